@@ -1,0 +1,383 @@
+package appkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// App declares a custom app. Fill in the fields, then serve it with
+// [App.Handler], [Serve] or [ListenAndServe]; the declaration is checked
+// once, when the handler is built, and every problem is reported with its
+// place (see [App.Check]).
+type App struct {
+	// ID, Type, Name, Version, Description and Website make the descriptor.
+	ID          string
+	Type        string
+	Name        string
+	Version     string
+	Description string
+	Website     string
+
+	// Auth lists the ways to set up an account; at least one ([NoAuth] for
+	// none), at most one per OAuth version.
+	Auth []Auth
+
+	// Sync, when set, makes this a synchronization app.
+	Sync *Sync
+
+	// Actions, when set, makes this an external-action app.
+	Actions []Action
+
+	// Logo is served at GET /logo; the zero Logo answers 204.
+	Logo Logo
+
+	// Logger receives one line per request; nil logs JSON to stderr, or a
+	// human-readable console format when stderr is a terminal.
+	Logger *zerolog.Logger
+
+	// MaxBodyBytes limits request bodies; 0 means 10 MiB.
+	MaxBodyBytes int64
+
+	once    sync.Once
+	handler http.Handler
+	err     error
+	state   *built
+}
+
+// Sync declares the synchronization side of an app.
+type Sync struct {
+	// Types lists the synchronizable types.
+	Types []Type
+	// Filters are offered to the user.
+	Filters []Filter
+	// Datalist serves the options of filters declared with Datalist.
+	Datalist func(ctx context.Context, req *DatalistRequest) ([]Option, error)
+	// ValidateFilter checks filter values beyond their types (which appkit
+	// checks itself); an error answers 400 with its message.
+	ValidateFilter func(ctx context.Context, req *Request) error
+	// Webhooks, when set, enables webhook-based delta synchronization.
+	Webhooks *Webhooks
+	// Resource streams a file behind authentication for file fields whose
+	// URL is app://resource?... (NOTES.md).
+	Resource func(ctx context.Context, req *ResourceRequest) (*Resource, error)
+}
+
+// Type declares one synchronizable type.
+type Type struct {
+	ID   string
+	Name string
+	// Default pre-selects the type in the service's form.
+	Default bool
+	// Fields is the static schema. Every type needs an "id" field of kind id
+	// and a "name" field.
+	Fields []Field
+	// FieldsFunc computes the schema per request (from account and filter)
+	// instead; its result is checked like Fields, per request.
+	FieldsFunc func(ctx context.Context, req *SchemaRequest) ([]Field, error)
+	// Delta adds the reserved __syncAction field to the schema: the type's
+	// data handler answers delta pages with SET and REMOVE items.
+	Delta bool
+	// Data loads the type's items page by page.
+	Data DataHandler
+}
+
+// Action declares an external action.
+type Action struct {
+	ID          string
+	Name        string
+	Description string
+	Args        []Arg
+	// Run executes the action; success answers 200 {}.
+	Run func(ctx context.Context, req *ActionRequest) error
+}
+
+// ArgType is the type of an action argument.
+type ArgType string
+
+// The action argument types.
+const (
+	ArgText     ArgType = "text"
+	ArgTextArea ArgType = "textArea"
+)
+
+// Arg declares an action argument.
+type Arg struct {
+	ID          string
+	Name        string
+	Description string
+	Type        ArgType
+	// TextTemplate says the argument accepts text templates.
+	TextTemplate bool
+}
+
+// Webhooks declares webhook support: all four handlers are required.
+type Webhooks struct {
+	// Install installs a webhook, or updates the one in req.Webhook (nil on a
+	// first install), and returns the object that the service stores.
+	Install func(ctx context.Context, req *WebhookRequest) (*protocol.Webhook, error)
+	// Delete removes req.Webhook.
+	Delete func(ctx context.Context, req *WebhookRequest) error
+	// Verify checks an incoming event (typically its signature) and returns
+	// the id of the webhook it belongs to.
+	Verify func(ctx context.Context, ev *WebhookEvent) (string, error)
+	// Transform turns a verified event into items by type id; items carry
+	// __syncAction and are applied with delta rules.
+	Transform func(ctx context.Context, ev *WebhookEvent) (map[string][]any, error)
+}
+
+// WebhookRequest is the request of a webhook install or delete.
+type WebhookRequest struct {
+	Request
+	// URL is where the external system should send events, when the
+	// service gives one.
+	URL string
+	// Webhook is the stored webhook object, nil on a first install.
+	Webhook *protocol.Webhook
+}
+
+// WebhookEvent is an event that arrived from the external system.
+type WebhookEvent struct {
+	// Request is empty for Verify (the service sends no account there).
+	Request
+	// Params are the event's parameters (its headers).
+	Params map[string]any
+	// Payload is the event's body.
+	Payload []byte
+}
+
+// ResourceRequest asks for a file behind authentication.
+type ResourceRequest struct {
+	Request
+	Params map[string]any
+}
+
+// Resource is a streamed file. Body is closed by appkit.
+type Resource struct {
+	ContentType string
+	// Size is the length in bytes, or -1 when unknown.
+	Size int64
+	// Name, when set, is sent as the attachment's file name.
+	Name string
+	Body io.ReadCloser
+}
+
+// Logo is the app's logo: build it with [LogoSVG] or [LogoURL].
+type Logo struct {
+	svg []byte
+	url string
+}
+
+// LogoSVG serves these SVG bytes as image/svg+xml.
+func LogoSVG(svg []byte) Logo { return Logo{svg: svg} }
+
+// LogoURL redirects (302) to the logo's address.
+func LogoURL(url string) Logo { return Logo{url: url} }
+
+// built is the checked, indexed form of a declaration.
+type built struct {
+	descriptor protocol.Descriptor
+	config     protocol.ConfigResponse
+	auths      map[string]*Auth
+	types      map[string]*Type
+	filters    map[string]*Filter
+	actions    map[string]*Action
+	secrets    map[string]bool
+}
+
+// Check reports every problem of the declaration, joined. A nil error means
+// every endpoint the app announces has its handler.
+func (a *App) Check() error {
+	_, err := a.build()
+	return err
+}
+
+func (a *App) build() (*built, error) {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	b := &built{
+		auths: map[string]*Auth{}, types: map[string]*Type{}, filters: map[string]*Filter{},
+		actions: map[string]*Action{}, secrets: map[string]bool{},
+	}
+	if a.Name == "" {
+		add("app: name is empty")
+	}
+	if a.Version == "" {
+		add("app: version is empty")
+	}
+	if len(a.Auth) == 0 {
+		add("app: no authentication declared (use appkit.NoAuth() for none)")
+	}
+	for i := range a.Auth {
+		au := &a.Auth[i]
+		if err := au.check(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := b.auths[au.ID]; dup {
+			switch au.ID {
+			case protocol.AuthOAuth1:
+				add("authentication %q: at most one OAuth 1 authentication is allowed", au.ID)
+			case protocol.AuthOAuth2:
+				add("authentication %q: at most one OAuth 2 authentication is allowed", au.ID)
+			default:
+				add("authentication %q: declared twice", au.ID)
+			}
+			continue
+		}
+		b.auths[au.ID] = au
+		for _, f := range au.Fields {
+			if f.Secret || f.Type == FieldPassword {
+				b.secrets[f.ID] = true
+			}
+		}
+	}
+	if a.Sync == nil && len(a.Actions) == 0 {
+		add("app: declares neither Sync nor Actions: nothing to serve")
+	}
+	if s := a.Sync; s != nil {
+		errs = append(errs, a.buildSync(b, s)...)
+	}
+	for i := range a.Actions {
+		ac := &a.Actions[i]
+		if ac.ID == "" || ac.Name == "" {
+			add("action %q: id and name are required", ac.ID)
+			continue
+		}
+		if _, dup := b.actions[ac.ID]; dup {
+			add("action %q: declared twice", ac.ID)
+			continue
+		}
+		if ac.Run == nil {
+			add("action %q: Run is nil", ac.ID)
+		}
+		wa := protocol.Action{Action: ac.ID, Name: ac.Name, Description: ac.Description, Args: []protocol.ActionArg{}}
+		seen := map[string]bool{}
+		for _, arg := range ac.Args {
+			if arg.ID == "" || arg.Name == "" {
+				add("action %q: an argument has an empty id or name", ac.ID)
+			}
+			if seen[arg.ID] {
+				add("action %q: argument %q declared twice", ac.ID, arg.ID)
+			}
+			seen[arg.ID] = true
+			if arg.Type != ArgText && arg.Type != ArgTextArea {
+				add("action %q: argument %q: type %q is not text or textArea", ac.ID, arg.ID, arg.Type)
+			}
+			wa.Args = append(wa.Args, protocol.ActionArg{ID: arg.ID, Name: arg.Name, Description: arg.Description, Type: string(arg.Type), TextTemplateSupported: arg.TextTemplate})
+		}
+		b.actions[ac.ID] = ac
+		b.descriptor.Actions = append(b.descriptor.Actions, wa)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	d := &b.descriptor
+	d.ID, d.Type, d.Name, d.Version, d.Description, d.Website = a.ID, a.Type, a.Name, a.Version, a.Description, a.Website
+	d.Sources = []any{}
+	d.ResponsibleFor = protocol.ResponsibleFor{DataSynchronization: a.Sync != nil, Automations: len(a.Actions) > 0}
+	if d.Actions == nil {
+		d.Actions = []protocol.Action{}
+	}
+	for i := range a.Auth {
+		d.Authentication = append(d.Authentication, a.Auth[i].wire())
+	}
+	return b, nil
+}
+
+func (a *App) buildSync(b *built, s *Sync) []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if len(s.Types) == 0 {
+		add("sync: no types declared")
+	}
+	relations := map[string]string{} // "a|b" (sorted type pair + names) → declaring field
+	for i := range s.Types {
+		t := &s.Types[i]
+		if t.ID == "" || t.Name == "" {
+			add("type %q: id and name are required", t.ID)
+			continue
+		}
+		if _, dup := b.types[t.ID]; dup {
+			add("type %q: declared twice", t.ID)
+			continue
+		}
+		b.types[t.ID] = t
+		if t.Data == nil {
+			add("type %q: Data handler is nil", t.ID)
+		}
+		if t.FieldsFunc == nil {
+			if err := checkFields(t.ID, t.Fields); err != nil {
+				errs = append(errs, err)
+			}
+		} else if len(t.Fields) > 0 {
+			add("type %q: set Fields or FieldsFunc, not both", t.ID)
+		}
+		b.config.Types = append(b.config.Types, protocol.TypeDescriptor{ID: t.ID, Name: t.Name, Default: t.Default})
+	}
+	for i := range s.Types {
+		t := &s.Types[i]
+		for _, f := range t.Fields {
+			r := f.Relation
+			if r == nil {
+				continue
+			}
+			if _, ok := b.types[r.TargetType]; !ok {
+				add("type %q: field %q: relation targets undeclared type %q", t.ID, f.ID, r.TargetType)
+				continue
+			}
+			k1, k2 := t.ID+"."+r.Name, r.TargetType+"."+r.TargetName
+			if k2 < k1 {
+				k1, k2 = k2, k1
+			}
+			key := k1 + "|" + k2
+			if prev, dup := relations[key]; dup {
+				add("type %q: field %q: relation %q ↔ %q is already declared by %s; declare a relation on one side only", t.ID, f.ID, r.Name, r.TargetName, prev)
+				continue
+			}
+			relations[key] = fmt.Sprintf("%s.%s", t.ID, f.ID)
+		}
+	}
+	needDatalist := false
+	for i := range s.Filters {
+		f := &s.Filters[i]
+		if err := f.check(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := b.filters[f.ID]; dup {
+			add("filter %q: declared twice", f.ID)
+			continue
+		}
+		b.filters[f.ID] = f
+		needDatalist = needDatalist || f.Datalist
+		b.config.Filters = append(b.config.Filters, f.wire())
+	}
+	for _, f := range s.Filters {
+		for _, req := range f.DatalistRequires {
+			if _, ok := b.filters[req]; !ok || req == f.ID {
+				add("filter %q: datalist_requires names %q, which is not another declared filter", f.ID, req)
+			}
+		}
+	}
+	if needDatalist && s.Datalist == nil {
+		add("sync: a filter has Datalist set but Sync.Datalist is nil")
+	}
+	if b.config.Filters == nil {
+		b.config.Filters = []protocol.Filter{}
+	}
+	if w := s.Webhooks; w != nil {
+		if w.Install == nil || w.Delete == nil || w.Verify == nil || w.Transform == nil {
+			add("sync: Webhooks needs Install, Delete, Verify and Transform")
+		}
+		b.config.Webhooks = &protocol.WebhooksConfig{Enabled: true}
+	}
+	return errs
+}

@@ -1,0 +1,421 @@
+package appkit
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+func details(c *echo.Context) *logDetails {
+	if d, ok := c.Get(logKey).(*logDetails); ok {
+		return d
+	}
+	return &logDetails{}
+}
+
+// noteSecrets records the values of secret account fields so that the log
+// line can mask them.
+func (s *server) noteSecrets(c *echo.Context, account map[string]any) {
+	d := details(c)
+	for k := range s.b.secrets {
+		if v, ok := account[k].(string); ok && v != "" {
+			d.secrets = append(d.secrets, v)
+		}
+	}
+	for _, k := range []string{"access_token", "refresh_token", "access_secret"} {
+		if v, ok := account[k].(string); ok && v != "" {
+			d.secrets = append(d.secrets, v)
+		}
+	}
+}
+
+// request builds the common part of a handler's request.
+func (s *server) request(c *echo.Context, account map[string]any, types []string, filter map[string]json.RawMessage) (Request, error) {
+	s.noteSecrets(c, account)
+	f, err := decodeFilters(s.b.filters, filter)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Account: Account(account), Types: types, Filter: f, app: s.app}, nil
+}
+
+func (s *server) descriptor(c *echo.Context) error {
+	return writeJSON(c.Response(), http.StatusOK, s.b.descriptor)
+}
+
+func (s *server) validate(c *echo.Context) error {
+	var in protocol.ValidateRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	s.noteSecrets(c, in.Fields)
+	au, ok := s.b.auths[in.ID]
+	if !ok {
+		return BadRequest("id: unknown authentication %q", in.ID)
+	}
+	var res map[string]any
+	switch {
+	case au.ID == protocol.AuthNone:
+		res = map[string]any{"name": s.app.Name}
+	case au.OAuth2 != nil:
+		out, err := au.OAuth2.Validate(c.Request().Context(), in.Fields)
+		if err != nil {
+			return asUnauthorized(err)
+		}
+		res = out
+	case au.OAuth1 != nil && au.Validate == nil:
+		if in.Fields["access_token"] == nil {
+			return InvalidAccount("access_token is missing")
+		}
+		res = map[string]any{"name": au.Name}
+	default:
+		v, err := au.Validate(c.Request().Context(), Account(in.Fields))
+		if err != nil {
+			return asUnauthorized(err)
+		}
+		if v == nil {
+			v = &Validation{}
+		}
+		res = make(map[string]any, len(v.Fields)+1)
+		for k, val := range v.Fields {
+			res[k] = val
+		}
+		res["name"] = v.Name
+	}
+	if n, _ := res["name"].(string); n == "" {
+		res["name"] = s.app.Name
+	}
+	return writeJSON(c.Response(), http.StatusOK, res)
+}
+
+// asUnauthorized keeps typed errors and turns anything else into 401.
+func asUnauthorized(err error) error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+}
+
+func (s *server) logo(c *echo.Context) error {
+	switch l := s.app.Logo; {
+	case l.svg != nil:
+		c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+		return c.Blob(http.StatusOK, "image/svg+xml", l.svg)
+	case l.url != "":
+		return c.Redirect(http.StatusFound, l.url)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) config(c *echo.Context) error {
+	var in protocol.ConfigRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	s.noteSecrets(c, in.Account)
+	return writeJSON(c.Response(), http.StatusOK, s.b.config)
+}
+
+func (s *server) knownTypes(types []string) error {
+	for _, t := range types {
+		if _, ok := s.b.types[t]; !ok {
+			return BadRequest("types: unknown type %q", t)
+		}
+	}
+	return nil
+}
+
+func (s *server) schema(c *echo.Context) error {
+	var in protocol.SchemaRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	if err := s.knownTypes(in.Types); err != nil {
+		return err
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return err
+	}
+	out := make(protocol.Schema, len(in.Types))
+	for _, id := range in.Types {
+		t := s.b.types[id]
+		fields := t.Fields
+		if t.FieldsFunc != nil {
+			fields, err = t.FieldsFunc(c.Request().Context(), &SchemaRequest{Request: base})
+			if err != nil {
+				return err
+			}
+			if err := checkFields(id, fields); err != nil {
+				return &Error{Status: http.StatusInternalServerError, Message: "computed schema is invalid: " + err.Error(), Err: err}
+			}
+		}
+		m := make(map[string]protocol.SchemaField, len(fields)+1)
+		for i := range fields {
+			m[fields[i].ID] = fields[i].wire()
+		}
+		if t.Delta {
+			m[protocol.SyncAction] = protocol.SchemaField{ID: protocol.SyncAction, Name: "Sync action", Type: string(KindText)}
+		}
+		out[id] = m
+	}
+	return writeJSON(c.Response(), http.StatusOK, out)
+}
+
+func (s *server) data(c *echo.Context) error {
+	var in protocol.DataRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	details(c).requestedType = in.RequestedType
+	t, ok := s.b.types[in.RequestedType]
+	if !ok {
+		return BadRequest("requestedType: unknown type %q", in.RequestedType)
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return err
+	}
+	req := &DataRequest{Request: base, RequestedType: in.RequestedType, OperationID: in.OperationID, Version: in.Version, Schema: in.Schema}
+	if in.LastSynchronizedAt != nil && *in.LastSynchronizedAt != "" {
+		ts, err := parseSyncTime(*in.LastSynchronizedAt)
+		if err != nil {
+			return BadRequest("%v", err)
+		}
+		req.LastSynchronizedAt = ts
+	}
+	resp, err := t.Data.page(c.Request().Context(), req, in.Pagination)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c.Response(), http.StatusOK, resp)
+}
+
+func (s *server) datalist(c *echo.Context) error {
+	var in protocol.DatalistRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	f, ok := s.b.filters[in.Field]
+	if !ok || !f.Datalist {
+		return BadRequest("field: %q is not a datalist filter", in.Field)
+	}
+	base, err := s.request(c, in.Account, in.Types, nil)
+	if err != nil {
+		return err
+	}
+	deps, err := decodeFilters(s.b.filters, in.DependsOn)
+	if err != nil {
+		return err
+	}
+	opts, err := s.app.Sync.Datalist(c.Request().Context(), &DatalistRequest{Request: base, Field: in.Field, DependsOn: deps})
+	if err != nil {
+		return err
+	}
+	out := protocol.DatalistResponse{Items: make([]protocol.DatalistItem, len(opts))}
+	for i, o := range opts {
+		out.Items[i] = protocol.DatalistItem{Title: o.Title, Value: o.Value}
+	}
+	return writeJSON(c.Response(), http.StatusOK, out)
+}
+
+// filterValidate checks every declared filter's value shape and requiredness,
+// then runs the app's own check. Valid → 204.
+func (s *server) filterValidate(c *echo.Context) error {
+	var in protocol.FilterValidateRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	if err := s.knownTypes(in.Types); err != nil {
+		return err
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(s.b.filters))
+	for id := range s.b.filters {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if f := s.b.filters[id]; !f.Optional && !base.Filter.Has(id) {
+			return BadRequest("filter %q (%s) is required", id, f.Title)
+		}
+	}
+	if fn := s.app.Sync.ValidateFilter; fn != nil {
+		if err := fn(c.Request().Context(), &base); err != nil {
+			var ae *Error
+			if errors.As(err, &ae) {
+				return err
+			}
+			return &Error{Status: http.StatusBadRequest, Message: err.Error(), Err: err}
+		}
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) resource(c *echo.Context) error {
+	var in protocol.ResourceRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return err
+	}
+	res, err := s.app.Sync.Resource(c.Request().Context(), &ResourceRequest{Request: base, Params: in.Params})
+	if err != nil {
+		return err
+	}
+	if res == nil || res.Body == nil {
+		return NewError(http.StatusNotFound, "resource not found")
+	}
+	defer res.Body.Close()
+	h := c.Response().Header()
+	ct := res.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	if res.Size >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(res.Size, 10))
+	}
+	if res.Name != "" {
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": res.Name}))
+	}
+	c.Response().WriteHeader(http.StatusOK)
+	_, err = io.Copy(c.Response(), res.Body)
+	return err
+}
+
+func (s *server) webhookRequest(c *echo.Context) (*WebhookRequest, error) {
+	var in protocol.WebhookRequest
+	if err := s.decode(c, &in); err != nil {
+		return nil, err
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookRequest{Request: base, URL: in.URL, Webhook: in.Webhook}, nil
+}
+
+func (s *server) webhookInstall(c *echo.Context) error {
+	req, err := s.webhookRequest(c)
+	if err != nil {
+		return err
+	}
+	w, err := s.app.Sync.Webhooks.Install(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	if w == nil || w.ID == "" {
+		return NewError(http.StatusInternalServerError, "webhook install returned no webhook id")
+	}
+	return writeJSON(c.Response(), http.StatusOK, w)
+}
+
+func (s *server) webhookDelete(c *echo.Context) error {
+	req, err := s.webhookRequest(c)
+	if err != nil {
+		return err
+	}
+	if req.Webhook == nil {
+		return BadRequest("webhook is required")
+	}
+	if err := s.app.Sync.Webhooks.Delete(c.Request().Context(), req); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) webhookVerify(c *echo.Context) error {
+	var in protocol.WebhookVerifyRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	id, err := s.app.Sync.Webhooks.Verify(c.Request().Context(), &WebhookEvent{Params: in.Params, Payload: in.Payload})
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			return err
+		}
+		return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+	}
+	return writeJSON(c.Response(), http.StatusOK, protocol.WebhookVerifyResponse{ID: id})
+}
+
+func (s *server) webhookTransform(c *echo.Context) error {
+	var in protocol.WebhookTransformRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	if err != nil {
+		return err
+	}
+	data, err := s.app.Sync.Webhooks.Transform(c.Request().Context(), &WebhookEvent{Request: base, Params: in.Params, Payload: in.Payload})
+	if err != nil {
+		return err
+	}
+	for typ, items := range data {
+		if _, ok := s.b.types[typ]; !ok {
+			return NewError(http.StatusInternalServerError, "webhook transform returned items of undeclared type %q", typ)
+		}
+		for _, it := range items {
+			if m, ok := it.(Item); ok {
+				if _, has := m[protocol.SyncAction]; !has {
+					m[protocol.SyncAction] = protocol.ActionSet
+				}
+			}
+		}
+	}
+	if data == nil {
+		data = map[string][]any{}
+	}
+	return writeJSON(c.Response(), http.StatusOK, protocol.WebhookTransformResponse{Data: data})
+}
+
+func (s *server) actionExecute(c *echo.Context) error {
+	var in protocol.ActionExecuteRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	details(c).action = in.Action.Action
+	ac, ok := s.b.actions[in.Action.Action]
+	if !ok {
+		return BadRequest("action.action: unknown action %q", in.Action.Action)
+	}
+	for id, v := range in.Action.Args {
+		known := false
+		for _, a := range ac.Args {
+			known = known || a.ID == id
+		}
+		if !known {
+			return BadRequest("action.args: action %q has no argument %q", ac.ID, id)
+		}
+		switch v.(type) {
+		case string, float64, bool, nil:
+		default:
+			return BadRequest("action.args.%s: want a text value", id)
+		}
+	}
+	base, err := s.request(c, in.Account, nil, nil)
+	if err != nil {
+		return err
+	}
+	if err := ac.Run(c.Request().Context(), &ActionRequest{Request: base, Action: ac.ID, Args: Args(in.Action.Args)}); err != nil {
+		return err
+	}
+	return writeJSON(c.Response(), http.StatusOK, struct{}{})
+}

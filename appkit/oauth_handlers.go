@@ -1,0 +1,71 @@
+package appkit
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// oauthFailure answers a failing OAuth step: 401 with what the provider said
+// (the oauth package keeps secrets out of its errors), unless the failure is
+// a typed one such as a 400 for a malformed request.
+func oauthFailure(err error) error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+}
+
+func (s *server) oauth2Authorize(c *echo.Context, a *Auth) error {
+	var in protocol.OAuth2AuthorizeRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	uri, err := a.OAuth2.Authorize(c.Request().Context(), in.CallbackURI, in.State)
+	if err != nil {
+		return oauthFailure(err)
+	}
+	return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri})
+}
+
+func (s *server) oauth2AccessToken(c *echo.Context, a *Auth) error {
+	var in protocol.OAuth2AccessTokenRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	details(c).secrets = append(details(c).secrets, in.Code)
+	out, err := a.OAuth2.Exchange(c.Request().Context(), in.Fields.CallbackURI, in.Code)
+	if err != nil {
+		return oauthFailure(err)
+	}
+	return writeJSON(c.Response(), http.StatusOK, out)
+}
+
+func (s *server) oauth1Authorize(c *echo.Context, a *Auth) error {
+	var in protocol.OAuth1AuthorizeRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	uri, token, secret, err := a.OAuth1.Authorize(c.Request().Context(), in.CallbackURI)
+	if err != nil {
+		return oauthFailure(err)
+	}
+	return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri, Token: token, Secret: secret})
+}
+
+func (s *server) oauth1AccessToken(c *echo.Context, a *Auth) error {
+	var in protocol.OAuth1AccessTokenRequest
+	if err := s.decode(c, &in); err != nil {
+		return err
+	}
+	details(c).secrets = append(details(c).secrets, in.Fields.AccessSecret, in.OAuthVerifier)
+	out, err := a.OAuth1.Exchange(c.Request().Context(), in.Fields.AccessToken, in.Fields.AccessSecret, in.Fields.CallbackURI, in.OAuthVerifier)
+	if err != nil {
+		return oauthFailure(err)
+	}
+	return writeJSON(c.Response(), http.StatusOK, out)
+}

@@ -1,0 +1,386 @@
+package appkit
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/labstack/echo/v5"
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+const defaultMaxBody = 10 << 20
+
+// Handler checks the declaration (once) and returns the http.Handler that
+// serves every endpoint of the protocol. It returns the declaration's
+// problems, joined, when the App is not valid.
+func (a *App) Handler() (http.Handler, error) {
+	a.once.Do(func() {
+		b, err := a.build()
+		if err != nil {
+			a.err = err
+			return
+		}
+		a.state = b
+		a.handler = a.routes(b)
+	})
+	return a.handler, a.err
+}
+
+// ServeHTTP serves the app; a declaration error answers 500 on every request
+// (call [App.Check] or [App.Handler] at start to fail early instead).
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, err := a.Handler()
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, protocol.ErrorBody{Message: "app declaration is invalid"})
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+var validate = func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	return v
+}()
+
+// server holds what the routes need.
+type server struct {
+	app     *App
+	b       *built
+	log     zerolog.Logger
+	maxBody int64
+}
+
+// logKey is where a request's log details live in the echo context.
+const logKey = "appkit.log"
+
+type logDetails struct {
+	requestedType string
+	action        string
+	secrets       []string
+}
+
+func (a *App) routes(b *built) http.Handler {
+	s := &server{app: a, b: b, maxBody: a.MaxBodyBytes}
+	if s.maxBody <= 0 {
+		s.maxBody = defaultMaxBody
+	}
+	if a.Logger != nil {
+		s.log = *a.Logger
+	} else {
+		s.log = defaultLogger()
+	}
+	e := echo.New()
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.middleware)
+
+	e.GET(protocol.PathDescriptor, s.descriptor)
+	e.POST(protocol.PathValidate, s.validate)
+	e.GET(protocol.PathLogo, s.logo)
+
+	sync := a.Sync
+	e.POST(protocol.PathConfig, s.when(sync != nil, s.config))
+	e.POST(protocol.PathSchema, s.when(sync != nil, s.schema))
+	e.POST(protocol.PathData, s.when(sync != nil, s.data))
+	e.POST(protocol.PathDatalist, s.when(sync != nil && sync.Datalist != nil, s.datalist))
+	e.POST(protocol.PathFilterValidate, s.when(sync != nil, s.filterValidate))
+	e.POST(protocol.PathResource, s.when(sync != nil && sync.Resource != nil, s.resource))
+	hooks := sync != nil && sync.Webhooks != nil
+	e.POST(protocol.PathWebhooks, s.when(hooks, s.webhookInstall))
+	e.DELETE(protocol.PathWebhooks, s.when(hooks, s.webhookDelete))
+	e.POST(protocol.PathWebhookVerify, s.when(hooks, s.webhookVerify))
+	e.POST(protocol.PathWebhookXform, s.when(hooks, s.webhookTransform))
+	e.POST(protocol.PathActionExecute, s.when(len(a.Actions) > 0, s.actionExecute))
+
+	var o1, o2 *Auth
+	for i := range a.Auth {
+		switch {
+		case a.Auth[i].OAuth1 != nil:
+			o1 = &a.Auth[i]
+		case a.Auth[i].OAuth2 != nil:
+			o2 = &a.Auth[i]
+		}
+	}
+	e.POST(protocol.PathOAuth1Auth, s.when(o1 != nil, func(c *echo.Context) error { return s.oauth1Authorize(c, o1) }))
+	e.POST(protocol.PathOAuth1Token, s.when(o1 != nil, func(c *echo.Context) error { return s.oauth1AccessToken(c, o1) }))
+	e.POST(protocol.PathOAuth2Auth, s.when(o2 != nil, func(c *echo.Context) error { return s.oauth2Authorize(c, o2) }))
+	e.POST(protocol.PathOAuth2Token, s.when(o2 != nil, func(c *echo.Context) error { return s.oauth2AccessToken(c, o2) }))
+	return e
+}
+
+// when serves h if the feature is declared, and 404 otherwise.
+func (s *server) when(declared bool, h echo.HandlerFunc) echo.HandlerFunc {
+	if declared {
+		return h
+	}
+	return func(*echo.Context) error { return errNotDeclared }
+}
+
+func defaultLogger() zerolog.Logger {
+	if isatty.IsTerminal(os.Stderr.Fd()) {
+		return zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger()
+	}
+	return zerolog.New(os.Stderr).With().Timestamp().Logger()
+}
+
+// middleware recovers panics, runs the error handler and logs one line.
+func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) (err error) {
+		start := time.Now()
+		req := c.Request()
+		id := req.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 128 {
+			id = newRequestID()
+		}
+		c.Response().Header().Set("X-Request-Id", id)
+		details := &logDetails{}
+		c.Set(logKey, details)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					s.log.Error().Str("request_id", id).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+					err = &Error{Status: http.StatusInternalServerError, Message: "internal error"}
+				}
+			}()
+			err = next(c)
+		}()
+		if err != nil {
+			s.handleError(c, err)
+		}
+		status := http.StatusOK
+		if r, _ := echo.UnwrapResponse(c.Response()); r != nil && r.Status != 0 {
+			status = r.Status
+		}
+		ev := s.log.Info()
+		if status >= 500 {
+			ev = s.log.Error()
+		} else if status >= 400 {
+			ev = s.log.Warn()
+		}
+		ev = ev.Str("method", req.Method).Str("path", req.URL.Path).Int("status", status).
+			Dur("latency", time.Since(start)).Str("request_id", id)
+		if details.requestedType != "" {
+			ev = ev.Str("requestedType", details.requestedType)
+		}
+		if details.action != "" {
+			ev = ev.Str("action", details.action)
+		}
+		if err != nil {
+			ev = ev.Str("error", redact(err.Error(), details.secrets))
+		}
+		ev.Msg("request")
+		return nil
+	}
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// redact masks secret values in a log message.
+func redact(msg string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "***")
+		}
+	}
+	return msg
+}
+
+// handleError turns any error into the protocol's {message[, tryLater]}.
+func (s *server) handleError(c *echo.Context, err error) {
+	if r, _ := echo.UnwrapResponse(c.Response()); r != nil && r.Committed {
+		return
+	}
+	status, body := http.StatusInternalServerError, protocol.ErrorBody{Message: err.Error()}
+	var ae *Error
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		status, body.Message, body.TryLater = ae.Status, ae.Error(), ae.TryLater
+		if ae.RetryAfter > 0 {
+			secs := int((ae.RetryAfter + time.Second - 1) / time.Second)
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		}
+	case errors.As(err, &mbe):
+		status, body.Message = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", mbe.Limit)
+	case errors.Is(err, echo.ErrNotFound):
+		status, body.Message = http.StatusNotFound, "not found"
+	case errors.Is(err, echo.ErrMethodNotAllowed):
+		status, body.Message = http.StatusMethodNotAllowed, "method not allowed"
+	case errors.Is(err, context.Canceled):
+		status, body.Message, body.TryLater = http.StatusServiceUnavailable, "request cancelled", true
+	default:
+		if sc := echo.StatusCode(err); sc != 0 {
+			status = sc
+			body.Message = http.StatusText(sc)
+		}
+	}
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	if body.Message == "" {
+		body.Message = http.StatusText(status)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	_ = writeJSON(c.Response(), status, body)
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v into a pooled buffer, then writes it with its length.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 4<<20 {
+			bufPool.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// decode reads a JSON body into v (size-limited; an empty body is {}) and
+// validates it. Errors answer 400 naming the field.
+func (s *server) decode(c *echo.Context, v any) error {
+	r := c.Request()
+	body := http.MaxBytesReader(c.Response(), r.Body, s.maxBody)
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	if err := decodeBody(data, v); err != nil {
+		return err
+	}
+	return nil
+}
+
+// decodeBody is the request decoding shared by every endpoint.
+func decodeBody(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) != 0 {
+		if err := json.Unmarshal(data, v); err != nil {
+			var te *json.UnmarshalTypeError
+			var se *json.SyntaxError
+			switch {
+			case errors.As(err, &te):
+				field := te.Field
+				if field == "" {
+					field = "body"
+				}
+				return BadRequest("%s: want %s, got JSON %s", field, te.Type, te.Value)
+			case errors.As(err, &se):
+				return BadRequest("malformed JSON at byte %d: %v", se.Offset, se)
+			default:
+				return BadRequest("malformed JSON: %v", err)
+			}
+		}
+	}
+	if err := validate.Struct(v); err != nil {
+		var ve validator.ValidationErrors
+		if errors.As(err, &ve) && len(ve) > 0 {
+			f := ve[0]
+			ns := f.Namespace()
+			if i := strings.IndexByte(ns, '.'); i >= 0 {
+				ns = ns[i+1:]
+			}
+			switch f.Tag() {
+			case "required":
+				return BadRequest("%s is required", ns)
+			case "min":
+				return BadRequest("%s needs at least %s element(s)", ns, f.Param())
+			case "url":
+				return BadRequest("%s must be an absolute URL", ns)
+			}
+			return BadRequest("%s is invalid (%s)", ns, f.Tag())
+		}
+		return BadRequest("invalid request: %v", err)
+	}
+	return nil
+}
+
+// Serve serves the app on srv's address until ctx is cancelled, then shuts
+// down gracefully (waiting up to 15 s for requests in flight). Zero timeouts
+// of srv get safe defaults.
+func Serve(ctx context.Context, srv *http.Server, app *App) error {
+	h, err := app.Handler()
+	if err != nil {
+		return err
+	}
+	srv.Handler = h
+	if srv.ReadHeaderTimeout == 0 {
+		srv.ReadHeaderTimeout = 10 * time.Second
+	}
+	if srv.ReadTimeout == 0 {
+		srv.ReadTimeout = 60 * time.Second
+	}
+	if srv.WriteTimeout == 0 {
+		srv.WriteTimeout = 5 * time.Minute
+	}
+	if srv.IdleTimeout == 0 {
+		srv.IdleTimeout = 2 * time.Minute
+	}
+	if srv.MaxHeaderBytes == 0 {
+		srv.MaxHeaderBytes = 64 << 10
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ListenAndServe serves the app on addr until SIGINT or SIGTERM (or ctx is
+// cancelled), with timeouts, a request-size limit and graceful shutdown.
+func ListenAndServe(ctx context.Context, addr string, app *App) error {
+	ctx, stop := signalContext(ctx)
+	defer stop()
+	return Serve(ctx, &http.Server{Addr: addr}, app)
+}
