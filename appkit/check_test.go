@@ -70,7 +70,9 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"relation declared twice on one side", func(a *appkit.App) {
 			a.Sync.Types[0] = basicType("a", appkit.Ref("b", "B", "b", "As"), appkit.Ref("b2", "B", "b", "As"))
 		}, "already declared"},
-		{"bad filter type", func(a *appkit.App) { a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldPassword}} }, `type "password" is not a filter type`},
+		{"bad filter type", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldPassword}}
+		}, `type "password" is not a filter type`},
 		{"filter without title", func(a *appkit.App) { a.Sync.Filters = []appkit.Filter{{ID: "f", Type: appkit.FieldText}} }, "id and title are required"},
 		{"datalist without handler", func(a *appkit.App) {
 			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldList, Datalist: true}}
