@@ -1,0 +1,147 @@
+package appkit_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit"
+)
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+
+	release := make(chan struct{})
+	started := make(chan struct{})
+	app := &appkit.App{Name: "slow", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
+		Actions: []appkit.Action{{ID: "wait", Name: "Wait", Run: func(ctx context.Context, r *appkit.ActionRequest) error {
+			close(started)
+			<-release
+			return nil
+		}}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	srv := &http.Server{Addr: addr}
+	go func() { done <- appkit.Serve(ctx, srv, app) }()
+
+	var resp *http.Response
+	var reqErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 100; i++ {
+			resp, reqErr = http.Post("http://"+addr+"/api/v1/automations/action/execute", "application/json",
+				strings.NewReader(`{"action":{"action":"wait"}}`))
+			if reqErr == nil || !strings.Contains(reqErr.Error(), "refused") {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	<-started
+	cancel() // shutdown begins while the request is in flight
+	select {
+	case err := <-done:
+		t.Fatalf("Serve returned %v before the request in flight finished", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	wg.Wait()
+	if reqErr != nil {
+		t.Fatalf("request in flight failed: %v", reqErr)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "{}" {
+		t.Fatalf("in-flight answer = %d %s", resp.StatusCode, body)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve = %v, want nil after graceful shutdown", err)
+	}
+	if srv.ReadHeaderTimeout == 0 || srv.WriteTimeout == 0 || srv.IdleTimeout == 0 {
+		t.Errorf("timeouts not set: %+v", srv)
+	}
+}
+
+func TestServeRefusesInvalidApp(t *testing.T) {
+	err := appkit.Serve(context.Background(), &http.Server{Addr: "127.0.0.1:0"}, &appkit.App{})
+	if err == nil || !strings.Contains(err.Error(), "no authentication") {
+		t.Fatalf("Serve(invalid) = %v", err)
+	}
+}
+
+func TestComputedSchema(t *testing.T) {
+	app := &appkit.App{Name: "dyn", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
+		Sync: &appkit.Sync{
+			Filters: []appkit.Filter{{ID: "extra", Title: "Extra field", Type: appkit.FieldText, Optional: true}},
+			Types: []appkit.Type{{ID: "row", Name: "Rows",
+				FieldsFunc: func(ctx context.Context, r *appkit.SchemaRequest) ([]appkit.Field, error) {
+					fields := []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")}
+					switch x := r.Filter.String("extra"); x {
+					case "":
+					case "broken":
+						return []appkit.Field{appkit.Text("name", "Name")}, nil
+					case "down":
+						return nil, appkit.TryLater(errors.New("metadata service down"))
+					default:
+						fields = append(fields, appkit.Text(x, strings.ToUpper(x)).At(3))
+					}
+					return fields, nil
+				},
+				Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *struct{}) (*appkit.Page[struct{}], error) { return nil, nil }),
+			}}}}
+	h := handler(t, app)
+	r := call(t, h, "POST", "/api/v1/synchronizer/schema", `{"types":["row"],"filter":{"extra":"colour"}}`)
+	row := r.body["row"].(map[string]any)
+	if r.status != 200 || row["colour"].(map[string]any)["name"] != "COLOUR" || row["colour"].(map[string]any)["order"] != 3.0 {
+		t.Fatalf("schema = %d %s", r.status, r.raw)
+	}
+	if r := call(t, h, "POST", "/api/v1/synchronizer/schema", `{"types":["row"],"filter":{"extra":"broken"}}`); r.status != 500 ||
+		!strings.Contains(r.body["message"].(string), `has no "id" field`) {
+		t.Fatalf("broken computed schema = %d %s", r.status, r.raw)
+	}
+	if r := call(t, h, "POST", "/api/v1/synchronizer/schema", `{"types":["row"],"filter":{"extra":"down"}}`); r.status != 503 || r.body["tryLater"] != true {
+		t.Fatalf("computed schema try later = %d %s", r.status, r.raw)
+	}
+	// An empty page still answers items [] and a pagination object.
+	if r := call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"row"}`); r.status != 200 || string(r.raw) != `{"items":[],"pagination":{"hasNext":false},"synchronizationType":"full"}`+"\n" {
+		t.Fatalf("empty page = %d %s", r.status, r.raw)
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	var s seen
+	app := newTestApp(&s, quietLogger())
+	app.Sync.Types[1].Data = appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[cursor], error) {
+		return &appkit.Page[cursor]{Items: []any{appkit.Item{"id": r.Filter.String("mode"), "name": "x"}}}, nil
+	})
+	h := handler(t, app)
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				mode := string(rune('a' + i))
+				r := call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"mode":"`+mode+`"}}`)
+				if r.status != 200 || r.body["items"].([]any)[0].(map[string]any)["id"] != mode {
+					t.Errorf("got %d %s for mode %s", r.status, r.raw, mode)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
