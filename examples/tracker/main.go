@@ -1,0 +1,68 @@
+// Command tracker serves the tracker example app (package
+// [github.com/appkitgo/appkit/examples/tracker/tracker]): a task tracker's
+// projects and tasks, generated deterministically.
+//
+// Environment:
+//
+//	PORT              port to listen on (default 8080)
+//	TRACKER_PROJECTS  number of projects (default 10, at most 100000)
+//	TRACKER_TASKS     number of tasks (default 500, at most 100000000)
+//
+// The demo token is "demo". SIGINT or SIGTERM shuts the server down
+// gracefully.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+)
+
+func main() {
+	addr, cfg, err := config(os.Getenv)
+	if err == nil {
+		fmt.Fprintf(os.Stderr, "tracker: %d projects, %d tasks, listening on %s\n", cfg.Projects, cfg.Tasks, addr)
+		err = appkit.ListenAndServe(context.Background(), addr, tracker.New(cfg))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tracker:", err)
+		os.Exit(1)
+	}
+}
+
+// config reads the listen address and the dataset size from the
+// environment.
+func config(getenv func(string) string) (string, tracker.Config, error) {
+	var cfg tracker.Config
+	port := getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", cfg, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	}
+	var err error
+	if cfg.Projects, err = count(getenv, "TRACKER_PROJECTS", tracker.DefaultProjects, tracker.MaxProjects); err != nil {
+		return "", cfg, err
+	}
+	if cfg.Tasks, err = count(getenv, "TRACKER_TASKS", tracker.DefaultTasks, tracker.MaxTasks); err != nil {
+		return "", cfg, err
+	}
+	return ":" + port, cfg, nil
+}
+
+func count(getenv func(string) string, name string, def, max int) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		return 0, fmt.Errorf("%s: want a whole number 1..%d, got %q", name, max, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,469 @@
+// Package tracker is the appkit example synchronization app: a task
+// tracker's projects and tasks, generated deterministically so that it works
+// offline at any size.
+//
+// Build it in process with [New] (the host and the benchmarks do) or run it
+// with `go run ./examples/tracker`. The contract that other tools script
+// against:
+//
+//   - authentication id "token" with one field "token"; the token [DemoToken]
+//     ("demo") is valid, any other is refused with 401 (on /validate, and on
+//     data and datalist, which check the account again);
+//   - types "project" and "task"; each task belongs to one project through its
+//     "project" field (a many-to-one relation, declared once, on task);
+//   - filters "projects" (multidropdown fed by the datalist), "status"
+//     (multidropdown fed by the datalist) and "due" (a date filter: the
+//     date-range grammar);
+//   - pages of at most [PageSize] items with the cursor [Cursor];
+//   - delta synchronization of tasks when lastSynchronizedAt is set.
+//
+// # The dataset
+//
+// Project i (1..Projects) and task j (1..Tasks) are computed from their index
+// by a hash ([Dataset]); nothing is stored, so a page of a million-task
+// dataset costs the same as a page of a small one. Times are relative to the
+// fixed [Epoch] and evaluated at the app's clock (Config.Now): a task is
+// created in the year before Epoch; from Epoch on it is updated every 2 to 120
+// days (its own period), each update moving its status one step and
+// changing its priority; one task in 50 is deleted at a time within the two
+// years after Epoch. A full synchronization returns the tasks live at "now".
+//
+// # Delta synchronization
+//
+// When the data request carries lastSynchronizedAt, task pages answer delta
+// relative to cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for
+// clock skew between the service and the app and for runs that overlapped
+// an update; NOTES.md advises a margin):
+//
+//   - a task updated after the cutoff: SET with only the fields an update
+//     changes (id, status, priority, updated) when the service surely holds
+//     it (it existed and matched the status filter all through [cutoff,
+//     lastSynchronizedAt]), otherwise SET with the full item;
+//   - a task deleted after the cutoff, or moved out of the status filter:
+//     REMOVE (when the service may hold it);
+//   - anything else is left out.
+//
+// Projects never change after creation and are always answered full.
+//
+// # Paging
+//
+// The cursor is the position in the index space. Each page examines at most
+// [ScanLimit] indices and returns at most [PageSize] items, so with filters
+// or in delta mode pages are often short or empty; hasNext stays true until
+// the index space is exhausted (NOTES.md: do not stop on a short page).
+package tracker
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// DemoToken is the one valid token.
+const DemoToken = "demo"
+
+// PageSize is the most items a data page holds.
+const PageSize = 500
+
+// ScanLimit is the most indices one data page examines, which bounds a
+// page's cost when filters or delta mode drop most items.
+const ScanLimit = 20 * PageSize
+
+// SafetyMargin is subtracted from lastSynchronizedAt before looking for
+// changes, so that a change is never missed because of clock skew or a run
+// that overlapped it; changes inside the margin are sent again, which SET
+// makes harmless.
+const SafetyMargin = time.Hour
+
+// Config sizes the dataset and sets the clock. The zero Config is valid:
+// 10 projects, 500 tasks, the wall clock.
+type Config struct {
+	// Projects is the number of projects: 0 means [DefaultProjects]; values
+	// are clamped to 1..[MaxProjects].
+	Projects int
+	// Tasks is the number of tasks: 0 means [DefaultTasks]; values are
+	// clamped to 1..[MaxTasks].
+	Tasks int
+	// Now is the dataset's clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives the request log; nil means appkit's default (stderr).
+	Logger *zerolog.Logger
+}
+
+// Cursor is the tracker's pagination cursor (nextPageConfig): the 0-based
+// position in the index space of the requested type where the next page
+// starts.
+type Cursor struct {
+	Next int `json:"next"`
+}
+
+// The filter ids.
+const (
+	FilterProjects = "projects"
+	FilterStatus   = "status"
+	FilterDue      = "due"
+)
+
+// tracker serves one dataset.
+type tracker struct {
+	ds  Dataset
+	now func() time.Time
+}
+
+// DatasetOf returns the dataset that [New] serves for cfg (after defaults
+// and clamping).
+func DatasetOf(cfg Config) Dataset {
+	clamp := func(v, def, max int) int {
+		switch {
+		case v == 0:
+			return def
+		case v < 1:
+			return 1
+		case v > max:
+			return max
+		}
+		return v
+	}
+	return Dataset{Projects: clamp(cfg.Projects, DefaultProjects, MaxProjects), Tasks: clamp(cfg.Tasks, DefaultTasks, MaxTasks)}
+}
+
+// New returns the tracker app for cfg.
+func New(cfg Config) *appkit.App {
+	t := &tracker{ds: DatasetOf(cfg), now: cfg.Now}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	return &appkit.App{
+		ID:          "tracker",
+		Type:        "custom",
+		Name:        "Tracker",
+		Version:     "1.0.0",
+		Description: "Projects and tasks of a task tracker, generated deterministically (appkit example)",
+		Website:     "https://github.com/appkitgo/appkit/tree/main/examples/tracker",
+		Auth:        []appkit.Auth{appkit.TokenAuth("API token", "Your tracker API token (the demo token is \"demo\")", validateToken)},
+		Sync: &appkit.Sync{
+			Types: []appkit.Type{
+				{ID: "project", Name: "Projects", Default: true, Fields: projectFields(), Data: appkit.Pages(t.projects)},
+				{ID: "task", Name: "Tasks", Default: true, Fields: taskFields(), Delta: true, Data: appkit.Pages(t.tasks)},
+			},
+			Filters: []appkit.Filter{
+				{ID: FilterProjects, Title: "Projects", Type: appkit.FieldMultiDropdown, Datalist: true, Optional: true},
+				{ID: FilterStatus, Title: "Status", Type: appkit.FieldMultiDropdown, Datalist: true, Optional: true},
+				{ID: FilterDue, Title: "Due", Type: appkit.FieldDate, Optional: true},
+			},
+			Datalist:       t.datalist,
+			ValidateFilter: t.validateFilter,
+		},
+		Logo:   appkit.LogoSVG(logo),
+		Logger: cfg.Logger,
+	}
+}
+
+var logo = []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">` +
+	`<rect width="64" height="64" rx="12" fill="#2b6cb0"/>` +
+	`<path d="M16 22h32M16 34h32M16 46h20" stroke="#fff" stroke-width="5" stroke-linecap="round"/>` +
+	`<path d="M42 44l4 4 8-10" fill="none" stroke="#9ae6b4" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/>` +
+	`</svg>`)
+
+func validateToken(_ context.Context, token string) (string, error) {
+	if subtle.ConstantTimeCompare([]byte(token), []byte(DemoToken)) != 1 {
+		return "", appkit.InvalidAccount("invalid token")
+	}
+	return "Demo tracker", nil
+}
+
+// checkAccount refuses data and datalist requests of an account whose token
+// is not valid (the service sends the stored account with every call).
+func checkAccount(a appkit.Account) error {
+	_, err := validateToken(context.Background(), a.String("token"))
+	return err
+}
+
+func projectFields() []appkit.Field {
+	return []appkit.Field{
+		appkit.ID("ID").At(1),
+		appkit.Text("name", "Name").At(2),
+		appkit.Text("description", "Description").As(appkit.SubMarkdown).At(3),
+		appkit.Text("url", "URL").As(appkit.SubURL).At(4),
+		appkit.Date("created", "Created").ReadOnly().At(5),
+	}
+}
+
+func taskFields() []appkit.Field {
+	one := 1
+	return []appkit.Field{
+		appkit.ID("ID").At(1),
+		appkit.Text("name", "Name").At(2),
+		appkit.Text("description", "Description").As(appkit.SubMarkdown).At(3),
+		appkit.Text("status", "Status").As(appkit.SubSingleSelect).WithOptions(Statuses...).At(4),
+		appkit.Integer("priority", "Priority").Describe("1 (highest) to 5").At(5),
+		appkit.Number("estimate", "Estimate").WithFormat(protocol.NumberFormat{Type: "Number", Precision: &one, Unit: "h"}).At(6),
+		appkit.Day("due", "Due").At(7),
+		appkit.Date("created", "Created").ReadOnly().At(8),
+		appkit.Date("updated", "Updated").ReadOnly().At(9),
+		appkit.Text("assignee", "Assignee").As(appkit.SubEmail).At(10),
+		appkit.Text("url", "URL").As(appkit.SubURL).At(11),
+		appkit.TextArray("tags", "Tags").As(appkit.SubMultiSelect).WithOptions(Tags...).At(12),
+		appkit.Ref("project", "Project", "project", "Tasks").At(13),
+	}
+}
+
+// query is the decoded filter of a request.
+type query struct {
+	projects map[int]bool    // nil: every project
+	statuses map[string]bool // nil: every status
+	due      dayRange
+}
+
+func (t *tracker) query(f appkit.Filters) query {
+	var q query
+	if ids := f.Strings(FilterProjects); len(ids) > 0 {
+		// Unknown ids select nothing (filter/validate refuses them; a saved
+		// filter may outlive a smaller dataset).
+		q.projects = make(map[int]bool, len(ids))
+		for _, id := range ids {
+			if i, ok := ParseProjectID(id, t.ds.Projects); ok {
+				q.projects[i] = true
+			}
+		}
+	}
+	if ss := f.Strings(FilterStatus); len(ss) > 0 {
+		q.statuses = make(map[string]bool, len(ss))
+		for _, s := range ss {
+			q.statuses[s] = true
+		}
+	}
+	if r, ok := f.Range(FilterDue); ok {
+		q.due = dueRange(r)
+	}
+	return q
+}
+
+// static reports whether task j passes the filters on fields that never
+// change (project and due day).
+func (q *query) static(ds *Dataset, j int) bool {
+	if q.projects != nil && !q.projects[ds.taskProject(j)] {
+		return false
+	}
+	return q.due.contains(taskDue(j))
+}
+
+func (q *query) status(s string) bool { return q.statuses == nil || q.statuses[s] }
+
+func (t *tracker) validateFilter(_ context.Context, req *appkit.Request) error {
+	var bad []string
+	for _, id := range req.Filter.Strings(FilterProjects) {
+		if _, ok := ParseProjectID(id, t.ds.Projects); !ok {
+			bad = append(bad, fmt.Sprintf("%q", id))
+		}
+	}
+	if len(bad) > 0 {
+		return appkit.BadRequest("filter %q: unknown project(s) %s", FilterProjects, strings.Join(bad, ", "))
+	}
+	for _, s := range req.Filter.Strings(FilterStatus) {
+		if !isStatus(s) {
+			return appkit.BadRequest("filter %q: unknown status %q (want one of %s)", FilterStatus, s, strings.Join(Statuses, ", "))
+		}
+	}
+	return nil
+}
+
+func isStatus(s string) bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *tracker) datalist(_ context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+	if err := checkAccount(req.Account); err != nil {
+		return nil, err
+	}
+	switch req.Field {
+	case FilterProjects:
+		out := make([]appkit.Option, t.ds.Projects)
+		for i := range out {
+			p := t.ds.Project(i + 1)
+			out[i] = appkit.Option{Title: p.Name, Value: p.ID}
+		}
+		return out, nil
+	case FilterStatus:
+		out := make([]appkit.Option, len(Statuses))
+		for i, s := range Statuses {
+			out[i] = appkit.Option{Title: s, Value: s}
+		}
+		return out, nil
+	}
+	return nil, appkit.BadRequest("field: %q has no datalist", req.Field)
+}
+
+// start checks a cursor against the size of the index space.
+func start(c *Cursor, size int) (int, error) {
+	if c == nil {
+		return 0, nil
+	}
+	if c.Next < 0 || c.Next >= size {
+		return 0, appkit.BadRequest("pagination: next %d is outside the index space 0..%d", c.Next, size-1)
+	}
+	return c.Next, nil
+}
+
+func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Cursor], error) {
+	if err := checkAccount(req.Account); err != nil {
+		return nil, err
+	}
+	from, err := start(c, t.ds.Projects)
+	if err != nil {
+		return nil, err
+	}
+	q := t.query(req.Filter)
+	page := &appkit.Page[Cursor]{Items: make([]any, 0, min(PageSize, t.ds.Projects-from))}
+	i := from
+	for ; i < t.ds.Projects && i-from < ScanLimit && len(page.Items) < PageSize; i++ {
+		if q.projects != nil && !q.projects[i+1] {
+			continue
+		}
+		page.Items = append(page.Items, projectItem(t.ds.Project(i+1)))
+	}
+	if i < t.ds.Projects {
+		page.Next = &Cursor{Next: i}
+	}
+	return page, ctx.Err()
+}
+
+func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Cursor], error) {
+	if err := checkAccount(req.Account); err != nil {
+		return nil, err
+	}
+	from, err := start(c, t.ds.Tasks)
+	if err != nil {
+		return nil, err
+	}
+	q := t.query(req.Filter)
+	now := t.now().UTC()
+	delta := !req.LastSynchronizedAt.IsZero()
+	cutoff := req.LastSynchronizedAt.Add(-SafetyMargin)
+	page := &appkit.Page[Cursor]{Items: make([]any, 0, 64)}
+	if delta {
+		page.Sync = appkit.Delta
+	}
+	i := from
+	for ; i < t.ds.Tasks && i-from < ScanLimit && len(page.Items) < PageSize; i++ {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		j := i + 1
+		if !q.static(&t.ds, j) {
+			continue
+		}
+		var item appkit.Item
+		if delta {
+			item = t.deltaItem(j, &q, cutoff, req.LastSynchronizedAt, now)
+		} else {
+			item = t.fullItem(j, &q, now)
+		}
+		if item != nil {
+			page.Items = append(page.Items, item)
+		}
+	}
+	if i < t.ds.Tasks {
+		page.Next = &Cursor{Next: i}
+	}
+	return page, nil
+}
+
+// fullItem returns task j when it is live at now and passes the status
+// filter.
+func (t *tracker) fullItem(j int, q *query, now time.Time) appkit.Item {
+	tl := taskTimeline(j)
+	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
+		return nil
+	}
+	if q.statuses != nil {
+		k, _ := tl.updates(now)
+		if !q.status(status(j, k)) {
+			return nil
+		}
+	}
+	task := t.ds.Task(j, now)
+	return taskItem(&task)
+}
+
+// deltaItem returns what changed about task j since the last run, as the
+// service sees it through the status filter (nil: nothing). The service's
+// copy is as of some moment in [cutoff, last]: a partial SET is sent only
+// when the task matched the filter during all of it, a REMOVE when it
+// matched at some moment of it.
+func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) appkit.Item {
+	tl := taskTimeline(j)
+	always, ever := q.matched(j, &tl, cutoff, last)
+	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
+		if tl.deleted.After(cutoff) && ever {
+			return appkit.Removed(TaskID(j))
+		}
+		return nil
+	}
+	kNow, updated := tl.updates(now)
+	if !updated.After(cutoff) && always {
+		return nil
+	}
+	switch matches := q.status(status(j, kNow)); {
+	case matches && always:
+		return appkit.Item{
+			"id": TaskID(j), "status": status(j, kNow), "priority": priority(j, kNow),
+			"updated": updated.Format(time.RFC3339), protocol.SyncAction: protocol.ActionSet,
+		}
+	case matches:
+		task := t.ds.Task(j, now)
+		item := taskItem(&task)
+		item[protocol.SyncAction] = protocol.ActionSet
+		return item
+	case ever:
+		return appkit.Removed(TaskID(j))
+	}
+	return nil
+}
+
+// matched reports whether task j existed and passed the status filter at
+// every moment of [from, to], and at some moment of it.
+func (q *query) matched(j int, tl *timeline, from, to time.Time) (always, ever bool) {
+	if tl.created.After(to) {
+		return false, false
+	}
+	kFrom, _ := tl.updates(from)
+	kTo, _ := tl.updates(to)
+	if kTo > kFrom+int64(len(Statuses)) {
+		kTo = kFrom + int64(len(Statuses)) // the statuses cycle
+	}
+	always = !tl.created.After(from)
+	for k := kFrom; k <= kTo; k++ {
+		m := q.status(status(j, k))
+		always, ever = always && m, ever || m
+	}
+	return always, ever
+}
+
+func projectItem(p Project) appkit.Item {
+	return appkit.Item{
+		"id": p.ID, "name": p.Name, "description": p.Description, "url": p.URL,
+		"created": p.Created.Format(time.RFC3339),
+	}
+}
+
+func taskItem(t *Task) appkit.Item {
+	return appkit.Item{
+		"id": t.ID, "name": t.Name, "description": t.Description, "status": t.Status,
+		"priority": t.Priority, "estimate": t.Estimate, "due": t.Due.Format(time.DateOnly),
+		"created": t.Created.Format(time.RFC3339), "updated": t.Updated.Format(time.RFC3339),
+		"assignee": t.Assignee, "url": t.URL, "tags": t.Tags, "project": t.ProjectID,
+	}
+}
