@@ -15,6 +15,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -23,15 +24,21 @@ import (
 )
 
 func main() {
-	addr, cfg, err := config(os.Getenv)
-	if err == nil {
-		fmt.Fprintf(os.Stderr, "tracker: %d projects, %d tasks, listening on %s\n", cfg.Projects, cfg.Tasks, addr)
-		err = appkit.ListenAndServe(context.Background(), addr, tracker.New(cfg))
-	}
-	if err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tracker:", err)
 		os.Exit(1)
 	}
+}
+
+// run serves the app configured by getenv until ctx is cancelled or a
+// signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+	addr, cfg, err := config(getenv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "tracker: %d projects, %d tasks, listening on %s\n", cfg.Projects, cfg.Tasks, addr)
+	return appkit.ListenAndServe(ctx, addr, tracker.New(cfg))
 }
 
 // config reads the listen address and the dataset size from the

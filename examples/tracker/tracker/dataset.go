@@ -102,8 +102,14 @@ func ParseProjectID(id string, projects int) (int, bool) {
 	if !ok || rest == "" || rest[0] == '0' || len(rest) > 9 {
 		return 0, false
 	}
-	i, err := strconv.Atoi(rest)
-	if err != nil || i < 1 || i > projects {
+	i := 0
+	for _, c := range []byte(rest) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		i = i*10 + int(c-'0')
+	}
+	if i > projects {
 		return 0, false
 	}
 	return i, true

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		env      func(string) string
+		addr     string
+		projects int
+		tasks    int
+		err      string
+	}{
+		{"defaults", env(), ":8080", 10, 500, ""},
+		{"port", env("PORT", "9000"), ":9000", 10, 500, ""},
+		{"sizes", env("TRACKER_PROJECTS", "3", "TRACKER_TASKS", "1000000"), ":8080", 3, 1_000_000, ""},
+		{"bad port", env("PORT", "http"), "", 0, 0, "PORT"},
+		{"port out of range", env("PORT", "70000"), "", 0, 0, "PORT"},
+		{"zero tasks", env("TRACKER_TASKS", "0"), "", 0, 0, "TRACKER_TASKS"},
+		{"too many projects", env("TRACKER_PROJECTS", "100001"), "", 0, 0, "TRACKER_PROJECTS"},
+		{"not a number", env("TRACKER_TASKS", "1e6"), "", 0, 0, "TRACKER_TASKS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, cfg, err := config(tc.env)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("err = %v, want one naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil || addr != tc.addr || cfg.Projects != tc.projects || cfg.Tasks != tc.tasks {
+				t.Errorf("got %q %+v %v", addr, cfg, err)
+			}
+		})
+	}
+}
+
+// TestRun serves on $PORT and answers the descriptor, then stops when the
+// context is cancelled.
+func TestRun(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, env("PORT", port, "TRACKER_TASKS", "20"), io.Discard) }()
+	var resp *http.Response
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get("http://127.0.0.1:" + port + "/"); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the server did not answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"Tracker"`) {
+		t.Errorf("GET / = %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	if err := run(context.Background(), env("PORT", "x"), io.Discard); err == nil {
+		t.Error("run with a bad PORT: want an error")
+	}
+}
