@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  func(string) string
+		addr string
+		err  string
+	}{
+		{"defaults", env(), ":8080", ""},
+		{"everything", env("PORT", "9001", "NOTIFY_TOKEN", "t", "NOTIFY_USERNAME", "u", "NOTIFY_PASSWORD", "p",
+			"NOTIFY_TIMEOUT", "3s", "NOTIFY_ALLOW_HTTP", "true", "NOTIFY_ALLOW_PRIVATE", "1"), ":9001", ""},
+		{"bad port", env("PORT", "-1"), "", "PORT"},
+		{"username without password", env("NOTIFY_USERNAME", "u"), "", "NOTIFY_PASSWORD"},
+		{"bad timeout", env("NOTIFY_TIMEOUT", "10"), "", "NOTIFY_TIMEOUT"},
+		{"timeout too long", env("NOTIFY_TIMEOUT", "1h"), "", "NOTIFY_TIMEOUT"},
+		{"bad bool", env("NOTIFY_ALLOW_HTTP", "yes please"), "", "NOTIFY_ALLOW_HTTP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, cfg, err := config(tc.env)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("err = %v, want one naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil || addr != tc.addr {
+				t.Fatalf("got %q %v", addr, err)
+			}
+			if tc.name == "everything" && (cfg.Token != "t" || cfg.Username != "u" || cfg.Password != "p" ||
+				cfg.Timeout != 3*time.Second || !cfg.AllowHTTP || !cfg.AllowPrivateNetworks) {
+				t.Errorf("config %+v", cfg)
+			}
+		})
+	}
+}
+
+// TestRun serves on $PORT, answers the descriptor, and stops when the
+// context is cancelled.
+func TestRun(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, env("PORT", port, "NOTIFY_TOKEN", "x"), io.Discard) }()
+	var resp *http.Response
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get("http://127.0.0.1:" + port + "/"); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the server did not answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"action":"post-message"`) {
+		t.Errorf("GET / = %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	if err := run(context.Background(), env("NOTIFY_TIMEOUT", "x"), io.Discard); err == nil {
+		t.Error("run with a bad NOTIFY_TIMEOUT: want an error")
+	}
+}
