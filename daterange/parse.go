@@ -1,0 +1,507 @@
+package daterange
+
+import (
+	"time"
+)
+
+// MaxStatementLen is the longest statement Parse reads, in bytes; the longest
+// statement of the language with sensible values is well under 100 bytes.
+const MaxStatementLen = 256
+
+// maxNumberDigits bounds N in "last N units": six digits already reach past
+// the years the wire form can hold, for every unit.
+const maxNumberDigits = 6
+
+// Option changes how Parse evaluates a statement.
+type Option func(*config)
+
+type config struct {
+	loc *time.Location
+}
+
+// WithLocation evaluates the statement in loc instead of the location of
+// now: "now" is moved into loc, and the bounds are wall-clock times there.
+// A nil loc is ignored.
+func WithLocation(loc *time.Location) Option {
+	return func(c *config) {
+		if loc != nil {
+			c.loc = loc
+		}
+	}
+}
+
+// Parse evaluates a statement of the date-range language relative to now.
+//
+// The statement is evaluated in now's location (or the one given with
+// WithLocation): "today" is now's calendar day there, and the bounds of the
+// result are wall-clock times in that location: a closed Min is 00:00:00.000
+// of its day, a closed Max 23:59:59.999 of its day. (In a zone whose
+// midnight is skipped by a daylight-saving change, time.Date normalises that
+// wall clock to the first instant of the day.)
+//
+// Every error is an *Error; errors.Is matches its Kind against ErrSyntax,
+// ErrInvalidDate, ErrStartAfterEnd and ErrOutOfRange.
+func Parse(statement string, now time.Time, opts ...Option) (Range, error) {
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	loc := now.Location()
+	if cfg.loc != nil {
+		loc = cfg.loc
+		now = now.In(loc)
+	}
+	res, err := parseStatement(statement, now)
+	if err != nil {
+		return Range{}, err
+	}
+	// One allocation holds both bounds.
+	pair := new([2]time.Time)
+	var r Range
+	if res.hasLo {
+		pair[0] = dayTime(res.lo, false, loc)
+		r.Min = &pair[0]
+	}
+	if res.hasHi {
+		pair[1] = dayTime(res.hi, true, loc)
+		r.Max = &pair[1]
+	}
+	return r, nil
+}
+
+// dayTime returns the first (end false) or last (end true) millisecond of a
+// day in loc.
+func dayTime(day int64, end bool, loc *time.Location) time.Time {
+	y, m, d := civilFromDays(day)
+	if end {
+		return time.Date(y, time.Month(m), d, 23, 59, 59, 999_000_000, loc)
+	}
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, loc)
+}
+
+// result is a parsed statement as day numbers: lo is the first day and hi the
+// last day of the range, each present or open.
+type result struct {
+	lo, hi       int64
+	hasLo, hasHi bool
+}
+
+// span is the value of one term: its first and last day. For "N units ago"
+// the two differ in meaning (lo is the lower bound it gives, hi the upper
+// bound, one day before lo).
+type span struct {
+	lo, hi int64
+}
+
+type token struct {
+	text string
+	pos  int
+}
+
+// scanner splits a statement into words at ASCII whitespace, without
+// allocating.
+type scanner struct {
+	s string
+	i int
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func (sc *scanner) next() token {
+	for sc.i < len(sc.s) && isSpace(sc.s[sc.i]) {
+		sc.i++
+	}
+	start := sc.i
+	for sc.i < len(sc.s) && !isSpace(sc.s[sc.i]) {
+		sc.i++
+	}
+	return token{text: sc.s[start:sc.i], pos: start}
+}
+
+func (sc *scanner) peek() token {
+	save := sc.i
+	t := sc.next()
+	sc.i = save
+	return t
+}
+
+// is reports whether t is the keyword kw (lower-case ASCII), in any case.
+func is(t token, kw string) bool {
+	return eqFold(t.text, kw)
+}
+
+func eqFold(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// unitOf reads a unit word: its unit and whether it is plural.
+func unitOf(t token) (unit, bool) {
+	s := t.text
+	plural := false
+	if n := len(s); n > 3 && (s[n-1] == 's' || s[n-1] == 'S') {
+		s, plural = s[:n-1], true
+	}
+	switch {
+	case eqFold(s, "day"):
+		return unitDay, plural
+	case eqFold(s, "week"):
+		return unitWeek, plural
+	case eqFold(s, "month"):
+		return unitMonth, plural
+	case eqFold(s, "quarter"):
+		return unitQuarter, plural
+	case eqFold(s, "year"):
+		return unitYear, plural
+	}
+	return unitNone, false
+}
+
+var monthNames = [12]string{"january", "february", "march", "april", "may", "june",
+	"july", "august", "september", "october", "november", "december"}
+
+// monthOf reads a month name, full or its first three letters, in any
+// case; it returns 0 for anything else.
+func monthOf(s string) int {
+	for i, name := range monthNames {
+		if eqFold(s, name) || eqFold(s, name[:3]) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+type parser struct {
+	src string
+	sc  scanner
+	c   clock
+}
+
+func parseStatement(s string, now time.Time) (result, error) {
+	if len(s) > MaxStatementLen {
+		return result{}, newError(ErrSyntax, token{text: s, pos: 0},
+			"the statement is longer than 256 bytes")
+	}
+	y, m, d := now.Date()
+	p := parser{src: s, sc: scanner{s: s}}
+	p.c = clock{today: daysFromCivil(y, int(m), d), y: y, m: int(m)}
+	return p.statement()
+}
+
+const expectTerm = "expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today, yesterday, or a period (this, last or previous)"
+
+func (p *parser) statement() (result, error) {
+	t := p.sc.next()
+	switch {
+	case t.text == "":
+		return result{}, newError(ErrSyntax, t, "empty statement: "+expectTerm+", or between, from or to")
+	case is(t, "between"):
+		a, _, err := p.side(true)
+		if err != nil {
+			return result{}, err
+		}
+		if and := p.sc.next(); !is(and, "and") {
+			return result{}, newError(ErrSyntax, and, `expected "and" after the start of "between"`)
+		}
+		b, bt, err := p.side(true)
+		if err != nil {
+			return result{}, err
+		}
+		if err := p.end(); err != nil {
+			return result{}, err
+		}
+		return p.closed(a, b, bt)
+	case is(t, "from"):
+		a, _, err := p.side(false)
+		if err != nil {
+			return result{}, err
+		}
+		to := p.sc.next()
+		if to.text == "" {
+			return result{lo: a.lo, hasLo: true}, nil
+		}
+		if !is(to, "to") {
+			return result{}, newError(ErrSyntax, to, `expected "to" or the end of the statement`)
+		}
+		b, bt, err := p.side(false)
+		if err != nil {
+			return result{}, err
+		}
+		if err := p.end(); err != nil {
+			return result{}, err
+		}
+		return p.closed(a, b, bt)
+	case is(t, "to"):
+		b, _, err := p.side(false)
+		if err != nil {
+			return result{}, err
+		}
+		if err := p.end(); err != nil {
+			return result{}, err
+		}
+		return result{hi: b.hi, hasHi: true}, nil
+	}
+	s, err := p.term(t, false)
+	if err != nil {
+		return result{}, err
+	}
+	if err := p.end(); err != nil {
+		return result{}, err
+	}
+	return result{lo: s.lo, hi: s.hi, hasLo: true, hasHi: true}, nil
+}
+
+// closed joins the lower side a and the upper side b (whose first word is
+// bt) into a closed range.
+func (p *parser) closed(a, b span, bt token) (result, error) {
+	if a.lo > b.hi {
+		return result{}, newError(ErrStartAfterEnd, bt, "the range would start on "+
+			formatDay(a.lo)+", after it ends on "+formatDay(b.hi))
+	}
+	return result{lo: a.lo, hi: b.hi, hasLo: true, hasHi: true}, nil
+}
+
+func formatDay(day int64) string {
+	y, m, d := civilFromDays(day)
+	b := make([]byte, 0, 10)
+	b = appendInt(b, y, 4)
+	b = append(b, '-')
+	b = appendInt(b, m, 2)
+	b = append(b, '-')
+	b = appendInt(b, d, 2)
+	return string(b)
+}
+
+func appendInt(b []byte, n, width int) []byte {
+	var buf [20]byte
+	i := len(buf)
+	for n > 0 || width > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		width--
+	}
+	return append(b, buf[i:]...)
+}
+
+// end checks that nothing follows the statement.
+func (p *parser) end() error {
+	if t := p.sc.next(); t.text != "" {
+		return newError(ErrSyntax, t, "unexpected word after the end of the statement")
+	}
+	return nil
+}
+
+// side reads one side of between, from or to, and returns it with its first
+// word.
+func (p *parser) side(allowAgo bool) (span, token, error) {
+	t := p.sc.next()
+	s, err := p.term(t, allowAgo)
+	return s, t, err
+}
+
+// term reads one term whose first word is t: a date, today, yesterday, a
+// period, or (when allowAgo) "<unit> ago" or "N <units> ago".
+func (p *parser) term(t token, allowAgo bool) (span, error) {
+	switch {
+	case t.text == "":
+		if allowAgo {
+			return span{}, newError(ErrSyntax, t, expectTerm+", or <unit> ago, N <units> ago")
+		}
+		return span{}, newError(ErrSyntax, t, expectTerm)
+	case is(t, "today"):
+		return p.check(span{p.c.today, p.c.today}, t)
+	case is(t, "yesterday"):
+		return p.check(span{p.c.today - 1, p.c.today - 1}, t)
+	case is(t, "this"), is(t, "last"):
+		return p.period(t, false)
+	case is(t, "previous"):
+		return p.period(t, true)
+	case is(t, "next"):
+		return span{}, newError(ErrSyntax, t, `there is no "next": periods are this, last or previous`)
+	case isDigit(t.text[0]):
+		if u, plural := unitOf(p.sc.peek()); u != unitNone {
+			return p.ago(t, u, plural, allowAgo)
+		}
+		return p.date(t)
+	}
+	if u, plural := unitOf(t); u != unitNone {
+		if plural {
+			return span{}, newError(ErrSyntax, t, "a plural unit goes with a number (2 "+t.text+" ago); alone the unit is singular")
+		}
+		return p.ago(t, u, false, allowAgo)
+	}
+	return span{}, newError(ErrSyntax, t, "unknown word; "+expectTerm)
+}
+
+// ago reads "<unit> ago" (t is the unit) or "N <units> ago" (t is N).
+func (p *parser) ago(t token, u unit, plural, allowAgo bool) (span, error) {
+	if !allowAgo {
+		return span{}, newError(ErrSyntax, t, `"ago" is only allowed inside between ... and ...; `+expectTerm)
+	}
+	k := int64(1)
+	if isDigit(t.text[0]) {
+		var err error
+		if k, err = number(t); err != nil {
+			return span{}, err
+		}
+		ut := p.sc.next()
+		if !plural {
+			return span{}, newError(ErrSyntax, ut, "after a number the unit is plural")
+		}
+	}
+	if a := p.sc.next(); !is(a, "ago") {
+		return span{}, newError(ErrSyntax, a, `expected "ago"`)
+	}
+	start := p.c.start(u, k)
+	return p.check(span{lo: start, hi: start - 1}, t)
+}
+
+// period reads the rest of "this/last <unit>", "this/last N <units>",
+// "previous <unit>" or "previous N <units>"; t is the keyword.
+func (p *parser) period(t token, previous bool) (span, error) {
+	nt := p.sc.next()
+	k := int64(1)
+	u, plural := unitOf(nt)
+	switch {
+	case nt.text == "":
+		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number after "+t.text)
+	case u != unitNone:
+		if plural {
+			return span{}, newError(ErrSyntax, nt, "a plural unit goes with a number (last 2 weeks); alone the unit is singular")
+		}
+	case isDigit(nt.text[0]):
+		var err error
+		if k, err = number(nt); err != nil {
+			return span{}, err
+		}
+		ut := p.sc.next()
+		if u, plural = unitOf(ut); u == unitNone {
+			return span{}, newError(ErrSyntax, ut, "expected a unit: days, weeks, months, quarters or years")
+		}
+		if !plural {
+			return span{}, newError(ErrSyntax, ut, "after a number the unit is plural")
+		}
+	default:
+		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number")
+	}
+	if previous {
+		return p.check(span{lo: p.c.start(u, k), hi: p.c.end(u, 1)}, nt)
+	}
+	return p.check(span{lo: p.c.start(u, k-1), hi: p.c.end(u, 0)}, nt)
+}
+
+// number reads N: digits, at least 1, no leading zero.
+func number(t token) (int64, error) {
+	switch {
+	case !allDigits(t.text):
+		return 0, newError(ErrSyntax, t, "expected a number of units (1, 2, ...)")
+	case t.text == "0":
+		return 0, newError(ErrSyntax, t, "the number of units must be at least 1")
+	case t.text[0] == '0':
+		return 0, newError(ErrSyntax, t, "a number of units has no leading zero")
+	case len(t.text) > maxNumberDigits:
+		return 0, newError(ErrOutOfRange, t, "too many units")
+	}
+	return int64(atoi(t.text)), nil
+}
+
+// check reports a span that reaches outside the years the wire form holds.
+func (p *parser) check(s span, t token) (span, error) {
+	if s.lo < minDay || s.hi < minDay || s.lo > maxDay || s.hi > maxDay {
+		return span{}, newError(ErrOutOfRange, t, "the range reaches outside the years 0001-9999")
+	}
+	return s, nil
+}
+
+// date reads DD-MMMM-YYYY or DD-MM-YYYY (t holds it all) or DD MMMM YYYY or
+// DD MM YYYY (t is DD).
+func (p *parser) date(t token) (span, error) {
+	var ds, ms, ys string
+	whole := t
+	if i := indexByte(t.text, '-'); i >= 0 {
+		ds = t.text[:i]
+		rest := t.text[i+1:]
+		j := indexByte(rest, '-')
+		if j < 0 {
+			return span{}, newError(ErrSyntax, t, "expected a date as DD-MMMM-YYYY or DD-MM-YYYY")
+		}
+		ms, ys = rest[:j], rest[j+1:]
+	} else {
+		mt := p.sc.next()
+		yt := p.sc.next()
+		if mt.text == "" || yt.text == "" {
+			end := p.sc.i
+			return span{}, newError(ErrSyntax, token{text: p.src[t.pos:end], pos: t.pos},
+				"expected a date as DD MMMM YYYY or DD MM YYYY")
+		}
+		ds, ms, ys = t.text, mt.text, yt.text
+		whole = token{text: p.src[t.pos : yt.pos+len(yt.text)], pos: t.pos}
+	}
+	month := monthOf(ms)
+	if month == 0 && allDigits(ms) && len(ms) <= 2 {
+		month = atoi(ms)
+		if month < 1 || month > 12 {
+			return span{}, newError(ErrInvalidDate, whole, "there is no month "+ms)
+		}
+	}
+	if month == 0 || !allDigits(ds) || len(ds) > 2 || !allDigits(ys) || len(ys) != 4 {
+		return span{}, newError(ErrSyntax, whole,
+			"expected a date as DD MMMM YYYY, DD-MMMM-YYYY, DD MM YYYY or DD-MM-YYYY (month names full or three letters)")
+	}
+	day, year := atoi(ds), atoi(ys)
+	if year < minYear {
+		return span{}, newError(ErrInvalidDate, whole, "there is no year 0000")
+	}
+	if day < 1 || day > daysIn(year, month) {
+		return span{}, newError(ErrInvalidDate, whole, time.Month(month).String()+" "+ys+" has no day "+ds)
+	}
+	d := daysFromCivil(year, month, day)
+	return span{d, d}, nil
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
