@@ -1,0 +1,555 @@
+// Package auth holds the users, sign-in sessions, API tokens and rate limits
+// of the workspace host.
+//
+// Everything lives in three tables of the store's database, created by [New]:
+// host_users (id, e-mail, bcrypt password hash), host_sessions (SHA-256 hash
+// of the session id, user, expiry) and host_tokens (id, user, name, SHA-256
+// hash of the token, created and last-used times). Secrets (passwords,
+// session ids, token values) are never stored or logged in clear: a token's
+// value is shown once, when it is created. SQL goes through the dialect's
+// Rebind with bound values only, and the same statements run on SQLite and
+// PostgreSQL (times are Unix milliseconds in BIGINT columns, hashes hex
+// text).
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Dialect is the part of the store's SQL dialect this package needs; the
+// store's Dialect value satisfies it.
+type Dialect interface {
+	// Name is "sqlite" or "postgres".
+	Name() string
+	// Rebind turns ? placeholders into the dialect's form.
+	Rebind(query string) string
+}
+
+// Errors callers match with errors.Is.
+var (
+	// ErrInvalidCredentials: unknown e-mail or wrong password (which one is
+	// not told).
+	ErrInvalidCredentials = errors.New("auth: invalid e-mail or password")
+	// ErrUnauthenticated: a missing, unknown or expired session or token.
+	ErrUnauthenticated = errors.New("auth: not authenticated")
+	// ErrNotFound: no such token (of this user).
+	ErrNotFound = errors.New("auth: not found")
+	// ErrInvalid: an argument that cannot be accepted (empty e-mail, a
+	// token with white space, ...).
+	ErrInvalid = errors.New("auth: invalid argument")
+)
+
+// Defaults of [Options].
+const (
+	DefaultSessionTTL = 7 * 24 * time.Hour
+	// lastUsedPrecision: a token's last-used time is written at most this
+	// often, so authenticating a request is a read, not a write.
+	lastUsedPrecision = time.Minute
+	// maxPassword is bcrypt's input limit.
+	maxPassword = 72
+	maxEmail    = 320
+	maxName     = 200
+	maxToken    = 512
+)
+
+// Options tune a [Service]; the zero value is the production setting.
+type Options struct {
+	// PasswordCost is the bcrypt cost; 0 means bcrypt.DefaultCost. Tests use
+	// bcrypt.MinCost.
+	PasswordCost int
+	// SessionTTL is how long a sign-in lasts; 0 means DefaultSessionTTL.
+	SessionTTL time.Duration
+	// Now replaces the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Service is the users, sessions and tokens store. It is safe for
+// concurrent use.
+type Service struct {
+	db    *sql.DB
+	d     Dialect
+	cost  int
+	ttl   time.Duration
+	now   func() time.Time
+	dummy []byte // a hash compared against when the e-mail is unknown
+}
+
+// User is a person who can sign in.
+type User struct {
+	ID      string    `json:"id"`
+	Email   string    `json:"email"`
+	Created time.Time `json:"created-at"`
+}
+
+// Token is an API token as listed: never its value.
+type Token struct {
+	ID       string     `json:"id"`
+	Name     string     `json:"name"`
+	UserID   string     `json:"-"`
+	Created  time.Time  `json:"created-at"`
+	LastUsed *time.Time `json:"last-used-at"`
+}
+
+// schemaLockID is the PostgreSQL advisory lock key under which the host's
+// tables are created, so that several processes starting at once do not
+// race on CREATE TABLE IF NOT EXISTS.
+const schemaLockID = 0x61707068 // "apph"
+
+var migrations = []string{
+	`CREATE TABLE IF NOT EXISTS host_users (
+		id TEXT PRIMARY KEY,
+		email TEXT NOT NULL UNIQUE,
+		password_hash TEXT NOT NULL,
+		created_at BIGINT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS host_sessions (
+		id_hash TEXT PRIMARY KEY,
+		user_id TEXT NOT NULL REFERENCES host_users(id) ON DELETE CASCADE,
+		created_at BIGINT NOT NULL,
+		expires_at BIGINT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS host_tokens (
+		id TEXT PRIMARY KEY,
+		user_id TEXT NOT NULL REFERENCES host_users(id) ON DELETE CASCADE,
+		name TEXT NOT NULL,
+		token_hash TEXT NOT NULL UNIQUE,
+		created_at BIGINT NOT NULL,
+		last_used_at BIGINT
+	)`,
+	`CREATE INDEX IF NOT EXISTS host_tokens_user ON host_tokens (user_id)`,
+	`CREATE INDEX IF NOT EXISTS host_sessions_expiry ON host_sessions (expires_at)`,
+}
+
+// New creates the tables if they are missing and returns the service.
+func New(ctx context.Context, db *sql.DB, d Dialect, opts Options) (*Service, error) {
+	if db == nil || d == nil {
+		return nil, errors.New("auth: New needs a database and its dialect")
+	}
+	s := &Service{db: db, d: d, cost: opts.PasswordCost, ttl: opts.SessionTTL, now: opts.Now}
+	if s.cost == 0 {
+		s.cost = bcrypt.DefaultCost
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultSessionTTL
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	dummy, err := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), s.cost)
+	if err != nil {
+		return nil, fmt.Errorf("auth: password cost %d: %w", s.cost, err)
+	}
+	s.dummy = dummy
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Service) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("auth: migrate: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if s.d.Name() == "postgres" {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockID)); err != nil {
+			return fmt.Errorf("auth: migrate: lock: %w", err)
+		}
+	}
+	for _, m := range migrations {
+		if _, err := tx.ExecContext(ctx, m); err != nil {
+			return fmt.Errorf("auth: migrate: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("auth: migrate: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) q(query string) string { return s.d.Rebind(query) }
+
+func (s *Service) millis() int64 { return s.now().UnixMilli() }
+
+// Hash returns the hex SHA-256 of a secret: the stored form of tokens and
+// session ids (they are long random strings, so a fast hash is enough).
+func Hash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// randomString returns n random bytes, base64url without padding.
+func randomString(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// GeneratePassword returns a random password of 20 characters.
+func GeneratePassword() string { return randomString(15) }
+
+func normalizeEmail(email string) (string, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" || len(email) > maxEmail || !strings.Contains(email, "@") {
+		return "", fmt.Errorf("%w: e-mail %q", ErrInvalid, email)
+	}
+	return email, nil
+}
+
+func checkPassword(p string) error {
+	if p == "" || len(p) > maxPassword {
+		return fmt.Errorf("%w: a password has 1 to %d bytes", ErrInvalid, maxPassword)
+	}
+	return nil
+}
+
+// DefaultAdminEmail is the admin's e-mail when none is configured.
+const DefaultAdminEmail = "admin@localhost"
+
+// EnsureAdmin makes sure the admin user exists, at every start of the host.
+//
+//   - email empty: if any user exists, it returns the oldest one unchanged;
+//     else it creates DefaultAdminEmail.
+//   - email given: the user with that e-mail is created if missing.
+//   - password given: it becomes the user's password (flags and environment
+//     stay authoritative across restarts).
+//   - password empty and the user is created: a password is generated and
+//     returned in generated, to be shown once; it is "" otherwise.
+func (s *Service) EnsureAdmin(ctx context.Context, email, password string) (admin User, generated string, err error) {
+	if password != "" {
+		if err := checkPassword(password); err != nil {
+			return User{}, "", err
+		}
+	}
+	if email == "" {
+		u, err := s.oldestUser(ctx)
+		if err == nil {
+			if password != "" {
+				err = s.SetPassword(ctx, u.ID, password)
+			}
+			return u, "", err
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return User{}, "", err
+		}
+		email = DefaultAdminEmail
+	}
+	email, err = normalizeEmail(email)
+	if err != nil {
+		return User{}, "", err
+	}
+	u, err := s.userByEmail(ctx, email)
+	switch {
+	case err == nil:
+		if password != "" {
+			if err := s.SetPassword(ctx, u.ID, password); err != nil {
+				return User{}, "", err
+			}
+		}
+		return u, "", nil
+	case !errors.Is(err, ErrNotFound):
+		return User{}, "", err
+	}
+	if password == "" {
+		password = GeneratePassword()
+		generated = password
+	}
+	created, err := s.CreateUser(ctx, email, password)
+	if err != nil {
+		// Another host process may have created it in between.
+		if u, err2 := s.userByEmail(ctx, email); err2 == nil {
+			return u, "", nil
+		}
+		return User{}, "", err
+	}
+	return created, generated, nil
+}
+
+// CreateUser adds a user with a bcrypt-hashed password.
+func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	if err := checkPassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	if err != nil {
+		return User{}, fmt.Errorf("auth: hash password: %w", err)
+	}
+	u := User{ID: uuid.NewString(), Email: email, Created: time.UnixMilli(s.millis()).UTC()}
+	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO host_users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`),
+		u.ID, u.Email, string(hash), u.Created.UnixMilli())
+	if err != nil {
+		return User{}, fmt.Errorf("auth: create user %s: %w", email, err)
+	}
+	return u, nil
+}
+
+// SetPassword replaces a user's password.
+func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	var current string
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT password_hash FROM host_users WHERE id = ?`), userID).Scan(&current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("auth: read user: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(current), []byte(password)) == nil {
+		return nil // unchanged: keep the hash (and the write) as it is
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	if err != nil {
+		return fmt.Errorf("auth: hash password: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_users SET password_hash = ? WHERE id = ?`), string(hash), userID); err != nil {
+		return fmt.Errorf("auth: set password: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) scanUser(row *sql.Row) (User, error) {
+	var u User
+	var created int64
+	err := row.Scan(&u.ID, &u.Email, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("auth: read user: %w", err)
+	}
+	u.Created = time.UnixMilli(created).UTC()
+	return u, nil
+}
+
+func (s *Service) userByEmail(ctx context.Context, email string) (User, error) {
+	return s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at FROM host_users WHERE email = ?`), email))
+}
+
+func (s *Service) oldestUser(ctx context.Context) (User, error) {
+	return s.scanUser(s.db.QueryRowContext(ctx, `SELECT id, email, created_at FROM host_users ORDER BY created_at, id LIMIT 1`))
+}
+
+// UserByID returns one user.
+func (s *Service) UserByID(ctx context.Context, id string) (User, error) {
+	return s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at FROM host_users WHERE id = ?`), id))
+}
+
+// Login checks an e-mail and password and opens a session; the returned
+// session id goes into the cookie and is stored only hashed. The time spent
+// does not tell whether the e-mail exists.
+func (s *Service) Login(ctx context.Context, email, password string) (sessionID string, u User, err error) {
+	email, err = normalizeEmail(email)
+	if err != nil || len(password) > maxPassword {
+		_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
+		return "", User{}, ErrInvalidCredentials
+	}
+	var hash string
+	var created int64
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at, password_hash FROM host_users WHERE email = ?`), email).
+		Scan(&u.ID, &u.Email, &created, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
+		return "", User{}, ErrInvalidCredentials
+	}
+	if err != nil {
+		return "", User{}, fmt.Errorf("auth: login: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return "", User{}, ErrInvalidCredentials
+	}
+	u.Created = time.UnixMilli(created).UTC()
+	now := s.millis()
+	sessionID = randomString(32)
+	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_sessions WHERE expires_at <= ?`), now); err != nil {
+		return "", User{}, fmt.Errorf("auth: login: expire sessions: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO host_sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
+		Hash(sessionID), u.ID, now, now+s.ttl.Milliseconds())
+	if err != nil {
+		return "", User{}, fmt.Errorf("auth: login: %w", err)
+	}
+	return sessionID, u, nil
+}
+
+// SessionTTL is how long a new session lasts.
+func (s *Service) SessionTTL() time.Duration { return s.ttl }
+
+// SessionUser returns the user of a live session.
+func (s *Service) SessionUser(ctx context.Context, sessionID string) (User, error) {
+	if sessionID == "" || len(sessionID) > maxToken {
+		return User{}, ErrUnauthenticated
+	}
+	u, err := s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT u.id, u.email, u.created_at FROM host_sessions s
+		JOIN host_users u ON u.id = s.user_id WHERE s.id_hash = ? AND s.expires_at > ?`), Hash(sessionID), s.millis()))
+	if errors.Is(err, ErrNotFound) {
+		return User{}, ErrUnauthenticated
+	}
+	return u, err
+}
+
+// Logout ends a session; ending an unknown one is no error.
+func (s *Service) Logout(ctx context.Context, sessionID string) error {
+	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_sessions WHERE id_hash = ?`), Hash(sessionID)); err != nil {
+		return fmt.Errorf("auth: logout: %w", err)
+	}
+	return nil
+}
+
+// CreateToken makes a new random API token (32 random bytes, base64url) for
+// a user. The value is returned once and stored only as its hash.
+func (s *Service) CreateToken(ctx context.Context, userID, name string) (t Token, value string, err error) {
+	value = randomString(32)
+	t, err = s.insertToken(ctx, userID, value, name)
+	return t, value, err
+}
+
+// RegisterToken stores a token value chosen by the operator (the host's
+// --token) for a user. It is idempotent: when a token with the same value
+// exists it is returned unchanged (whichever user holds it).
+func (s *Service) RegisterToken(ctx context.Context, userID, value, name string) (Token, error) {
+	if value == "" || len(value) > maxToken || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return Token{}, fmt.Errorf("%w: a token has 1 to %d printable characters without spaces", ErrInvalid, maxToken)
+	}
+	if t, err := s.tokenByHash(ctx, Hash(value)); err == nil {
+		return t, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return Token{}, err
+	}
+	t, err := s.insertToken(ctx, userID, value, name)
+	if err != nil {
+		// Another host process may have registered it in between.
+		if t2, err2 := s.tokenByHash(ctx, Hash(value)); err2 == nil {
+			return t2, nil
+		}
+	}
+	return t, err
+}
+
+func (s *Service) insertToken(ctx context.Context, userID, value, name string) (Token, error) {
+	name = strings.TrimSpace(name)
+	if len(name) > maxName {
+		return Token{}, fmt.Errorf("%w: a token name has at most %d bytes", ErrInvalid, maxName)
+	}
+	t := Token{ID: uuid.NewString(), Name: name, UserID: userID, Created: time.UnixMilli(s.millis()).UTC()}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO host_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
+		t.ID, userID, name, Hash(value), t.Created.UnixMilli())
+	if err != nil {
+		return Token{}, fmt.Errorf("auth: create token: %w", err)
+	}
+	return t, nil
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanToken(row rowScanner) (Token, error) {
+	var t Token
+	var created int64
+	var last sql.NullInt64
+	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &last); err != nil {
+		return Token{}, err
+	}
+	t.Created = time.UnixMilli(created).UTC()
+	if last.Valid {
+		lu := time.UnixMilli(last.Int64).UTC()
+		t.LastUsed = &lu
+	}
+	return t, nil
+}
+
+const tokenColumns = `id, user_id, name, created_at, last_used_at`
+
+func (s *Service) tokenByHash(ctx context.Context, hash string) (Token, error) {
+	t, err := scanToken(s.db.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM host_tokens WHERE token_hash = ?`), hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, ErrNotFound
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("auth: read token: %w", err)
+	}
+	return t, nil
+}
+
+// ListTokens returns a user's tokens, oldest first.
+func (s *Service) ListTokens(ctx context.Context, userID string) ([]Token, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+tokenColumns+` FROM host_tokens WHERE user_id = ? ORDER BY created_at, id`), userID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: list tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []Token{}
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, fmt.Errorf("auth: list tokens: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("auth: list tokens: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteToken removes one of a user's tokens; ErrNotFound when the user has
+// no token with that id.
+func (s *Service) DeleteToken(ctx context.Context, userID, tokenID string) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_tokens WHERE id = ? AND user_id = ?`), tokenID, userID)
+	if err != nil {
+		return fmt.Errorf("auth: delete token: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Authenticate returns the token and its user for a token value, and
+// records when it was last used (at most once a minute).
+func (s *Service) Authenticate(ctx context.Context, value string) (User, Token, error) {
+	if value == "" || len(value) > maxToken {
+		return User{}, Token{}, ErrUnauthenticated
+	}
+	hash := Hash(value)
+	t, err := s.tokenByHash(ctx, hash)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, Token{}, ErrUnauthenticated
+	}
+	if err != nil {
+		return User{}, Token{}, err
+	}
+	u, err := s.UserByID(ctx, t.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, Token{}, ErrUnauthenticated
+	}
+	if err != nil {
+		return User{}, Token{}, err
+	}
+	now := s.now()
+	if t.LastUsed == nil || now.Sub(*t.LastUsed) >= lastUsedPrecision {
+		if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_tokens SET last_used_at = ? WHERE id = ?`), now.UnixMilli(), t.ID); err != nil {
+			return User{}, Token{}, fmt.Errorf("auth: record token use: %w", err)
+		}
+		lu := time.UnixMilli(now.UnixMilli()).UTC()
+		t.LastUsed = &lu
+	}
+	return u, t, nil
+}

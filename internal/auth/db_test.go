@@ -1,0 +1,93 @@
+package auth
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+)
+
+type testDialect string
+
+func (d testDialect) Name() string { return string(d) }
+
+func (d testDialect) Rebind(q string) string {
+	if d != "postgres" {
+		return q
+	}
+	var sb strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			sb.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+type testDB struct {
+	name string
+	db   *sql.DB
+	d    Dialect
+}
+
+// testDBs opens a fresh SQLite database, and a fresh PostgreSQL schema when
+// APPKIT_TEST_POSTGRES is set.
+func testDBs(t *testing.T) []testDB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "auth.db")
+	lite, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lite.Close() })
+	out := []testDB{{"sqlite", lite, testDialect("sqlite")}}
+	dsn := os.Getenv("APPKIT_TEST_POSTGRES")
+	if dsn == "" {
+		return out
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	schema := fmt.Sprintf("auth_test_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	pg, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	return append(out, testDB{"postgres", pg, testDialect("postgres")})
+}
+
+func newTestService(t *testing.T, tdb testDB, now func() time.Time) *Service {
+	t.Helper()
+	s, err := New(context.Background(), tdb.db, tdb.d, Options{PasswordCost: 4, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
