@@ -332,7 +332,7 @@ func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Curs
 		if q.projects != nil && !q.projects[i+1] {
 			continue
 		}
-		page.Items = append(page.Items, projectItem(t.ds.Project(i+1)))
+		page.Items = append(page.Items, newProjectItem(t.ds.Project(i+1)))
 	}
 	if i < t.ds.Projects {
 		page.Next = &Cursor{Next: i}
@@ -365,7 +365,7 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 		if !q.static(&t.ds, j) {
 			continue
 		}
-		var item appkit.Item
+		var item any
 		if delta {
 			item = t.deltaItem(j, &q, cutoff, req.LastSynchronizedAt, now)
 		} else {
@@ -383,7 +383,7 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 
 // fullItem returns task j when it is live at now and passes the status
 // filter.
-func (t *tracker) fullItem(j int, q *query, now time.Time) appkit.Item {
+func (t *tracker) fullItem(j int, q *query, now time.Time) any {
 	tl := taskTimeline(j)
 	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
 		return nil
@@ -395,7 +395,7 @@ func (t *tracker) fullItem(j int, q *query, now time.Time) appkit.Item {
 		}
 	}
 	task := t.ds.Task(j, now)
-	return taskItem(&task)
+	return newTaskItem(&task)
 }
 
 // deltaItem returns what changed about task j since the last run, as the
@@ -403,7 +403,7 @@ func (t *tracker) fullItem(j int, q *query, now time.Time) appkit.Item {
 // copy is as of some moment in [cutoff, last]: a partial SET is sent only
 // when the task matched the filter during all of it, a REMOVE when it
 // matched at some moment of it.
-func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) appkit.Item {
+func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) any {
 	tl := taskTimeline(j)
 	always, ever := q.matched(j, &tl, cutoff, last)
 	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
@@ -418,14 +418,14 @@ func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) appkit
 	}
 	switch matches := q.status(status(j, kNow)); {
 	case matches && always:
-		return appkit.Item{
-			"id": TaskID(j), "status": status(j, kNow), "priority": priority(j, kNow),
-			"updated": updated.Format(time.RFC3339), protocol.SyncAction: protocol.ActionSet,
+		return &taskChange{
+			ID: TaskID(j), Status: status(j, kNow), Priority: priority(j, kNow),
+			Updated: updated.Format(time.RFC3339), SyncAction: protocol.ActionSet,
 		}
 	case matches:
 		task := t.ds.Task(j, now)
-		item := taskItem(&task)
-		item[protocol.SyncAction] = protocol.ActionSet
+		item := newTaskItem(&task)
+		item.SyncAction = protocol.ActionSet
 		return item
 	case ever:
 		return appkit.Removed(TaskID(j))
@@ -452,18 +452,56 @@ func (q *query) matched(j int, tl *timeline, from, to time.Time) (always, ever b
 	return always, ever
 }
 
-func projectItem(p Project) appkit.Item {
-	return appkit.Item{
-		"id": p.ID, "name": p.Name, "description": p.Description, "url": p.URL,
-		"created": p.Created.Format(time.RFC3339),
+// Items are structs rather than maps: they encode several times faster,
+// which matters for the sync engine's benchmarks that page through
+// millions of tasks.
+
+// projectItem is a project on the wire.
+type projectItem struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	URL         string `json:"url"`
+	Created     string `json:"created"`
+}
+
+func newProjectItem(p Project) *projectItem {
+	return &projectItem{ID: p.ID, Name: p.Name, Description: p.Description, URL: p.URL, Created: p.Created.Format(time.RFC3339)}
+}
+
+// taskItem is a whole task on the wire; SyncAction is set in delta pages.
+type taskItem struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Status      string   `json:"status"`
+	Priority    int      `json:"priority"`
+	Estimate    float64  `json:"estimate"`
+	Due         string   `json:"due"`
+	Created     string   `json:"created"`
+	Updated     string   `json:"updated"`
+	Assignee    string   `json:"assignee"`
+	URL         string   `json:"url"`
+	Tags        []string `json:"tags"`
+	Project     string   `json:"project"`
+	SyncAction  string   `json:"__syncAction,omitempty"`
+}
+
+func newTaskItem(t *Task) *taskItem {
+	return &taskItem{
+		ID: t.ID, Name: t.Name, Description: t.Description, Status: t.Status,
+		Priority: t.Priority, Estimate: t.Estimate, Due: t.Due.Format(time.DateOnly),
+		Created: t.Created.Format(time.RFC3339), Updated: t.Updated.Format(time.RFC3339),
+		Assignee: t.Assignee, URL: t.URL, Tags: t.Tags, Project: t.ProjectID,
 	}
 }
 
-func taskItem(t *Task) appkit.Item {
-	return appkit.Item{
-		"id": t.ID, "name": t.Name, "description": t.Description, "status": t.Status,
-		"priority": t.Priority, "estimate": t.Estimate, "due": t.Due.Format(time.DateOnly),
-		"created": t.Created.Format(time.RFC3339), "updated": t.Updated.Format(time.RFC3339),
-		"assignee": t.Assignee, "url": t.URL, "tags": t.Tags, "project": t.ProjectID,
-	}
+// taskChange is the partial SET of a task the service holds: the fields an
+// update changes.
+type taskChange struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Priority   int    `json:"priority"`
+	Updated    string `json:"updated"`
+	SyncAction string `json:"__syncAction"`
 }

@@ -133,20 +133,23 @@ func TestLogo(t *testing.T) {
 	}
 }
 
-func TestSchemaErrors(t *testing.T) {
+func TestConfigAndSchemaErrors(t *testing.T) {
 	h := newHandler(t, Config{})
 	for _, tc := range []struct {
-		name, body string
-		code       int
-		want       string
+		name, path, body string
+		code             int
+		want             string
 	}{
-		{"one type", `{"types":["task"]}`, 200, `"relation":{"cardinality":"many-to-one","name":"Project","targetType":"project","targetName":"Tasks","targetFieldId":"id"}`},
-		{"unknown type", `{"types":["task","bug"]}`, 400, `unknown type \"bug\"`},
-		{"no types", `{"types":[]}`, 400, `types`},
-		{"malformed", `{"types":`, 400, `malformed JSON`},
+		{"config without account", pathConfig, ``, 200, `"types":[{"id":"project"`},
+		{"config malformed", pathConfig, `{"account":`, 400, `malformed JSON`},
+		{"config wrong shape", pathConfig, `{"account":[1]}`, 400, `account`},
+		{"one type", pathSchema, `{"types":["task"]}`, 200, `"relation":{"cardinality":"many-to-one","name":"Project","targetType":"project","targetName":"Tasks","targetFieldId":"id"}`},
+		{"unknown type", pathSchema, `{"types":["task","bug"]}`, 400, `unknown type \"bug\"`},
+		{"no types", pathSchema, `{"types":[]}`, 400, `types`},
+		{"malformed", pathSchema, `{"types":`, 400, `malformed JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, pathSchema, tc.body)
+			code, body := post(t, h, tc.path, tc.body)
 			if code != tc.code || !strings.Contains(string(body), tc.want) {
 				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
 			}
