@@ -455,7 +455,7 @@ func (n *notifier) transportError(ctx context.Context, action, host string, err 
 	switch {
 	case errors.Is(err, errBlocked):
 		return appkit.BadRequest("%s: %s resolves to a private or local network address, which is not allowed", action, host)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err):
 		return appkit.TryLater(fmt.Errorf("%s: %s did not answer within %v", action, host, n.cfg.Timeout))
 	case errors.Is(err, context.Canceled):
 		return err
@@ -469,6 +469,11 @@ func (n *notifier) transportError(ctx context.Context, action, host string, err 
 		return appkit.BadRequest("%s: host %s not found", action, host)
 	}
 	return appkit.TryLater(fmt.Errorf("%s: cannot reach %s: %v", action, host, err))
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // readSnippet returns the start of a body as one clean line for an error
@@ -549,8 +554,7 @@ func newClient(cfg Config) *http.Client {
 		MaxResponseHeaderBytes: 64 << 10,
 	}
 	return &http.Client{
-		Transport: tr,
-		Timeout:   cfg.Timeout,
+		Transport: tr, // the timeout is the context's, set per call in send
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
