@@ -19,7 +19,7 @@ const (
 	MaxTasks        = 100_000_000
 )
 
-// Status values of a task, in workflow order.
+// Statuses are the values of a task's status, in workflow order.
 var Statuses = []string{"todo", "doing", "done"}
 
 // Tags are the options of a task's multi-select tags field.
@@ -86,7 +86,7 @@ type Task struct {
 	DeletedAt time.Time
 }
 
-// Live reports whether the task exists at time t.
+// Live reports whether the task exists at the time at.
 func (t *Task) Live(at time.Time) bool { return t.DeletedAt.IsZero() || t.DeletedAt.After(at) }
 
 // ProjectID returns the id of project i ("p<i>").
@@ -128,7 +128,8 @@ func hash(i int, salt uint64) uint64 { return mix(uint64(i)*0x100000001b3 ^ salt
 
 func pick(list []string, h uint64) string { return list[h%uint64(len(list))] }
 
-// Project returns project i (1 <= i <= d.Projects).
+// Project returns project i (1 <= i <= d.Projects; other values give a
+// project that the app never serves).
 func (d *Dataset) Project(i int) Project {
 	h := hash(i, 101)
 	name := pick(adjectives, h) + " " + pick(nouns, h>>8) + " " + strconv.Itoa(i)
