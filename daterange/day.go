@@ -1,0 +1,195 @@
+package daterange
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tj/go-naturaldate"
+)
+
+// MaxDayLen is the longest value ParseDay reads, in bytes.
+const MaxDayLen = 64
+
+// ParseDay reads the value of a "datebox" filter, one day, relative to now.
+// It accepts:
+//
+//   - ISO 8601 "YYYY-MM-DD";
+//   - the single dates of the grammar: DD MMMM YYYY, DD-MMMM-YYYY,
+//     DD MM YYYY, DD-MM-YYYY, today and yesterday;
+//   - a few natural phrases, evaluated by github.com/tj/go-naturaldate with
+//     the past as the default direction: now, tomorrow; N <units> ago,
+//     N <units> from now, in N <units>, in a <unit>, last <unit>,
+//     next <unit> (units: day, week, month, year; N in digits or one to
+//     ten); <weekday>, last <weekday>, next <weekday> ("friday" is the
+//     last Friday before today).
+//
+// go-naturaldate skips words it does not know, so a phrase is handed to it
+// only when it matches one of these shapes word by word; anything else is an
+// error, never a guess. The result is midnight of the day in now's location.
+// Errors are *Error values, as from Parse.
+func ParseDay(value string, now time.Time) (time.Time, error) {
+	loc := now.Location()
+	if len(value) > MaxDayLen {
+		return time.Time{}, newError(ErrSyntax, token{text: value}, fmt.Sprintf("a day is at most %d bytes", MaxDayLen))
+	}
+	s := strings.TrimSpace(value)
+	off := strings.Index(value, s)
+	if s == "" {
+		return time.Time{}, newError(ErrSyntax, token{pos: len(value)}, "empty value: expected a day")
+	}
+	if d, ok, err := isoDay(s, off); ok || err != nil {
+		if err != nil {
+			return time.Time{}, err
+		}
+		return dayTime(d, false, loc), nil
+	}
+	y, m, dd := now.Date()
+	p := parser{src: value, sc: scanner{s: value}}
+	p.c = clock{today: daysFromCivil(y, int(m), dd), y: y, m: int(m)}
+	first := p.sc.peek()
+	if isDigit(first.text[0]) && !isUnitWord(p.sc, 1) {
+		t := p.sc.next()
+		sp, err := p.date(t)
+		if err == nil {
+			err = p.end()
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		return dayTime(sp.lo, false, loc), nil
+	}
+	if is(first, "today") || is(first, "yesterday") {
+		t := p.sc.next()
+		sp, err := p.term(t, false)
+		if err == nil {
+			err = p.end()
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		return dayTime(sp.lo, false, loc), nil
+	}
+	return naturalDay(value, now)
+}
+
+// isUnitWord reports whether the word after the next i words is a unit.
+func isUnitWord(sc scanner, i int) bool {
+	for ; i > 0; i-- {
+		sc.next()
+	}
+	u, _ := unitOf(sc.next())
+	return u != unitNone
+}
+
+// isoDay reads YYYY-MM-DD; ok is false when s does not have that shape.
+func isoDay(s string, off int) (day int64, ok bool, err error) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !allDigits(s[:4]) || !allDigits(s[5:7]) || !allDigits(s[8:]) {
+		return 0, false, nil
+	}
+	y, m, d := atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])
+	t := token{text: s, pos: off}
+	switch {
+	case y < minYear:
+		return 0, true, newError(ErrInvalidDate, t, "there is no year 0000")
+	case m < 1 || m > 12:
+		return 0, true, newError(ErrInvalidDate, t, "there is no month "+s[5:7])
+	case d < 1 || d > daysIn(y, m):
+		return 0, true, newError(ErrInvalidDate, t, time.Month(m).String()+" "+s[:4]+" has no day "+s[8:])
+	}
+	return daysFromCivil(y, m, d), true, nil
+}
+
+var numberWords = [...]string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+
+var weekdayNames = [...]string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+
+func oneOf(t token, words []string) bool {
+	for _, w := range words {
+		if is(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// naturalUnit: the units go-naturaldate and this whitelist share; quarter is
+// not one of them.
+func naturalUnit(t token) bool {
+	u, _ := unitOf(t)
+	return u == unitDay || u == unitWeek || u == unitMonth || u == unitYear
+}
+
+func naturalSingularUnit(t token) bool {
+	u, plural := unitOf(t)
+	return !plural && (u == unitDay || u == unitWeek || u == unitMonth || u == unitYear)
+}
+
+// naturalNumber: 1 to 4 digits without a leading zero, or one to ten.
+func naturalNumber(t token) bool {
+	if allDigits(t.text) {
+		return len(t.text) <= 4 && t.text[0] != '0'
+	}
+	return oneOf(t, numberWords[:])
+}
+
+// naturalShape reports whether words form one of the phrases ParseDay hands
+// to go-naturaldate.
+func naturalShape(w []token) bool {
+	switch len(w) {
+	case 1:
+		return oneOf(w[0], []string{"now", "tomorrow"}) || oneOf(w[0], weekdayNames[:])
+	case 2:
+		return (is(w[0], "last") || is(w[0], "next")) &&
+			(naturalSingularUnit(w[1]) || oneOf(w[1], weekdayNames[:]))
+	case 3:
+		return (naturalNumber(w[0]) && naturalUnit(w[1]) && is(w[2], "ago")) ||
+			(is(w[0], "in") && naturalNumber(w[1]) && naturalUnit(w[2])) ||
+			(is(w[0], "in") && (is(w[1], "a") || is(w[1], "an")) && naturalSingularUnit(w[2]))
+	case 4:
+		return naturalNumber(w[0]) && naturalUnit(w[1]) && is(w[2], "from") && is(w[3], "now")
+	}
+	return false
+}
+
+func naturalDay(value string, now time.Time) (t time.Time, err error) {
+	sc := scanner{s: value}
+	var words [5]token
+	n := 0
+	for n < len(words) {
+		tk := sc.next()
+		if tk.text == "" {
+			break
+		}
+		words[n] = tk
+		n++
+	}
+	if n == len(words) || !naturalShape(words[:n]) {
+		return time.Time{}, newError(ErrSyntax, words[0], "not a day: expected YYYY-MM-DD, DD MMMM YYYY, DD-MM-YYYY, "+
+			"today, yesterday, tomorrow, a weekday, or a phrase such as \"3 days ago\", \"in 2 weeks\", \"next month\"")
+	}
+	// Hand go-naturaldate the words alone, lower case, one space apart: the
+	// shape check above is then exactly what it reads.
+	var b strings.Builder
+	for i, tk := range words[:n] {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.ToLower(tk.text))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = time.Time{}, newError(ErrSyntax, words[0], fmt.Sprintf("natural date parser failed: %v", r))
+		}
+	}()
+	got, perr := naturaldate.Parse(b.String(), now)
+	if perr != nil {
+		return time.Time{}, newError(ErrSyntax, words[0], "natural date parser: "+perr.Error())
+	}
+	got = got.In(now.Location())
+	y, m, d := got.Date()
+	if y < minYear || y > maxYear {
+		return time.Time{}, newError(ErrOutOfRange, words[0], "the day falls outside the years 0001-9999")
+	}
+	return time.Date(y, m, d, 0, 0, 0, 0, now.Location()), nil
+}

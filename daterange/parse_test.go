@@ -1,0 +1,408 @@
+package daterange
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata" // the zone tests must not depend on the machine's zoneinfo
+)
+
+// day is a civil date in a test table: "2017-06-13".
+func wantBounds(t *testing.T, r Range, min, max string, loc *time.Location) {
+	t.Helper()
+	check := func(side string, got *time.Time, want string, clockSuffix string) {
+		t.Helper()
+		if want == "" {
+			if got != nil {
+				t.Errorf("%s = %v, want open", side, got.Format(WireLayout))
+			}
+			return
+		}
+		if got == nil {
+			t.Errorf("%s open, want %s", side, want)
+			return
+		}
+		if g := got.Format(WireLayout); g != want+clockSuffix {
+			t.Errorf("%s = %s, want %s", side, g, want+clockSuffix)
+		}
+		if got.Location() != loc {
+			t.Errorf("%s location = %v, want %v", side, got.Location(), loc)
+		}
+	}
+	check("Min", r.Min, min, "T00:00:00.000")
+	check("Max", r.Max, max, "T23:59:59.999")
+}
+
+type formCase struct {
+	stmt     string
+	min, max string // civil days; "" = open
+}
+
+// Reference instants: each table is evaluated at 10:00 UTC of its day.
+var formTables = []struct {
+	now   string
+	cases []formCase
+}{
+	{"2017-06-13", []formCase{ // a Tuesday: the spec's and NOTES.md's examples
+		{"today", "2017-06-13", "2017-06-13"},
+		{"yesterday", "2017-06-12", "2017-06-12"},
+		{"this week", "2017-06-12", "2017-06-18"},
+		{"last week", "2017-06-12", "2017-06-18"},
+		{"last 2 weeks", "2017-06-05", "2017-06-18"},
+		{"this 2 weeks", "2017-06-05", "2017-06-18"},
+		{"previous week", "2017-06-05", "2017-06-11"},
+		{"previous 2 weeks", "2017-05-29", "2017-06-11"},
+		{"this month", "2017-06-01", "2017-06-30"},
+		{"last 3 months", "2017-04-01", "2017-06-30"},
+		{"previous month", "2017-05-01", "2017-05-31"},
+		{"previous 2 months", "2017-04-01", "2017-05-31"},
+		{"this quarter", "2017-04-01", "2017-06-30"},
+		{"last 2 quarters", "2017-01-01", "2017-06-30"},
+		{"previous quarter", "2017-01-01", "2017-03-31"},
+		{"this year", "2017-01-01", "2017-12-31"},
+		{"previous year", "2016-01-01", "2016-12-31"},
+		{"previous 2 years", "2015-01-01", "2016-12-31"},
+		{"last day", "2017-06-13", "2017-06-13"},
+		{"last 1 days", "2017-06-13", "2017-06-13"},
+		{"last 7 days", "2017-06-07", "2017-06-13"},
+		{"previous day", "2017-06-12", "2017-06-12"},
+		{"previous 3 days", "2017-06-10", "2017-06-12"},
+		// NOTES.md: the lower "N units ago" is the start of the unit N
+		// before the current one; the upper is one millisecond before it.
+		{"between 6 quarters ago and 2 months ago", "2015-10-01", "2017-03-31"},
+		{"between week ago and today", "2017-06-05", "2017-06-13"},
+		{"between 2 days ago and day ago", "2017-06-11", "2017-06-11"},
+		{"between year ago and this month", "2016-01-01", "2017-06-30"},
+		{"between 1 January 2017 and previous month", "2017-01-01", "2017-05-31"},
+		{"between previous 2 weeks and last week", "2017-05-29", "2017-06-18"},
+		{"between yesterday and today", "2017-06-12", "2017-06-13"},
+		{"from 1-Jan-2017", "2017-01-01", ""},
+		{"from last month", "2017-06-01", ""},
+		{"to 31 dec 2017", "", "2017-12-31"},
+		{"to previous quarter", "", "2017-03-31"},
+		{"from 01-01-2017 to yesterday", "2017-01-01", "2017-06-12"},
+		{"from today to today", "2017-06-13", "2017-06-13"},
+		{"13 June 2017", "2017-06-13", "2017-06-13"},
+		{"13-jun-2017", "2017-06-13", "2017-06-13"},
+		{"13-JUNE-2017", "2017-06-13", "2017-06-13"},
+		{"13 06 2017", "2017-06-13", "2017-06-13"},
+		{"13-06-2017", "2017-06-13", "2017-06-13"},
+		{"1 jan 2000", "2000-01-01", "2000-01-01"},
+		{"10-12-2017", "2017-12-10", "2017-12-10"}, // DD-MM: NOTES.md accepts what the reference rejects
+		{"29 Feb 2016", "2016-02-29", "2016-02-29"},
+		{"  LAST \t 2\n WEEKS  ", "2017-06-05", "2017-06-18"},
+		{"Between Week Ago And Today", "2017-06-05", "2017-06-13"},
+	}},
+	{"2016-02-29", []formCase{ // a leap day and a Monday
+		{"today", "2016-02-29", "2016-02-29"},
+		{"yesterday", "2016-02-28", "2016-02-28"},
+		{"this week", "2016-02-29", "2016-03-06"},
+		{"previous week", "2016-02-22", "2016-02-28"},
+		{"this month", "2016-02-01", "2016-02-29"},
+		{"previous month", "2016-01-01", "2016-01-31"},
+		{"last 2 months", "2016-01-01", "2016-02-29"},
+		{"this quarter", "2016-01-01", "2016-03-31"},
+		{"previous quarter", "2015-10-01", "2015-12-31"},
+		{"previous year", "2015-01-01", "2015-12-31"},
+		{"between month ago and today", "2016-01-01", "2016-02-29"},
+		{"between 4 years ago and year ago", "2012-01-01", "2014-12-31"},
+	}},
+	{"2020-12-31", []formCase{ // a year end inside ISO week 2020-W53
+		{"this week", "2020-12-28", "2021-01-03"},
+		{"previous week", "2020-12-21", "2020-12-27"},
+		{"last 2 weeks", "2020-12-21", "2021-01-03"},
+		{"this quarter", "2020-10-01", "2020-12-31"},
+		{"this year", "2020-01-01", "2020-12-31"},
+		{"previous 4 quarters", "2019-10-01", "2020-09-30"},
+		{"between quarter ago and today", "2020-07-01", "2020-12-31"},
+	}},
+	{"2021-01-03", []formCase{ // a Sunday, still in 2020-W53
+		{"this week", "2020-12-28", "2021-01-03"},
+		{"previous week", "2020-12-21", "2020-12-27"},
+		{"yesterday", "2021-01-02", "2021-01-02"},
+		{"previous month", "2020-12-01", "2020-12-31"},
+		{"previous quarter", "2020-10-01", "2020-12-31"},
+		{"previous year", "2020-01-01", "2020-12-31"},
+		{"between 2 weeks ago and week ago", "2020-12-14", "2020-12-20"},
+	}},
+	{"2017-03-31", []formCase{ // a month and quarter end
+		{"previous month", "2017-02-01", "2017-02-28"},
+		{"last 2 months", "2017-02-01", "2017-03-31"},
+		{"this quarter", "2017-01-01", "2017-03-31"},
+		{"between month ago and today", "2017-02-01", "2017-03-31"},
+		{"between 13 months ago and 12 months ago", "2016-02-01", "2016-02-29"},
+	}},
+}
+
+func TestParseForms(t *testing.T) {
+	for _, tab := range formTables {
+		now, err := time.Parse("2006-01-02T15:04", tab.now+"T10:00")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tab.cases {
+			t.Run(tab.now+"/"+c.stmt, func(t *testing.T) {
+				r, err := Parse(c.stmt, now)
+				if err != nil {
+					t.Fatalf("Parse(%q): %v", c.stmt, err)
+				}
+				wantBounds(t, r, c.min, c.max, time.UTC)
+			})
+		}
+	}
+}
+
+func mustLoad(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// TestParseZones: "now" is moved into the zone first; the bounds are wall
+// clock there.
+func TestParseZones(t *testing.T) {
+	ist := time.FixedZone("+05:30", 5*3600+1800)
+	la := mustLoad(t, "America/Los_Angeles")
+	tokyo := mustLoad(t, "Asia/Tokyo")
+	kiritimati := mustLoad(t, "Pacific/Kiritimati")
+	cases := []struct {
+		instant  string
+		loc      *time.Location
+		stmt     string
+		min, max string
+	}{
+		{"2017-06-13T23:30:00Z", time.UTC, "today", "2017-06-13", "2017-06-13"},
+		{"2017-06-13T23:30:00Z", ist, "today", "2017-06-14", "2017-06-14"},
+		{"2017-06-13T23:30:00Z", ist, "this week", "2017-06-12", "2017-06-18"},
+		{"2017-06-13T23:30:00Z", la, "today", "2017-06-13", "2017-06-13"},
+		{"2017-06-14T03:00:00Z", la, "yesterday", "2017-06-12", "2017-06-12"},
+		{"2017-06-18T22:00:00Z", time.UTC, "this week", "2017-06-12", "2017-06-18"},
+		{"2017-06-18T22:00:00Z", tokyo, "this week", "2017-06-19", "2017-06-25"},
+		{"2020-12-31T12:00:00Z", kiritimati, "this year", "2021-01-01", "2021-12-31"},
+		{"2020-12-31T12:00:00Z", kiritimati, "previous year", "2020-01-01", "2020-12-31"},
+		{"2017-03-31T23:00:00Z", ist, "this quarter", "2017-04-01", "2017-06-30"},
+		// A daylight-saving change inside the range: the bounds are still
+		// midnight and the last millisecond of their days.
+		{"2017-03-15T12:00:00Z", la, "this month", "2017-03-01", "2017-03-31"},
+		{"2017-11-05T12:00:00Z", la, "between 3 days ago and today", "2017-11-02", "2017-11-05"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s/%s", c.instant, c.loc, c.stmt), func(t *testing.T) {
+			instant, err := time.Parse(time.RFC3339, c.instant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Parse(c.stmt, instant, WithLocation(c.loc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBounds(t, r, c.min, c.max, c.loc)
+			// Without the option, now's own location decides.
+			r2, err := Parse(c.stmt, instant.In(c.loc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBounds(t, r2, c.min, c.max, c.loc)
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		stmt string
+		kind error
+		pos  int
+		word string
+	}{
+		{"", ErrSyntax, 0, ""},
+		{"   ", ErrSyntax, 3, ""},
+		{"next week", ErrSyntax, 0, "next"},
+		{"3 months ago", ErrSyntax, 0, "3"},
+		{"month ago", ErrSyntax, 0, "month"},
+		{"last 0 days", ErrSyntax, 5, "0"},
+		{"last 01 days", ErrSyntax, 5, "01"},
+		{"last 1 day", ErrSyntax, 7, "day"},
+		{"last -1 days", ErrSyntax, 5, "-1"},
+		{"last weeks", ErrSyntax, 5, "weeks"},
+		{"last", ErrSyntax, 4, ""},
+		{"last fortnight", ErrSyntax, 5, "fortnight"},
+		{"last 2", ErrSyntax, 6, ""},
+		{"last 2 fortnights", ErrSyntax, 7, "fortnights"},
+		{"previous", ErrSyntax, 8, ""},
+		{"this hour", ErrSyntax, 5, "hour"},
+		{"tomorrow", ErrSyntax, 0, "tomorrow"},
+		{"today tomorrow", ErrSyntax, 6, "tomorrow"},
+		{"last 2 weeks ago", ErrSyntax, 13, "ago"},
+		{"weeks ago", ErrSyntax, 0, "weeks"},
+		{"30 Feb 2017", ErrInvalidDate, 0, "30 Feb 2017"},
+		{"29-02-2017", ErrInvalidDate, 0, "29-02-2017"},
+		{"31 Apr 2017", ErrInvalidDate, 0, "31 Apr 2017"},
+		{"13 13 2017", ErrInvalidDate, 0, "13 13 2017"},
+		{"0 June 2017", ErrInvalidDate, 0, "0 June 2017"},
+		{"1 January 0000", ErrInvalidDate, 0, "1 January 0000"},
+		{"13 June 17", ErrSyntax, 0, "13 June 17"},
+		{"13 Juni 2017", ErrSyntax, 0, "13 Juni 2017"},
+		{"13 Sept 2017", ErrSyntax, 0, "13 Sept 2017"},
+		{"13 June", ErrSyntax, 0, "13 June"},
+		{"13-June 2017", ErrSyntax, 0, "13-June"},
+		{"113 June 2017", ErrSyntax, 0, "113 June 2017"},
+		{"2017-06-13", ErrSyntax, 0, "2017-06-13"},
+		{"between today and yesterday", ErrStartAfterEnd, 18, "yesterday"},
+		{"from today to previous year", ErrStartAfterEnd, 14, "previous"},
+		{"between month ago and month ago", ErrStartAfterEnd, 22, "month"},
+		{"between today", ErrSyntax, 13, ""},
+		{"between today or tomorrow", ErrSyntax, 14, "or"},
+		{"between today and", ErrSyntax, 17, ""},
+		{"between 1 month ago and today", ErrSyntax, 10, "month"},
+		{"between 2 months and today", ErrSyntax, 17, "and"},
+		{"between 2 months ago and next week", ErrSyntax, 25, "next"},
+		{"from 3 days ago", ErrSyntax, 5, "3"},
+		{"to week ago", ErrSyntax, 3, "week"},
+		{"from today until tomorrow", ErrSyntax, 11, "until"},
+		{"from", ErrSyntax, 4, ""},
+		{"to", ErrSyntax, 2, ""},
+		{"last 1000000 days", ErrOutOfRange, 5, "1000000"},
+		{"previous 9000 years", ErrOutOfRange, 9, "9000"},
+		{"between 999999 quarters ago and today", ErrOutOfRange, 8, "999999"},
+		{"today\x00", ErrSyntax, 0, "today\x00"},
+		{"tödäy", ErrSyntax, 0, "tödäy"},
+		{strings.Repeat("a", 300), ErrSyntax, 0, strings.Repeat("a", 32)},
+	}
+	for _, c := range cases {
+		t.Run(c.stmt, func(t *testing.T) {
+			r, err := Parse(c.stmt, now)
+			if err == nil {
+				t.Fatalf("Parse(%q) = %v, want an error", c.stmt, r)
+			}
+			if r.Min != nil || r.Max != nil {
+				t.Errorf("Range on error = %v, want the zero Range", r)
+			}
+			if !errors.Is(err, c.kind) {
+				t.Errorf("error %q is not %v", err, c.kind)
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			if pe.Pos != c.pos || pe.Word != c.word {
+				t.Errorf("at %d %q, want at %d %q (%v)", pe.Pos, pe.Word, c.pos, c.word, err)
+			}
+			if !strings.HasPrefix(err.Error(), "daterange: ") || !strings.Contains(err.Error(), fmt.Sprint(c.pos)) {
+				t.Errorf("message %q does not say where", err)
+			}
+		})
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	_, err := Parse("last 0 days", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
+	want := `daterange: syntax error at position 5 ("0"): the number of units must be at least 1`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	_, err = Parse("last", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
+	if err == nil || !strings.Contains(err.Error(), "at end of statement (position 4)") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// ref is a slow reference of the unit arithmetic built on time.Date's own
+// normalisation, independent of civil.go.
+func refStart(today time.Time, u string, k int) time.Time {
+	y, m, d := today.Date()
+	switch u {
+	case "day":
+		return time.Date(y, m, d-k, 0, 0, 0, 0, time.UTC)
+	case "week":
+		back := (int(today.Weekday()) + 6) % 7
+		return time.Date(y, m, d-back-7*k, 0, 0, 0, 0, time.UTC)
+	case "month":
+		return time.Date(y, m-time.Month(k), 1, 0, 0, 0, 0, time.UTC)
+	case "quarter":
+		q := (int(m)-1)/3*3 + 1
+		return time.Date(y, time.Month(q-3*k), 1, 0, 0, 0, 0, time.UTC)
+	case "year":
+		return time.Date(y-k, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	panic(u)
+}
+
+// TestParseMatchesReference evaluates every form on every day of seven
+// years against the reference arithmetic.
+func TestParseMatchesReference(t *testing.T) {
+	const ms = time.Millisecond
+	units := []string{"day", "week", "month", "quarter", "year"}
+	for today := time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC); today.Year() < 2022; today = today.AddDate(0, 0, 1) {
+		now := today.Add(13 * time.Hour)
+		for _, u := range units {
+			for _, n := range []int{1, 2, 5} {
+				var last, prev, ago string
+				if n == 1 {
+					last, prev, ago = "last "+u, "previous "+u, u
+				} else {
+					last = fmt.Sprintf("last %d %ss", n, u)
+					prev = fmt.Sprintf("previous %d %ss", n, u)
+					ago = fmt.Sprintf("%d %ss", n, u)
+				}
+				want := map[string][2]time.Time{
+					last: {refStart(today, u, n-1), refStart(today, u, -1).Add(-ms)},
+					prev: {refStart(today, u, n), refStart(today, u, 0).Add(-ms)},
+					"between " + ago + " ago and today": {refStart(today, u, n), today.AddDate(0, 0, 1).Add(-ms)},
+					"between 1 jan 2000 and " + ago + " ago": {time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), refStart(today, u, n).Add(-ms)},
+				}
+				for stmt, w := range want {
+					r, err := Parse(stmt, now)
+					if err != nil {
+						t.Fatalf("%s: Parse(%q): %v", today.Format("2006-01-02"), stmt, err)
+					}
+					if !r.Min.Equal(w[0]) || !r.Max.Equal(w[1]) {
+						t.Fatalf("%s: Parse(%q) = %v, want %s .. %s", today.Format("2006-01-02 Mon"), stmt, r,
+							w[0].Format(WireLayout), w[1].Format(WireLayout))
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCivilMatchesTimePackage(t *testing.T) {
+	for y := 1; y <= 9999; y += 7 {
+		for _, md := range [][2]int{{1, 1}, {2, 28}, {2, 29}, {3, 1}, {12, 31}} {
+			tm := time.Date(y, time.Month(md[0]), md[1], 0, 0, 0, 0, time.UTC)
+			want := floorDiv(tm.Unix(), 86400)
+			if got := daysFromCivil(tm.Year(), int(tm.Month()), tm.Day()); got != want {
+				t.Fatalf("daysFromCivil(%v) = %d, want %d", tm, got, want)
+			}
+			gy, gm, gd := civilFromDays(want)
+			if gy != tm.Year() || gm != int(tm.Month()) || gd != tm.Day() {
+				t.Fatalf("civilFromDays(%d) = %d-%d-%d, want %v", want, gy, gm, gd, tm)
+			}
+			if got, want := isoWeekday(want), (int64(tm.Weekday())+6)%7; got != want {
+				t.Fatalf("isoWeekday(%v) = %d, want %d", tm, got, want)
+			}
+			if got := daysIn(y, int(tm.Month())); got != time.Date(y, tm.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+				t.Fatalf("daysIn(%d, %d) = %d", y, tm.Month(), got)
+			}
+		}
+	}
+}
+
+func TestParseYearBounds(t *testing.T) {
+	r, err := Parse("previous 2016 years", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "0001-01-01", "2016-12-31", time.UTC)
+	if _, err := Parse("previous 2017 years", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("got %v, want ErrOutOfRange", err)
+	}
+	if _, err := Parse("this year", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("got %v, want ErrOutOfRange", err)
+	}
+}
