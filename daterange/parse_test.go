@@ -351,9 +351,9 @@ func TestParseMatchesReference(t *testing.T) {
 					ago = fmt.Sprintf("%d %ss", n, u)
 				}
 				want := map[string][2]time.Time{
-					last: {refStart(today, u, n-1), refStart(today, u, -1).Add(-ms)},
-					prev: {refStart(today, u, n), refStart(today, u, 0).Add(-ms)},
-					"between " + ago + " ago and today": {refStart(today, u, n), today.AddDate(0, 0, 1).Add(-ms)},
+					last:                                     {refStart(today, u, n-1), refStart(today, u, -1).Add(-ms)},
+					prev:                                     {refStart(today, u, n), refStart(today, u, 0).Add(-ms)},
+					"between " + ago + " ago and today":      {refStart(today, u, n), today.AddDate(0, 0, 1).Add(-ms)},
 					"between 1 jan 2000 and " + ago + " ago": {time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), refStart(today, u, n).Add(-ms)},
 				}
 				for stmt, w := range want {
