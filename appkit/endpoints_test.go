@@ -155,11 +155,13 @@ func TestEndpoints(t *testing.T) {
 			if d, ok := f.Day("since"); !ok || d.Format(time.DateOnly) != "2024-02-29" {
 				t.Errorf("since = %v", d)
 			}
-			if _, ok := f.Range("due"); !ok {
-				t.Errorf("due range missing")
+			due, ok := f.Range("due")
+			if !ok || due.Min == nil || !due.Min.Equal(time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)) || due.Max != nil {
+				t.Errorf("due = %v (ok %v), want [2017-06-13, open)", due, ok)
 			}
 		}},
 		{"data bad filter value", "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"min":"many"}}`, 400, message(`filter "min": want a number`)},
+		{"data bad date range", "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"due":{"_min":"soon"}}}`, 400, message(`filter "due": want a date range`)},
 		{"data bad datebox", "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"since":"yesterday-ish"}}`, 400, message(`filter "since"`)},
 		{"data unknown type", "POST", "/api/v1/synchronizer/data", `{"requestedType":"bug"}`, 400, message(`unknown type "bug"`)},
 		{"data no type", "POST", "/api/v1/synchronizer/data", `{}`, 400, message("requestedType is required")},
