@@ -14,8 +14,8 @@ func TestMarshalJSON(t *testing.T) {
 	max := time.Date(2017, 6, 13, 23, 59, 59, 999_000_000, time.UTC)
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	cases := []struct {
-		name      string
-		r         Range
+		name       string
+		r          Range
 		json, wire string
 	}{
 		{"closed", Range{Min: &min, Max: &max},
