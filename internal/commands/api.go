@@ -1,0 +1,172 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Limits of the command API.
+const (
+	// MaxBodyBytes is the largest request body accepted (413 beyond).
+	MaxBodyBytes = 32 << 20
+	// MaxCommands is the largest number of commands in one request or batch.
+	MaxCommands = 10000
+)
+
+// Error names of the request layer (the store's names are in package store).
+const (
+	ErrMalformed      = "request.error/malformed"
+	ErrUnknownCommand = "request.error/unknown-command"
+	ErrInvalidArgs    = "request.error/invalid-args"
+	ErrTooLarge       = "request.error/too-large"
+)
+
+// API is the command API over a store.
+type API struct {
+	st *store.Store
+}
+
+// New returns the command API over the store.
+func New(st *store.Store) *API { return &API{st: st} }
+
+// Result is one element of the response array.
+type Result struct {
+	Success bool `json:"success"`
+	Result  any  `json:"result"`
+}
+
+// ErrorBody is the result of a failed command.
+type ErrorBody struct {
+	Name    string         `json:"name"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data"`
+}
+
+// ServeHTTP serves POST /api/commands (authentication and rate limits are the
+// host's middleware, in front). It limits the body size, decodes the JSON
+// array of commands, runs them, and answers the JSON array of {success,
+// result}. Malformed JSON or a body that is not an array is HTTP 400 with
+// {"success": false, "result": {"name": "request.error/malformed", ...}}.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSON(w, http.StatusMethodNotAllowed, Result{Result: ErrorBody{Name: ErrMalformed, Message: "use POST", Data: map[string]any{}}})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, Result{Result: ErrorBody{Name: ErrTooLarge,
+				Message: fmt.Sprintf("request body larger than %d bytes", MaxBodyBytes), Data: map[string]any{}}})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, Result{Result: ErrorBody{Name: ErrMalformed, Message: "cannot read request body", Data: map[string]any{}}})
+		return
+	}
+	res, err := a.Execute(r.Context(), body)
+	if err != nil {
+		e := toErrorBody(err)
+		status := http.StatusBadRequest
+		if e.Name == store.ErrInternal {
+			status = http.StatusInternalServerError
+		}
+		writeJSON(w, status, Result{Result: e})
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"success":false,"result":{"name":"platform.error/internal","message":"cannot encode the response","data":{}}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// Execute runs an already-read request body: a JSON array of commands. Each
+// top-level command runs in its own transaction. The error is non-nil only
+// when the body itself is unusable (an *store.Error named
+// request.error/malformed or request.error/too-large).
+func (a *API) Execute(ctx context.Context, body []byte) ([]Result, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands: %v", err)
+	}
+	if raw == nil {
+		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands, not null")
+	}
+	if len(raw) > MaxCommands {
+		return nil, store.Errorf(ErrTooLarge, map[string]any{"max": MaxCommands}, "at most %d commands per request", MaxCommands)
+	}
+	out := make([]Result, len(raw))
+	for i, r := range raw {
+		out[i] = a.run(ctx, r)
+	}
+	return out, nil
+}
+
+// run executes one top-level command.
+func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = failure(store.Errorf(store.ErrInternal, nil, "internal error"))
+		}
+	}()
+	cmd, err := decodeCommand(raw)
+	if err != nil {
+		return failure(err)
+	}
+	if readOnly(cmd.Name) {
+		cat, err := a.st.Catalog(ctx)
+		if err != nil {
+			return failure(err)
+		}
+		v, err := a.read(ctx, cat, a.st.DB(), cmd)
+		if err != nil {
+			return failure(err)
+		}
+		return Result{Success: true, Result: v}
+	}
+	var v any
+	err = a.st.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		v, err = a.write(tx, cmd, 0)
+		return err
+	})
+	if err != nil {
+		return failure(err)
+	}
+	return Result{Success: true, Result: v}
+}
+
+func failure(err error) Result { return Result{Success: false, Result: toErrorBody(err)} }
+
+func toErrorBody(err error) ErrorBody {
+	if e, ok := store.AsError(err); ok {
+		data := e.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		return ErrorBody{Name: e.Name, Message: e.Message, Data: data}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ErrorBody{Name: "request.error/cancelled", Message: "the request was cancelled or timed out", Data: map[string]any{}}
+	}
+	// Internal errors carry no SQL or values to the client.
+	return ErrorBody{Name: store.ErrInternal, Message: "internal error", Data: map[string]any{}}
+}

@@ -1,0 +1,304 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/appkitgo/appkit/internal/query"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Command names.
+const (
+	CmdSchemaQuery    = "platform.schema/query"
+	CmdSchemaBatch    = "platform.schema/batch"
+	CmdCommandBatch   = "platform.command/batch"
+	CmdInstallMixins  = "platform.app/install-mixins"
+	CmdEntityQuery    = "platform.entity/query"
+	CmdEntityCreate   = "platform.entity/create"
+	CmdEntityUpdate   = "platform.entity/update"
+	CmdEntityDelete   = "platform.entity/delete"
+	CmdAddItems       = "platform.entity/add-collection-items"
+	CmdRemoveItems    = "platform.entity/remove-collection-items"
+	schemaTypeCreate  = "schema.type/create"
+	schemaTypeRename  = "schema.type/rename"
+	schemaTypeDelete  = "schema.type/delete"
+	schemaFieldCreate = "schema.field/create"
+	schemaFieldRename = "schema.field/rename"
+	schemaFieldDelete = "schema.field/delete"
+	schemaFieldMeta   = "schema.field/set-meta"
+	schemaEnumCreate  = "schema.enum/create"
+)
+
+func readOnly(name string) bool { return name == CmdSchemaQuery || name == CmdEntityQuery }
+
+// read runs a read command against a catalog snapshot and a querier.
+func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command) (any, error) {
+	switch c.Name {
+	case CmdSchemaQuery:
+		return cat.SchemaJSON(), nil
+	case CmdEntityQuery:
+		q, err := decodeQuery(c.Args["query"])
+		if err != nil {
+			return nil, err
+		}
+		params, err := decodeParams(c.Args["params"])
+		if err != nil {
+			return nil, err
+		}
+		plan, err := query.Compile(cat, a.st.Dialect(), q, params)
+		if err != nil {
+			return nil, err
+		}
+		return plan.Run(ctx, db)
+	}
+	return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
+}
+
+// write runs any command inside a write transaction.
+func (a *API) write(tx *store.Tx, c command, depth int) (any, error) {
+	switch c.Name {
+	case CmdSchemaQuery, CmdEntityQuery:
+		return a.read(tx.Context(), tx.Catalog(), tx.Querier(), c)
+	case CmdSchemaBatch:
+		cmds, err := argArray(c, "commands")
+		if err != nil {
+			return nil, err
+		}
+		for i, raw := range cmds {
+			m, ok := raw.(map[string]any)
+			if !ok {
+				return nil, argErr(c.Name, "command %d is not an object", i)
+			}
+			sc, err := commandFromMap(m)
+			if err != nil {
+				return nil, err
+			}
+			if err := schemaCommand(tx, sc); err != nil {
+				return nil, withIndex(err, i, sc.Name)
+			}
+		}
+		return "ok", nil
+	case CmdCommandBatch:
+		if depth >= maxBatchDepth {
+			return nil, argErr(c.Name, "batches nested deeper than %d", maxBatchDepth)
+		}
+		cmds, err := argArray(c, "commands")
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Result, 0, len(cmds))
+		for i, raw := range cmds {
+			m, ok := raw.(map[string]any)
+			if !ok {
+				return nil, argErr(c.Name, "command %d is not an object", i)
+			}
+			sc, err := commandFromMap(m)
+			if err != nil {
+				return nil, withIndex(err, i, "")
+			}
+			v, err := a.write(tx, sc, depth+1)
+			if err != nil {
+				return nil, withIndex(err, i, sc.Name)
+			}
+			out = append(out, Result{Success: true, Result: v})
+		}
+		return out, nil
+	case CmdInstallMixins:
+		types, err := argObject(c, "types", true)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string][]string{}
+		for k, v := range types {
+			arr, ok := v.([]any)
+			if !ok {
+				return nil, argErr(c.Name, "types.%s must be an array of mixin names", k)
+			}
+			for _, x := range arr {
+				s, ok := x.(string)
+				if !ok {
+					return nil, argErr(c.Name, "types.%s must be an array of mixin names", k)
+				}
+				m[k] = append(m[k], s)
+			}
+		}
+		return "ok", tx.InstallMixins(m)
+	case CmdEntityCreate, CmdEntityUpdate, CmdEntityDelete:
+		typ, err := argString(c, "type", true)
+		if err != nil {
+			return nil, err
+		}
+		ent, err := argObject(c, "entity", true)
+		if err != nil {
+			return nil, err
+		}
+		switch c.Name {
+		case CmdEntityCreate:
+			return tx.Create(typ, ent)
+		case CmdEntityUpdate:
+			return tx.Update(typ, ent)
+		}
+		return "ok", tx.Delete(typ, ent)
+	case CmdAddItems, CmdRemoveItems:
+		typ, err := argString(c, "type", true)
+		if err != nil {
+			return nil, err
+		}
+		field, err := argString(c, "field", true)
+		if err != nil {
+			return nil, err
+		}
+		ent, err := argObject(c, "entity", true)
+		if err != nil {
+			return nil, err
+		}
+		items, err := argArray(c, "items")
+		if err != nil {
+			return nil, err
+		}
+		return "ok", tx.CollectionItems(typ, field, ent, items, c.Name == CmdAddItems)
+	case schemaTypeCreate, schemaTypeRename, schemaTypeDelete, schemaFieldCreate, schemaFieldRename,
+		schemaFieldDelete, schemaFieldMeta, schemaEnumCreate:
+		return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name},
+			"%s is a schema command: send it inside %s", c.Name, CmdSchemaBatch)
+	}
+	return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
+}
+
+// withIndex adds the position of a failed command inside a batch.
+func withIndex(err error, i int, name string) error {
+	if e, ok := store.AsError(err); ok {
+		data := map[string]any{}
+		for k, v := range e.Data {
+			data[k] = v
+		}
+		if _, nested := data["index"]; !nested {
+			data["index"] = i
+			if name != "" {
+				data["command"] = name
+			}
+		}
+		return &store.Error{Name: e.Name, Message: fmt.Sprintf("command %d: %s (nothing was applied)", i, e.Message), Data: data}
+	}
+	return err
+}
+
+func schemaCommand(tx *store.Tx, c command) error {
+	switch c.Name {
+	case schemaTypeCreate:
+		spec := store.TypeSpec{}
+		var err error
+		if spec.Name, err = argString(c, "platform/name", true); err != nil {
+			return err
+		}
+		if spec.ID, err = argString(c, "platform/id", false); err != nil {
+			return err
+		}
+		meta, err := argObject(c, "platform/meta", false)
+		if err != nil {
+			return err
+		}
+		spec.Meta = normalizeJSON(meta).(map[string]any)
+		if v, ok := c.Args["platform/fields"]; ok && v != nil {
+			arr, ok := v.([]any)
+			if !ok {
+				return argErr(c.Name, "platform/fields must be an array")
+			}
+			for _, f := range arr {
+				fm, ok := f.(map[string]any)
+				if !ok {
+					return argErr(c.Name, "a field must be an object")
+				}
+				fs, err := fieldSpec(c, fm, spec.Name)
+				if err != nil {
+					return err
+				}
+				spec.Fields = append(spec.Fields, fs)
+			}
+		}
+		return tx.CreateType(spec)
+	case schemaTypeRename:
+		from, err := argString(c, "from-name", true)
+		if err != nil {
+			return err
+		}
+		to, err := argString(c, "to-name", true)
+		if err != nil {
+			return err
+		}
+		return tx.RenameType(from, to)
+	case schemaTypeDelete:
+		name, err := argString(c, "name", true)
+		if err != nil {
+			return err
+		}
+		de, err := argBool(c, "delete-entities?")
+		if err != nil {
+			return err
+		}
+		dr, err := argBool(c, "delete-related-fields?")
+		if err != nil {
+			return err
+		}
+		return tx.DeleteType(name, de, dr)
+	case schemaFieldCreate:
+		fs, err := fieldSpec(c, c.Args, "")
+		if err != nil {
+			return err
+		}
+		if fs.Holder == "" {
+			return argErr(c.Name, "missing platform/holder-type")
+		}
+		return tx.CreateField(fs)
+	case schemaFieldRename:
+		holder, err := argString(c, "holder-type", true)
+		if err != nil {
+			return err
+		}
+		from, err := argString(c, "from-name", true)
+		if err != nil {
+			return err
+		}
+		to, err := argString(c, "to-name", true)
+		if err != nil {
+			return err
+		}
+		return tx.RenameField(holder, from, to)
+	case schemaFieldDelete:
+		holder, err := argString(c, "holder-type", true)
+		if err != nil {
+			return err
+		}
+		name, err := argString(c, "name", true)
+		if err != nil {
+			return err
+		}
+		dv, err := argBool(c, "delete-values?")
+		if err != nil {
+			return err
+		}
+		return tx.DeleteField(holder, name, dv)
+	case schemaFieldMeta:
+		holder, err := argString(c, "holder-type", true)
+		if err != nil {
+			return err
+		}
+		name, err := argString(c, "name", true)
+		if err != nil {
+			return err
+		}
+		key, err := argString(c, "key", true)
+		if err != nil {
+			return err
+		}
+		return tx.SetFieldMeta(holder, name, key, normalizeJSON(c.Args["value"]))
+	case schemaEnumCreate:
+		name, err := argString(c, "platform/name", true)
+		if err != nil {
+			return err
+		}
+		return tx.CreateEnum(name)
+	}
+	return store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown schema command %q", c.Name)
+}

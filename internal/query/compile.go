@@ -1,0 +1,952 @@
+package query
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Plan is a compiled query: one SQL statement, its bound arguments and the
+// shape that turns rows into result objects.
+type Plan struct {
+	// SQL is the statement for the store's dialect.
+	SQL string
+	// Args are the bound values, in placeholder order.
+	Args   []any
+	shapes []shape
+	ncols  int
+}
+
+type shapeKind int
+
+const (
+	shScalar shapeKind = iota
+	shRange
+	shRef
+	shObject
+	shCollection
+	shAggregate
+)
+
+type shape struct {
+	key   string
+	kind  shapeKind
+	prim  string
+	jkey  string // key inside a JSON object (nested mode); range: jkey+"s", jkey+"e"
+	sub   []shape
+	ncols int // columns at top level
+}
+
+type compiler struct {
+	cat    *store.Catalog
+	d      store.Dialect
+	pg     bool
+	params map[string]any
+	n      int
+}
+
+// scope is one table alias of a type with the join list it adds to.
+type scope struct {
+	ty    *store.Type
+	alias string
+	joins *[]string
+	seen  map[string]*scope
+}
+
+// sqlPart is SQL text with its arguments.
+type sqlPart struct {
+	strings.Builder
+	args []any
+}
+
+func (p *sqlPart) arg(v any) {
+	p.WriteString("?")
+	p.args = append(p.args, v)
+}
+
+func (p *sqlPart) add(o *sqlPart) {
+	p.WriteString(o.String())
+	p.args = append(p.args, o.args...)
+}
+
+func qerr(format string, args ...any) error {
+	return store.Errorf(store.ErrQueryInvalid, nil, format, args...)
+}
+
+// Compile checks q against the catalog and compiles it into one SQL statement
+// for dialect d. params holds the values of $parameters by name (without "$").
+func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]any) (*Plan, error) {
+	c := &compiler{cat: cat, d: d, pg: store.IsPostgres(d), params: params}
+	ty := cat.Type(q.From)
+	if ty == nil {
+		return nil, store.Errorf(store.ErrTypeNotFound, map[string]any{"type": q.From}, "type %s not found", q.From)
+	}
+	if len(q.Select) == 0 {
+		return nil, qerr("empty select list")
+	}
+	var joins []string
+	base := c.newScope(ty, &joins)
+	var sel sqlPart
+	shapes, ncols, err := c.columns(base, q.Select, &sel)
+	if err != nil {
+		return nil, err
+	}
+	var where sqlPart
+	if q.Where != nil {
+		if err := c.filter(base, q.Where, &where); err != nil {
+			return nil, err
+		}
+	}
+	order, err := c.order(base, q.Order)
+	if err != nil {
+		return nil, err
+	}
+	var out sqlPart
+	out.WriteString("SELECT ")
+	out.add(&sel)
+	out.WriteString(" FROM " + ty.Table + " " + base.alias)
+	for _, j := range joins {
+		out.WriteString(" " + j)
+	}
+	if q.Where != nil {
+		out.WriteString(" WHERE ")
+		out.add(&where)
+	}
+	out.WriteString(" ORDER BY " + order)
+	switch {
+	case q.NoLimit:
+		if q.Offset > 0 {
+			if c.pg {
+				out.WriteString(" OFFSET ")
+			} else {
+				out.WriteString(" LIMIT -1 OFFSET ")
+			}
+			out.arg(int64(q.Offset))
+		}
+	default:
+		limit := q.Limit
+		if limit == 0 {
+			limit = DefaultLimit
+		}
+		if limit < 0 {
+			limit = 0
+		}
+		out.WriteString(" LIMIT ")
+		out.arg(int64(limit))
+		if q.Offset > 0 {
+			out.WriteString(" OFFSET ")
+			out.arg(int64(q.Offset))
+		}
+	}
+	return &Plan{SQL: d.Rebind(out.String()), Args: out.args, shapes: shapes, ncols: ncols}, nil
+}
+
+func (c *compiler) newScope(ty *store.Type, joins *[]string) *scope {
+	c.n++
+	return &scope{ty: ty, alias: "a" + strconv.Itoa(c.n), joins: joins, seen: map[string]*scope{}}
+}
+
+func (c *compiler) field(s *scope, name string) (*store.Field, error) {
+	f := s.ty.Field(name)
+	if f == nil {
+		return nil, store.Errorf(store.ErrFieldNotFound, map[string]any{"type": s.ty.Name, "field": name}, "field %s not found on %s", name, s.ty.Name)
+	}
+	return f, nil
+}
+
+// join returns the scope of the target of to-one field f, adding a LEFT JOIN once.
+func (c *compiler) join(s *scope, f *store.Field) *scope {
+	if t, ok := s.seen[f.ID]; ok {
+		return t
+	}
+	target := c.cat.Target(f)
+	t := c.newScope(target, s.joins)
+	switch f.Storage {
+	case store.StoreReverse:
+		p := c.cat.FieldByID(f.PartnerID)
+		*s.joins = append(*s.joins, fmt.Sprintf("LEFT JOIN %s %s ON %s.%s = %s.id", target.Table, t.alias, t.alias, p.Col, s.alias))
+	default:
+		*s.joins = append(*s.joins, fmt.Sprintf("LEFT JOIN %s %s ON %s.id = %s.%s", target.Table, t.alias, t.alias, s.alias, f.Col))
+	}
+	s.seen[f.ID] = t
+	return t
+}
+
+// refExpr is the expression of a to-one field's target id.
+func (c *compiler) refExpr(s *scope, f *store.Field) string {
+	if f.Storage == store.StoreColumn {
+		return s.alias + "." + f.Col
+	}
+	return c.join(s, f).alias + ".id"
+}
+
+// colExpr reads a primitive or built-in field for output.
+func (c *compiler) colExpr(s *scope, f *store.Field) string {
+	return store.ColumnExpr(c.d, f.Prim, s.alias, f.Column())
+}
+
+// columns compiles a top-level select list into columns.
+func (c *compiler) columns(s *scope, items []Select, out *sqlPart) ([]shape, int, error) {
+	var shapes []shape
+	n := 0
+	sep := func() {
+		if out.Len() > 0 {
+			out.WriteString(", ")
+		}
+	}
+	for _, it := range items {
+		f, err := c.field(s, it.Field)
+		if err != nil {
+			return nil, 0, err
+		}
+		switch it.Kind {
+		case SelectField:
+			switch {
+			case f.Role == store.RoleRelation && f.Collection:
+				sh, err := c.collectionColumn(s, f, Select{Kind: SelectCollection, Key: it.Key, Field: it.Field, Sub: c.idSelect(f)}, out, sep)
+				if err != nil {
+					return nil, 0, err
+				}
+				shapes = append(shapes, sh)
+				n++
+			case f.Role == store.RoleRelation:
+				sep()
+				out.WriteString(c.refExpr(s, f))
+				shapes = append(shapes, shape{key: it.Key, kind: shRef, ncols: 1})
+				n++
+			case store.IsRange(f.Prim):
+				a, b := f.RangeColumns()
+				sep()
+				out.WriteString(s.alias + "." + a + ", " + s.alias + "." + b)
+				shapes = append(shapes, shape{key: it.Key, kind: shRange, prim: f.Prim, ncols: 2})
+				n += 2
+			default:
+				sep()
+				out.WriteString(c.colExpr(s, f))
+				shapes = append(shapes, shape{key: it.Key, kind: shScalar, prim: f.Prim, ncols: 1})
+				n++
+			}
+		case SelectObject:
+			if !f.IsToOne() {
+				return nil, 0, qerr("%s is not an entity or single-select field; select a collection with {%q: {\"q/select\": [...]}}", f.Name, f.Name)
+			}
+			t := c.join(s, f)
+			sep()
+			out.WriteString(t.alias + ".id")
+			var sub sqlPart
+			subShapes, subN, err := c.columns(t, it.Sub, &sub)
+			if err != nil {
+				return nil, 0, err
+			}
+			out.WriteString(", ")
+			out.add(&sub)
+			shapes = append(shapes, shape{key: it.Key, kind: shObject, sub: subShapes, ncols: subN + 1})
+			n += subN + 1
+		case SelectCollection:
+			if !f.IsCollection() {
+				return nil, 0, qerr("%s is not a collection field", f.Name)
+			}
+			sh, err := c.collectionColumn(s, f, it, out, sep)
+			if err != nil {
+				return nil, 0, err
+			}
+			shapes = append(shapes, sh)
+			n++
+		case SelectAggregate:
+			var agg sqlPart
+			sh, err := c.aggregate(s, f, it, &agg)
+			if err != nil {
+				return nil, 0, err
+			}
+			sep()
+			out.add(&agg)
+			sh.ncols = 1
+			shapes = append(shapes, sh)
+			n++
+		default:
+			return nil, 0, qerr("unknown select kind")
+		}
+	}
+	return shapes, n, nil
+}
+
+func (c *compiler) idSelect(f *store.Field) []Select {
+	target := c.cat.Target(f)
+	idf := target.FieldByRole(store.RoleID)
+	return []Select{{Kind: SelectField, Key: idf.Name, Field: idf.Name}}
+}
+
+func (c *compiler) collectionColumn(s *scope, f *store.Field, it Select, out *sqlPart, sep func()) (shape, error) {
+	var sub sqlPart
+	sh, err := c.collection(s, f, it, &sub)
+	if err != nil {
+		return shape{}, err
+	}
+	sep()
+	if c.pg {
+		out.WriteString("(")
+		out.add(&sub)
+		out.WriteString(")::text")
+	} else {
+		out.add(&sub)
+	}
+	sh.ncols = 1
+	return sh, nil
+}
+
+// from writes "FROM <target> x ... WHERE <correlation>" for collection f of
+// scope s, returning the item scope; the caller appends joins and conditions.
+func (c *compiler) collectionFrom(s *scope, f *store.Field) (*scope, string, string) {
+	target := c.cat.Target(f)
+	var joins []string
+	t := c.newScope(target, &joins)
+	switch f.Storage {
+	case store.StoreReverse:
+		p := c.cat.FieldByID(f.PartnerID)
+		return t, target.Table + " " + t.alias, fmt.Sprintf("%s.%s = %s.id", t.alias, p.Col, s.alias)
+	default: // link
+		self, other := f.LinkSide, "b"
+		if self == "b" {
+			other = "a"
+		}
+		c.n++
+		lk := "l" + strconv.Itoa(c.n)
+		return t, fmt.Sprintf("%s %s JOIN %s %s ON %s.id = %s.%s", f.Link, lk, target.Table, t.alias, t.alias, lk, other),
+			fmt.Sprintf("%s.%s = %s.id", lk, self, s.alias)
+	}
+}
+
+// collection compiles a collection sub-select into a scalar sub-query giving
+// a JSON array.
+func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart) (shape, error) {
+	t, from, corr := c.collectionFrom(s, f)
+	var obj sqlPart
+	shapes, err := c.jsonObject(t, it.Sub, &obj)
+	if err != nil {
+		return shape{}, err
+	}
+	var where sqlPart
+	if it.Where != nil {
+		if err := c.filter(t, it.Where, &where); err != nil {
+			return shape{}, err
+		}
+	}
+	order, err := c.order(t, it.Order)
+	if err != nil {
+		return shape{}, err
+	}
+	if c.pg {
+		out.WriteString("SELECT COALESCE(json_agg(")
+		out.add(&obj)
+		out.WriteString(" ORDER BY " + order + "), '[]'::json)")
+	} else {
+		out.WriteString("SELECT json_group_array(")
+		out.add(&obj)
+		out.WriteString(" ORDER BY " + order + ")")
+	}
+	out.WriteString(" FROM " + from)
+	for _, j := range *t.joins {
+		out.WriteString(" " + j)
+	}
+	out.WriteString(" WHERE " + corr)
+	if it.Where != nil {
+		out.WriteString(" AND (")
+		out.add(&where)
+		out.WriteString(")")
+	}
+	// Wrap as a scalar sub-query.
+	inner := out.String()
+	args := out.args
+	out.Reset()
+	out.args = nil
+	out.WriteString("(" + inner + ")")
+	out.args = args
+	return shape{key: it.Key, kind: shCollection, sub: shapes}, nil
+}
+
+// jsonObject compiles a select list into a JSON object expression with
+// generated keys.
+func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, error) {
+	var shapes []shape
+	if c.pg {
+		out.WriteString("json_build_object(")
+	} else {
+		out.WriteString("json_object(")
+	}
+	k := 0
+	first := true
+	key := func() string {
+		k++
+		if !first {
+			out.WriteString(", ")
+		}
+		first = false
+		j := "k" + strconv.Itoa(k)
+		out.WriteString("'" + j + "', ")
+		return j
+	}
+	for _, it := range items {
+		f, err := c.field(s, it.Field)
+		if err != nil {
+			return nil, err
+		}
+		switch it.Kind {
+		case SelectField:
+			switch {
+			case f.Role == store.RoleRelation && f.Collection:
+				j := key()
+				var sub sqlPart
+				sh, err := c.collection(s, f, Select{Kind: SelectCollection, Key: it.Key, Field: it.Field, Sub: c.idSelect(f)}, &sub)
+				if err != nil {
+					return nil, err
+				}
+				c.wrapJSON(out, &sub)
+				sh.jkey = j
+				shapes = append(shapes, sh)
+			case f.Role == store.RoleRelation:
+				j := key()
+				out.WriteString(c.refExpr(s, f))
+				shapes = append(shapes, shape{key: it.Key, kind: shRef, jkey: j})
+			case store.IsRange(f.Prim):
+				j := key()
+				a, b := f.RangeColumns()
+				out.WriteString(s.alias + "." + a + ", '" + j + "e', " + s.alias + "." + b)
+				shapes = append(shapes, shape{key: it.Key, kind: shRange, prim: f.Prim, jkey: j})
+			default:
+				j := key()
+				out.WriteString(c.colExpr(s, f))
+				shapes = append(shapes, shape{key: it.Key, kind: shScalar, prim: f.Prim, jkey: j})
+			}
+		case SelectObject:
+			if !f.IsToOne() {
+				return nil, qerr("%s is not an entity or single-select field", f.Name)
+			}
+			j := key()
+			t := c.join(s, f)
+			var sub sqlPart
+			subShapes, err := c.jsonObject(t, it.Sub, &sub)
+			if err != nil {
+				return nil, err
+			}
+			var cs sqlPart
+			cs.WriteString("CASE WHEN " + t.alias + ".id IS NULL THEN NULL ELSE ")
+			cs.add(&sub)
+			cs.WriteString(" END")
+			c.wrapJSON(out, &cs)
+			shapes = append(shapes, shape{key: it.Key, kind: shObject, sub: subShapes, jkey: j})
+		case SelectCollection:
+			if !f.IsCollection() {
+				return nil, qerr("%s is not a collection field", f.Name)
+			}
+			j := key()
+			var sub sqlPart
+			sh, err := c.collection(s, f, it, &sub)
+			if err != nil {
+				return nil, err
+			}
+			c.wrapJSON(out, &sub)
+			sh.jkey = j
+			shapes = append(shapes, sh)
+		case SelectAggregate:
+			j := key()
+			var sub sqlPart
+			sh, err := c.aggregate(s, f, it, &sub)
+			if err != nil {
+				return nil, err
+			}
+			out.add(&sub)
+			sh.jkey = j
+			shapes = append(shapes, sh)
+		}
+	}
+	out.WriteString(")")
+	return shapes, nil
+}
+
+// wrapJSON keeps nested JSON values JSON (not text) inside a JSON object.
+func (c *compiler) wrapJSON(out *sqlPart, sub *sqlPart) {
+	if c.pg {
+		out.add(sub)
+		return
+	}
+	out.WriteString("json(")
+	out.add(sub)
+	out.WriteString(")")
+}
+
+// aggregate compiles {alias: [q/<agg>, [collection, field]]}.
+func (c *compiler) aggregate(s *scope, f *store.Field, it Select, out *sqlPart) (shape, error) {
+	if !f.IsCollection() {
+		return shape{}, qerr("aggregate %s: %s is not a collection field", it.Key, f.Name)
+	}
+	t, from, corr := c.collectionFrom(s, f)
+	tf, err := c.field(t, it.AggField)
+	if err != nil {
+		return shape{}, err
+	}
+	var expr, prim string
+	switch {
+	case tf.Role == store.RoleRelation && !tf.Collection:
+		expr, prim = c.refExpr(t, tf), store.TUUID
+	case tf.Role == store.RoleRelation, store.IsRange(tf.Prim):
+		return shape{}, qerr("aggregate %s: cannot aggregate field %s", it.Key, tf.Name)
+	default:
+		expr, prim = t.alias+"."+tf.Column(), tf.Prim
+	}
+	numeric := prim == store.TInt || prim == store.TRank || prim == store.TDecimal
+	var sel string
+	outPrim := prim
+	switch it.Agg {
+	case AggCount:
+		sel, outPrim = "COUNT("+expr+")", store.TInt
+	case AggSum, AggAvg:
+		if !numeric {
+			return shape{}, qerr("aggregate %s: q/%s needs a number field, %s is %s", it.Key, it.Agg, tf.Name, prim)
+		}
+		fn := strings.ToUpper(it.Agg)
+		switch {
+		case prim == store.TDecimal && c.pg:
+			sel = fn + "(" + expr + ")::text"
+		case prim == store.TDecimal:
+			sel = fn + "(CAST(" + expr + " AS REAL))"
+		case it.Agg == AggAvg && c.pg:
+			sel, outPrim = "AVG("+expr+")::float8", "float"
+		case it.Agg == AggAvg:
+			sel, outPrim = "AVG("+expr+")", "float"
+		case c.pg:
+			sel = "SUM(" + expr + ")::bigint"
+		default:
+			sel = "SUM(" + expr + ")"
+		}
+		if it.Agg == AggSum {
+			zero := "0"
+			if prim == store.TDecimal && c.pg {
+				zero = "'0'"
+			}
+			sel = "COALESCE(" + sel + ", " + zero + ")"
+		}
+	case AggMin, AggMax:
+		fn := strings.ToUpper(it.Agg)
+		switch {
+		case prim == store.TDecimal && c.pg:
+			sel = fn + "(" + expr + ")::text"
+		case prim == store.TDecimal:
+			sel = fn + "(CAST(" + expr + " AS REAL))"
+		case prim == store.TBool && c.pg:
+			return shape{}, qerr("aggregate %s: q/%s of a boolean", it.Key, it.Agg)
+		default:
+			sel = fn + "(" + expr + ")"
+		}
+	default:
+		return shape{}, qerr("unknown aggregate %q", it.Agg)
+	}
+	out.WriteString("(SELECT " + sel + " FROM " + from)
+	for _, j := range *t.joins {
+		out.WriteString(" " + j)
+	}
+	out.WriteString(" WHERE " + corr + ")")
+	return shape{key: it.Key, kind: shAggregate, prim: outPrim}, nil
+}
+
+// order compiles sort keys (default: creation date, then id) and always ends
+// with the id as a tie-breaker.
+func (c *compiler) order(s *scope, keys []Order) (string, error) {
+	if len(keys) == 0 {
+		return s.alias + ".created ASC, " + s.alias + ".id ASC", nil
+	}
+	var parts []string
+	lastID := false
+	for _, k := range keys {
+		expr, f, err := c.orderExpr(s, k.Path)
+		if err != nil {
+			return "", err
+		}
+		lastID = f.Role == store.RoleID && len(k.Path.Fields) == 1
+		if f.Role == store.RoleID || f.Role == store.RoleCreated || f.Role == store.RoleModified || f.Role == store.RolePublicID {
+			// Never empty: no NULLS clause, so indexes serve the order.
+			if k.Desc {
+				parts = append(parts, expr+" DESC")
+			} else {
+				parts = append(parts, expr+" ASC")
+			}
+			continue
+		}
+		if k.Desc {
+			parts = append(parts, expr+" DESC NULLS LAST")
+		} else {
+			parts = append(parts, expr+" ASC NULLS FIRST")
+		}
+	}
+	if !lastID {
+		parts = append(parts, s.alias+".id ASC")
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (c *compiler) orderExpr(s *scope, p Path) (string, *store.Field, error) {
+	cur := s
+	for i, name := range p.Fields {
+		f, err := c.field(cur, name)
+		if err != nil {
+			return "", nil, err
+		}
+		last := i == len(p.Fields)-1
+		if f.Role == store.RoleRelation {
+			if f.Collection {
+				return "", nil, qerr("cannot sort by collection field %s", f.Name)
+			}
+			if last {
+				return c.refExpr(cur, f), f, nil
+			}
+			cur = c.join(cur, f)
+			continue
+		}
+		if !last {
+			return "", nil, qerr("%s is not an entity field; it cannot be followed by %s", f.Name, p.Fields[i+1])
+		}
+		return c.cmpExpr(cur, f, p.Part), f, nil
+	}
+	return "", nil, qerr("empty sort path")
+}
+
+// cmpExpr is the expression used to compare and sort a primitive field.
+func (c *compiler) cmpExpr(s *scope, f *store.Field, part Part) string {
+	col := f.Column()
+	if store.IsRange(f.Prim) {
+		a, b := f.RangeColumns()
+		col = a
+		if part == PartEnd {
+			col = b
+		}
+	}
+	e := s.alias + "." + col
+	if f.Prim == store.TDecimal && !c.pg {
+		return "CAST(" + e + " AS REAL)"
+	}
+	return e
+}
+
+// param resolves a filter value.
+func (c *compiler) param(v Value) (any, error) {
+	if !v.IsParam {
+		return v.Literal, nil
+	}
+	val, ok := c.params[v.Param]
+	if !ok {
+		return nil, store.Errorf(store.ErrUnknownParam, map[string]any{"param": "$" + v.Param}, "parameter $%s is not in params", v.Param)
+	}
+	return val, nil
+}
+
+func paramErr(v Value, err error) error {
+	msg := err.Error()
+	if e, ok := store.AsError(err); ok {
+		msg = e.Message
+	}
+	name := "value"
+	if v.IsParam {
+		name = "$" + v.Param
+	}
+	return store.Errorf(store.ErrInvalidParam, map[string]any{"param": name}, "%s: %s", name, msg)
+}
+
+// filter compiles a filter expression in scope s.
+func (c *compiler) filter(s *scope, f *Filter, out *sqlPart) error {
+	switch f.Op {
+	case OpAnd, OpOr:
+		if len(f.Sub) == 0 {
+			return qerr("%s needs at least one clause", f.Op)
+		}
+		sep := " AND "
+		if f.Op == OpOr {
+			sep = " OR "
+		}
+		out.WriteString("(")
+		for i, sub := range f.Sub {
+			if i > 0 {
+				out.WriteString(sep)
+			}
+			if err := c.filter(s, sub, out); err != nil {
+				return err
+			}
+		}
+		out.WriteString(")")
+		return nil
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpContains, OpNotContains, OpIn, OpNotIn, OpIsNull, OpIsNotNull:
+	default:
+		return qerr("unknown filter operator %q", f.Op)
+	}
+	if len(f.Path.Fields) == 0 {
+		return qerr("%s needs a path", f.Op)
+	}
+	return c.comparePath(s, f, f.Path.Fields, out)
+}
+
+func negative(op Op) (Op, bool) {
+	switch op {
+	case OpNe:
+		return OpEq, true
+	case OpNotContains:
+		return OpContains, true
+	case OpNotIn:
+		return OpIn, true
+	case OpIsNotNull:
+		return OpIsNull, true
+	}
+	return op, false
+}
+
+func (c *compiler) comparePath(s *scope, f *Filter, fields []string, out *sqlPart) error {
+	fd, err := c.field(s, fields[0])
+	if err != nil {
+		return err
+	}
+	rest := fields[1:]
+	if fd.Role != store.RoleRelation {
+		if len(rest) > 0 {
+			return qerr("%s is not an entity field; it cannot be followed by %s", fd.Name, rest[0])
+		}
+		return c.compare(s, fd, f, out)
+	}
+	if fd.Collection {
+		// Some item matches (negative operators: no item matches the positive form).
+		op, neg := negative(f.Op)
+		if f.Op == OpIsNull && len(rest) == 0 {
+			op, neg = OpIsNotNull, true // "empty" = no item
+		}
+		t, from, corr := c.collectionFrom(s, fd)
+		var cond sqlPart
+		inner := *f
+		inner.Op = op
+		if len(rest) == 0 {
+			idf := t.ty.FieldByRole(store.RoleID)
+			rest = []string{idf.Name}
+		}
+		if err := c.comparePath(t, &inner, rest, &cond); err != nil {
+			return err
+		}
+		if neg {
+			out.WriteString("NOT ")
+		}
+		out.WriteString("EXISTS (SELECT 1 FROM " + from)
+		for _, j := range *t.joins {
+			out.WriteString(" " + j)
+		}
+		out.WriteString(" WHERE " + corr + " AND ")
+		out.add(&cond)
+		out.WriteString(")")
+		return nil
+	}
+	if len(rest) == 0 {
+		return c.compareRef(s, fd, f, out)
+	}
+	return c.comparePath(c.join(s, fd), f, rest, out)
+}
+
+// compareRef compares a to-one field's target id.
+func (c *compiler) compareRef(s *scope, fd *store.Field, f *Filter, out *sqlPart) error {
+	expr := c.refExpr(s, fd)
+	conv := func(v any) (any, error) {
+		if v == nil {
+			return nil, nil
+		}
+		m, isMap := v.(map[string]any)
+		if isMap {
+			v = m["platform/id"]
+		}
+		return store.ScalarArg(fd.Name, store.TUUID, v)
+	}
+	return c.emit(expr, store.TUUID, f, conv, out)
+}
+
+func (c *compiler) compare(s *scope, fd *store.Field, f *Filter, out *sqlPart) error {
+	if store.IsRange(fd.Prim) && f.Path.Part == PartWhole {
+		if f.Op != OpEq && f.Op != OpNe && f.Op != OpIsNull && f.Op != OpIsNotNull {
+			return qerr("compare a range field with [q/start, [...]] or [q/end, [...]], not %s", f.Op)
+		}
+		a, b := fd.RangeColumns()
+		if f.Op == OpIsNull || f.Op == OpIsNotNull {
+			neg := f.Op == OpIsNotNull
+			if neg {
+				out.WriteString("NOT ")
+			}
+			out.WriteString("(" + s.alias + "." + a + " IS NULL AND " + s.alias + "." + b + " IS NULL)")
+			return nil
+		}
+		v, err := c.param(f.Value)
+		if err != nil {
+			return err
+		}
+		sv, ev, err := store.RangeArgs(fd.Name, fd.Prim, v)
+		if err != nil {
+			return paramErr(f.Value, err)
+		}
+		if v == nil {
+			if f.Op == OpEq {
+				out.WriteString("(" + s.alias + "." + a + " IS NULL AND " + s.alias + "." + b + " IS NULL)")
+			} else {
+				out.WriteString("(" + s.alias + "." + a + " IS NOT NULL OR " + s.alias + "." + b + " IS NOT NULL)")
+			}
+			return nil
+		}
+		if f.Op == OpNe {
+			out.WriteString("NOT ")
+		}
+		out.WriteString("(" + s.alias + "." + a + " IS NOT NULL AND " + s.alias + "." + a + " = ")
+		out.arg(sv)
+		out.WriteString(" AND " + s.alias + "." + b + " IS NOT NULL AND " + s.alias + "." + b + " = ")
+		out.arg(ev)
+		out.WriteString(")")
+		return nil
+	}
+	if !store.IsRange(fd.Prim) && f.Path.Part != PartWhole {
+		return qerr("q/start and q/end apply to range fields; %s is %s", fd.Name, fd.Prim)
+	}
+	prim := fd.Prim
+	if store.IsRange(prim) {
+		prim = store.TDate
+		if fd.Prim == store.TDateTimeRange {
+			prim = store.TDateTime
+		}
+	}
+	expr := c.cmpExpr(s, fd, f.Path.Part)
+	conv := func(v any) (any, error) { return store.ScalarArg(fd.Name, prim, v) }
+	return c.emit(expr, prim, f, conv, out)
+}
+
+// placeholder writes one bound value, cast so both engines compare it by the
+// field's type.
+func (c *compiler) placeholder(prim string, v any, out *sqlPart) {
+	switch {
+	case prim == store.TDecimal && c.pg:
+		out.WriteString("CAST(")
+		out.arg(v)
+		out.WriteString(" AS NUMERIC)")
+	case prim == store.TDecimal:
+		out.WriteString("CAST(")
+		out.arg(v)
+		out.WriteString(" AS REAL)")
+	default:
+		out.arg(v)
+	}
+}
+
+func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error), out *sqlPart) error {
+	switch f.Op {
+	case OpIsNull:
+		out.WriteString(expr + " IS NULL")
+		return nil
+	case OpIsNotNull:
+		out.WriteString(expr + " IS NOT NULL")
+		return nil
+	}
+	raw, err := c.param(f.Value)
+	if err != nil {
+		return err
+	}
+	switch f.Op {
+	case OpIn, OpNotIn:
+		arr, ok := raw.([]any)
+		if !ok {
+			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs an array value", f.Op)
+		}
+		if len(arr) > 10000 {
+			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "at most 10000 values in %s", f.Op)
+		}
+		var vals []any
+		hasNull := false
+		for _, e := range arr {
+			v, err := conv(e)
+			if err != nil {
+				return paramErr(f.Value, err)
+			}
+			if v == nil {
+				hasNull = true
+				continue
+			}
+			vals = append(vals, v)
+		}
+		var in sqlPart
+		if len(vals) == 0 {
+			in.WriteString("1 = 0")
+		} else {
+			in.WriteString(expr + " IN (")
+			for i, v := range vals {
+				if i > 0 {
+					in.WriteString(", ")
+				}
+				c.placeholder(prim, v, &in)
+			}
+			in.WriteString(")")
+		}
+		if hasNull {
+			in.WriteString(" OR " + expr + " IS NULL")
+		}
+		if f.Op == OpIn {
+			out.WriteString("(")
+			out.add(&in)
+			out.WriteString(")")
+		} else {
+			out.WriteString("(NOT (")
+			out.add(&in)
+			if hasNull {
+				out.WriteString("))")
+			} else {
+				out.WriteString(") OR " + expr + " IS NULL)")
+			}
+		}
+		return nil
+	case OpContains, OpNotContains:
+		s, ok := raw.(string)
+		if !ok {
+			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs a string value", f.Op)
+		}
+		switch prim {
+		case store.TText, store.TEmail, store.TEmoji, store.TUUID, store.TDate, store.TJSON:
+		default:
+			return qerr("%s applies to text fields, not %s", f.Op, prim)
+		}
+		fn := "instr"
+		if c.pg {
+			fn = "strpos"
+		}
+		if f.Op == OpContains {
+			out.WriteString(fn + "(lower(" + expr + "), lower(")
+			out.arg(s)
+			out.WriteString(")) > 0")
+		} else {
+			out.WriteString("(" + expr + " IS NULL OR " + fn + "(lower(" + expr + "), lower(")
+			out.arg(s)
+			out.WriteString(")) = 0)")
+		}
+		return nil
+	}
+	v, err := conv(raw)
+	if err != nil {
+		return paramErr(f.Value, err)
+	}
+	if v == nil {
+		switch f.Op {
+		case OpEq:
+			out.WriteString(expr + " IS NULL")
+		case OpNe:
+			out.WriteString(expr + " IS NOT NULL")
+		default:
+			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s cannot compare with null", f.Op)
+		}
+		return nil
+	}
+	switch f.Op {
+	case OpNe:
+		out.WriteString("(" + expr + " <> ")
+		c.placeholder(prim, v, out)
+		out.WriteString(" OR " + expr + " IS NULL)")
+	default:
+		op := string(f.Op)
+		out.WriteString(expr + " " + op + " ")
+		c.placeholder(prim, v, out)
+	}
+	return nil
+}

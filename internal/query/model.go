@@ -1,0 +1,156 @@
+// Package query is the host's one query model and its compiler: the command
+// API (platform.entity/query) and the GraphQL API both decode into a Query,
+// and Compile turns a Query plus the catalog into exactly one SQL statement for
+// the store's dialect, with every value a bound parameter and every name
+// checked against the catalog.
+//
+// # Compilation
+//
+// To-one paths (entity, single-select and rich-text fields) become LEFT JOINs,
+// one per distinct path. Collection sub-selects become correlated sub-queries
+// aggregating to JSON (json_group_array/json_object on SQLite,
+// json_agg/json_build_object on PostgreSQL) with generated keys, and
+// aggregates become correlated grouped sub-queries, so a query is one
+// statement and never one query per row.
+//
+// # Semantics
+//
+//   - Default order: creation date ascending, then platform/id ascending.
+//     Every order ends with platform/id ascending as a tie-breaker, so paging
+//     with q/offset is stable.
+//   - Ascending order puts empty values first, descending last, on both engines.
+//   - Default limit when q/limit is omitted: DefaultLimit (1000). NoLimit
+//     returns every row. A collection sub-select returns all its items.
+//   - "=" with an empty (null) value matches empty fields; "!=" with a value
+//     also matches empty fields (empty is different from any value);
+//     q/not-contains and q/not-in match empty fields too; "<", "<=", ">", ">="
+//     never match empty fields.
+//   - q/contains is a case-insensitive substring test (ASCII case folding on
+//     SQLite), with no wildcards.
+//   - A path ending at an entity or single-select field compares its
+//     platform/id; the value may be a uuid string or {"platform/id": ...}.
+//   - A path through a collection field means "some item matches"
+//     (EXISTS); negative operators through a collection mean "no item matches
+//     the positive form".
+//   - Parameters are named exactly as written, a trailing "?" included
+//     ("$done?" is one name, as in Clojure-style predicate names); a missing
+//     parameter is query.error/unknown-param, never silently dropped.
+//   - Decimals compare numerically (NUMERIC on PostgreSQL, REAL casts on SQLite).
+package query
+
+// DefaultLimit is the number of entities returned when a query sets no limit.
+const DefaultLimit = 1000
+
+// Query is one read of entities of a type.
+type Query struct {
+	From   string
+	Select []Select
+	Where  *Filter
+	Order  []Order
+	// Limit is the page size; 0 with NoLimit false means DefaultLimit.
+	Limit   int
+	NoLimit bool
+	Offset  int
+}
+
+// SelectKind tells what a Select item reads.
+type SelectKind int
+
+// Select kinds.
+const (
+	// SelectField reads a primitive field (or an entity field as {platform/id}).
+	SelectField SelectKind = iota
+	// SelectObject reads a to-one field as an object of Sub, or null.
+	SelectObject
+	// SelectCollection reads a collection field as an array of objects of Sub.
+	SelectCollection
+	// SelectAggregate reads an aggregate over a collection's target field.
+	SelectAggregate
+)
+
+// Aggregate functions.
+const (
+	AggCount = "count"
+	AggSum   = "sum"
+	AggAvg   = "avg"
+	AggMin   = "min"
+	AggMax   = "max"
+)
+
+// Select is one item of a select list.
+type Select struct {
+	Kind SelectKind
+	// Key is the result key (the field name, or the alias of an aggregate).
+	Key string
+	// Field is the field read (for aggregates: the collection field).
+	Field string
+	// Sub is the select list of an object or collection.
+	Sub []Select
+	// Where, Order and Limit optionally narrow a collection (NoLimit by default).
+	Where *Filter
+	Order []Order
+	Limit int
+	// Agg and AggField are the aggregate function and the target field.
+	Agg      string
+	AggField string
+}
+
+// Op is a filter operator.
+type Op string
+
+// Filter operators.
+const (
+	OpEq          Op = "="
+	OpNe          Op = "!="
+	OpLt          Op = "<"
+	OpLe          Op = "<="
+	OpGt          Op = ">"
+	OpGe          Op = ">="
+	OpContains    Op = "q/contains"
+	OpNotContains Op = "q/not-contains"
+	OpIn          Op = "q/in"
+	OpNotIn       Op = "q/not-in"
+	OpAnd         Op = "q/and"
+	OpOr          Op = "q/or"
+	// OpIsNull and OpIsNotNull take no value (used by GraphQL isNull).
+	OpIsNull    Op = "q/null"
+	OpIsNotNull Op = "q/not-null"
+)
+
+// Part selects which part of a range field a path reads.
+type Part int
+
+// Range parts.
+const (
+	PartWhole Part = iota
+	PartStart
+	PartEnd
+)
+
+// Path is a list of field names following relations from the queried type.
+type Path struct {
+	Fields []string
+	Part   Part
+}
+
+// Value is the right-hand side of a comparison: a named parameter or a literal.
+type Value struct {
+	Param   string // name without "$"; used when IsParam
+	IsParam bool
+	Literal any
+}
+
+// Filter is a filter expression: a comparison (Path, Value) or a
+// combination (Op is OpAnd or OpOr with Sub).
+type Filter struct {
+	Op    Op
+	Path  Path
+	Value Value
+	Sub   []*Filter
+}
+
+// Order is one sort key.
+type Order struct {
+	Path Path
+	Desc bool
+}

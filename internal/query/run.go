@@ -1,0 +1,219 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Run executes the plan and shapes the rows into result objects keyed by the
+// selected names.
+func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, error) {
+	rows, err := db.QueryContext(ctx, p.SQL, p.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("query: run: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]any, p.ncols)
+	ptrs := make([]any, p.ncols)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	out := []map[string]any{}
+	for rows.Next() {
+		for i := range vals {
+			vals[i] = nil
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("query: scan: %w", err)
+		}
+		pos := 0
+		m, err := decodeColumns(p.shapes, vals, &pos)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query: rows: %w", err)
+	}
+	return out, nil
+}
+
+func decodeColumns(shapes []shape, vals []any, pos *int) (map[string]any, error) {
+	m := make(map[string]any, len(shapes))
+	for _, sh := range shapes {
+		switch sh.kind {
+		case shScalar:
+			m[sh.key] = store.OutScalar(sh.prim, vals[*pos])
+			*pos++
+		case shRange:
+			m[sh.key] = store.OutRange(sh.prim, vals[*pos], vals[*pos+1])
+			*pos += 2
+		case shRef:
+			m[sh.key] = ref(vals[*pos])
+			*pos++
+		case shObject:
+			isNull := vals[*pos] == nil
+			*pos++
+			sub, err := decodeColumns(sh.sub, vals, pos)
+			if err != nil {
+				return nil, err
+			}
+			if isNull {
+				m[sh.key] = nil
+			} else {
+				m[sh.key] = sub
+			}
+		case shCollection:
+			arr, err := decodeArray(sh.sub, vals[*pos])
+			if err != nil {
+				return nil, err
+			}
+			m[sh.key] = arr
+			*pos++
+		case shAggregate:
+			m[sh.key] = aggValue(sh.prim, vals[*pos])
+			*pos++
+		}
+	}
+	return m, nil
+}
+
+func ref(v any) any {
+	if v == nil {
+		return nil
+	}
+	return map[string]any{"platform/id": store.OutScalar(store.TText, v)}
+}
+
+func aggValue(prim string, v any) any {
+	if v == nil {
+		return nil
+	}
+	if b, ok := v.([]byte); ok {
+		v = string(b)
+	}
+	switch prim {
+	case "float":
+		switch x := v.(type) {
+		case float64:
+			return x
+		case int64:
+			return float64(x)
+		case json.Number:
+			f, _ := x.Float64()
+			return f
+		case string:
+			f, _ := strconv.ParseFloat(x, 64)
+			return f
+		}
+		return v
+	case store.TDecimal:
+		switch x := v.(type) {
+		case float64:
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		case int64:
+			return strconv.FormatInt(x, 10)
+		}
+	}
+	return store.OutScalar(prim, v)
+}
+
+func decodeArray(shapes []shape, v any) ([]any, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case nil:
+		return []any{}, nil
+	case string:
+		raw = []byte(x)
+	case []byte:
+		raw = x
+	default:
+		return nil, fmt.Errorf("query: collection column has type %T", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var items []map[string]any
+	if err := dec.Decode(&items); err != nil {
+		return nil, fmt.Errorf("query: decode collection: %w", err)
+	}
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		m, err := decodeObject(shapes, it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func decodeObject(shapes []shape, obj map[string]any) (map[string]any, error) {
+	m := make(map[string]any, len(shapes))
+	for _, sh := range shapes {
+		v := obj[sh.jkey]
+		switch sh.kind {
+		case shScalar:
+			m[sh.key] = jsonScalar(sh.prim, v)
+		case shRange:
+			m[sh.key] = store.OutRange(sh.prim, v, obj[sh.jkey+"e"])
+		case shRef:
+			m[sh.key] = ref(v)
+		case shObject:
+			if v == nil {
+				m[sh.key] = nil
+				continue
+			}
+			o, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("query: nested object has type %T", v)
+			}
+			sub, err := decodeObject(sh.sub, o)
+			if err != nil {
+				return nil, err
+			}
+			m[sh.key] = sub
+		case shCollection:
+			arr, ok := v.([]any)
+			if !ok && v != nil {
+				return nil, fmt.Errorf("query: nested collection has type %T", v)
+			}
+			out := make([]any, 0, len(arr))
+			for _, e := range arr {
+				o, ok := e.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("query: nested item has type %T", e)
+				}
+				sub, err := decodeObject(sh.sub, o)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, sub)
+			}
+			m[sh.key] = out
+		case shAggregate:
+			m[sh.key] = aggValue(sh.prim, v)
+		}
+	}
+	return m, nil
+}
+
+// jsonScalar converts a value decoded from a JSON aggregate.
+func jsonScalar(prim string, v any) any {
+	if prim == store.TJSON {
+		if s, ok := v.(string); ok {
+			return json.RawMessage(s)
+		}
+		if v == nil {
+			return nil
+		}
+		b, _ := json.Marshal(v)
+		return json.RawMessage(b)
+	}
+	return store.OutScalar(prim, v)
+}

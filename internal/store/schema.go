@@ -1,0 +1,716 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// TypeSpec is the argument of schema.type/create.
+type TypeSpec struct {
+	Name   string
+	ID     string
+	Meta   map[string]any
+	Fields []FieldSpec
+}
+
+// FieldSpec is the argument of schema.field/create (Holder names the type).
+type FieldSpec struct {
+	Holder string
+	Name   string
+	Type   string
+	ID     string
+	Meta   map[string]any
+}
+
+// builtin role flags in field meta.
+var roleFlags = []struct{ flag, role, name, prim string }{
+	{"platform/id?", RoleID, "platform/id", TUUID},
+	{"platform/public-id?", RolePublicID, "platform/public-id", TText},
+	{"platform/creation-date?", RoleCreated, "platform/creation-date", TDateTime},
+	{"platform/modification-date?", RoleModified, "platform/modification-date", TDateTime},
+}
+
+func builtinFields(typeName string, dates bool) []*Field {
+	var out []*Field
+	for i, r := range roleFlags {
+		if !dates && i >= 2 {
+			break
+		}
+		meta := map[string]any{r.flag: true, "platform/readonly?": true, "platform/secured?": false}
+		if r.role == RoleCreated || r.role == RoleModified {
+			meta["platform/default-value"] = "$now"
+		}
+		if r.role == RoleModified {
+			meta["platform/required?"] = true
+		}
+		out = append(out, &Field{ID: uuid.NewString(), Name: r.name, Role: r.role, Prim: r.prim, Meta: meta})
+	}
+	return out
+}
+
+func newID(id string) (string, error) {
+	if id == "" {
+		return uuid.NewString(), nil
+	}
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return "", Errorf(ErrInvalidSchema, map[string]any{"id": id}, "platform/id %q is not a uuid", id)
+	}
+	return u.String(), nil
+}
+
+// addType registers t (fields with roles already set for built-ins) and creates its table.
+func (t *Tx) addType(ty *Type) error {
+	d := t.s.dialect
+	ty.Table = t.cat.newIdent("t")
+	fields := ty.Fields
+	ty.Fields = nil
+	t.cat.Types = append(t.cat.Types, ty)
+	t.cat.reindex()
+	if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (id TEXT PRIMARY KEY, public_id TEXT, created BIGINT NOT NULL, modified BIGINT NOT NULL)", ty.Table)); err != nil {
+		return err
+	}
+	if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_order ON %s (created, id)", ty.Table, ty.Table)); err != nil {
+		return err
+	}
+	if _, err := t.tx.ExecContext(t.ctx, d.Rebind("INSERT INTO catalog_counters (type_id, next) VALUES (?, 0)"), ty.ID); err != nil {
+		return fmt.Errorf("store: counter: %w", err)
+	}
+	for _, f := range fields {
+		if f.Role != RolePrimitive && f.Role != RoleRelation && f.Role != "" {
+			f.HolderID = ty.ID
+			ty.Fields = append(ty.Fields, f)
+			t.cat.reindex()
+			continue
+		}
+		if f.Role == RolePrimitive {
+			if err := t.addPrimitive(ty, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Tx) addPrimitive(ty *Type, f *Field) error {
+	f.Col = t.cat.newIdent("c")
+	f.HolderID = ty.ID
+	ty.Fields = append(ty.Fields, f)
+	t.cat.reindex()
+	typ := SQLType(t.s.dialect, f.Prim)
+	if IsRange(f.Prim) {
+		s, e := f.RangeColumns()
+		if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", ty.Table, s, typ)); err != nil {
+			return err
+		}
+		return t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", ty.Table, e, typ))
+	}
+	return t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", ty.Table, f.Col, typ))
+}
+
+// CreateType runs schema.type/create.
+func (t *Tx) CreateType(spec TypeSpec) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	if !validName(spec.Name) {
+		return Errorf(ErrInvalidName, map[string]any{"name": spec.Name}, "invalid type name %q (want <app>/<name>)", spec.Name)
+	}
+	if t.cat.Type(spec.Name) != nil {
+		return Errorf(ErrTypeExists, map[string]any{"name": spec.Name}, "type %s already exists", spec.Name)
+	}
+	id, err := newID(spec.ID)
+	if err != nil {
+		return err
+	}
+	if t.cat.TypeByID(id) != nil {
+		return Errorf(ErrTypeExists, map[string]any{"id": id}, "a type with id %s already exists", id)
+	}
+	ty := &Type{ID: id, Name: spec.Name, Kind: KindDomain, Meta: copyMeta(spec.Meta)}
+	// Built-in roles first: from the spec's fields when sent, else added.
+	have := map[string]bool{}
+	var rest []FieldSpec
+	for _, fs := range spec.Fields {
+		role := ""
+		for _, r := range roleFlags {
+			if metaBool(fs.Meta, r.flag) || (fs.Name == r.name && fs.Type == r.prim) {
+				role = r.role
+			}
+		}
+		if role == "" || have[role] {
+			rest = append(rest, fs)
+			continue
+		}
+		have[role] = true
+		fid, err := newID(fs.ID)
+		if err != nil {
+			return err
+		}
+		if !validName(fs.Name) {
+			return Errorf(ErrInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q", fs.Name)
+		}
+		prim := fs.Type
+		for _, r := range roleFlags {
+			if r.role == role {
+				prim = r.prim
+			}
+		}
+		ty.Fields = append(ty.Fields, &Field{ID: fid, Name: fs.Name, Role: role, Prim: prim, Meta: copyMeta(fs.Meta)})
+	}
+	for _, f := range builtinFields(spec.Name, true) {
+		if !have[f.Role] {
+			ty.Fields = append(ty.Fields, f)
+		}
+	}
+	if err := t.addType(ty); err != nil {
+		return err
+	}
+	for _, fs := range rest {
+		fs.Holder = spec.Name
+		if err := t.CreateField(fs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateEnum runs schema.enum/create: an enum type whose entities are the
+// options of a single-select (fields enum/name, platform/rank).
+func (t *Tx) CreateEnum(name string) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	if !validName(name) {
+		return Errorf(ErrInvalidName, map[string]any{"name": name}, "invalid enum name %q", name)
+	}
+	if t.cat.Type(name) != nil {
+		return Errorf(ErrTypeExists, map[string]any{"name": name}, "type %s already exists", name)
+	}
+	ty := &Type{ID: uuid.NewString(), Name: name, Kind: KindEnum, Meta: map[string]any{"platform/enum?": true}}
+	ty.Fields = builtinFields(name, false)
+	ty.Fields = append(ty.Fields,
+		&Field{ID: uuid.NewString(), Name: "enum/name", Role: RolePrimitive, Prim: TText, Meta: map[string]any{"ui/title?": true}},
+		&Field{ID: uuid.NewString(), Name: "platform/rank", Role: RolePrimitive, Prim: TRank, Meta: map[string]any{}},
+	)
+	return t.addType(ty)
+}
+
+// CreateField runs schema.field/create.
+func (t *Tx) CreateField(fs FieldSpec) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	holder := t.cat.Type(fs.Holder)
+	if holder == nil {
+		return Errorf(ErrTypeNotFound, map[string]any{"type": fs.Holder}, "type %s not found", fs.Holder)
+	}
+	if holder.Kind == KindBuiltin {
+		return Errorf(ErrBuiltinProtected, map[string]any{"type": fs.Holder}, "type %s is built in", fs.Holder)
+	}
+	if !validName(fs.Name) {
+		return Errorf(ErrInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
+	}
+	if holder.Field(fs.Name) != nil {
+		return Errorf(ErrFieldExists, map[string]any{"type": fs.Holder, "field": fs.Name}, "field %s already exists on %s", fs.Name, fs.Holder)
+	}
+	id, err := newID(fs.ID)
+	if err != nil {
+		return err
+	}
+	if t.cat.FieldByID(id) != nil {
+		return Errorf(ErrFieldExists, map[string]any{"id": id}, "a field with id %s already exists", id)
+	}
+	meta := copyMeta(fs.Meta)
+	f := &Field{ID: id, Name: fs.Name, Meta: meta}
+	if IsPrimitive(fs.Type) {
+		f.Role = RolePrimitive
+		f.Prim = fs.Type
+		if dv, ok := meta["platform/default-value"]; ok && dv != "$now" {
+			if err := checkValue(f, dv); err != nil {
+				return err
+			}
+		}
+		return t.addPrimitive(holder, f)
+	}
+	target := t.cat.Type(fs.Type)
+	if target == nil {
+		return Errorf(ErrTypeNotFound, map[string]any{"type": fs.Type}, "field type %s is neither a primitive nor a known type", fs.Type)
+	}
+	f.Role = RoleRelation
+	f.TargetID = target.ID
+	f.Collection = metaBool(meta, "platform/collection?")
+	if rel, ok := meta["platform/relation"]; ok {
+		s, _ := rel.(string)
+		if _, err := uuid.Parse(s); err != nil {
+			return Errorf(ErrInvalidSchema, map[string]any{"field": fs.Name}, "platform/relation must be a uuid")
+		}
+		f.Relation = s
+	}
+	if target.Kind != KindDomain && f.Collection {
+		return Errorf(ErrInvalidSchema, map[string]any{"field": fs.Name}, "a field of type %s cannot be a collection", target.Name)
+	}
+	var partner *Field
+	if f.Relation != "" {
+		for _, g := range target.Fields {
+			if g.Role == RoleRelation && g.Relation == f.Relation && g.TargetID == holder.ID {
+				partner = g
+			}
+		}
+		if partner == nil {
+			for _, ty := range t.cat.Types {
+				for _, g := range ty.Fields {
+					if g.Relation == f.Relation {
+						return Errorf(ErrInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already pairs fields of other types", f.Relation)
+					}
+				}
+			}
+		} else if p2 := t.cat.Partner(partner); p2 != nil {
+			return Errorf(ErrInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
+		}
+	}
+	f.HolderID = holder.ID
+	holder.Fields = append(holder.Fields, f)
+	t.cat.reindex()
+	d := t.s.dialect
+	switch {
+	case !f.Collection && partner != nil && !partner.Collection && partner.Storage == StoreColumn:
+		f.Storage = StoreReverse
+		f.PartnerID = partner.ID
+	case !f.Collection:
+		f.Storage = StoreColumn
+		f.Col = t.cat.newIdent("c")
+		if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s TEXT", holder.Table, f.Col)); err != nil {
+			return err
+		}
+		if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", holder.Table, f.Col, holder.Table, f.Col)); err != nil {
+			return err
+		}
+		if partner != nil && partner.Storage == StoreLink {
+			// Move a lone collection's links into the new column.
+			hcol, tcol := "b", "a"
+			if partner.LinkSide == "b" {
+				hcol, tcol = "a", "b"
+			}
+			_ = d
+			if err := t.ddl(fmt.Sprintf("UPDATE %s SET %s = (SELECT l.%s FROM %s l WHERE l.%s = %s.id ORDER BY l.%s LIMIT 1)",
+				holder.Table, f.Col, tcol, partner.Link, hcol, holder.Table, tcol)); err != nil {
+				return err
+			}
+			if err := t.ddl("DROP TABLE " + partner.Link); err != nil {
+				return err
+			}
+			partner.Storage, partner.Link, partner.LinkSide, partner.PartnerID = StoreReverse, "", "", f.ID
+		}
+		if target.Name == DocumentType {
+			if err := t.createDocsForExisting(holder, f); err != nil {
+				return err
+			}
+		}
+	case partner != nil && !partner.Collection:
+		f.Storage = StoreReverse
+		f.PartnerID = partner.ID
+	case partner != nil && partner.Storage == StoreLink:
+		f.Storage = StoreLink
+		f.Link = partner.Link
+		f.LinkSide = "b"
+		if partner.LinkSide == "b" {
+			f.LinkSide = "a"
+		}
+	default:
+		f.Storage = StoreLink
+		f.Link = t.cat.newIdent("l")
+		f.LinkSide = "a"
+		if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (a, b))", f.Link)); err != nil {
+			return err
+		}
+		if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_b ON %s (b, a)", f.Link, f.Link)); err != nil {
+			return err
+		}
+	}
+	if dv, ok := meta["platform/default-value"]; ok {
+		if err := t.checkRelationDefault(f, dv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *Tx) createDocsForExisting(holder *Type, f *Field) error {
+	rows, err := t.tx.QueryContext(t.ctx, "SELECT id FROM "+holder.Table)
+	if err != nil {
+		return fmt.Errorf("store: list entities: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: list entities: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		doc, err := t.newDocument()
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec("UPDATE "+holder.Table+" SET "+f.Col+" = ? WHERE id = ?", doc, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(f *Field, v any) error {
+	if IsRange(f.Prim) {
+		_, _, err := RangeArgs(f.Name, f.Prim, v)
+		return err
+	}
+	_, err := ScalarArg(f.Name, f.Prim, v)
+	return err
+}
+
+func (t *Tx) checkRelationDefault(f *Field, v any) error {
+	if v == nil {
+		return nil
+	}
+	id, err := refID(f.Name, v)
+	if err != nil {
+		return err
+	}
+	target := t.cat.Target(f)
+	ok, err := t.exists("SELECT 1 FROM "+target.Table+" WHERE id = ?", id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(ErrEntityNotFound, map[string]any{"field": f.Name, "platform/id": id}, "default value of %s: no %s entity with id %s", f.Name, target.Name, id)
+	}
+	return nil
+}
+
+// RenameType runs schema.type/rename.
+func (t *Tx) RenameType(from, to string) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	ty := t.cat.Type(from)
+	if ty == nil {
+		return Errorf(ErrTypeNotFound, map[string]any{"type": from}, "type %s not found", from)
+	}
+	if ty.Kind == KindBuiltin {
+		return Errorf(ErrBuiltinProtected, map[string]any{"type": from}, "type %s is built in", from)
+	}
+	if !validName(to) {
+		return Errorf(ErrInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
+	}
+	if t.cat.Type(to) != nil {
+		return Errorf(ErrTypeExists, map[string]any{"name": to}, "type %s already exists", to)
+	}
+	ty.Name = to
+	t.cat.reindex()
+	return nil
+}
+
+// RenameField runs schema.field/rename.
+func (t *Tx) RenameField(holder, from, to string) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	ty, f, err := t.field(holder, from)
+	if err != nil {
+		return err
+	}
+	if !validName(to) {
+		return Errorf(ErrInvalidName, map[string]any{"name": to}, "invalid field name %q", to)
+	}
+	if ty.Field(to) != nil {
+		return Errorf(ErrFieldExists, map[string]any{"field": to}, "field %s already exists on %s", to, holder)
+	}
+	f.Name = to
+	t.cat.reindex()
+	return nil
+}
+
+func (t *Tx) field(holder, name string) (*Type, *Field, error) {
+	ty := t.cat.Type(holder)
+	if ty == nil {
+		return nil, nil, Errorf(ErrTypeNotFound, map[string]any{"type": holder}, "type %s not found", holder)
+	}
+	f := ty.Field(name)
+	if f == nil {
+		return nil, nil, Errorf(ErrFieldNotFound, map[string]any{"type": holder, "field": name}, "field %s not found on %s", name, holder)
+	}
+	return ty, f, nil
+}
+
+// SetFieldMeta runs schema.field/set-meta.
+func (t *Tx) SetFieldMeta(holder, name, key string, value any) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	_, f, err := t.field(holder, name)
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "platform/collection?", "platform/relation", "platform/id?", "platform/public-id?", "platform/creation-date?", "platform/modification-date?":
+		return Errorf(ErrInvalidSchema, map[string]any{"key": key}, "meta key %s cannot be changed after creation", key)
+	case "":
+		return Errorf(ErrInvalidSchema, nil, "meta key is empty")
+	case "platform/default-value":
+		if value != nil && !(value == "$now" && f.Prim == TDateTime) {
+			if f.Role == RoleRelation {
+				if err := t.checkRelationDefault(f, value); err != nil {
+					return err
+				}
+			} else if err := checkValue(f, value); err != nil {
+				return err
+			}
+		}
+	}
+	if value == nil {
+		delete(f.Meta, key)
+	} else {
+		f.Meta[key] = value
+	}
+	return nil
+}
+
+// InstallMixins runs platform.app/install-mixins: records the mixins in the
+// type meta (app/mixins); platform/rank-mixin also adds a platform/rank field.
+func (t *Tx) InstallMixins(types map[string][]string) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	for name, mixins := range types {
+		ty := t.cat.Type(name)
+		if ty == nil {
+			return Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+		}
+		m, _ := ty.Meta["app/mixins"].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		for _, mx := range mixins {
+			if mx == "" || len(mx) > 200 {
+				return Errorf(ErrInvalidSchema, nil, "invalid mixin name")
+			}
+			m[mx] = true
+			if mx == "platform/rank-mixin" && ty.Field("platform/rank") == nil {
+				if err := t.addPrimitive(ty, &Field{ID: uuid.NewString(), Name: "platform/rank", Role: RolePrimitive, Prim: TRank, Meta: map[string]any{}}); err != nil {
+					return err
+				}
+			}
+		}
+		ty.Meta["app/mixins"] = m
+	}
+	return nil
+}
+
+// fieldHasValues reports whether any entity has a value in f.
+func (t *Tx) fieldHasValues(ty *Type, f *Field) (bool, error) {
+	switch {
+	case f.Role == RolePrimitive && IsRange(f.Prim):
+		s, e := f.RangeColumns()
+		return t.exists(fmt.Sprintf("SELECT 1 FROM %s WHERE %s IS NOT NULL OR %s IS NOT NULL LIMIT 1", ty.Table, s, e))
+	case f.Role == RolePrimitive:
+		return t.exists(fmt.Sprintf("SELECT 1 FROM %s WHERE %s IS NOT NULL LIMIT 1", ty.Table, f.Col))
+	case t.cat.IsRichText(f):
+		return false, nil
+	case f.Storage == StoreColumn:
+		return t.exists(fmt.Sprintf("SELECT 1 FROM %s WHERE %s IS NOT NULL LIMIT 1", ty.Table, f.Col))
+	case f.Storage == StoreReverse:
+		p := t.cat.FieldByID(f.PartnerID)
+		pt := t.cat.Holder(p)
+		return t.exists(fmt.Sprintf("SELECT 1 FROM %s WHERE %s IS NOT NULL LIMIT 1", pt.Table, p.Col))
+	case f.Storage == StoreLink:
+		return t.exists(fmt.Sprintf("SELECT 1 FROM %s LIMIT 1", f.Link))
+	}
+	return false, nil
+}
+
+// DeleteField runs schema.field/delete. Deleting one field of a relation pair
+// deletes its partner too.
+func (t *Tx) DeleteField(holder, name string, deleteValues bool) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	ty, f, err := t.field(holder, name)
+	if err != nil {
+		return err
+	}
+	if f.Role != RolePrimitive && f.Role != RoleRelation {
+		return Errorf(ErrBuiltinProtected, map[string]any{"field": name}, "field %s is built in", name)
+	}
+	if !deleteValues {
+		has, err := t.fieldHasValues(ty, f)
+		if err != nil {
+			return err
+		}
+		if has {
+			return Errorf(ErrFieldHasValues, map[string]any{"type": holder, "field": name},
+				"field %s of %s has values; pass delete-values? true to delete them", name, holder)
+		}
+	}
+	return t.dropField(ty, f)
+}
+
+// dropField removes f (and its relation partner) with their storage.
+func (t *Tx) dropField(ty *Type, f *Field) error {
+	fields := []*Field{f}
+	if p := t.cat.Partner(f); p != nil {
+		fields = append(fields, p)
+	}
+	droppedLinks := map[string]bool{}
+	var enums []*Type
+	for _, g := range fields {
+		gt := t.cat.Holder(g)
+		switch {
+		case g.Role == RolePrimitive && IsRange(g.Prim):
+			s, e := g.RangeColumns()
+			if err := t.ddl(fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", gt.Table, s)); err != nil {
+				return err
+			}
+			if err := t.ddl(fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", gt.Table, e)); err != nil {
+				return err
+			}
+		case g.Role == RolePrimitive:
+			if err := t.ddl(fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", gt.Table, g.Col)); err != nil {
+				return err
+			}
+		case g.Storage == StoreColumn:
+			if t.cat.IsRichText(g) {
+				dt := t.cat.Type(DocumentType)
+				if err := t.ddl(fmt.Sprintf("DELETE FROM %s WHERE id IN (SELECT %s FROM %s)", dt.Table, g.Col, gt.Table)); err != nil {
+					return err
+				}
+			}
+			if target := t.cat.Target(g); target != nil && target.Kind == KindEnum {
+				enums = append(enums, target)
+			}
+			if err := t.ddl(fmt.Sprintf("DROP INDEX %s_%s", gt.Table, g.Col)); err != nil {
+				return err
+			}
+			if err := t.ddl(fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", gt.Table, g.Col)); err != nil {
+				return err
+			}
+		case g.Storage == StoreLink && !droppedLinks[g.Link]:
+			droppedLinks[g.Link] = true
+			if err := t.ddl("DROP TABLE " + g.Link); err != nil {
+				return err
+			}
+		}
+		for i, h := range gt.Fields {
+			if h == g {
+				gt.Fields = append(gt.Fields[:i], gt.Fields[i+1:]...)
+				break
+			}
+		}
+	}
+	_ = ty
+	t.cat.reindex()
+	// An enum type used by no field any more goes with its last field.
+	for _, e := range enums {
+		if len(t.referrers(e)) == 0 && t.cat.TypeByID(e.ID) != nil {
+			if err := t.dropType(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// referrers lists relation fields of other types that target ty.
+func (t *Tx) referrers(ty *Type) []*Field {
+	var out []*Field
+	for _, o := range t.cat.Types {
+		if o == ty {
+			continue
+		}
+		for _, f := range o.Fields {
+			if f.Role == RoleRelation && f.TargetID == ty.ID {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// DeleteType runs schema.type/delete.
+func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	ty := t.cat.Type(name)
+	if ty == nil {
+		return Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+	}
+	if ty.Kind == KindBuiltin {
+		return Errorf(ErrBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+	}
+	if !deleteEntities {
+		has, err := t.exists("SELECT 1 FROM " + ty.Table + " LIMIT 1")
+		if err != nil {
+			return err
+		}
+		if has {
+			return Errorf(ErrTypeHasEntities, map[string]any{"type": name}, "type %s has entities; pass delete-entities? true to delete them", name)
+		}
+	}
+	related := t.referrers(ty)
+	if len(related) > 0 && !deleteRelated {
+		names := make([]string, 0, len(related))
+		for _, f := range related {
+			names = append(names, t.cat.Holder(f).Name+" "+f.Name)
+		}
+		return Errorf(ErrTypeHasRelated, map[string]any{"type": name, "fields": names},
+			"other types have fields related to %s (%s); pass delete-related-fields? true to delete them", name, strings.Join(names, ", "))
+	}
+	for _, f := range related {
+		if t.cat.FieldByID(f.ID) == nil {
+			continue // went with its partner
+		}
+		if err := t.dropField(t.cat.Holder(f), f); err != nil {
+			return err
+		}
+	}
+	// The type's own relation fields (and their partners elsewhere).
+	for {
+		var rel *Field
+		for _, f := range ty.Fields {
+			if f.Role == RoleRelation {
+				rel = f
+				break
+			}
+		}
+		if rel == nil {
+			break
+		}
+		if err := t.dropField(ty, rel); err != nil {
+			return err
+		}
+	}
+	return t.dropType(ty)
+}
+
+func (t *Tx) dropType(ty *Type) error {
+	if err := t.ddl("DROP TABLE " + ty.Table); err != nil {
+		return err
+	}
+	if _, err := t.tx.ExecContext(t.ctx, t.s.dialect.Rebind("DELETE FROM catalog_counters WHERE type_id = ?"), ty.ID); err != nil {
+		return fmt.Errorf("store: counter: %w", err)
+	}
+	delete(t.counters, ty.ID)
+	for i, o := range t.cat.Types {
+		if o == ty {
+			t.cat.Types = append(t.cat.Types[:i], t.cat.Types[i+1:]...)
+			break
+		}
+	}
+	t.cat.reindex()
+	return nil
+}

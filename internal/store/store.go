@@ -1,0 +1,259 @@
+// Package store is the workspace host's storage: the catalog of types, fields,
+// relations and enums, and its SQL backends (SQLite through modernc.org/sqlite,
+// PostgreSQL through pgx), with DDL for schema changes and the entity writes.
+//
+// # Layout
+//
+// Every type is one table t_<n> with the built-in columns id (uuid text,
+// primary key), public_id (text, a per-type counter), created and modified
+// (BIGINT milliseconds since the epoch, UTC) and one typed column c_<n> per
+// primitive field (two, c_<n>_s and c_<n>_e, for ranges). Identifiers are
+// generated and kept in the catalog: no user string is ever spliced into SQL,
+// and every value reaches SQL as a bound parameter.
+//
+// Column types: int and rank BIGINT; decimal NUMERIC on PostgreSQL and TEXT on
+// SQLite (the exact text is kept; SQLite compares and sorts decimals as
+// CAST(x AS REAL), i.e. with double precision); bool BOOLEAN / INTEGER 0-1;
+// text, email, emoji, uuid, date (YYYY-MM-DD) and json-value TEXT; date-time
+// BIGINT milliseconds, shown as ISO 8601 UTC with milliseconds and Z.
+//
+// Relations: a to-one field keeps the target's id in a column of its holder's
+// table (StoreColumn). Its partner, to-many or to-one, reads that column from
+// the other side (StoreReverse). A many-to-many pair shares a link table l_<n>
+// (a, b) (StoreLink). A lone collection field gets a link table; when a to-one
+// partner is added later the links move into the partner's new column.
+// Single-select fields are to-one fields whose target is an enum type (options
+// are rows of the enum's table); rich-text fields are to-one fields whose
+// target is the built-in Collaboration~Documents/Document type: the store
+// creates one document entity (with a fresh uuid secret) per rich-text field
+// when an entity is created, and for existing entities when such a field is
+// added. Deleting one field of a relation pair deletes its partner as well
+// (a relation exists as a pair or not at all).
+//
+// # Catalog and several processes
+//
+// The catalog is one JSON document in catalog_state (with a version counter),
+// loaded into an immutable in-memory snapshot. A schema change works on a
+// clone inside the write transaction, runs its DDL in that same transaction and
+// writes the new document with version+1; the snapshot is swapped after the
+// commit. On PostgreSQL several host processes may share a database: every
+// read first checks the version (one primary-key lookup) and reloads the
+// snapshot when it changed; every write transaction locks the catalog row
+// (FOR SHARE, FOR UPDATE for schema changes) and reloads a stale snapshot
+// inside the transaction. A SQLite file belongs to one host process.
+//
+// # SQLite connections
+//
+// A file store uses WAL, busy_timeout 5 s, foreign keys and immediate write
+// transactions, with up to 4 connections (readers run beside the writer).
+// "sqlite::memory:" is a private database on exactly one connection: callers
+// must not hold a *sql.Rows open while running another statement on DB().
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
+)
+
+// Store is the workspace host's database: catalog plus entity tables.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+
+	mu  sync.RWMutex
+	cat *Catalog
+
+	// now is the clock (tests may replace it).
+	now func() time.Time
+}
+
+// Open opens (and migrates) the store. DSN forms: "sqlite:PATH" (file, created
+// if missing), "sqlite::memory:" (private in-memory DB, for tests),
+// "postgres://..." or "postgresql://...".
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	var (
+		db *sql.DB
+		d  Dialect
+	)
+	switch {
+	case dsn == "sqlite::memory:":
+		var err error
+		db, err = sql.Open("sqlite", ":memory:?_pragma=foreign_keys(1)")
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite memory: %w", err)
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		d = SQLite
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" || strings.ContainsAny(path, "?#") {
+			return nil, fmt.Errorf("store: invalid sqlite path %q", path)
+		}
+		var err error
+		db, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(4)
+		d = SQLite
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		var err error
+		db, err = sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("store: open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(16)
+		db.SetMaxIdleConns(16)
+		d = Postgres
+	default:
+		return nil, fmt.Errorf("store: unsupported DSN (want sqlite:PATH, sqlite::memory: or postgres://...)")
+	}
+	s := &Store{db: db, dialect: d, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB returns the database (both backends through database/sql).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dialect returns the SQL dialect of the store.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// SetClock replaces the clock used for creation and modification dates (tests).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// DocumentSecretExists reports whether a rich-text document with this secret
+// exists, i.e. some entity's rich-text field points at a
+// Collaboration~Documents/Document entity with that secret.
+func (s *Store) DocumentSecretExists(ctx context.Context, secret string) (bool, error) {
+	u, err := uuid.Parse(secret)
+	if err != nil {
+		return false, nil
+	}
+	cat, err := s.Catalog(ctx)
+	if err != nil {
+		return false, err
+	}
+	dt := cat.Type(DocumentType)
+	sf := dt.Field(DocumentSecret)
+	var one int
+	err = s.db.QueryRowContext(ctx, s.dialect.Rebind(
+		"SELECT 1 FROM "+dt.Table+" WHERE "+sf.Col+" = ? LIMIT 1"), u.String()).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: document secret lookup: %w", err)
+	}
+	return true, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if IsPostgres(s.dialect) {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7361829)"); err != nil {
+			return fmt.Errorf("store: migrate lock: %w", err)
+		}
+	}
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS catalog_state (id INTEGER PRIMARY KEY, version BIGINT NOT NULL, doc TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS catalog_counters (type_id TEXT PRIMARY KEY, next BIGINT NOT NULL)",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+	}
+	var doc string
+	err = tx.QueryRowContext(ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		cat := &Catalog{SchemaID: uuid.NewString(), Version: 1}
+		cat.reindex()
+		w := &Tx{s: s, ctx: ctx, tx: tx, cat: cat}
+		dt := &Type{ID: uuid.NewString(), Name: DocumentType, Kind: KindBuiltin, Meta: map[string]any{}}
+		dt.Fields = builtinFields(dt.Name, false)
+		dt.Fields = append(dt.Fields, &Field{ID: uuid.NewString(), Name: DocumentSecret, Role: RolePrimitive, Prim: TUUID,
+			Meta: map[string]any{"platform/readonly?": true}})
+		if err := w.addType(dt); err != nil {
+			return err
+		}
+		b, err := jsonMarshal(cat)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.dialect.Rebind("INSERT INTO catalog_state (id, version, doc) VALUES (1, ?, ?)"), cat.Version, b); err != nil {
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+		s.cat = cat
+	case err != nil:
+		return fmt.Errorf("store: migrate: %w", err)
+	default:
+		cat, err := decodeCatalog([]byte(doc))
+		if err != nil {
+			return err
+		}
+		s.cat = cat
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migrate commit: %w", err)
+	}
+	return nil
+}
+
+// Catalog returns the current catalog snapshot (on PostgreSQL, after checking
+// that no other process changed it).
+func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
+	s.mu.RLock()
+	cat := s.cat
+	s.mu.RUnlock()
+	if !IsPostgres(s.dialect) {
+		return cat, nil
+	}
+	var v int64
+	if err := s.db.QueryRowContext(ctx, "SELECT version FROM catalog_state WHERE id = 1").Scan(&v); err != nil {
+		return nil, fmt.Errorf("store: catalog version: %w", err)
+	}
+	if v == cat.Version {
+		return cat, nil
+	}
+	var doc string
+	if err := s.db.QueryRowContext(ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc); err != nil {
+		return nil, fmt.Errorf("store: catalog reload: %w", err)
+	}
+	fresh, err := decodeCatalog([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	s.install(fresh)
+	return fresh, nil
+}
+
+func (s *Store) install(c *Catalog) {
+	s.mu.Lock()
+	if s.cat == nil || c.Version >= s.cat.Version {
+		s.cat = c
+	}
+	s.mu.Unlock()
+}

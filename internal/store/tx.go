@@ -1,0 +1,235 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Querier runs a query (a *sql.DB or the transaction of a Tx).
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Tx is one write transaction: entity writes and schema changes. It is not
+// safe for concurrent use.
+type Tx struct {
+	s   *Store
+	ctx context.Context
+	tx  *sql.Tx
+
+	cat       *Catalog // snapshot, or a private clone once the schema changed
+	dirty     bool
+	exclusive bool
+
+	counters map[string]int64 // type id -> last public id handed out
+	stmts    map[string]*sql.Stmt
+	now      time.Time
+}
+
+// Write runs fn in one transaction: all of it commits, or none of it.
+func (s *Store) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	s.mu.RLock()
+	cat := s.cat
+	s.mu.RUnlock()
+	t := &Tx{s: s, ctx: ctx, tx: sqlTx, cat: cat, now: s.now()}
+	defer func() {
+		for _, st := range t.stmts {
+			st.Close()
+		}
+		if sqlTx != nil {
+			sqlTx.Rollback()
+		}
+	}()
+	if err := t.syncCatalog(false); err != nil {
+		return err
+	}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.flushCounters(); err != nil {
+		return err
+	}
+	if t.dirty {
+		t.cat.Version++
+		doc, err := jsonMarshal(t.cat)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec("UPDATE catalog_state SET version = ?, doc = ? WHERE id = 1", t.cat.Version, doc); err != nil {
+			return err
+		}
+	}
+	for _, st := range t.stmts {
+		st.Close()
+	}
+	t.stmts = nil
+	err = sqlTx.Commit()
+	sqlTx = nil
+	if err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	if t.dirty {
+		t.cat.reindex()
+		s.install(t.cat)
+	}
+	return nil
+}
+
+// syncCatalog locks the catalog row (PostgreSQL) and reloads a stale snapshot.
+func (t *Tx) syncCatalog(exclusive bool) error {
+	q := "SELECT version FROM catalog_state WHERE id = 1"
+	if IsPostgres(t.s.dialect) {
+		if exclusive {
+			q += " FOR UPDATE"
+		} else {
+			q += " FOR SHARE"
+		}
+	} else if !exclusive && t.cat != nil {
+		return nil // one process per SQLite file; writes are serialized
+	}
+	var v int64
+	if err := t.tx.QueryRowContext(t.ctx, q).Scan(&v); err != nil {
+		return fmt.Errorf("store: lock catalog: %w", err)
+	}
+	if t.cat != nil && v == t.cat.Version {
+		return nil
+	}
+	if t.dirty {
+		return Errorf(ErrConcurrentSchemaOp, nil, "the schema was changed by another process; retry")
+	}
+	var doc string
+	if err := t.tx.QueryRowContext(t.ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc); err != nil {
+		return fmt.Errorf("store: reload catalog: %w", err)
+	}
+	c, err := decodeCatalog([]byte(doc))
+	if err != nil {
+		return err
+	}
+	t.cat = c
+	t.s.install(c)
+	return nil
+}
+
+// Catalog is the catalog as this transaction sees it (including its own
+// schema changes).
+func (t *Tx) Catalog() *Catalog { return t.cat }
+
+// Querier is the transaction, for running compiled queries inside it.
+func (t *Tx) Querier() Querier { return t.tx }
+
+// Context is the context of the transaction.
+func (t *Tx) Context() context.Context { return t.ctx }
+
+// Dialect is the store's dialect.
+func (t *Tx) Dialect() Dialect { return t.s.dialect }
+
+// mutable makes the catalog private to this transaction before a schema change.
+func (t *Tx) mutable() error {
+	if !t.exclusive {
+		if err := t.syncCatalog(true); err != nil {
+			return err
+		}
+		t.exclusive = true
+	}
+	if !t.dirty {
+		t.cat = t.cat.Clone()
+		t.dirty = true
+	}
+	return nil
+}
+
+// ddl runs a schema statement and drops cached statements.
+func (t *Tx) ddl(q string) error {
+	for _, st := range t.stmts {
+		st.Close()
+	}
+	t.stmts = nil
+	if _, err := t.tx.ExecContext(t.ctx, q); err != nil {
+		return fmt.Errorf("store: ddl %q: %w", q, err)
+	}
+	return nil
+}
+
+func (t *Tx) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := t.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(t.ctx, t.s.dialect.Rebind(q))
+	if err != nil {
+		return nil, fmt.Errorf("store: prepare: %w", err)
+	}
+	if t.stmts == nil {
+		t.stmts = map[string]*sql.Stmt{}
+	}
+	t.stmts[q] = st
+	return st, nil
+}
+
+// exec runs a statement with ? placeholders (cached as a prepared statement).
+func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.ExecContext(t.ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: exec: %w", err)
+	}
+	return r, nil
+}
+
+// exists runs a query with ? placeholders and reports whether it returned a row.
+func (t *Tx) exists(q string, args ...any) (bool, error) {
+	st, err := t.stmt(q)
+	if err != nil {
+		return false, err
+	}
+	var one any
+	err = st.QueryRowContext(t.ctx, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: query: %w", err)
+	}
+	return true, nil
+}
+
+// nextPublicID hands out the next public id of a type. The counter row is
+// locked by the first UPDATE of the transaction and written back at commit.
+func (t *Tx) nextPublicID(typeID string) (string, error) {
+	if n, ok := t.counters[typeID]; ok {
+		t.counters[typeID] = n + 1
+		return fmt.Sprint(n + 1), nil
+	}
+	st, err := t.stmt("UPDATE catalog_counters SET next = next + 1 WHERE type_id = ? RETURNING next")
+	if err != nil {
+		return "", err
+	}
+	var n int64
+	if err := st.QueryRowContext(t.ctx, typeID).Scan(&n); err != nil {
+		return "", fmt.Errorf("store: public id counter: %w", err)
+	}
+	if t.counters == nil {
+		t.counters = map[string]int64{}
+	}
+	t.counters[typeID] = n
+	return fmt.Sprint(n), nil
+}
+
+func (t *Tx) flushCounters() error {
+	for id, n := range t.counters {
+		if _, err := t.exec("UPDATE catalog_counters SET next = ? WHERE type_id = ?", n, id); err != nil {
+			return err
+		}
+	}
+	t.counters = nil
+	return nil
+}

@@ -1,0 +1,52 @@
+// Package testkit holds fixtures shared by the host's tests.
+package testkit
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
+)
+
+// StoreDSNs returns the store DSNs a test suite runs against: "sqlite::memory:"
+// always, and a fresh PostgreSQL schema when APPKIT_TEST_POSTGRES is set (the
+// schema is dropped when the test ends).
+func StoreDSNs(t testing.TB) map[string]string {
+	t.Helper()
+	out := map[string]string{"sqlite": "sqlite::memory:"}
+	base := os.Getenv("APPKIT_TEST_POSTGRES")
+	if base == "" {
+		return out
+	}
+	out["postgres"] = testPostgresDSN(t, base)
+	return out
+}
+
+func testPostgresDSN(t testing.TB, base string) string {
+	t.Helper()
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("postgres: %v", err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	if _, err := db.ExecContext(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		t.Fatalf("postgres: create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		db.Close()
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
