@@ -104,7 +104,7 @@ func (p *OAuth1) Check() error {
 		errs = append(errs, fmt.Errorf("signature method %d is unknown", int(p.Signature)))
 	}
 	if p.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("Timeout %s is negative", p.Timeout))
+		errs = append(errs, fmt.Errorf("the Timeout %s is negative", p.Timeout))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("oauth1: %w", err)

@@ -103,10 +103,10 @@ func (p *OAuth2) Check() error {
 		}
 	}
 	if p.RefreshMargin < 0 {
-		errs = append(errs, fmt.Errorf("RefreshMargin %s is negative", p.RefreshMargin))
+		errs = append(errs, fmt.Errorf("the RefreshMargin %s is negative", p.RefreshMargin))
 	}
 	if p.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("Timeout %s is negative", p.Timeout))
+		errs = append(errs, fmt.Errorf("the Timeout %s is negative", p.Timeout))
 	}
 	switch p.AuthStyle {
 	case oauth2.AuthStyleAutoDetect, oauth2.AuthStyleInParams, oauth2.AuthStyleInHeader:
