@@ -1,3 +1,82 @@
 // Package daterange parses the date-range language that users type into
-// "date" filters, and reads and writes the {_min, _max} wire form.
+// "date" filters (spec 002, "Date range grammar and parsed values"; the
+// semantics are those of the service's reference parser tabled in
+// NOTES.md), and reads and writes the {_min, _max} wire form of the result.
+//
+// # The language
+//
+// Words are separated by whitespace; keywords, units and month names are
+// case-insensitive, and extra whitespace does not matter.
+//
+//	statement = term | "between" side "and" side | "from" term ["to" term] | "to" term
+//	term      = date | "today" | "yesterday" | period
+//	side      = term | unit "ago" | N units "ago"
+//	period    = ("this" | "last") unit | ("this" | "last") N units
+//	          | "previous" unit | "previous" N units
+//	date      = DD MMMM YYYY | DD-MMMM-YYYY | DD MM YYYY | DD-MM-YYYY
+//	unit      = day | week | month | quarter | year      (singular without N)
+//	units     = days | weeks | months | quarters | years (plural with N)
+//	N         = 1, 2, ... (no leading zero, at most six digits)
+//
+// MMMM is a month name, full or its first three letters ("June", "jun");
+// DD is one or two digits, MM one or two digits, YYYY four. Weeks are ISO
+// weeks, Monday to Sunday; months, quarters and years are calendar ones.
+// Every range is inclusive: Min is 00:00:00.000 of its first day and Max
+// 23:59:59.999 of its last day.
+//
+//	statement            Min                                 Max
+//	a date, today,       start of that day                   end of that day
+//	  yesterday
+//	this/last unit       start of the current unit           end of the current unit
+//	last N units         start of the unit N-1 before        end of the current unit
+//	previous unit        start of the unit before            end of the unit before
+//	previous N units     start of the unit N before          end of the unit before
+//	between A and B      Min of A                            Max of B
+//	from A               Min of A                            open (nil)
+//	to B                 open (nil)                          Max of B
+//	from A to B          Min of A                            Max of B
+//
+// "unit ago" (N = 1) and "N units ago" appear only as a side of between: as
+// the lower side they give the start of the unit N before the current one,
+// as the upper side the last millisecond before that start. So on Tuesday
+// 2017-06-13 "between 6 quarters ago and 2 months ago" is
+// 2015-10-01T00:00:00.000 to 2017-03-31T23:59:59.999, "last 2 weeks" is
+// 2017-06-05 to 2017-06-18, and "previous 2 weeks" 2017-05-29 to 2017-06-11.
+// (The lower "N units ago" counts N whole units back, as NOTES.md tables it;
+// counting N-1 back, as "last N units" does, would start 2016-01-01.)
+//
+// Everything else is an error, never a guess: there is no "next", "last 1
+// day" and "last 2 week" mix singular and plural, "last 0 days" and "last 01
+// days" are not numbers of units, "3 months ago" alone is not a range,
+// "30 Feb 2017" is not a date, and "between today and yesterday" starts
+// after it ends. Errors are *Error values carrying the offending word and
+// its byte position; their Kind (ErrSyntax, ErrInvalidDate,
+// ErrStartAfterEnd, ErrOutOfRange) matches with errors.Is. Parse never
+// panics.
+//
+// "today" is now's calendar day in now's location, or in the location given
+// with WithLocation; the bounds are wall-clock times in that location. The
+// reference parser rejects the numeric DD-MM-YYYY and DD MM YYYY forms that
+// the spec promises; this package accepts them. "this N units" is read as
+// "last N units", since the spec makes "this ..." an alias of "last".
+//
+// # Wire form
+//
+// Range marshals to {"_min": "2017-06-13T00:00:00.000", "_max": null}
+// (WireLayout: ISO 8601, milliseconds, no zone); WireJSON leaves an open
+// side out, as the service sends it. UnmarshalJSON also reads a missing key
+// or null as an open side, naive times with or without a fraction, and
+// RFC 3339 times with a zone. Naive times decode as wall clock in UTC.
+//
+// ParseDay reads a "datebox" value: an ISO day, a date of the grammar, or a
+// natural phrase such as "3 days ago" checked word by word before
+// github.com/tj/go-naturaldate evaluates it.
+//
+// # Speed
+//
+// BenchmarkParse over a mix of eight typical statements, on the 2-core
+// AMD EPYC development machines (go test -bench . -benchtime 2s -count 3):
+// 280-350 ns/op, 1 allocs/op (48 B: both bounds share one allocation),
+// 1.6-2.2 times one time.Parse of "13 June 2017" measured in the same
+// process; in America/Los_Angeles 310-550 ns/op, 1 allocs/op.
 package daterange

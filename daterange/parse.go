@@ -42,16 +42,12 @@ func WithLocation(loc *time.Location) Option {
 // Every error is an *Error; errors.Is matches its Kind against ErrSyntax,
 // ErrInvalidDate, ErrStartAfterEnd and ErrOutOfRange.
 func Parse(statement string, now time.Time, opts ...Option) (Range, error) {
-	var cfg config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
 	loc := now.Location()
-	if cfg.loc != nil {
-		loc = cfg.loc
-		now = now.In(loc)
+	if len(opts) > 0 {
+		if l := applyOptions(opts); l != nil {
+			loc = l
+			now = now.In(loc)
+		}
 	}
 	res, err := parseStatement(statement, now)
 	if err != nil {
@@ -69,6 +65,18 @@ func Parse(statement string, now time.Time, opts ...Option) (Range, error) {
 		r.Max = &pair[1]
 	}
 	return r, nil
+}
+
+// applyOptions returns the location the options choose, or nil. It is apart
+// from Parse so that a call without options allocates no config.
+func applyOptions(opts []Option) *time.Location {
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg.loc
 }
 
 // dayTime returns the first (end false) or last (end true) millisecond of a
