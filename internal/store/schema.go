@@ -69,7 +69,8 @@ func (t *Tx) addType(ty *Type) error {
 	ty.Fields = nil
 	t.cat.Types = append(t.cat.Types, ty)
 	t.cat.reindex()
-	if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (id TEXT PRIMARY KEY, public_id TEXT, created BIGINT NOT NULL, modified BIGINT NOT NULL)", ty.Table)); err != nil {
+	text := SQLType(d, TText)
+	if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (id %s PRIMARY KEY, public_id %s, created BIGINT NOT NULL, modified BIGINT NOT NULL)", ty.Table, text, text)); err != nil {
 		return err
 	}
 	if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_order ON %s (created, id)", ty.Table, ty.Table)); err != nil {
@@ -281,7 +282,7 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	case !f.Collection:
 		f.Storage = StoreColumn
 		f.Col = t.cat.newIdent("c")
-		if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s TEXT", holder.Table, f.Col)); err != nil {
+		if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", holder.Table, f.Col, SQLType(d, TText))); err != nil {
 			return err
 		}
 		if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", holder.Table, f.Col, holder.Table, f.Col)); err != nil {
@@ -293,7 +294,6 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 			if partner.LinkSide == "b" {
 				hcol, tcol = "a", "b"
 			}
-			_ = d
 			if err := t.ddl(fmt.Sprintf("UPDATE %s SET %s = (SELECT l.%s FROM %s l WHERE l.%s = %s.id ORDER BY l.%s LIMIT 1)",
 				holder.Table, f.Col, tcol, partner.Link, hcol, holder.Table, tcol)); err != nil {
 				return err
@@ -322,7 +322,8 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 		f.Storage = StoreLink
 		f.Link = t.cat.newIdent("l")
 		f.LinkSide = "a"
-		if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (a, b))", f.Link)); err != nil {
+		text := SQLType(d, TText)
+		if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (a %s NOT NULL, b %s NOT NULL, PRIMARY KEY (a, b))", f.Link, text, text)); err != nil {
 			return err
 		}
 		if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_b ON %s (b, a)", f.Link, f.Link)); err != nil {

@@ -322,6 +322,9 @@ func SQLType(d Dialect, prim string) string {
 		}
 		return "INTEGER"
 	}
+	if pg {
+		return `TEXT COLLATE "C"`
+	}
 	return "TEXT"
 }
 
