@@ -182,11 +182,15 @@ func naturalDay(value string, now time.Time) (t time.Time, err error) {
 			t, err = time.Time{}, newError(ErrSyntax, words[0], fmt.Sprintf("natural date parser failed: %v", r))
 		}
 	}()
-	got, perr := naturaldate.Parse(b.String(), now)
+	// go-naturaldate moves days and weeks by multiples of 24 hours; handing
+	// it now's wall clock as UTC keeps a daylight-saving change from
+	// shifting the day.
+	wall := time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), now.Minute(), now.Second(),
+		now.Nanosecond(), time.UTC)
+	got, perr := naturaldate.Parse(b.String(), wall)
 	if perr != nil {
 		return time.Time{}, newError(ErrSyntax, words[0], "natural date parser: "+perr.Error())
 	}
-	got = got.In(now.Location())
 	y, m, d := got.Date()
 	if y < minYear || y > maxYear {
 		return time.Time{}, newError(ErrOutOfRange, words[0], "the day falls outside the years 0001-9999")

@@ -74,6 +74,34 @@ func TestParseDayZone(t *testing.T) {
 	}
 }
 
+// TestParseDayDST: a day is a calendar day even across a daylight-saving
+// change, where 24 hours are not a day.
+func TestParseDayDST(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2017, 3, 13, 0, 30, 0, 0, la) // the night after clocks went forward
+	for in, want := range map[string]time.Time{
+		"1 day ago":        time.Date(2017, 3, 12, 0, 0, 0, 0, la),
+		"yesterday":        time.Date(2017, 3, 12, 0, 0, 0, 0, la),
+		"1 week ago":       time.Date(2017, 3, 6, 0, 0, 0, 0, la),
+		"2 days from now":  time.Date(2017, 3, 15, 0, 0, 0, 0, la),
+		"last sunday":      time.Date(2017, 3, 12, 0, 0, 0, 0, la),
+		"2 months ago":     time.Date(2017, 1, 13, 0, 0, 0, 0, la),
+		"in 1 year":        time.Date(2018, 3, 13, 0, 0, 0, 0, la),
+		"13 November 2017": time.Date(2017, 11, 13, 0, 0, 0, 0, la),
+	} {
+		got, err := ParseDay(in, now)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if !got.Equal(want) {
+			t.Errorf("ParseDay(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 func TestParseDayRejects(t *testing.T) {
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
 	cases := []struct {
