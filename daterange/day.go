@@ -24,6 +24,9 @@ const MaxDayLen = 64
 //     ten); <weekday>, last <weekday>, next <weekday> ("friday" is the
 //     last Friday before today).
 //
+// Moving by months or years keeps the day of the month, clamped to the
+// target month's last day (31 March minus one month is 28 February).
+//
 // go-naturaldate skips words it does not know, so a phrase is handed to it
 // only when it matches one of these shapes word by word; anything else is an
 // error, never a guess. The result is midnight of the day in now's location.
@@ -152,6 +155,16 @@ func naturalShape(w []token) bool {
 	return false
 }
 
+// monthsOrYears reports whether a phrase moves by months or years.
+func monthsOrYears(words []token) bool {
+	for _, w := range words {
+		if u, _ := unitOf(w); u == unitMonth || u == unitYear {
+			return true
+		}
+	}
+	return false
+}
+
 func naturalDay(value string, now time.Time) (t time.Time, err error) {
 	sc := scanner{s: value}
 	var words [5]token
@@ -190,6 +203,13 @@ func naturalDay(value string, now time.Time) (t time.Time, err error) {
 	got, perr := naturaldate.Parse(b.String(), wall)
 	if perr != nil {
 		return time.Time{}, newError(ErrSyntax, words[0], "natural date parser: "+perr.Error())
+	}
+	// Moving by months or years keeps the day of the month, and Go
+	// normalises a day the target month lacks into the next month (31 March
+	// minus a month is "31 February", 3 March). Clamp to the target month's
+	// last day instead: 28 February.
+	if got.Day() != wall.Day() && monthsOrYears(words[:n]) {
+		got = time.Date(got.Year(), got.Month(), 0, 0, 0, 0, 0, time.UTC)
 	}
 	y, m, d := got.Date()
 	if y < minYear || y > maxYear {

@@ -102,6 +102,36 @@ func TestParseDayDST(t *testing.T) {
 	}
 }
 
+// TestParseDayMonthEnds: moving by months or years from a day the target
+// month lacks ends on that month's last day.
+func TestParseDayMonthEnds(t *testing.T) {
+	cases := []struct{ now, in, want string }{
+		{"2017-03-31", "1 month ago", "2017-02-28"},
+		{"2017-03-31", "last month", "2017-02-28"},
+		{"2017-03-31", "in a month", "2017-04-30"},
+		{"2017-03-31", "next month", "2017-04-30"},
+		{"2017-03-31", "2 months ago", "2017-01-31"},
+		{"2016-03-31", "1 month ago", "2016-02-29"},
+		{"2016-02-29", "1 year ago", "2015-02-28"},
+		{"2016-02-29", "in 4 years", "2020-02-29"},
+		{"2016-02-29", "next year", "2017-02-28"},
+		{"2017-03-31", "1 week ago", "2017-03-24"},
+	}
+	for _, c := range cases {
+		now, err := time.Parse("2006-01-02", c.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseDay(c.in, now.Add(9*time.Hour))
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.now, c.in, err)
+		}
+		if s := got.Format("2006-01-02"); s != c.want {
+			t.Errorf("on %s ParseDay(%q) = %s, want %s", c.now, c.in, s, c.want)
+		}
+	}
+}
+
 func TestParseDayRejects(t *testing.T) {
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
 	cases := []struct {
