@@ -124,15 +124,15 @@ func scrub(s string, secrets []string) string {
 			space = true
 			continue
 		}
+		if n >= maxDescription {
+			b.WriteString("…")
+			break
+		}
 		if space && b.Len() > 0 {
 			b.WriteByte(' ')
 			n++
 		}
 		space = false
-		if n >= maxDescription {
-			b.WriteString("…")
-			break
-		}
 		b.WriteRune(r)
 		n++
 	}
