@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -133,6 +134,9 @@ func (r *Range) UnmarshalJSON(data []byte) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
 		return fmt.Errorf(`daterange: want an object {"_min": ..., "_max": ...}: %w`, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New(`daterange: unexpected data after the {"_min": ..., "_max": ...} object`)
 	}
 	var out Range
 	var err error

@@ -146,6 +146,8 @@ func TestUnmarshalJSONRejects(t *testing.T) {
 		{`{"start":"2017-06-13T00:00:00"}`, "unknown field"},
 		{`{"_min":"2017-06-14T00:00:00","_max":"2017-06-13T23:59:59.999"}`, "is after _max"},
 		{`{"_min":"2017-06-13T00:00:00"`, "want an object"},
+		{`{"_min":"2017-06-13T00:00:00"} {}`, "unexpected data after"},
+		{`{"_min":"2017-06-13T00:00:00"}]`, "unexpected data after"},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
