@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -27,8 +29,8 @@ const DefaultMaxBody = 4 << 20
 //     markdown; with format=json, content is the tree as JSON text or the tree
 //     object itself. It answers like GET, the content re-read in that format.
 //   - An unknown or malformed secret answers 404, a bad format, body or tree
-//     400, a body over the limit 413, another method 405; every error body is
-//     {"message": "..."}.
+//     400, a body over the limit 413, a document too complex to convert in
+//     time 422, another method 405; every error body is {"message": "..."}.
 type Handler struct {
 	// Store holds the contents. Required.
 	Store *Store
@@ -40,6 +42,77 @@ type Handler struct {
 	// OnError, when set, is told about internal errors (answered as 500
 	// without detail).
 	OnError func(r *http.Request, err error)
+	// ConvertTimeout bounds one conversion; 0 means DefaultConvertTimeout.
+	ConvertTimeout time.Duration
+	// MaxConversions bounds the conversions running at once; 0 means
+	// DefaultMaxConversions.
+	MaxConversions int
+
+	once sync.Once
+	sem  chan struct{}
+}
+
+// Conversion limits. The markdown parser and the HTML converter have inputs
+// that take time quadratic in their size (thousands of unclosed brackets on
+// one line, deeply nested quotes); a hostile document must not hold the CPU.
+// Conversions therefore run at most MaxConversions at once, and one that
+// outlasts ConvertTimeout is answered 422 "too complex" (it finishes in the
+// background, still holding its slot). Markdown written with PUT is parsed
+// once under the same limits before it is stored, so stored documents are
+// known to convert.
+const (
+	DefaultConvertTimeout = 5 * time.Second
+	DefaultMaxConversions = 2
+)
+
+// errTooComplex: a conversion ran out of time.
+var errTooComplex = errors.New("documents: the document is too complex to convert")
+
+// convert runs fn under the concurrency and time limits.
+func (h *Handler) convert(ctx context.Context, fn func() (string, error)) (string, error) {
+	h.once.Do(func() {
+		n := h.MaxConversions
+		if n <= 0 {
+			n = DefaultMaxConversions
+		}
+		h.sem = make(chan struct{}, n)
+	})
+	timeout := h.ConvertTimeout
+	if timeout <= 0 {
+		timeout = DefaultConvertTimeout
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case h.sem <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-timer.C:
+		return "", errTooComplex
+	}
+	type result struct {
+		s   string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-h.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("documents: conversion panicked: %v", p)}
+			}
+		}()
+		s, err := fn()
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-timer.C:
+		return "", errTooComplex
+	}
 }
 
 // Document is the body of GET and PUT answers.
@@ -94,10 +167,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	content, err := Encode(stored, format)
-	if err != nil {
-		h.internal(w, r, err)
-		return
+	content := stored
+	if format != FormatMarkdown {
+		content, err = h.convert(r.Context(), func() (string, error) { return Encode(stored, format) })
+		if err != nil {
+			if !h.limitError(w, r, err) {
+				h.internal(w, r, err)
+			}
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, Document{Secret: secret, Content: content})
 }
@@ -141,8 +219,18 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, secret string, for
 		writeMessage(w, http.StatusBadRequest, `"content" must be a string (or, with format=json, the document tree)`)
 		return false
 	}
-	markdown, err := Decode(content, format)
+	markdown, err := h.convert(r.Context(), func() (string, error) {
+		md, err := Decode(content, format)
+		if err != nil {
+			return "", err
+		}
+		MarkdownToTree(md) // prove that it parses in time
+		return md, nil
+	})
 	if err != nil {
+		if h.limitError(w, r, err) {
+			return false
+		}
 		if errors.Is(err, ErrTree) {
 			writeMessage(w, http.StatusBadRequest, err.Error())
 			return false
@@ -152,6 +240,20 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, secret string, for
 	}
 	if err := h.Store.Put(r.Context(), secret, markdown); err != nil {
 		h.internal(w, r, err)
+		return false
+	}
+	return true
+}
+
+// limitError answers the errors of convert's limits; it reports whether err
+// was one of them.
+func (h *Handler) limitError(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case errors.Is(err, errTooComplex):
+		writeMessage(w, http.StatusUnprocessableEntity, "the document is too complex to convert")
+	case r.Context().Err() != nil:
+		writeMessage(w, http.StatusServiceUnavailable, "the request was cancelled or timed out")
+	default:
 		return false
 	}
 	return true

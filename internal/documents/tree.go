@@ -98,9 +98,29 @@ func (b *treeBuilder) lines(n ast.Node) string {
 
 func (b *treeBuilder) children(n ast.Node) []*Node {
 	var out []*Node
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		out = append(out, b.expand(c)...)
+	// goldmark splits text at delimiters it tried; join the pieces (with a
+	// builder: a run of pieces can be long).
+	var run strings.Builder
+	inRun := false
+	flush := func() {
+		if inRun {
+			out = append(out, &Node{Type: "text", Text: run.String()})
+			run.Reset()
+			inRun = false
+		}
 	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		for _, nd := range b.expand(c) {
+			if nd.Type == "text" {
+				run.WriteString(nd.Text)
+				inRun = true
+				continue
+			}
+			flush()
+			out = append(out, nd)
+		}
+	}
+	flush()
 	return out
 }
 
