@@ -1,0 +1,95 @@
+// Command oauth2app is an example synchronization app behind OAuth 2: the
+// user connects an account at a configurable provider (authorization-code
+// grant, optional PKCE), and the app synchronizes the items of the API the
+// provider protects. Tokens are refreshed through /validate.
+//
+// Environment:
+//
+//	PORT                  port to listen on (default 8080)
+//	OAUTH2_CLIENT_ID      the app's client id at the provider (required)
+//	OAUTH2_CLIENT_SECRET  its client secret (empty for a public client)
+//	OAUTH2_AUTH_URL       the provider's authorization endpoint (required)
+//	OAUTH2_TOKEN_URL      the provider's token endpoint (required)
+//	OAUTH2_SCOPES         scopes, separated by spaces or commas
+//	OAUTH2_PKCE           "true" to send a PKCE S256 challenge
+//	OAUTH2_API_URL        base URL of the API: GET /me and GET /items?page=N (required)
+//
+// SIGINT or SIGTERM shuts the server down gracefully.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit"
+)
+
+func main() {
+	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "oauth2app:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves the app configured by getenv until ctx is cancelled or a
+// signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+	addr, cfg, err := config(getenv)
+	if err != nil {
+		return err
+	}
+	app := newApp(cfg)
+	if err := app.Check(); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "oauth2app: provider %s, API %s, listening on %s\n", cfg.AuthURL, cfg.APIURL, addr)
+	return appkit.ListenAndServe(ctx, addr, app)
+}
+
+// config reads the listen address and the provider from the environment.
+// The secret is never echoed in errors.
+func config(getenv func(string) string) (string, Config, error) {
+	port := getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", Config{}, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	}
+	cfg := Config{
+		ClientID:     strings.TrimSpace(getenv("OAUTH2_CLIENT_ID")),
+		ClientSecret: getenv("OAUTH2_CLIENT_SECRET"),
+		AuthURL:      strings.TrimSpace(getenv("OAUTH2_AUTH_URL")),
+		TokenURL:     strings.TrimSpace(getenv("OAUTH2_TOKEN_URL")),
+		APIURL:       strings.TrimSpace(getenv("OAUTH2_API_URL")),
+		Scopes:       strings.FieldsFunc(getenv("OAUTH2_SCOPES"), func(r rune) bool { return r == ',' || r == ' ' }),
+	}
+	var missing []string
+	for _, v := range []struct{ name, value string }{
+		{"OAUTH2_CLIENT_ID", cfg.ClientID}, {"OAUTH2_AUTH_URL", cfg.AuthURL},
+		{"OAUTH2_TOKEN_URL", cfg.TokenURL}, {"OAUTH2_API_URL", cfg.APIURL},
+	} {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	if len(missing) > 0 {
+		return "", Config{}, fmt.Errorf("missing environment: %s", strings.Join(missing, ", "))
+	}
+	if u, err := url.Parse(cfg.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", Config{}, fmt.Errorf("OAUTH2_API_URL: want an absolute http(s) URL, got %q", cfg.APIURL)
+	}
+	if s := getenv("OAUTH2_PKCE"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return "", Config{}, fmt.Errorf("OAUTH2_PKCE: want true or false, got %q", s)
+		}
+		cfg.PKCE = b
+	}
+	return ":" + port, cfg, nil
+}
