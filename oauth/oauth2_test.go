@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -384,6 +386,20 @@ func TestOAuth2ExchangeFailures(t *testing.T) {
 			}
 		})
 	}
+	t.Run("token endpoint redirects", func(t *testing.T) {
+		srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
+		var followed atomic.Bool
+		elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Store(true) }))
+		defer elsewhere.Close()
+		redirector := httptest.NewServer(http.RedirectHandler(elsewhere.URL, http.StatusTemporaryRedirect))
+		defer redirector.Close()
+		p := newOAuth2(srv, func(p *oauth.OAuth2) { p.TokenURL = redirector.URL })
+		_, err := p.Exchange(t.Context(), callback, approvedCode(t, srv, p, callback))
+		var pe *oauth.ProviderError
+		if !errors.As(err, &pe) || pe.Status != http.StatusTemporaryRedirect || followed.Load() {
+			t.Fatalf("err = %v, followed %v; want the redirect refused, not followed", err, followed.Load())
+		}
+	})
 	t.Run("missing code", func(t *testing.T) {
 		srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 		if _, err := newOAuth2(srv, nil).Exchange(t.Context(), callback, ""); !errors.Is(err, oauth.ErrMissingCode) {

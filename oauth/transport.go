@@ -41,15 +41,22 @@ func baseTransport(c *http.Client) http.RoundTripper {
 }
 
 // providerClient is the client of the calls to the provider's token
-// endpoints: the configured one with the flow's timeout.
+// endpoints: the configured one with the flow's timeout. Unless the
+// configured client has its own redirect policy, redirects are not followed:
+// a token endpoint does not redirect, and following a 307 would send the
+// client secret and the code to wherever it points.
 func providerClient(c *http.Client, timeout time.Duration) *http.Client {
-	out := &http.Client{Transport: baseTransport(c), Timeout: timeout}
+	out := &http.Client{Transport: baseTransport(c), Timeout: timeout, CheckRedirect: noRedirects}
 	if c != nil {
-		out.CheckRedirect = c.CheckRedirect
+		if c.CheckRedirect != nil {
+			out.CheckRedirect = c.CheckRedirect
+		}
 		out.Jar = c.Jar
 	}
 	return out
 }
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // apiTimeout is the timeout of the clients returned by Client.
 func apiTimeout(c *http.Client) time.Duration {
