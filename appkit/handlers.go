@@ -72,10 +72,11 @@ func (s *server) validate(c *echo.Context) error {
 		}
 		res = out
 	case au.OAuth1 != nil && au.Validate == nil:
-		if in.Fields["access_token"] == nil {
-			return InvalidAccount("access_token is missing")
+		out, err := au.OAuth1.Validate(c.Request().Context(), in.Fields)
+		if err != nil {
+			return asUnauthorized(err)
 		}
-		res = map[string]any{"name": au.Name}
+		res = out
 	default:
 		v, err := au.Validate(c.Request().Context(), Account(in.Fields))
 		if err != nil {
