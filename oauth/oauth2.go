@@ -205,6 +205,8 @@ func (p *OAuth2) Authorize(ctx context.Context, callbackURI, state string) (stri
 // token_type, expires_on and expire_on (RFC 3339 UTC, when the provider
 // gives an expiry), scope (when the provider echoes it), and the keys
 // returned by Account. A failure is a *ProviderError or a sentinel error.
+// With PKCE, callbackURI must be the one given to Authorize (the verifier is
+// derived from it).
 func (p *OAuth2) Exchange(ctx context.Context, callbackURI, code string) (map[string]any, error) {
 	rt, err := p.runtime()
 	if err != nil {

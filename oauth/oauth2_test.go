@@ -463,7 +463,7 @@ func TestOAuth2ValidateProviderDown(t *testing.T) {
 
 func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 	// The delay keeps the refresh in flight while the others arrive.
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
+	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
 	p := newOAuth2(srv, nil)
 	acct := connect(t, srv, p)
 	fields := expiredCopy(acct)
