@@ -35,6 +35,7 @@
 // {"message": ...} and a fitting status:
 //
 //	invalid account on /validate          401
+//	OAuth provider down on /validate      503 {"message", "tryLater": true}
 //	invalid filter on filter/validate     400
 //	TryLater(err)                         503 {"message", "tryLater": true}
 //	unknown type, action, datalist field  400 naming it

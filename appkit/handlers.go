@@ -68,13 +68,13 @@ func (s *server) validate(c *echo.Context) error {
 	case au.OAuth2 != nil:
 		out, err := au.OAuth2.Validate(c.Request().Context(), in.Fields)
 		if err != nil {
-			return asUnauthorized(err)
+			return oauthValidateFailure(err)
 		}
 		res = out
 	case au.OAuth1 != nil && au.Validate == nil:
 		out, err := au.OAuth1.Validate(c.Request().Context(), in.Fields)
 		if err != nil {
-			return asUnauthorized(err)
+			return oauthValidateFailure(err)
 		}
 		res = out
 	default:

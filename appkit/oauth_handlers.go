@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/oauth"
 )
 
 // oauthFailure answers a failing OAuth step: 401 with what the provider said
@@ -18,6 +19,18 @@ func oauthFailure(err error) error {
 		return err
 	}
 	return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+}
+
+// oauthValidateFailure answers a failing OAuth validation: a provider that is
+// down, slow or rate limited says nothing about the account, so the service
+// is told to try later (503 tryLater) instead of marking the account invalid;
+// any other failure is an invalid account (401).
+func oauthValidateFailure(err error) error {
+	var pe *oauth.ProviderError
+	if errors.Is(err, oauth.ErrProviderUnreachable) || (errors.As(err, &pe) && pe.Temporary()) {
+		return TryLater(err)
+	}
+	return asUnauthorized(err)
 }
 
 func (s *server) oauth2Authorize(c *echo.Context, a *Auth) error {

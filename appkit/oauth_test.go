@@ -200,8 +200,8 @@ func TestOAuth2FailuresAnswer401(t *testing.T) {
 	}
 	prov.Close()
 	r = postJSON(t, h, "/validate", map[string]any{"id": "oauth2", "fields": map[string]any{"access_token": "a", "refresh_token": "r", "expire_on": "2001-01-01T00:00:00Z"}})
-	if r.status != 401 {
-		t.Fatalf("provider down = %d %s", r.status, r.raw)
+	if r.status != 503 || r.body["tryLater"] != true {
+		t.Fatalf("provider down = %d %s, want 503 tryLater: an outage says nothing about the account", r.status, r.raw)
 	}
 }
 
