@@ -1,0 +1,194 @@
+// Package host wires the HTTP surface of the embedded workspace host: the
+// command API, documents, sign-in and tokens, with authentication, rate
+// limits, size limits, timeouts, panic recovery and one log line per request.
+//
+// Routes:
+//
+//	POST   /api/login              {email, password} → session cookie (401 on bad credentials)
+//	POST   /api/logout             ends the session, clears the cookie (204)
+//	GET    /api/tokens             the user's tokens [{id, name, created-at, last-used-at}]  (cookie only)
+//	POST   /api/tokens             {name?} → {id, name, created-at, last-used-at, value}      (cookie only)
+//	DELETE /api/tokens/<id>        204, 404 when the user has no such token                 (cookie only)
+//	POST   /api/commands           the command API (internal/commands)        (Authorization: Token <token>)
+//	GET    /api/documents/<secret> ?format=md|html|json (internal/documents)  (Authorization: Token <token>)
+//	PUT    /api/documents/<secret> {"content": "..."}                         (Authorization: Token <token>)
+//
+// The token endpoints accept only the session cookie, as the spec says: an
+// Authorization header there is ignored, so a token alone gets 401. The
+// command and document endpoints accept only the token: 401 without a valid
+// one. Beyond the limit of requests per second per token, they answer 429
+// with Retry-After. Every error is JSON {"message": "..."} (the command API
+// answers its own {success, result} shapes). Cookie-authenticated requests
+// that change state are refused (403) when their Origin header names another
+// host, and the cookie is SameSite=Lax, HttpOnly, Secure over TLS.
+//
+// The host uses net/http's ServeMux rather than echo: its surface is a few
+// routes mounting plain http.Handlers (the command API, documents), and the
+// SDK's echo setup is tuned for the app protocol, not for this.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/commands"
+	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/rs/zerolog"
+)
+
+// Defaults of [Config].
+const (
+	DefaultMaxBody        = 16 << 20
+	DefaultRequestTimeout = 60 * time.Second
+	// SessionCookie is the name of the sign-in cookie.
+	SessionCookie = "appkit_session"
+	maxSmallBody  = 16 << 10 // login and token bodies
+)
+
+// Config configures a [Host]. Only Store is required; the zero value of every
+// other field works (no rate limits, a generated admin password, no logs).
+type Config struct {
+	// Store is the opened store; the host does not close it.
+	Store *store.Store
+	// RateLimit is the number of requests per second per token on the
+	// command and document endpoints; 0 means no limit. The service's limit
+	// is auth.DefaultRate (3).
+	RateLimit float64
+	// RateBurst is how many requests a token may send at once; 0 means
+	// ceil(RateLimit).
+	RateBurst int
+	// WorkspaceRateLimit is a limit over all tokens together (the service
+	// has 7 per second); 0 means none. It applies only when RateLimit is on.
+	WorkspaceRateLimit float64
+	// AdminEmail and AdminPassword configure the admin user (see
+	// auth.Service.EnsureAdmin). An empty password on first start is
+	// generated and written once to Notice.
+	AdminEmail    string
+	AdminPassword string
+	// Token, when set, is registered as an API token of the admin at start
+	// (idempotent across restarts).
+	Token string
+	// Logger receives one line per request and the errors; secrets (token
+	// values, cookies, document secrets) are never logged.
+	Logger zerolog.Logger
+	// Notice receives the one-time message with a generated admin password;
+	// nil means os.Stderr.
+	Notice io.Writer
+	// PasswordCost is the bcrypt cost (0: bcrypt's default; tests use 4).
+	PasswordCost int
+	// SessionTTL is how long a sign-in lasts (0: auth.DefaultSessionTTL).
+	SessionTTL time.Duration
+	// MaxBody limits request bodies of the command and document endpoints in
+	// bytes (0: DefaultMaxBody).
+	MaxBody int64
+	// RequestTimeout bounds the handling of one request (0:
+	// DefaultRequestTimeout).
+	RequestTimeout time.Duration
+}
+
+// Host is the workspace host's HTTP handler.
+type Host struct {
+	cfg      Config
+	log      zerolog.Logger
+	auth     *auth.Service
+	admin    auth.User
+	limiter  *auth.Limiter
+	logins   *auth.Limiter
+	docs     *documents.Handler
+	commands http.Handler
+	handler  http.Handler
+}
+
+// New prepares the host on an opened store: it creates the host's tables,
+// makes sure the admin user exists, registers cfg.Token, and builds the
+// routes.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("host: Config.Store is required")
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.RateLimit < 0 || cfg.WorkspaceRateLimit < 0 {
+		return nil, fmt.Errorf("host: negative rate limit %v/%v", cfg.RateLimit, cfg.WorkspaceRateLimit)
+	}
+	db, dialect := cfg.Store.DB(), cfg.Store.Dialect()
+	svc, err := auth.New(ctx, db, dialect, auth.Options{PasswordCost: cfg.PasswordCost, SessionTTL: cfg.SessionTTL})
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	docStore, err := documents.NewStore(ctx, db, dialect)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	admin, generated, err := svc.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
+	if err != nil {
+		return nil, fmt.Errorf("host: admin user: %w", err)
+	}
+	if generated != "" {
+		w := cfg.Notice
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "appkit host: created the admin user %s with the password %s\n"+
+			"appkit host: it is shown only this once; sign in with POST /api/login and create API tokens with POST /api/tokens\n",
+			admin.Email, generated)
+	}
+	if cfg.Token != "" {
+		if _, err := svc.RegisterToken(ctx, admin.ID, cfg.Token, "--token"); err != nil {
+			return nil, fmt.Errorf("host: register the start-up token: %w", err)
+		}
+	}
+	h := &Host{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		auth:     svc,
+		admin:    admin,
+		commands: commands.New(cfg.Store),
+		logins:   auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+	}
+	if cfg.RateLimit > 0 {
+		h.limiter = auth.NewLimiter(cfg.RateLimit, auth.LimiterOptions{Burst: cfg.RateBurst, Workspace: cfg.WorkspaceRateLimit})
+	}
+	h.docs = &documents.Handler{
+		Store:   docStore,
+		Exists:  cfg.Store.DocumentSecretExists,
+		MaxBody: cfg.MaxBody,
+		OnError: func(r *http.Request, err error) { h.logError(r, err) },
+	}
+	h.handler = h.routes()
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.ServeHTTP(w, r) }
+
+// Admin is the admin user made sure of at start.
+func (h *Host) Admin() auth.User { return h.admin }
+
+// Auth is the users, sessions and tokens service (for the CLI and tests).
+func (h *Host) Auth() *auth.Service { return h.auth }
+
+func (h *Host) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/login", methods(http.HandlerFunc(h.login), http.MethodPost))
+	mux.Handle("/api/logout", methods(h.sameOrigin(http.HandlerFunc(h.logout)), http.MethodPost))
+	mux.Handle("/api/tokens", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.tokens))), http.MethodGet, http.MethodPost))
+	mux.Handle("/api/tokens/{id}", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.deleteToken))), http.MethodDelete))
+	mux.Handle("/api/commands", methods(h.withToken(h.limitBody(h.commands)), http.MethodPost))
+	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeMessage(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
+	})
+	return h.logRequests(h.recoverPanics(h.timeout(mux)))
+}

@@ -1,0 +1,308 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/auth"
+)
+
+// reqInfo is what the log line of a request tells, filled in by the layers
+// the request passes; it travels by pointer in the context.
+type reqInfo struct {
+	userID  string
+	tokenID string
+}
+
+type infoKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	if ri, ok := ctx.Value(infoKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{}
+}
+
+type userKey struct{}
+
+// userFrom returns the authenticated user that withSession or withToken put
+// into the context.
+func userFrom(ctx context.Context) (auth.User, bool) {
+	u, ok := ctx.Value(userKey{}).(auth.User)
+	return u, ok
+}
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// redactPath keeps document secrets out of logs and messages.
+func redactPath(p string) string {
+	const docs = "/api/documents/"
+	if strings.HasPrefix(p, docs) && len(p) > len(docs) {
+		return docs + "<secret>"
+	}
+	if len(p) > 200 {
+		return p[:200] + "..."
+	}
+	return p
+}
+
+// logRequests writes one line per request: method, path (secrets redacted),
+// status, size, duration, client, and the user and token ids (never the
+// token's value or the cookie).
+func (h *Host) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		ev := h.log.Info()
+		if status >= 500 {
+			ev = h.log.Error()
+		}
+		ev = ev.Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Int("status", status).
+			Int64("bytes", sw.bytes).Dur("duration", time.Since(start)).Str("remote", clientIP(r))
+		if ri.userID != "" {
+			ev = ev.Str("user", ri.userID)
+		}
+		if ri.tokenID != "" {
+			ev = ev.Str("token_id", ri.tokenID)
+		}
+		ev.Msg("request")
+	})
+}
+
+func (h *Host) logError(r *http.Request, err error) {
+	h.log.Error().Err(err).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Msg("request failed")
+}
+
+// recoverPanics turns a panic into 500 {message} (when nothing was written
+// yet) and a log line with the stack.
+func (h *Host) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+				panic(p)
+			}
+			h.log.Error().Str("panic", fmt.Sprint(p)).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).
+				Bytes("stack", debug.Stack()).Msg("panic in handler")
+			if sw.status == 0 {
+				writeMessage(sw, http.StatusInternalServerError, "internal error")
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// timeout bounds the request's context.
+func (h *Host) timeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// methods answers 405 {message} with Allow for other methods.
+func methods(next http.Handler, allowed ...string) http.Handler {
+	allow := strings.Join(allowed, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, m := range allowed {
+			if r.Method == m {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("Allow", allow)
+		writeMessage(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here (allowed: "+allow+")")
+	})
+}
+
+// limitBody caps the request body at cfg.MaxBody.
+func (h *Host) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > h.cfg.MaxBody {
+			writeMessage(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.cfg.MaxBody))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ErrNoToken is the answer to a request without a usable Authorization
+// header.
+var errNoToken = errors.New("missing or malformed Authorization header: send \"Authorization: Token <API token>\"")
+
+// ParseAuthorization returns the token of an "Authorization: Token <token>"
+// header value. The scheme is case-insensitive; the token is one word of
+// printable ASCII.
+func ParseAuthorization(header string) (string, error) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Token") {
+		return "", errNoToken
+	}
+	token = strings.TrimLeft(token, " ")
+	if token == "" || len(token) > 512 {
+		return "", errNoToken
+	}
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c <= ' ' || c >= 0x7f {
+			return "", errNoToken
+		}
+	}
+	return token, nil
+}
+
+// withToken authenticates "Authorization: Token <token>" (401 otherwise) and
+// applies the per-token rate limit (429 with Retry-After).
+func (h *Host) withToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		value, err := ParseAuthorization(r.Header.Get("Authorization"))
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
+			writeMessage(w, http.StatusUnauthorized, err.Error())
+			return
+		}
+		u, tok, err := h.auth.Authenticate(r.Context(), value)
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
+			writeMessage(w, http.StatusUnauthorized, "invalid API token")
+			return
+		}
+		if err != nil {
+			h.logError(r, err)
+			writeMessage(w, http.StatusInternalServerError, "internal error")
+			return
+		}
+		ri := info(r.Context())
+		ri.userID, ri.tokenID = u.ID, tok.ID
+		if ok, retry := h.limiter.Allow(tok.ID); !ok {
+			tooMany(w, retry, fmt.Sprintf("rate limit exceeded: at most %g requests per second per token", h.cfg.RateLimit))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+	})
+}
+
+func tooMany(w http.ResponseWriter, retry time.Duration, msg string) {
+	secs := int(math.Ceil(retry.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeMessage(w, http.StatusTooManyRequests, msg)
+}
+
+// withSession authenticates the session cookie (401 otherwise). The
+// Authorization header is not looked at.
+func (h *Host) withSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(SessionCookie)
+		if err != nil {
+			writeMessage(w, http.StatusUnauthorized, "sign in first: this endpoint accepts only the session cookie of POST /api/login")
+			return
+		}
+		u, err := h.auth.SessionUser(r.Context(), c.Value)
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			writeMessage(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
+			return
+		}
+		if err != nil {
+			h.logError(r, err)
+			writeMessage(w, http.StatusInternalServerError, "internal error")
+			return
+		}
+		info(r.Context()).userID = u.ID
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+	})
+}
+
+// sameOrigin refuses cookie-authenticated changes sent from another origin
+// (a second line of defence behind SameSite=Lax).
+func (h *Host) sameOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if o := r.Header.Get("Origin"); o != "" {
+				u, err := url.Parse(o)
+				if err != nil || u.Host != r.Host {
+					writeMessage(w, http.StatusForbidden, "cross-origin request refused")
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clientIP is the remote address without the port (proxies' headers are not
+// trusted).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func writeMessage(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"message":"internal error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

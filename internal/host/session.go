@@ -1,0 +1,166 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/auth"
+)
+
+// readSmallJSON decodes a small JSON object body into v; an empty body
+// leaves v as it is when emptyOK. It answers the error itself and reports
+// whether to go on.
+func readSmallJSON(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) bool {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSmallBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeMessage(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxSmallBody))
+			return false
+		}
+		writeMessage(w, http.StatusBadRequest, "cannot read the body")
+		return false
+	}
+	if len(raw) == 0 && emptyOK {
+		return true
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		writeMessage(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
+		return false
+	}
+	return true
+}
+
+// jsonProblem describes a decoding error without echoing the input.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
+	case errors.As(err, &typ):
+		if typ.Field != "" {
+			return fmt.Sprintf("%q must be a %s", typ.Field, typ.Type)
+		}
+		return "wrong JSON type"
+	}
+	return "malformed JSON"
+}
+
+type loginBody struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// login checks {email, password} and sets the session cookie.
+func (h *Host) login(w http.ResponseWriter, r *http.Request) {
+	if ok, retry := h.logins.Allow(clientIP(r)); !ok {
+		tooMany(w, retry, "too many sign-in attempts; try again later")
+		return
+	}
+	var body loginBody
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	sid, u, err := h.auth.Login(r.Context(), body.Email, body.Password)
+	if errors.Is(err, auth.ErrInvalidCredentials) {
+		writeMessage(w, http.StatusUnauthorized, "invalid e-mail or password")
+		return
+	}
+	if err != nil {
+		h.logError(r, err)
+		writeMessage(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	info(r.Context()).userID = u.ID
+	ttl := h.auth.SessionTTL()
+	http.SetCookie(w, &http.Cookie{
+		Name:     SessionCookie,
+		Value:    sid,
+		Path:     "/",
+		MaxAge:   int(ttl / time.Second),
+		Expires:  time.Now().Add(ttl),
+		HttpOnly: true,
+		Secure:   r.TLS != nil,
+		SameSite: http.SameSiteLaxMode,
+	})
+	writeJSON(w, http.StatusOK, u)
+}
+
+// logout ends the session of the cookie, if any, and clears the cookie.
+func (h *Host) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		if err := h.auth.Logout(r.Context(), c.Value); err != nil {
+			h.logError(r, err)
+			writeMessage(w, http.StatusInternalServerError, "internal error")
+			return
+		}
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// CreatedToken is the answer to POST /api/tokens: the token as listed plus
+// its value, shown this once.
+type CreatedToken struct {
+	auth.Token
+	Value string `json:"value"`
+}
+
+type tokenBody struct {
+	Name string `json:"name"`
+}
+
+// tokens lists (GET) or creates (POST) the signed-in user's API tokens.
+func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
+	u, _ := userFrom(r.Context())
+	if r.Method == http.MethodGet {
+		list, err := h.auth.ListTokens(r.Context(), u.ID)
+		if err != nil {
+			h.logError(r, err)
+			writeMessage(w, http.StatusInternalServerError, "internal error")
+			return
+		}
+		writeJSON(w, http.StatusOK, list)
+		return
+	}
+	var body tokenBody
+	if !readSmallJSON(w, r, &body, true) {
+		return
+	}
+	t, value, err := h.auth.CreateToken(r.Context(), u.ID, body.Name)
+	if errors.Is(err, auth.ErrInvalid) {
+		writeMessage(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err != nil {
+		h.logError(r, err)
+		writeMessage(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	info(r.Context()).tokenID = t.ID
+	writeJSON(w, http.StatusOK, CreatedToken{Token: t, Value: value})
+}
+
+// deleteToken deletes one of the signed-in user's tokens.
+func (h *Host) deleteToken(w http.ResponseWriter, r *http.Request) {
+	u, _ := userFrom(r.Context())
+	err := h.auth.DeleteToken(r.Context(), u.ID, r.PathValue("id"))
+	if errors.Is(err, auth.ErrNotFound) {
+		writeMessage(w, http.StatusNotFound, "no such token")
+		return
+	}
+	if err != nil {
+		h.logError(r, err)
+		writeMessage(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
