@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/rs/zerolog"
+)
+
+func init() {
+	register(command{
+		name:    "host",
+		summary: "serve the embedded workspace host (command API, documents, tokens)",
+		run:     runHost,
+	})
+}
+
+// Defaults of "appkit host".
+const (
+	defaultHostAddr  = "127.0.0.1:8089"
+	defaultHostStore = "sqlite:appkit.db"
+	shutdownGrace    = 10 * time.Second
+)
+
+const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N]
+                   [--admin-email EMAIL] [--admin-password PASSWORD]
+
+Serves the embedded workspace host: POST /api/commands, GET/PUT
+/api/documents/<secret>, POST /api/login and GET/POST/DELETE /api/tokens.
+
+Store DSNs: sqlite:PATH (a file, created if missing; the default is
+sqlite:appkit.db in the working directory), sqlite::memory: (gone at exit),
+postgres://user@host:port/db?sslmode=disable (several hosts may share it).
+
+At first start the admin user is created from --admin-email/--admin-password
+(or APPKIT_ADMIN_EMAIL/APPKIT_ADMIN_PASSWORD); without a password one is
+generated and printed once on stderr. --token (or APPKIT_TOKEN) registers that
+API token for the admin, so scripts can call the API without signing in.
+--rate-limit is per token and per second (the service's 3 by default; 0 turns
+every limit off). The address it listens on is printed on stdout; SIGINT or
+SIGTERM shuts it down gracefully.
+
+Flags:
+`
+
+// runHost implements "appkit host".
+func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("appkit host", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", defaultHostAddr, "address to listen on (host:port; port 0 picks a free one)")
+	dsn := fs.String("store", envOr("APPKIT_STORE", defaultHostStore), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE)")
+	token := fs.String("token", os.Getenv("APPKIT_TOKEN"), "register this API token for the admin at start (env APPKIT_TOKEN)")
+	rateLimit := fs.Float64("rate-limit", auth.DefaultRate, "requests per second per token; 0 turns rate limits off")
+	workspaceLimit := fs.Float64("workspace-rate-limit", auth.DefaultWorkspaceRate, "requests per second over all tokens; 0 for none")
+	adminEmail := fs.String("admin-email", os.Getenv("APPKIT_ADMIN_EMAIL"), "the admin's e-mail (env APPKIT_ADMIN_EMAIL; default admin@localhost)")
+	adminPassword := fs.String("admin-password", os.Getenv("APPKIT_ADMIN_PASSWORD"), "the admin's password (env APPKIT_ADMIN_PASSWORD; generated when empty)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, hostUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "appkit host: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
+		fmt.Fprintln(stderr, "appkit host: rate limits must be 0 or positive")
+		return 2
+	}
+	log := zerolog.New(stderr).With().Timestamp().Str("component", "host").Logger()
+
+	st, err := store.Open(ctx, *dsn)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	cfg := host.Config{
+		Store:         st,
+		RateLimit:     *rateLimit,
+		AdminEmail:    *adminEmail,
+		AdminPassword: *adminPassword,
+		Token:         *token,
+		Logger:        log,
+		Notice:        stderr,
+	}
+	if *rateLimit > 0 {
+		cfg.WorkspaceRateLimit = *workspaceLimit
+	}
+	h, err := host.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
+
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "appkit host: shutdown: %v\n", err)
+		return 1
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "appkit host: stopped")
+	return 0
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}

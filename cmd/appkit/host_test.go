@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while the host writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
+
+// startHost runs "appkit host" in-process and returns its base URL and a
+// function that stops it and returns the exit code.
+func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, errb := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"host"}, args...), stdout, errb) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if m := listening.FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+			break
+		}
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("host exited with %d before listening:\n%s", code, errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("host did not start:\n%s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopped := false
+	var code int
+	stop = func() int {
+		if !stopped {
+			stopped = true
+			cancel()
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("host did not stop")
+			}
+			if !strings.Contains(stdout.String(), "appkit host: stopped") {
+				t.Errorf("stdout lacks the stop line: %q", stdout.String())
+			}
+		}
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return base, stop, errb
+}
+
+func post(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Token "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestHostCommandServesAndStops(t *testing.T) {
+	stores := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "host.db")}
+	for name, dsn := range testkit.StoreDSNs(t) {
+		if name != "sqlite" { // the in-memory SQLite store is covered by the file
+			stores[name] = dsn
+		}
+	}
+	for name, dsn := range stores {
+		t.Run(name, func(t *testing.T) {
+			const token = "cli-test-token-42"
+			args := []string{"--addr", "127.0.0.1:0", "--store", dsn, "--token", token, "--rate-limit", "0",
+				"--admin-email", "ops@example.com", "--admin-password", "pw-for-tests"}
+			base, stop, stderr := startHost(t, args...)
+			code, body := post(t, base+"/api/commands", token, `[{"command":"platform.schema/query"}]`)
+			if code != 200 || !strings.Contains(body, `"success":true`) {
+				t.Fatalf("commands with --token: %d %s", code, body)
+			}
+			if code, body := post(t, base+"/api/commands", "", `[]`); code != 401 {
+				t.Fatalf("commands without a token: %d %s", code, body)
+			}
+			if code, body := post(t, base+"/api/login", "", `{"email":"ops@example.com","password":"pw-for-tests"}`); code != 200 {
+				t.Fatalf("login with the flag's password: %d %s", code, body)
+			}
+			if c := stop(); c != 0 {
+				t.Fatalf("exit code %d:\n%s", c, stderr.String())
+			}
+			logs := stderr.String()
+			if strings.Contains(logs, token) || strings.Contains(logs, "pw-for-tests") {
+				t.Fatalf("a secret reached the logs:\n%s", logs)
+			}
+			if !strings.Contains(logs, `"path":"/api/commands"`) {
+				t.Fatalf("no request log line:\n%s", logs)
+			}
+			// A restart on the same store keeps the token (registered once).
+			base, stop, _ = startHost(t, args...)
+			if code, body := post(t, base+"/api/commands", token, `[{"command":"platform.schema/query"}]`); code != 200 {
+				t.Fatalf("after restart: %d %s", code, body)
+			}
+			stop()
+		})
+	}
+}
+
+func TestHostCommandRateLimitFlag(t *testing.T) {
+	base, stop, _ := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "rl-token-1234", "--rate-limit", "1")
+	defer stop()
+	if code, body := post(t, base+"/api/commands", "rl-token-1234", `[{"command":"platform.schema/query"}]`); code != 200 {
+		t.Fatalf("first request: %d %s", code, body)
+	}
+	if code, body := post(t, base+"/api/commands", "rl-token-1234", `[{"command":"platform.schema/query"}]`); code != 429 {
+		t.Fatalf("second immediate request with --rate-limit 1: %d %s", code, body)
+	}
+}
+
+func TestHostCommandUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
+		{"stray argument", []string{"extra"}, 2, "unexpected arguments"},
+		{"negative rate", []string{"--rate-limit", "-1"}, 2, "0 or positive"},
+		{"bad store", []string{"--store", "mysql://x"}, 1, "unsupported DSN"},
+		{"bad address", []string{"--store", "sqlite::memory:", "--addr", "256.0.0.1:-5"}, 1, "appkit host:"},
+		{"bad token", []string{"--store", "sqlite::memory:", "--token", "has space"}, 1, "start-up token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append([]string{"host"}, tc.args...), &out, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want %d with %q", code, errb.String(), tc.code, tc.msg)
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"host", "--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--rate-limit") {
+		t.Fatalf("--help: %d %q", code, errb.String())
+	}
+}
