@@ -83,6 +83,20 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "appkit host: rate limits must be 0 or positive")
 		return 2
 	}
+	if *token != "" {
+		if err := auth.ValidateTokenValue(*token); err != nil {
+			fmt.Fprintf(stderr, "appkit host: --token: %v\n", err)
+			return 2
+		}
+	}
+	// Listen first: a taken or malformed address fails before the store is
+	// touched.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	defer ln.Close()
 	log := zerolog.New(stderr).With().Timestamp().Str("component", "host").Logger()
 
 	st, err := store.Open(ctx, *dsn)
@@ -104,11 +118,6 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.WorkspaceRateLimit = *workspaceLimit
 	}
 	h, err := host.New(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
-	}
-	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "appkit host: %v\n", err)
 		return 1

@@ -164,7 +164,7 @@ func TestHostCommandUsageErrors(t *testing.T) {
 		{"negative rate", []string{"--rate-limit", "-1"}, 2, "0 or positive"},
 		{"bad store", []string{"--store", "mysql://x"}, 1, "unsupported DSN"},
 		{"bad address", []string{"--store", "sqlite::memory:", "--addr", "256.0.0.1:-5"}, 1, "appkit host:"},
-		{"bad token", []string{"--store", "sqlite::memory:", "--token", "has space"}, 1, "start-up token"},
+		{"bad token", []string{"--store", "sqlite::memory:", "--token", "has space"}, 2, "--token"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

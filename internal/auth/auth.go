@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,12 +79,14 @@ type Options struct {
 // Service is the users, sessions and tokens store. It is safe for
 // concurrent use.
 type Service struct {
-	db    *sql.DB
-	d     Dialect
-	cost  int
-	ttl   time.Duration
-	now   func() time.Time
-	dummy []byte // a hash compared against when the e-mail is unknown
+	db   *sql.DB
+	d    Dialect
+	cost int
+	ttl  time.Duration
+	now  func() time.Time
+
+	dummyOnce sync.Once
+	dummy     []byte // a hash compared against when the e-mail is unknown
 }
 
 // User is a person who can sign in.
@@ -147,11 +150,9 @@ func New(ctx context.Context, db *sql.DB, d Dialect, opts Options) (*Service, er
 	if s.now == nil {
 		s.now = time.Now
 	}
-	dummy, err := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), s.cost)
-	if err != nil {
-		return nil, fmt.Errorf("auth: password cost %d: %w", s.cost, err)
+	if s.cost < bcrypt.MinCost || s.cost > bcrypt.MaxCost {
+		return nil, fmt.Errorf("%w: password cost %d (want %d to %d)", ErrInvalid, s.cost, bcrypt.MinCost, bcrypt.MaxCost)
 	}
-	s.dummy = dummy
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -359,7 +360,7 @@ func (s *Service) UserByID(ctx context.Context, id string) (User, error) {
 func (s *Service) Login(ctx context.Context, email, password string) (sessionID string, u User, err error) {
 	email, err = normalizeEmail(email)
 	if err != nil || len(password) > maxPassword {
-		_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
+		s.spendCompare(password)
 		return "", User{}, ErrInvalidCredentials
 	}
 	var hash string
@@ -367,7 +368,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (sessionID 
 	err = s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at, password_hash FROM host_users WHERE email = ?`), email).
 		Scan(&u.ID, &u.Email, &created, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
+		s.spendCompare(password)
 		return "", User{}, ErrInvalidCredentials
 	}
 	if err != nil {
@@ -388,6 +389,25 @@ func (s *Service) Login(ctx context.Context, email, password string) (sessionID 
 		return "", User{}, fmt.Errorf("auth: login: %w", err)
 	}
 	return sessionID, u, nil
+}
+
+// spendCompare spends the time of a password check, so that an unknown
+// e-mail answers as slowly as a wrong password.
+func (s *Service) spendCompare(password string) {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("not a password of anyone"), s.cost)
+	})
+	_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
+}
+
+// ValidateTokenValue reports whether a token value chosen by an operator
+// (the host's --token) is acceptable: 1 to 512 printable characters without
+// white space.
+func ValidateTokenValue(value string) error {
+	if value == "" || len(value) > maxToken || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Errorf("%w: a token has 1 to %d printable characters without spaces", ErrInvalid, maxToken)
+	}
+	return nil
 }
 
 // SessionTTL is how long a new session lasts.
@@ -426,8 +446,8 @@ func (s *Service) CreateToken(ctx context.Context, userID, name string) (t Token
 // --token) for a user. It is idempotent: when a token with the same value
 // exists it is returned unchanged (whichever user holds it).
 func (s *Service) RegisterToken(ctx context.Context, userID, value, name string) (Token, error) {
-	if value == "" || len(value) > maxToken || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return Token{}, fmt.Errorf("%w: a token has 1 to %d printable characters without spaces", ErrInvalid, maxToken)
+	if err := ValidateTokenValue(value); err != nil {
+		return Token{}, err
 	}
 	if t, err := s.tokenByHash(ctx, Hash(value)); err == nil {
 		return t, nil

@@ -122,6 +122,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.RateLimit < 0 || cfg.WorkspaceRateLimit < 0 {
 		return nil, fmt.Errorf("host: negative rate limit %v/%v", cfg.RateLimit, cfg.WorkspaceRateLimit)
 	}
+	if cfg.Token != "" {
+		if err := auth.ValidateTokenValue(cfg.Token); err != nil {
+			return nil, fmt.Errorf("host: the start-up token: %w", err)
+		}
+	}
 	db, dialect := cfg.Store.DB(), cfg.Store.Dialect()
 	svc, err := auth.New(ctx, db, dialect, auth.Options{PasswordCost: cfg.PasswordCost, SessionTTL: cfg.SessionTTL})
 	if err != nil {
