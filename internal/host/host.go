@@ -85,8 +85,9 @@ type Config struct {
 	PasswordCost int
 	// SessionTTL is how long a sign-in lasts (0: auth.DefaultSessionTTL).
 	SessionTTL time.Duration
-	// MaxBody limits request bodies of the command and document endpoints in
-	// bytes (0: DefaultMaxBody).
+	// MaxBody limits request bodies of the command endpoint in bytes (0:
+	// DefaultMaxBody); document bodies are limited to the smaller of this and
+	// documents.DefaultMaxBody.
 	MaxBody int64
 	// RequestTimeout bounds the handling of one request (0:
 	// DefaultRequestTimeout).
@@ -165,10 +166,14 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.RateLimit > 0 {
 		h.limiter = auth.NewLimiter(cfg.RateLimit, auth.LimiterOptions{Burst: cfg.RateBurst, Workspace: cfg.WorkspaceRateLimit})
 	}
+	docLimit := int64(documents.DefaultMaxBody)
+	if cfg.MaxBody < docLimit {
+		docLimit = cfg.MaxBody
+	}
 	h.docs = &documents.Handler{
 		Store:   docStore,
 		Exists:  cfg.Store.DocumentSecretExists,
-		MaxBody: cfg.MaxBody,
+		MaxBody: docLimit,
 		OnError: func(r *http.Request, err error) { h.logError(r, err) },
 	}
 	h.handler = h.routes()
