@@ -85,6 +85,9 @@ type Service struct {
 	ttl  time.Duration
 	now  func() time.Time
 
+	cacheMu sync.Mutex
+	cache   map[string]cachedAuth // token hash → last successful check
+
 	dummyOnce sync.Once
 	dummy     []byte // a hash compared against when the e-mail is unknown
 }
@@ -532,6 +535,7 @@ func (s *Service) ListTokens(ctx context.Context, userID string) ([]Token, error
 // DeleteToken removes one of a user's tokens; ErrNotFound when the user has
 // no token with that id.
 func (s *Service) DeleteToken(ctx context.Context, userID, tokenID string) error {
+	defer s.forget()
 	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_tokens WHERE id = ? AND user_id = ?`), tokenID, userID)
 	if err != nil {
 		return fmt.Errorf("auth: delete token: %w", err)
@@ -542,28 +546,55 @@ func (s *Service) DeleteToken(ctx context.Context, userID, tokenID string) error
 	return nil
 }
 
+// AuthCacheTTL is how long a successful token check is remembered in memory.
+// Deleting a token through this Service forgets at once; another host process
+// sharing the database notices a deletion within this time.
+const AuthCacheTTL = 2 * time.Second
+
+// maxCached bounds the authentication cache; it is emptied when full.
+const maxCached = 4096
+
+type cachedAuth struct {
+	user    User
+	token   Token
+	expires time.Time
+}
+
 // Authenticate returns the token and its user for a token value, and
-// records when it was last used (at most once a minute).
+// records when it was last used (at most once a minute). Successful checks
+// are cached for AuthCacheTTL.
 func (s *Service) Authenticate(ctx context.Context, value string) (User, Token, error) {
 	if value == "" || len(value) > maxToken {
 		return User{}, Token{}, ErrUnauthenticated
 	}
 	hash := Hash(value)
-	t, err := s.tokenByHash(ctx, hash)
-	if errors.Is(err, ErrNotFound) {
-		return User{}, Token{}, ErrUnauthenticated
-	}
-	if err != nil {
-		return User{}, Token{}, err
-	}
-	u, err := s.UserByID(ctx, t.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return User{}, Token{}, ErrUnauthenticated
-	}
-	if err != nil {
-		return User{}, Token{}, err
-	}
 	now := s.now()
+	s.cacheMu.Lock()
+	c, hit := s.cache[hash]
+	s.cacheMu.Unlock()
+	if hit && now.Before(c.expires) {
+		return c.user, c.token, nil
+	}
+	var u User
+	var t Token
+	var uCreated, tCreated int64
+	var last sql.NullInt64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT t.id, t.user_id, t.name, t.created_at, t.last_used_at, u.email, u.created_at
+		FROM host_tokens t JOIN host_users u ON u.id = t.user_id WHERE t.token_hash = ?`), hash).
+		Scan(&t.ID, &t.UserID, &t.Name, &tCreated, &last, &u.Email, &uCreated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, Token{}, ErrUnauthenticated
+	}
+	if err != nil {
+		return User{}, Token{}, fmt.Errorf("auth: authenticate: %w", err)
+	}
+	u.ID = t.UserID
+	u.Created = time.UnixMilli(uCreated).UTC()
+	t.Created = time.UnixMilli(tCreated).UTC()
+	if last.Valid {
+		lu := time.UnixMilli(last.Int64).UTC()
+		t.LastUsed = &lu
+	}
 	if t.LastUsed == nil || now.Sub(*t.LastUsed) >= lastUsedPrecision {
 		if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_tokens SET last_used_at = ? WHERE id = ?`), now.UnixMilli(), t.ID); err != nil {
 			return User{}, Token{}, fmt.Errorf("auth: record token use: %w", err)
@@ -571,5 +602,18 @@ func (s *Service) Authenticate(ctx context.Context, value string) (User, Token, 
 		lu := time.UnixMilli(now.UnixMilli()).UTC()
 		t.LastUsed = &lu
 	}
+	s.cacheMu.Lock()
+	if s.cache == nil || len(s.cache) >= maxCached {
+		s.cache = map[string]cachedAuth{}
+	}
+	s.cache[hash] = cachedAuth{user: u, token: t, expires: now.Add(AuthCacheTTL)}
+	s.cacheMu.Unlock()
 	return u, t, nil
+}
+
+// forget empties the authentication cache (after a token is deleted).
+func (s *Service) forget() {
+	s.cacheMu.Lock()
+	s.cache = nil
+	s.cacheMu.Unlock()
 }
