@@ -236,3 +236,38 @@ func TestRegisterToken(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthenticateCache: a check is remembered for AuthCacheTTL; a deletion
+// through the same service is seen at once, one through another process
+// (another Service on the database) within the TTL.
+func TestAuthenticateCache(t *testing.T) {
+	ctx := context.Background()
+	for _, tdb := range testDBs(t) {
+		t.Run(tdb.name, func(t *testing.T) {
+			c := newClock()
+			s := newTestService(t, tdb, c.Now)
+			other := newTestService(t, tdb, c.Now)
+			u, err := s.CreateUser(ctx, "ann@example.com", "pw")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, value, err := s.CreateToken(ctx, u.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := s.Authenticate(ctx, value); err != nil {
+				t.Fatal(err)
+			}
+			if err := other.DeleteToken(ctx, u.ID, tok.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := s.Authenticate(ctx, value); err != nil {
+				t.Fatalf("within the TTL the cached check holds: %v", err)
+			}
+			c.Advance(AuthCacheTTL)
+			if _, _, err := s.Authenticate(ctx, value); !errors.Is(err, ErrUnauthenticated) {
+				t.Fatalf("after the TTL: %v", err)
+			}
+		})
+	}
+}

@@ -87,6 +87,26 @@ func TestAuthenticationRules(t *testing.T) {
 	})
 }
 
+// TestLoginThrottle: sign-in attempts from one address are limited (burst
+// of 10, then one per second).
+func TestLoginThrottle(t *testing.T) {
+	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
+		refused := 0
+		for i := 0; i < 20; i++ {
+			code := e.do("POST", "/api/login", "", `{"email":"x@example.com","password":"guess"}`).code
+			switch {
+			case i < 10 && code != 401:
+				t.Fatalf("attempt %d: %d, want 401 within the burst", i+1, code)
+			case code == http.StatusTooManyRequests:
+				refused++
+			}
+		}
+		if refused == 0 {
+			t.Fatal("20 immediate sign-in attempts and none refused")
+		}
+	})
+}
+
 func TestRateLimit(t *testing.T) {
 	forEachStore(t, host.Config{RateLimit: 2}, func(t *testing.T, e *env) {
 		e.login()
