@@ -175,7 +175,7 @@ func (h *Host) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// ErrNoToken is the answer to a request without a usable Authorization
+// errNoToken is the answer to a request without a usable Authorization
 // header.
 var errNoToken = errors.New("missing or malformed Authorization header: send \"Authorization: Token <API token>\"")
 
