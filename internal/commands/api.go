@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,17 +84,25 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	var (
+		b   []byte
+		err error
+	)
+	switch x := v.(type) {
+	case []Result:
+		b, err = EncodeResults(x)
+	case Result:
+		b, err = appendResult(nil, x)
+	default:
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"success":false,"result":{"name":"platform.error/internal","message":"cannot encode the response","data":{}}}`)
+		b = []byte(`{"success":false,"result":{"name":"platform.error/internal","message":"cannot encode the response","data":{}}}`)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(append(b, '\n'))
 }
 
 // Execute runs an already-read request body: a JSON array of commands. Each

@@ -356,7 +356,3 @@ func metaBool(m map[string]any, k string) bool {
 	return b
 }
 
-func metaString(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
-}

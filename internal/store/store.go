@@ -120,6 +120,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("store: unsupported DSN (want sqlite:PATH, sqlite::memory: or postgres://...)")
 	}
+	// Entity ids come from a buffered random pool (far fewer reads of
+	// crypto/rand per created entity).
+	uuid.EnableRandPool()
 	s := &Store{db: db, dialect: d, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
