@@ -355,4 +355,3 @@ func metaBool(m map[string]any, k string) bool {
 	b, _ := m[k].(bool)
 	return b
 }
-
