@@ -1,0 +1,222 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/query"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			st, err := store.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			fn(t, st)
+		})
+	}
+}
+
+func write(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
+	t.Helper()
+	if err := st.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(t *testing.T, st *store.Store, q *query.Query, params map[string]any) string {
+	t.Helper()
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := query.Compile(cat, st.Dialect(), q, params)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	rows, err := plan.Run(context.Background(), st.DB())
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, plan.SQL)
+	}
+	b, _ := json.Marshal(rows)
+	return string(b)
+}
+
+func sel(names ...string) []query.Select {
+	var out []query.Select
+	for _, n := range names {
+		out = append(out, query.Select{Kind: query.SelectField, Key: n, Field: n})
+	}
+	return out
+}
+
+// The model also serves GraphQL: literal values, isNull, filtered and ordered
+// collections, the default limit.
+func TestModelBeyondCommands(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		rel := "44444444-4444-4444-4444-444444444444"
+		write(t, st, func(tx *store.Tx) error {
+			for _, n := range []string{"Q/Parent", "Q/Child"} {
+				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "Q/name", Type: store.TText}, {Name: "Q/n", Type: store.TInt}}}); err != nil {
+					return err
+				}
+			}
+			if err := tx.CreateField(store.FieldSpec{Holder: "Q/Child", Name: "Q/parent", Type: "Q/Parent", Meta: map[string]any{"platform/relation": rel}}); err != nil {
+				return err
+			}
+			return tx.CreateField(store.FieldSpec{Holder: "Q/Parent", Name: "Q/children", Type: "Q/Child", Meta: map[string]any{"platform/relation": rel, "platform/collection?": true}})
+		})
+		write(t, st, func(tx *store.Tx) error {
+			p, err := tx.Create("Q/Parent", map[string]any{"Q/name": "p"})
+			if err != nil {
+				return err
+			}
+			for i := 0; i < query.DefaultLimit+5; i++ {
+				e := map[string]any{"Q/name": fmt.Sprintf("c%04d", i), "Q/n": int64(i % 7)}
+				if i < 5 {
+					e["Q/parent"] = map[string]any{"platform/id": p["platform/id"]}
+				}
+				if i == 3 {
+					delete(e, "Q/n")
+				}
+				if _, err := tx.Create("Q/Child", e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		got := run(t, st, &query.Query{From: "Q/Child", Select: sel("Q/name")}, nil)
+		if n := strings.Count(got, "Q/name"); n != query.DefaultLimit {
+			t.Errorf("default limit: %d rows", n)
+		}
+		got = run(t, st, &query.Query{From: "Q/Child", Select: sel("Q/name"), NoLimit: true, Where: &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"Q/n"}}}}, nil)
+		if got != `[{"Q/name":"c0003"}]` {
+			t.Errorf("isNull: %s", got)
+		}
+		got = run(t, st, &query.Query{From: "Q/Child", Select: sel("Q/name"), Limit: 2, Order: []query.Order{{Path: query.Path{Fields: []string{"Q/name"}}}},
+			Where: &query.Filter{Op: query.OpGe, Path: query.Path{Fields: []string{"Q/n"}}, Value: query.Value{Literal: int64(6)}}}, nil)
+		if got != `[{"Q/name":"c0006"},{"Q/name":"c0013"}]` {
+			t.Errorf("literal value: %s", got)
+		}
+		got = run(t, st, &query.Query{From: "Q/Parent", Select: []query.Select{{Kind: query.SelectCollection, Key: "kids", Field: "Q/children", Sub: sel("Q/name"),
+			Where: &query.Filter{Op: query.OpLt, Path: query.Path{Fields: []string{"Q/n"}}, Value: query.Value{Literal: int64(3)}},
+			Order: []query.Order{{Path: query.Path{Fields: []string{"Q/name"}}, Desc: true}}}}}, nil)
+		if got != `[{"kids":[{"Q/name":"c0002"},{"Q/name":"c0001"},{"Q/name":"c0000"}]}]` {
+			t.Errorf("filtered collection: %s", got)
+		}
+		got = run(t, st, &query.Query{From: "Q/Parent", Select: sel("Q/name"),
+			Where: &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"Q/children"}}}}, nil)
+		if got != `[]` {
+			t.Errorf("empty collection filter: %s", got)
+		}
+	})
+}
+
+// One-to-one pairs stay one-to-one; a lone collection's links move into the
+// column of a to-one partner added later.
+func TestRelationStorage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		write(t, st, func(tx *store.Tx) error {
+			for _, n := range []string{"R/A", "R/B"} {
+				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "R/name", Type: store.TText}}}); err != nil {
+					return err
+				}
+			}
+			one := map[string]any{"platform/relation": "55555555-5555-5555-5555-555555555555"}
+			if err := tx.CreateField(store.FieldSpec{Holder: "R/A", Name: "R/b", Type: "R/B", Meta: one}); err != nil {
+				return err
+			}
+			if err := tx.CreateField(store.FieldSpec{Holder: "R/B", Name: "R/a", Type: "R/A", Meta: one}); err != nil {
+				return err
+			}
+			// A lone collection (link table) ...
+			return tx.CreateField(store.FieldSpec{Holder: "R/A", Name: "R/bs", Type: "R/B",
+				Meta: map[string]any{"platform/relation": "66666666-6666-6666-6666-666666666666", "platform/collection?": true}})
+		})
+		ids := map[string]string{}
+		write(t, st, func(tx *store.Tx) error {
+			for _, n := range []string{"a1", "a2"} {
+				e, err := tx.Create("R/A", map[string]any{"R/name": n})
+				if err != nil {
+					return err
+				}
+				ids[n] = e["platform/id"].(string)
+			}
+			for _, n := range []string{"b1", "b2"} {
+				e, err := tx.Create("R/B", map[string]any{"R/name": n})
+				if err != nil {
+					return err
+				}
+				ids[n] = e["platform/id"].(string)
+			}
+			if _, err := tx.Update("R/A", map[string]any{"platform/id": ids["a1"], "R/b": ids["b1"]}); err != nil {
+				return err
+			}
+			// b1 moves to a2: a1 loses it.
+			if _, err := tx.Update("R/A", map[string]any{"platform/id": ids["a2"], "R/b": ids["b1"]}); err != nil {
+				return err
+			}
+			// Set from the other side.
+			if _, err := tx.Update("R/B", map[string]any{"platform/id": ids["b2"], "R/a": ids["a1"]}); err != nil {
+				return err
+			}
+			return tx.CollectionItems("R/A", "R/bs", ids["a1"], []any{ids["b1"], ids["b2"]}, true)
+		})
+		q := &query.Query{From: "R/A", Select: []query.Select{{Kind: query.SelectField, Key: "R/name", Field: "R/name"},
+			{Kind: query.SelectObject, Key: "R/b", Field: "R/b", Sub: sel("R/name")}}, Order: []query.Order{{Path: query.Path{Fields: []string{"R/name"}}}}}
+		if got := run(t, st, q, nil); got != `[{"R/b":{"R/name":"b2"},"R/name":"a1"},{"R/b":{"R/name":"b1"},"R/name":"a2"}]` {
+			t.Errorf("one-to-one: %s", got)
+		}
+		write(t, st, func(tx *store.Tx) error {
+			return tx.CreateField(store.FieldSpec{Holder: "R/B", Name: "R/owner", Type: "R/A", Meta: map[string]any{"platform/relation": "66666666-6666-6666-6666-666666666666"}})
+		})
+		q = &query.Query{From: "R/B", Select: []query.Select{{Kind: query.SelectField, Key: "R/name", Field: "R/name"},
+			{Kind: query.SelectObject, Key: "R/owner", Field: "R/owner", Sub: sel("R/name")}}, Order: []query.Order{{Path: query.Path{Fields: []string{"R/name"}}}}}
+		if got := run(t, st, q, nil); got != `[{"R/name":"b1","R/owner":{"R/name":"a1"}},{"R/name":"b2","R/owner":{"R/name":"a1"}}]` {
+			t.Errorf("links moved into the to-one column: %s", got)
+		}
+		q = &query.Query{From: "R/A", Select: []query.Select{{Kind: query.SelectAggregate, Key: "n", Field: "R/bs", Agg: query.AggCount, AggField: "platform/id"}},
+			Order: []query.Order{{Path: query.Path{Fields: []string{"R/name"}}}}}
+		if got := run(t, st, q, nil); got != `[{"n":2},{"n":0}]` {
+			t.Errorf("collection after the move: %s", got)
+		}
+	})
+}
+
+// Compiled SQL holds generated identifiers and placeholders only.
+func TestCompileNoUserStrings(t *testing.T) {
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	name := `X/it's "quoted"; DROP TABLE t_1 --?`
+	write(t, st, func(tx *store.Tx) error {
+		return tx.CreateType(store.TypeSpec{Name: "X/T", Fields: []store.FieldSpec{{Name: name, Type: store.TText}}})
+	})
+	cat, _ := st.Catalog(context.Background())
+	q := &query.Query{From: "X/T", Select: sel(name), Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{name}}, Value: query.Value{IsParam: true, Param: "v"}}}
+	for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
+		plan, err := query.Compile(cat, d, q, map[string]any{"v": "'; DROP TABLE x; --"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(plan.SQL, `'";/`) || strings.Contains(plan.SQL, "DROP") {
+			t.Errorf("%s SQL carries user text: %s", d.Name(), plan.SQL)
+		}
+		if len(plan.Args) != 2 || plan.Args[0] != "'; DROP TABLE x; --" {
+			t.Errorf("%s args = %v", d.Name(), plan.Args)
+		}
+	}
+	if got := run(t, st, q, map[string]any{"v": "nothing"}); got != `[]` {
+		t.Errorf("got %s", got)
+	}
+}
