@@ -15,7 +15,11 @@
 // SQLite (the exact text is kept; SQLite compares and sorts decimals as
 // CAST(x AS REAL), i.e. with double precision); bool BOOLEAN / INTEGER 0-1;
 // text, email, emoji, uuid, date (YYYY-MM-DD) and json-value TEXT; date-time
-// BIGINT milliseconds, shown as ISO 8601 UTC with milliseconds and Z.
+// BIGINT milliseconds, shown as ISO 8601 UTC with milliseconds and Z. Text
+// columns on PostgreSQL are COLLATE "C", so text compares and sorts bytewise
+// on both engines (the same rows in the same order everywhere). All entities
+// created in one transaction share its creation time; the default order then
+// falls back to platform/id, as the spec's default order says.
 //
 // Relations: a to-one field keeps the target's id in a column of its holder's
 // table (StoreColumn). Its partner, to-many or to-one, reads that column from
