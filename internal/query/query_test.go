@@ -220,3 +220,39 @@ func TestCompileNoUserStrings(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// Deleting an entity removes it from collections that have no partner field.
+func TestDeleteFromLoneCollection(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		write(t, st, func(tx *store.Tx) error {
+			for _, n := range []string{"L/A", "L/B"} {
+				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "L/name", Type: store.TText}}}); err != nil {
+					return err
+				}
+			}
+			return tx.CreateField(store.FieldSpec{Holder: "L/A", Name: "L/bs", Type: "L/B", Meta: map[string]any{"platform/collection?": true}})
+		})
+		var a, b1, b2 map[string]any
+		write(t, st, func(tx *store.Tx) error {
+			var err error
+			if a, err = tx.Create("L/A", map[string]any{"L/name": "a"}); err != nil {
+				return err
+			}
+			if b1, err = tx.Create("L/B", map[string]any{"L/name": "b1"}); err != nil {
+				return err
+			}
+			if b2, err = tx.Create("L/B", map[string]any{"L/name": "b2"}); err != nil {
+				return err
+			}
+			return tx.CollectionItems("L/A", "L/bs", a, []any{b1, b2}, true)
+		})
+		write(t, st, func(tx *store.Tx) error { return tx.Delete("L/B", b1) })
+		q := &query.Query{From: "L/A", Select: []query.Select{{Kind: query.SelectCollection, Key: "bs", Field: "L/bs", Sub: sel("L/name")}}}
+		if got := run(t, st, q, nil); got != `[{"bs":[{"L/name":"b2"}]}]` {
+			t.Errorf("after deleting b1: %s", got)
+		}
+		// No dangling links: with both items gone the field is empty.
+		write(t, st, func(tx *store.Tx) error { return tx.Delete("L/B", b2) })
+		write(t, st, func(tx *store.Tx) error { return tx.DeleteField("L/A", "L/bs", false) })
+	})
+}

@@ -507,6 +507,15 @@ func (t *Tx) Delete(typeName string, entity map[string]any) error {
 					return err
 				}
 			}
+			if f.Storage == StoreLink && f.TargetID == ty.ID {
+				other := "b"
+				if f.LinkSide == "b" {
+					other = "a"
+				}
+				if _, err := t.exec("DELETE FROM "+f.Link+" WHERE "+other+" = ?", id); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if _, err := t.exec("DELETE FROM "+ty.Table+" WHERE id = ?", id); err != nil {
