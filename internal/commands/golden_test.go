@@ -1,0 +1,63 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// normalizeIDs replaces generated uuids with stable names in order of appearance.
+func normalizeIDs(b []byte) []byte {
+	seen := map[string]string{}
+	return uuidRe.ReplaceAllFunc(b, func(m []byte) []byte {
+		k := string(m)
+		if _, ok := seen[k]; !ok {
+			seen[k] = fmt.Sprintf("<uuid-%d>", len(seen)+1)
+		}
+		return []byte(seen[k])
+	})
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+	}
+}
+
+// The whole schema of the fixture, as platform.schema/query returns it.
+func TestSchemaGolden(t *testing.T) {
+	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
+		loadFixture(t, api)
+		s := ok(t, api, `{"command":"platform.schema/query"}`)
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "schema.golden.json", append(normalizeIDs(b), '\n'))
+	})
+}
