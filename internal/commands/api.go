@@ -149,8 +149,12 @@ func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
 		}
 		return Result{Success: true, Result: v}
 	}
+	write := a.st.Write
+	if changesSchema(cmd) {
+		write = a.st.WriteSchema
+	}
 	var v any
-	err = a.st.Write(ctx, func(tx *store.Tx) error {
+	err = write(ctx, func(tx *store.Tx) error {
 		var err error
 		v, err = a.write(tx, cmd, 0)
 		return err
@@ -176,4 +180,23 @@ func toErrorBody(err error) ErrorBody {
 	}
 	// Internal errors carry no SQL or values to the client.
 	return ErrorBody{Name: store.ErrInternal, Message: "internal error", Data: map[string]any{}}
+}
+
+// changesSchema reports whether a command (or a batch holding it) changes the
+// schema, so its transaction locks the catalog exclusively from the start.
+func changesSchema(c command) bool {
+	switch c.Name {
+	case CmdSchemaBatch, CmdInstallMixins:
+		return true
+	case CmdCommandBatch:
+		cmds, _ := c.Args["commands"].([]any)
+		for _, raw := range cmds {
+			if m, ok := raw.(map[string]any); ok {
+				if sc, err := commandFromMap(m); err == nil && changesSchema(sc) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -111,5 +112,47 @@ func TestPostgresTwoProcesses(t *testing.T) {
 	}
 	if cat.Type("A/Task").Field("A/points") == nil {
 		t.Fatal("a does not see the field b created")
+	}
+}
+
+// Concurrent schema changes from two processes queue on the catalog lock:
+// none fails, none is lost.
+func TestPostgresConcurrentSchemaChanges(t *testing.T) {
+	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
+		t.Skip("APPKIT_TEST_POSTGRES not set")
+	}
+	ctx := context.Background()
+	dsn := testkit.StoreDSNs(t)["postgres"]
+	var stores []*store.Store
+	for i := 0; i < 2; i++ {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		stores = append(stores, st)
+	}
+	createTask(t, stores[0])
+	errs := make(chan error, 10)
+	for i := 0; i < 2; i++ {
+		go func(i int) {
+			for j := 0; j < 5; j++ {
+				errs <- stores[i].WriteSchema(ctx, func(tx *store.Tx) error {
+					return tx.CreateField(store.FieldSpec{Holder: "A/Task", Name: fmt.Sprintf("A/f%d_%d", i, j), Type: store.TInt})
+				})
+			}
+		}(i)
+	}
+	for k := 0; k < 10; k++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	cat, err := stores[1].Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cat.Type("A/Task").Fields); n != 5+10 {
+		t.Errorf("%d fields, want 15", n)
 	}
 }

@@ -31,6 +31,17 @@ type Tx struct {
 
 // Write runs fn in one transaction: all of it commits, or none of it.
 func (s *Store) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.write(ctx, false, fn)
+}
+
+// WriteSchema is Write for a transaction that will change the schema: on
+// PostgreSQL it locks the catalog exclusively from the start, so concurrent
+// schema changes queue instead of deadlocking on a lock upgrade.
+func (s *Store) WriteSchema(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.write(ctx, true, fn)
+}
+
+func (s *Store) write(ctx context.Context, exclusive bool, fn func(tx *Tx) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -47,9 +58,10 @@ func (s *Store) Write(ctx context.Context, fn func(tx *Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	if err := t.syncCatalog(false); err != nil {
+	if err := t.syncCatalog(exclusive); err != nil {
 		return err
 	}
+	t.exclusive = exclusive
 	if err := fn(t); err != nil {
 		return err
 	}
