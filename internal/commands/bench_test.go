@@ -165,6 +165,7 @@ func BenchmarkQuery(b *testing.B) {
 				b.Fatalf("api returned %d rows, SQL %d", a, h)
 			}
 			var tAPI, tSQL time.Duration
+			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()

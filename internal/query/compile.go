@@ -713,8 +713,10 @@ func (c *compiler) comparePath(s *scope, f *Filter, fields []string, out *sqlPar
 	if fd.Collection {
 		// Some item matches (negative operators: no item matches the positive form).
 		op, neg := negative(f.Op)
-		if f.Op == OpIsNull && len(rest) == 0 {
-			op, neg = OpIsNotNull, true // "empty" = no item
+		if len(rest) == 0 && f.Op == OpIsNull {
+			op, neg = OpIsNotNull, true // empty: no item
+		} else if len(rest) == 0 && f.Op == OpIsNotNull {
+			op, neg = OpIsNotNull, false // not empty: some item
 		}
 		t, from, corr := c.collectionFrom(s, fd)
 		var cond sqlPart

@@ -117,6 +117,16 @@ func TestModelBeyondCommands(t *testing.T) {
 		if got != `[]` {
 			t.Errorf("empty collection filter: %s", got)
 		}
+		got = run(t, st, &query.Query{From: "Q/Parent", Select: sel("Q/name"),
+			Where: &query.Filter{Op: query.OpIsNotNull, Path: query.Path{Fields: []string{"Q/children"}}}}, nil)
+		if got != `[{"Q/name":"p"}]` {
+			t.Errorf("non-empty collection filter: %s", got)
+		}
+		got = run(t, st, &query.Query{From: "Q/Child", Select: sel("Q/name"), Limit: 3,
+			Where: &query.Filter{Op: query.OpIsNotNull, Path: query.Path{Fields: []string{"Q/parent"}}}}, nil)
+		if strings.Count(got, "Q/name") != 3 {
+			t.Errorf("non-empty entity field filter: %s", got)
+		}
 	})
 }
 
