@@ -240,6 +240,22 @@ func TestQuerySelectForms(t *testing.T) {
 		if got := mustJSON(t, r); got != want {
 			t.Errorf("aggregates:\n got %s\nwant %s", got, want)
 		}
+		// Collections and aggregates inside a to-one sub-select, at the top and inside a collection.
+		r = ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Task","q/select":["T/name",
+			{"T/project":["T/name",{"T/tasks":{"q/select":["T/name"],"q/limit":"q/no-limit"}},{"n":["q/count",["T/tasks","platform/id"]]}]}],
+			"q/where":["=",["T/name"],"$n"]},"params":{"$n":"beta"}}}`)
+		want = `[{"T/name":"beta","T/project":{"T/name":"Apollo","T/tasks":[{"T/name":"alpha"},{"T/name":"beta"}],"n":2}}]`
+		if got := mustJSON(t, r); got != want {
+			t.Errorf("nested in object:\n got %s\nwant %s", got, want)
+		}
+		r = ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Tag","q/select":["T/name",
+			{"T/tasks":{"q/select":["T/name",{"T/project":["T/name",{"n":["q/count",["T/tasks","platform/id"]]}]},"T/period","T/data","T/done","T/estimate","T/at"],"q/limit":"q/no-limit"}}],
+			"q/where":["=",["T/name"],"$n"]},"params":{"$n":"red"}}}`)
+		want = `[{"T/name":"red","T/tasks":[{"T/at":"2024-03-01T10:00:00.000Z","T/data":{"k":[1,"two",{"three":true}]},"T/done":true,"T/estimate":"1.50","T/name":"alpha","T/period":{"end":"2024-03-10","start":"2024-03-01"},"T/project":{"T/name":"Apollo","n":2}},` +
+			`{"T/at":null,"T/data":null,"T/done":false,"T/estimate":"10.25","T/name":"beta","T/period":null,"T/project":{"T/name":"Apollo","n":2}}]}]`
+		if got := mustJSON(t, r); got != want {
+			t.Errorf("nested in collection:\n got %s\nwant %s", got, want)
+		}
 		for _, bad := range []string{
 			`{"q/from":"T/Task","q/select":[{"T/tags":["T/name"]}]}`,
 			`{"q/from":"T/Task","q/select":[{"T/tags":{"q/select":["T/name"],"q/limit":5}}]}`,
