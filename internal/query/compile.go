@@ -337,7 +337,18 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 	if err != nil {
 		return shape{}, err
 	}
-	if c.pg {
+	if it.Limit > 0 {
+		// Limited: number the rows in a derived table, aggregate in that order.
+		out.WriteString("SELECT ")
+		if c.pg {
+			out.WriteString("COALESCE(json_agg(s.j ORDER BY s.rn), '[]'::json)")
+		} else {
+			out.WriteString("json_group_array(json(s.j) ORDER BY s.rn)")
+		}
+		out.WriteString(" FROM (SELECT ")
+		out.add(&obj)
+		out.WriteString(" AS j, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
+	} else if c.pg {
 		out.WriteString("SELECT COALESCE(json_agg(")
 		out.add(&obj)
 		out.WriteString(" ORDER BY " + order + "), '[]'::json)")
@@ -355,6 +366,11 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 		out.WriteString(" AND (")
 		out.add(&where)
 		out.WriteString(")")
+	}
+	if it.Limit > 0 {
+		out.WriteString(" ORDER BY " + order + " LIMIT ")
+		out.arg(int64(it.Limit))
+		out.WriteString(") s")
 	}
 	// Wrap as a scalar sub-query.
 	inner := out.String()
@@ -674,6 +690,8 @@ func (c *compiler) filter(s *scope, f *Filter, out *sqlPart) error {
 		}
 		out.WriteString(")")
 		return nil
+	case OpSome, OpNone:
+		return c.some(s, f, out)
 	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpContains, OpNotContains, OpIn, OpNotIn, OpIsNull, OpIsNotNull:
 	default:
 		return qerr("unknown filter operator %q", f.Op)
@@ -950,5 +968,46 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 		out.WriteString(expr + " " + op + " ")
 		c.placeholder(prim, v, out)
 	}
+	return nil
+}
+
+// some compiles OpSome / OpNone: EXISTS (or NOT EXISTS) an item of the
+// collection at f.Path matching f.Sub[0].
+func (c *compiler) some(s *scope, f *Filter, out *sqlPart) error {
+	if len(f.Sub) != 1 || len(f.Path.Fields) == 0 {
+		return qerr("%s takes a collection path and one filter", f.Op)
+	}
+	cur := s
+	var coll *store.Field
+	for i, name := range f.Path.Fields {
+		fd, err := c.field(cur, name)
+		if err != nil {
+			return err
+		}
+		last := i == len(f.Path.Fields)-1
+		switch {
+		case last && fd.IsCollection():
+			coll = fd
+		case !last && fd.IsToOne():
+			cur = c.join(cur, fd)
+		default:
+			return qerr("%s needs a path of entity fields ending at a collection; %s does not fit", f.Op, fd.Name)
+		}
+	}
+	t, from, corr := c.collectionFrom(cur, coll)
+	var cond sqlPart
+	if err := c.filter(t, f.Sub[0], &cond); err != nil {
+		return err
+	}
+	if f.Op == OpNone {
+		out.WriteString("NOT ")
+	}
+	out.WriteString("EXISTS (SELECT 1 FROM " + from)
+	for _, j := range *t.joins {
+		out.WriteString(" " + j)
+	}
+	out.WriteString(" WHERE " + corr + " AND (")
+	out.add(&cond)
+	out.WriteString("))")
 	return nil
 }

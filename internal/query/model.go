@@ -36,6 +36,11 @@
 //     ("$done?" is one name, as in Clojure-style predicate names); a missing
 //     parameter is query.error/unknown-param, never silently dropped.
 //   - Decimals compare numerically (NUMERIC on PostgreSQL, REAL casts on SQLite).
+//   - For GraphQL, beyond the command syntax: literal values (Value.Literal),
+//     OpIsNull/OpIsNotNull (on a collection: empty / not empty), OpSome and
+//     OpNone (an item of a collection matches a whole sub-filter), and
+//     collections with their own filter, order and limit (a limited
+//     collection numbers its rows with ROW_NUMBER in a derived table).
 package query
 
 // DefaultLimit is the number of entities returned when a query sets no limit.
@@ -86,7 +91,9 @@ type Select struct {
 	Field string
 	// Sub is the select list of an object or collection.
 	Sub []Select
-	// Where, Order and Limit optionally narrow a collection (NoLimit by default).
+	// Where, Order and Limit optionally narrow a collection (all items when
+	// Limit is 0). The command API only allows q/no-limit; GraphQL inner
+	// lists take a limit.
 	Where *Filter
 	Order []Order
 	Limit int
@@ -115,6 +122,12 @@ const (
 	// OpIsNull and OpIsNotNull take no value (used by GraphQL isNull).
 	OpIsNull    Op = "q/null"
 	OpIsNotNull Op = "q/not-null"
+	// OpSome and OpNone test the items of the collection at Path (reached
+	// through to-one fields) against the filter Sub[0], evaluated on the
+	// item: some item matches, or no item matches (GraphQL inner-list
+	// contains / notContains).
+	OpSome Op = "q/some"
+	OpNone Op = "q/none"
 )
 
 // Part selects which part of a range field a path reads.

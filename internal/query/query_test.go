@@ -112,6 +112,30 @@ func TestModelBeyondCommands(t *testing.T) {
 		if got != `[{"kids":[{"Q/name":"c0002"},{"Q/name":"c0001"},{"Q/name":"c0000"}]}]` {
 			t.Errorf("filtered collection: %s", got)
 		}
+		got = run(t, st, &query.Query{From: "Q/Parent", Select: []query.Select{{Kind: query.SelectCollection, Key: "kids", Field: "Q/children", Sub: sel("Q/name", "Q/n"),
+			Order: []query.Order{{Path: query.Path{Fields: []string{"Q/n"}}, Desc: true}}, Limit: 2}}}, nil)
+		if got != `[{"kids":[{"Q/n":4,"Q/name":"c0004"},{"Q/n":2,"Q/name":"c0002"}]}]` {
+			t.Errorf("limited collection: %s", got)
+		}
+		item := func(op query.Op, n int64, name string) *query.Filter {
+			return &query.Filter{Op: query.OpAnd, Sub: []*query.Filter{
+				{Op: op, Path: query.Path{Fields: []string{"Q/n"}}, Value: query.Value{Literal: n}},
+				{Op: query.OpEq, Path: query.Path{Fields: []string{"Q/name"}}, Value: query.Value{Literal: name}}}}
+		}
+		children := query.Path{Fields: []string{"Q/children"}}
+		for _, c := range []struct {
+			f    *query.Filter
+			want string
+		}{
+			{&query.Filter{Op: query.OpSome, Path: children, Sub: []*query.Filter{item(query.OpEq, 2, "c0002")}}, `[{"Q/name":"p"}]`},
+			{&query.Filter{Op: query.OpSome, Path: children, Sub: []*query.Filter{item(query.OpEq, 2, "c0001")}}, `[]`},
+			{&query.Filter{Op: query.OpNone, Path: children, Sub: []*query.Filter{item(query.OpEq, 2, "c0001")}}, `[{"Q/name":"p"}]`},
+			{&query.Filter{Op: query.OpNone, Path: children, Sub: []*query.Filter{item(query.OpGe, 0, "c0000")}}, `[]`},
+		} {
+			if got := run(t, st, &query.Query{From: "Q/Parent", Select: sel("Q/name"), Where: c.f}, nil); got != c.want {
+				t.Errorf("%s %v: %s, want %s", c.f.Op, c.f.Sub[0], got, c.want)
+			}
+		}
 		got = run(t, st, &query.Query{From: "Q/Parent", Select: sel("Q/name"),
 			Where: &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"Q/children"}}}}, nil)
 		if got != `[]` {
