@@ -290,3 +290,43 @@ func TestDeleteFromLoneCollection(t *testing.T) {
 		write(t, st, func(tx *store.Tx) error { return tx.DeleteField("L/A", "L/bs", false) })
 	})
 }
+
+// A type related to itself (parent and sub-tasks).
+func TestSelfRelation(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		rel := map[string]any{"platform/relation": "77777777-7777-7777-7777-777777777777"}
+		write(t, st, func(tx *store.Tx) error {
+			if err := tx.CreateType(store.TypeSpec{Name: "S/Task", Fields: []store.FieldSpec{{Name: "S/name", Type: store.TText}}}); err != nil {
+				return err
+			}
+			if err := tx.CreateField(store.FieldSpec{Holder: "S/Task", Name: "S/parent", Type: "S/Task", Meta: rel}); err != nil {
+				return err
+			}
+			return tx.CreateField(store.FieldSpec{Holder: "S/Task", Name: "S/subtasks", Type: "S/Task",
+				Meta: map[string]any{"platform/relation": rel["platform/relation"], "platform/collection?": true}})
+		})
+		write(t, st, func(tx *store.Tx) error {
+			root, err := tx.Create("S/Task", map[string]any{"S/name": "root"})
+			if err != nil {
+				return err
+			}
+			for _, n := range []string{"x", "y"} {
+				if _, err := tx.Create("S/Task", map[string]any{"S/name": n, "S/parent": map[string]any{"platform/id": root["platform/id"]}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		q := &query.Query{From: "S/Task", Select: []query.Select{
+			{Kind: query.SelectField, Key: "S/name", Field: "S/name"},
+			{Kind: query.SelectObject, Key: "S/parent", Field: "S/parent", Sub: sel("S/name")},
+			{Kind: query.SelectCollection, Key: "S/subtasks", Field: "S/subtasks", Sub: sel("S/name"), Order: []query.Order{{Path: query.Path{Fields: []string{"S/name"}}}}}},
+			Where: &query.Filter{Op: query.OpNe, Path: query.Path{Fields: []string{"S/parent", "S/name"}}, Value: query.Value{Literal: "nobody"}},
+			Order: []query.Order{{Path: query.Path{Fields: []string{"S/name"}}}}}
+		want := `[{"S/name":"root","S/parent":null,"S/subtasks":[{"S/name":"x"},{"S/name":"y"}]},` +
+			`{"S/name":"x","S/parent":{"S/name":"root"},"S/subtasks":[]},{"S/name":"y","S/parent":{"S/name":"root"},"S/subtasks":[]}]`
+		if got := run(t, st, q, nil); got != want {
+			t.Errorf("self relation:\n got %s\nwant %s", got, want)
+		}
+	})
+}
