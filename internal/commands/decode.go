@@ -418,6 +418,16 @@ func decodeFilter(v any, depth int) (*query.Filter, error) {
 }
 
 func decodeOrder(v any) ([]query.Order, error) {
+	// The object form {"<field>": "q/asc"} is accepted with one key (a JSON
+	// object has no key order, so several keys would be ambiguous).
+	if m, ok := v.(map[string]any); ok {
+		if len(m) != 1 {
+			return nil, qerr("q/order-by as an object takes exactly one field; use [[path, dir], ...] for several")
+		}
+		for k, dir := range m {
+			v = []any{[]any{[]any{k}, dir}}
+		}
+	}
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, qerr("q/order-by must be an array of [path, q/asc|q/desc]")
