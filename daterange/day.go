@@ -19,25 +19,37 @@ const MaxDayLen = 64
 //     DD MM YYYY, DD-MM-YYYY, today and yesterday;
 //   - a few natural phrases, evaluated by github.com/tj/go-naturaldate with
 //     the past as the default direction: now, tomorrow; N <units> ago,
-//     N <units> from now, in N <units>, in a <unit>, last <unit>,
-//     next <unit> (units: day, week, month, year; N in digits or one to
-//     ten); <weekday>, last <weekday>, next <weekday> ("friday" is the
-//     last Friday before today).
+//     N <units> from now, in N <units>, in a <unit> (units: day, week,
+//     month, year; N in digits or one to ten); <weekday>, last <weekday>,
+//     next <weekday> ("friday" is the last Friday before today).
+//
+// A phrase means the same here as in Parse's grammar or is refused: "last
+// week", "this month", "next year" and the like are periods in the grammar,
+// not days, so ParseDay refuses them (where go-naturaldate would move one
+// unit back or forward). "N units ago" is one day here, N units before
+// today; in the grammar it is only a bound inside between.
 //
 // Moving by months or years keeps the day of the month, clamped to the
 // target month's last day (31 March minus one month is 28 February).
 //
 // go-naturaldate skips words it does not know, so a phrase is handed to it
 // only when it matches one of these shapes word by word; anything else is an
-// error, never a guess. The result is midnight of the day in now's location.
-// Errors are *Error values, as from Parse.
-func ParseDay(value string, now time.Time) (time.Time, error) {
+// error, never a guess. The result is the first instant of the day in now's
+// location (or the one given with WithLocation): its midnight, or where a
+// daylight-saving change skips midnight, the first instant after it. Words
+// are separated as in Parse (Unicode no-break and typographic spaces
+// included). Errors are *Error values, as from Parse.
+func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
+	if len(opts) > 0 {
+		if l := applyOptions(opts); l != nil {
+			now = now.In(l)
+		}
+	}
 	loc := now.Location()
 	if len(value) > MaxDayLen {
 		return time.Time{}, newError(ErrSyntax, token{text: value}, fmt.Sprintf("a day is at most %d bytes", MaxDayLen))
 	}
-	s := strings.TrimSpace(value)
-	off := strings.Index(value, s)
+	s, off := trimSpace(value)
 	if s == "" {
 		return time.Time{}, newError(ErrSyntax, token{pos: len(value)}, "empty value: expected a day")
 	}
@@ -45,13 +57,13 @@ func ParseDay(value string, now time.Time) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayTime(d, false, loc), nil
+		return dayStart(d, loc), nil
 	}
 	y, m, dd := now.Date()
 	p := parser{src: value, sc: scanner{s: value}}
 	p.c = clock{today: daysFromCivil(y, int(m), dd), y: y, m: int(m)}
 	first := p.sc.peek()
-	if isDigit(first.text[0]) && !isUnitWord(p.sc, 1) {
+	if isDigit(first.text[0]) && !isUnitWord(p.sc, 1) && !agoShape(p.sc) {
 		t := p.sc.next()
 		sp, err := p.date(t)
 		if err == nil {
@@ -60,20 +72,51 @@ func ParseDay(value string, now time.Time) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayTime(sp.lo, false, loc), nil
+		return dayStart(sp.lo, loc), nil
 	}
 	if is(first, "today") || is(first, "yesterday") {
 		t := p.sc.next()
-		sp, err := p.term(t, false)
+		sp, err := p.term(t, false, sideBoth)
 		if err == nil {
 			err = p.end()
 		}
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayTime(sp.lo, false, loc), nil
+		return dayStart(sp.lo, loc), nil
 	}
 	return naturalDay(value, now)
+}
+
+// trimSpace returns s without leading and trailing spaces (as the scanner
+// knows them) and the byte offset of what remains.
+func trimSpace(s string) (string, int) {
+	i := 0
+	for i < len(s) {
+		n := spaceLen(s, i)
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	j := len(s)
+	for j > i {
+		n := spaceLenBefore(s, j)
+		if n == 0 {
+			break
+		}
+		j -= n
+	}
+	return s[i:j], i
+}
+
+// agoShape reports whether the words ahead read "N <word> ago" or
+// "N <word> from now": a phrase of a number of units, whatever the unit.
+func agoShape(sc scanner) bool {
+	sc.next()
+	sc.next()
+	w := sc.next()
+	return is(w, "ago") || (is(w, "from") && is(sc.next(), "now"))
 }
 
 // isUnitWord reports whether the word after the next i words is a unit.
@@ -143,8 +186,7 @@ func naturalShape(w []token) bool {
 	case 1:
 		return oneOf(w[0], []string{"now", "tomorrow"}) || oneOf(w[0], weekdayNames[:])
 	case 2:
-		return (is(w[0], "last") || is(w[0], "next")) &&
-			(naturalSingularUnit(w[1]) || oneOf(w[1], weekdayNames[:]))
+		return (is(w[0], "last") || is(w[0], "next")) && oneOf(w[1], weekdayNames[:])
 	case 3:
 		return (naturalNumber(w[0]) && naturalUnit(w[1]) && is(w[2], "ago")) ||
 			(is(w[0], "in") && naturalNumber(w[1]) && naturalUnit(w[2])) ||
@@ -178,8 +220,7 @@ func naturalDay(value string, now time.Time) (t time.Time, err error) {
 		n++
 	}
 	if n == len(words) || !naturalShape(words[:n]) {
-		return time.Time{}, newError(ErrSyntax, words[0], "not a day: expected YYYY-MM-DD, DD MMMM YYYY, DD-MM-YYYY, "+
-			"today, yesterday, tomorrow, a weekday, or a phrase such as \"3 days ago\", \"in 2 weeks\", \"next month\"")
+		return time.Time{}, naturalError(words[:n])
 	}
 	// Hand go-naturaldate the words alone, lower case, one space apart: the
 	// shape check above is then exactly what it reads.
@@ -215,5 +256,32 @@ func naturalDay(value string, now time.Time) (t time.Time, err error) {
 	if y < minYear || y > maxYear {
 		return time.Time{}, newError(ErrOutOfRange, words[0], "the day falls outside the years 0001-9999")
 	}
-	return time.Date(y, m, d, 0, 0, 0, 0, now.Location()), nil
+	return dayStart(daysFromCivil(y, int(m), d), now.Location()), nil
+}
+
+// naturalError says why words are not a day ParseDay reads: a period of the
+// grammar, a unit it does not know, or another phrase.
+func naturalError(w []token) *Error {
+	switch {
+	case len(w) == 2 && oneOf(w[0], []string{"last", "next", "this", "previous"}) && isUnit(w[1]):
+		return newError(ErrSyntax, w[0], "\""+w[0].text+" "+w[1].text+"\" is a period, not a day: "+
+			"write \"1 "+w[1].text+" ago\", \"in 1 "+w[1].text+"\" or a date")
+	case len(w) == 3 && is(w[2], "ago") && naturalNumber(w[0]) && !naturalUnit(w[1]):
+		return unknownUnit(w[1])
+	case len(w) == 3 && is(w[0], "in") && (naturalNumber(w[1]) || is(w[1], "a") || is(w[1], "an")) && !naturalUnit(w[2]):
+		return unknownUnit(w[2])
+	case len(w) == 4 && is(w[2], "from") && is(w[3], "now") && naturalNumber(w[0]) && !naturalUnit(w[1]):
+		return unknownUnit(w[1])
+	}
+	return newError(ErrSyntax, w[0], "not a day: expected YYYY-MM-DD, DD MMMM YYYY, DD-MM-YYYY, "+
+		"today, yesterday, tomorrow, a weekday, or a phrase such as \"3 days ago\", \"in 2 weeks\", \"next friday\"")
+}
+
+func isUnit(t token) bool {
+	u, _ := unitOf(t)
+	return u != unitNone
+}
+
+func unknownUnit(t token) *Error {
+	return newError(ErrSyntax, t, "unknown unit "+t.text+": expected days, weeks, months or years")
 }

@@ -30,10 +30,17 @@ func TestParseDay(t *testing.T) {
 		{"in 10 days", "2017-06-23"},
 		{"5 days from now", "2017-06-18"},
 		{"ten days from now", "2017-06-23"},
-		{"next month", "2017-07-13"},
-		{"last year", "2016-06-13"},
-		{"last week", "2017-06-06"},
-		{"next day", "2017-06-14"},
+		{"in 1 month", "2017-07-13"},
+		{"1 year ago", "2016-06-13"},
+		{"1 week ago", "2017-06-06"},
+		{"in a day", "2017-06-14"},
+		{"next tuesday", "2017-06-20"},
+		// Pasted no-break and typographic spaces separate words too.
+		{"today\u00a0", "2017-06-13"},
+		{"\u00a02017-06-01\u202f", "2017-06-01"},
+		{"3\u00a0days\u2009ago", "2017-06-10"},
+		{"13\u3000June\u2000 2017", "2017-06-13"},
+		{"in\u200a2\u00a0weeks", "2017-06-27"},
 		{"friday", "2017-06-09"},
 		{"next friday", "2017-06-16"},
 		{"last friday", "2017-06-09"},
@@ -107,14 +114,14 @@ func TestParseDayDST(t *testing.T) {
 func TestParseDayMonthEnds(t *testing.T) {
 	cases := []struct{ now, in, want string }{
 		{"2017-03-31", "1 month ago", "2017-02-28"},
-		{"2017-03-31", "last month", "2017-02-28"},
+		{"2017-03-31", "1 months ago", "2017-02-28"},
 		{"2017-03-31", "in a month", "2017-04-30"},
-		{"2017-03-31", "next month", "2017-04-30"},
+		{"2017-03-31", "in 1 month", "2017-04-30"},
 		{"2017-03-31", "2 months ago", "2017-01-31"},
 		{"2016-03-31", "1 month ago", "2016-02-29"},
 		{"2016-02-29", "1 year ago", "2015-02-28"},
 		{"2016-02-29", "in 4 years", "2020-02-29"},
-		{"2016-02-29", "next year", "2017-02-28"},
+		{"2016-02-29", "in a year", "2017-02-28"},
 		{"2017-03-31", "1 week ago", "2017-03-24"},
 	}
 	for _, c := range cases {
@@ -146,6 +153,19 @@ func TestParseDayRejects(t *testing.T) {
 		{"30 Feb 2017", ErrInvalidDate},
 		{"2017-6-1", ErrSyntax},
 		{"next quarter", ErrSyntax},
+		// Periods of the grammar are not days (M6): refused rather than
+		// read as one unit back or forward.
+		{"last day", ErrSyntax},
+		{"last week", ErrSyntax},
+		{"last month", ErrSyntax},
+		{"last year", ErrSyntax},
+		{"next day", ErrSyntax},
+		{"next week", ErrSyntax},
+		{"next month", ErrSyntax},
+		{"this week", ErrSyntax},
+		{"previous month", ErrSyntax},
+		{"today\u0085", ErrSyntax}, // NEL is not one of the spaces
+
 		{"3 dayz ago", ErrSyntax},
 		{"in 3 days please", ErrSyntax},
 		{"please in 3 days", ErrSyntax},
@@ -176,5 +196,112 @@ func TestParseDayRejects(t *testing.T) {
 				t.Errorf("error %T is not *Error", err)
 			}
 		})
+	}
+}
+
+// TestParseDayMeansWhatParseMeans: a phrase ParseDay accepts that the
+// grammar also reads gives the day Parse starts on; the grammar's periods
+// are refused, with a message that says so.
+func TestParseDayMeansWhatParseMeans(t *testing.T) {
+	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
+	for _, s := range []string{"today", "yesterday", "13 June 2017", "13-06-2017", "1-jan-2018"} {
+		d, err := ParseDay(s, now)
+		if err != nil {
+			t.Fatalf("ParseDay(%q): %v", s, err)
+		}
+		r, err := Parse(s, now)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", s, err)
+		}
+		if !d.Equal(*r.Min) {
+			t.Errorf("ParseDay(%q) = %v, Parse's Min %v", s, d, r.Min)
+		}
+	}
+	for _, s := range []string{"last day", "last week", "last month", "last year", "this month", "next week", "previous year"} {
+		_, err := ParseDay(s, now)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Pos != 0 || !strings.Contains(pe.Msg, "is a period, not a day") {
+			t.Errorf("ParseDay(%q): %v, want a period-not-a-day error at 0", s, err)
+		}
+	}
+}
+
+// TestParseDayErrorsSayWhere: an unknown unit is named with its position.
+func TestParseDayErrorsSayWhere(t *testing.T) {
+	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
+	cases := []struct {
+		in, word string
+		pos      int
+		msg      string
+	}{
+		{"3 hours ago", "hours", 2, "unknown unit hours"},
+		{" 3  fortnights ago", "fortnights", 4, "unknown unit fortnights"},
+		{"3 quarters ago", "quarters", 2, "unknown unit quarters"},
+		{"in 2 hours", "hours", 5, "unknown unit hours"},
+		{"in an hour", "hour", 6, "unknown unit hour"},
+		{"5 minutes from now", "minutes", 2, "unknown unit minutes"},
+		{"13 Juni 2017", "13 Juni 2017", 0, "expected a date"},
+		{"sometime soon", "sometime", 0, "not a day"},
+	}
+	for _, c := range cases {
+		_, err := ParseDay(c.in, now)
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("ParseDay(%q): %v, want an *Error", c.in, err)
+		}
+		if pe.Word != c.word || pe.Pos != c.pos || !strings.Contains(pe.Msg, c.msg) || !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseDay(%q): %v; want %q at %d saying %q", c.in, err, c.word, c.pos, c.msg)
+		}
+	}
+}
+
+// TestParseDayOptions: WithLocation moves now into the zone, as for Parse.
+func TestParseDayOptions(t *testing.T) {
+	ist := time.FixedZone("+05:30", 5*3600+1800)
+	now := time.Date(2017, 6, 13, 23, 30, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"today":      time.Date(2017, 6, 14, 0, 0, 0, 0, ist),
+		"2 days ago": time.Date(2017, 6, 12, 0, 0, 0, 0, ist),
+		"2017-01-05": time.Date(2017, 1, 5, 0, 0, 0, 0, ist),
+	} {
+		got, err := ParseDay(in, now, WithLocation(ist))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if !got.Equal(want) || got.Location() != ist {
+			t.Errorf("ParseDay(%q, WithLocation) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestParseDaySkippedMidnight: the day starts at its first instant where a
+// daylight-saving change skips midnight, not on the day before.
+func TestParseDaySkippedMidnight(t *testing.T) {
+	cases := []struct{ zone, now, in, want string }{
+		{"America/Sao_Paulo", "2017-10-15T15:00:00Z", "today", "2017-10-15T01:00:00-02:00"},
+		{"America/Sao_Paulo", "2017-10-16T15:00:00Z", "yesterday", "2017-10-15T01:00:00-02:00"},
+		{"America/Sao_Paulo", "2017-10-20T15:00:00Z", "5 days ago", "2017-10-15T01:00:00-02:00"},
+		{"America/Sao_Paulo", "2017-10-10T15:00:00Z", "2017-10-15", "2017-10-15T01:00:00-02:00"},
+		{"America/Sao_Paulo", "2017-10-10T15:00:00Z", "15 Oct 2017", "2017-10-15T01:00:00-02:00"},
+		{"America/Santiago", "2018-08-12T15:00:00Z", "today", "2018-08-12T01:00:00-03:00"},
+		{"America/Havana", "2017-03-12T15:00:00Z", "today", "2017-03-12T01:00:00-04:00"},
+		{"America/Asuncion", "2017-10-01T15:00:00Z", "today", "2017-10-01T01:00:00-03:00"},
+	}
+	for _, c := range cases {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := time.Parse(time.RFC3339, c.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseDay(c.in, now.In(loc))
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.zone, c.in, err)
+		}
+		if s := got.Format(time.RFC3339); s != c.want || got.Location() != loc {
+			t.Errorf("%s on %s: ParseDay(%q) = %s (%v), want %s", c.zone, c.now, c.in, s, got.Location(), c.want)
+		}
 	}
 }

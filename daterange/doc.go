@@ -5,8 +5,10 @@
 //
 // # The language
 //
-// Words are separated by whitespace; keywords, units and month names are
-// case-insensitive, and extra whitespace does not matter.
+// Words are separated by whitespace: ASCII whitespace and the Unicode spaces
+// that pasted text carries (U+00A0 no-break space, U+2000-U+200A, U+202F,
+// U+3000); keywords, units and month names are case-insensitive, and extra
+// whitespace does not matter. Positions in errors are byte offsets.
 //
 //	statement = term | "between" side "and" side | "from" term ["to" term] | "to" term
 //	term      = date | "today" | "yesterday" | period
@@ -22,7 +24,10 @@
 // DD is one or two digits, MM one or two digits, YYYY four. Weeks are ISO
 // weeks, Monday to Sunday; months, quarters and years are calendar ones.
 // Every range is inclusive: Min is 00:00:00.000 of its first day and Max
-// 23:59:59.999 of its last day.
+// 23:59:59.999 of its last day. Where a daylight-saving change skips
+// midnight (America/Sao_Paulo on 2017-10-15), Min is the first instant of
+// the day instead, 01:00; where it repeats the last hour of the day, Max is
+// the later 23:59:59.999. So a range holds every instant of its days.
 //
 //	statement            Min                                 Max
 //	a date, today,       start of that day                   end of that day
@@ -49,10 +54,12 @@
 // day" and "last 2 week" mix singular and plural, "last 0 days" and "last 01
 // days" are not numbers of units, "3 months ago" alone is not a range,
 // "30 Feb 2017" is not a date, and "between today and yesterday" starts
-// after it ends. Errors are *Error values carrying the offending word and
-// its byte position; their Kind (ErrSyntax, ErrInvalidDate,
-// ErrStartAfterEnd, ErrOutOfRange) matches with errors.Is. Parse never
-// panics.
+// after it ends. A bound the statement uses must lie in the years
+// 0001-9999 (ErrOutOfRange); "N units ago" as a lower side is checked only
+// as a lower bound, as an upper side only as an upper bound. Errors are
+// *Error values carrying the offending word and its byte position; their
+// Kind (ErrSyntax, ErrInvalidDate, ErrStartAfterEnd, ErrOutOfRange) matches
+// with errors.Is. Parse never panics.
 //
 // "today" is now's calendar day in now's location, or in the location given
 // with WithLocation; the bounds are wall-clock times in that location. The
@@ -68,11 +75,14 @@
 // (WireLayout: ISO 8601, milliseconds, no zone); WireJSON leaves an open
 // side out, as the service sends it. UnmarshalJSON also reads a missing key
 // or null as an open side, naive times with or without a fraction, and
-// RFC 3339 times with a zone. Naive times decode as wall clock in UTC.
+// RFC 3339 times with a zone. Naive times decode as wall clock in UTC. The
+// keys are exactly "_min" and "_max", each at most once.
 //
 // ParseDay reads a "datebox" value: an ISO day, a date of the grammar, or a
 // natural phrase such as "3 days ago" checked word by word before
-// github.com/tj/go-naturaldate evaluates it.
+// github.com/tj/go-naturaldate evaluates it. A phrase means the same there
+// as in the grammar or is refused: "last week" is a period of the grammar,
+// not a day, so ParseDay refuses it.
 //
 // # Speed
 //

@@ -14,17 +14,48 @@ var fuzzSeeds = []string{
 	"next week", "3 months ago", "last 999999 years", "between today and yesterday", "",
 }
 
+// fuzzZones are the named zones FuzzParse evaluates in besides fixed
+// offsets: daylight saving at midnight (skipped and repeated), at other
+// hours, by 30 minutes.
+var fuzzZones = []string{"America/Sao_Paulo", "America/Santiago", "America/Havana", "America/Asuncion",
+	"Asia/Beirut", "America/Los_Angeles", "Australia/Lord_Howe"}
+
 // FuzzParse: Parse never panics; an error is an *Error pointing into the
-// statement; a success has Min <= Max, day-aligned bounds, and survives
-// MarshalJSON then UnmarshalJSON as the same wall clock.
+// statement; a success has Min <= Max, Min the first instant of its day and
+// Max the last millisecond of its day (00:00:00.000 and 23:59:59.999 unless
+// a daylight-saving change skips midnight), and survives MarshalJSON then
+// UnmarshalJSON losslessly as wall-clock text. The wire form is
+// timezone-naive, so that is the property it has: the instants do not
+// survive (UnmarshalJSON reads a naive time as UTC), the wall clocks do.
+//
+// zone picks the location: below len(fuzzZones) a named zone with daylight
+// saving, otherwise the fixed offset offMinutes.
 func FuzzParse(f *testing.F) {
 	for i, s := range fuzzSeeds {
-		f.Add(s, int64(1497312000+i*86400*37), int16(i*45))
+		f.Add(s, int64(1497312000+i*86400*37), int16(i*45), uint8(i))
 	}
-	f.Fuzz(func(t *testing.T, stmt string, unix int64, offMinutes int16) {
+	f.Add("today", int64(1508079600), int16(0), uint8(0))      // Sao Paulo, 2017-10-15: midnight skipped
+	f.Add("yesterday", int64(1508166000), int16(0), uint8(0))  // the day after
+	f.Add("this month", int64(1518879600), int16(0), uint8(0)) // Sao Paulo, 2018-02-17: 23:00 repeated
+	f.Add("between 3 days ago and today", int64(1534086000), int16(0), uint8(1))
+	f.Add("today", int64(1489330800), int16(0), uint8(2))     // Havana, 2017-03-12
+	f.Add("today", int64(1506870000), int16(0), uint8(3))     // Asuncion, 2017-10-01
+	f.Add("today", int64(1497312000), int16(330), uint8(255)) // +05:30
+	zones := make([]*time.Location, len(fuzzZones))
+	for i, name := range fuzzZones {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		zones[i] = loc
+	}
+	f.Fuzz(func(t *testing.T, stmt string, unix int64, offMinutes int16, zone uint8) {
 		// Any instant of the years 1970-2100, any offset within ±14h.
 		unix = floorMod(unix, 4102444800)
 		loc := time.FixedZone("fuzz", int(offMinutes)%(14*60)*60)
+		if int(zone) < len(zones) {
+			loc = zones[zone]
+		}
 		now := time.Unix(unix, 0).In(loc)
 		r, err := Parse(stmt, now)
 		if err != nil {
@@ -47,11 +78,19 @@ func FuzzParse(f *testing.F) {
 		if r.Min != nil && r.Max != nil && r.Min.After(*r.Max) {
 			t.Fatalf("%q: Min %v after Max %v", stmt, r.Min, r.Max)
 		}
-		if r.Min != nil && r.Min.Format("15:04:05.000") != "00:00:00.000" {
-			t.Fatalf("%q: Min %v is not the start of a day", stmt, r.Min)
+		if r.Min != nil {
+			if r.Min.Location() != loc || localDay(r.Min.Add(-time.Nanosecond)) >= localDay(*r.Min) {
+				t.Fatalf("%q: Min %v is not the first instant of a day in %v", stmt, r.Min, loc)
+			}
+			if c := r.Min.Format("15:04:05.000"); c != "00:00:00.000" && r.Min.Add(-time.Nanosecond).Format("15:04") != "23:59" {
+				t.Fatalf("%q: Min %v is neither midnight nor just after a skipped one", stmt, r.Min)
+			}
 		}
-		if r.Max != nil && r.Max.Format("15:04:05.000") != "23:59:59.999" {
-			t.Fatalf("%q: Max %v is not the end of a day", stmt, r.Max)
+		if r.Max != nil {
+			if r.Max.Location() != loc || localDay(r.Max.Add(time.Millisecond)) <= localDay(*r.Max) ||
+				r.Max.Format("15:04:05.000") != "23:59:59.999" {
+				t.Fatalf("%q: Max %v is not the last millisecond of a day in %v", stmt, r.Max, loc)
+			}
 		}
 		b, err := json.Marshal(r)
 		if err != nil {

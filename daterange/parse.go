@@ -35,9 +35,10 @@ func WithLocation(loc *time.Location) Option {
 // The statement is evaluated in now's location (or the one given with
 // WithLocation): "today" is now's calendar day there, and the bounds of the
 // result are wall-clock times in that location: a closed Min is 00:00:00.000
-// of its day, a closed Max 23:59:59.999 of its day. (In a zone whose
-// midnight is skipped by a daylight-saving change, time.Date normalises that
-// wall clock to the first instant of the day.)
+// of its day, a closed Max 23:59:59.999 of its day. Where a daylight-saving
+// change skips midnight, Min is the first instant of the day instead (01:00,
+// typically); where it repeats the day's last hour, Max is the later
+// 23:59:59.999, so that the range holds every instant of its days.
 //
 // Every error is an *Error; errors.Is matches its Kind against ErrSyntax,
 // ErrInvalidDate, ErrStartAfterEnd and ErrOutOfRange.
@@ -79,14 +80,75 @@ func applyOptions(opts []Option) *time.Location {
 	return cfg.loc
 }
 
-// dayTime returns the first (end false) or last (end true) millisecond of a
-// day in loc.
+// dayTime returns the first instant (end false) or the last millisecond (end
+// true) of a day in loc.
 func dayTime(day int64, end bool, loc *time.Location) time.Time {
-	y, m, d := civilFromDays(day)
 	if end {
-		return time.Date(y, time.Month(m), d, 23, 59, 59, 999_000_000, loc)
+		// The last millisecond of a day is one before the first instant of
+		// the next: right also where the day's last hour is repeated (the
+		// later 23:59:59.999) or where the next midnight is skipped.
+		return dayStart(day+1, loc).Add(-time.Millisecond)
 	}
-	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, loc)
+	return dayStart(day, loc)
+}
+
+// dayStart returns the first instant of a day in loc: its midnight, or where
+// a daylight-saving change skips midnight, the first instant after the
+// change (01:00 of that day, typically); where midnight is repeated, the
+// earlier one. time.Date does not promise which side of a skipped or
+// repeated wall clock it picks: for a skipped midnight it may answer 23:00
+// of the day before.
+func dayStart(day int64, loc *time.Location) time.Time {
+	y, m, d := civilFromDays(day)
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, loc)
+	_, off := t.Zone()
+	if t.Unix()+int64(off) == day*secondsPerDay {
+		// t is a midnight of the day; it is the first instant of the day
+		// unless a zone change happened in the day before it.
+		start, _ := t.ZoneBounds()
+		if start.IsZero() || t.Unix()-start.Unix() >= maxDayGap {
+			return t // the common case
+		}
+	}
+	return firstInstant(day, loc, t)
+}
+
+// maxDayGap is more than any span from an instant on the day before a day to
+// the start of that day: a day of 24 hours plus a zone change of at most a
+// day.
+const maxDayGap = 50 * 3600
+
+// firstInstant finds the first instant whose wall clock in loc is on the day
+// or later, walking forward through loc's zone periods from an instant
+// surely on an earlier day; within a period the wall clock only moves
+// forward, so the day starts either at a midnight inside a period or at a
+// zone change. fallback is returned if loc's periods do not say.
+func firstInstant(day int64, loc *time.Location, fallback time.Time) time.Time {
+	x := time.Unix(day*secondsPerDay-maxDayGap, 0).In(loc)
+	for i := 0; i < 16; i++ {
+		_, off := x.Zone()
+		_, end := x.ZoneBounds()
+		mid := day*secondsPerDay - int64(off) // midnight of the day at this offset
+		if mid >= x.Unix() && (end.IsZero() || mid < end.Unix()) {
+			return time.Unix(mid, 0).In(loc)
+		}
+		if end.IsZero() || !end.After(x) {
+			break
+		}
+		x = end
+		if localDay(x) >= day {
+			return x
+		}
+	}
+	return fallback
+}
+
+const secondsPerDay = 86400
+
+// localDay returns the day number of t's wall clock in its location.
+func localDay(t time.Time) int64 {
+	_, off := t.Zone()
+	return floorDiv(t.Unix()+int64(off), secondsPerDay)
 }
 
 // result is a parsed statement as day numbers: lo is the first day and hi the
@@ -108,23 +170,59 @@ type token struct {
 	pos  int
 }
 
-// scanner splits a statement into words at ASCII whitespace, without
-// allocating.
+// scanner splits a statement into words at spaces, without allocating.
+// Spaces are ASCII whitespace and the Unicode spaces people paste: U+00A0
+// (no-break space), U+2000-U+200A, U+202F and U+3000. Positions are byte
+// offsets.
 type scanner struct {
 	s string
 	i int
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+// spaceLen returns the length in bytes of the space at s[i], or 0.
+func spaceLen(s string, i int) int {
+	switch c := s[i]; {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+		return 1
+	case c < 0xC2:
+		return 0
+	case c == 0xC2: // U+00A0 is C2 A0
+		if i+1 < len(s) && s[i+1] == 0xA0 {
+			return 2
+		}
+	case c == 0xE2: // U+2000-U+200A are E2 80 80-8A, U+202F is E2 80 AF
+		if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] >= 0x80 && s[i+2] <= 0x8A || s[i+2] == 0xAF) {
+			return 3
+		}
+	case c == 0xE3: // U+3000 is E3 80 80
+		if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x80 {
+			return 3
+		}
+	}
+	return 0
+}
+
+// spaceLenBefore returns the length in bytes of a space that ends at s[j-1],
+// or 0.
+func spaceLenBefore(s string, j int) int {
+	for n := 1; n <= 3 && n <= j; n++ {
+		if spaceLen(s, j-n) == n {
+			return n
+		}
+	}
+	return 0
 }
 
 func (sc *scanner) next() token {
-	for sc.i < len(sc.s) && isSpace(sc.s[sc.i]) {
-		sc.i++
+	for sc.i < len(sc.s) {
+		n := spaceLen(sc.s, sc.i)
+		if n == 0 {
+			break
+		}
+		sc.i += n
 	}
 	start := sc.i
-	for sc.i < len(sc.s) && !isSpace(sc.s[sc.i]) {
+	for sc.i < len(sc.s) && spaceLen(sc.s, sc.i) == 0 {
 		sc.i++
 	}
 	return token{text: sc.s[start:sc.i], pos: start}
@@ -241,14 +339,14 @@ func (p *parser) statement() (result, error) {
 	case t.text == "":
 		return result{}, newError(ErrSyntax, t, "empty statement: "+expectTerm+", or between, from or to")
 	case is(t, "between"):
-		a, _, err := p.side(true)
+		a, _, err := p.side(true, sideLower)
 		if err != nil {
 			return result{}, err
 		}
 		if and := p.sc.next(); !is(and, "and") {
 			return result{}, newError(ErrSyntax, and, `expected "and" after the start of "between"`)
 		}
-		b, bt, err := p.side(true)
+		b, bt, err := p.side(true, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -257,7 +355,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return p.closed(a, b, bt)
 	case is(t, "from"):
-		a, _, err := p.side(false)
+		a, _, err := p.side(false, sideLower)
 		if err != nil {
 			return result{}, err
 		}
@@ -268,7 +366,7 @@ func (p *parser) statement() (result, error) {
 		if !is(to, "to") {
 			return result{}, newError(ErrSyntax, to, `expected "to" or the end of the statement`)
 		}
-		b, bt, err := p.side(false)
+		b, bt, err := p.side(false, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -277,7 +375,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return p.closed(a, b, bt)
 	case is(t, "to"):
-		b, _, err := p.side(false)
+		b, _, err := p.side(false, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -286,7 +384,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return result{hi: b.hi, hasHi: true}, nil
 	}
-	s, err := p.term(t, false)
+	s, err := p.term(t, false, sideBoth)
 	if err != nil {
 		return result{}, err
 	}
@@ -338,16 +436,26 @@ func (p *parser) end() error {
 }
 
 // side reads one side of between, from or to, and returns it with its first
-// word.
-func (p *parser) side(allowAgo bool) (span, token, error) {
+// word; which says which bound of it the statement uses.
+func (p *parser) side(allowAgo bool, which sideUse) (span, token, error) {
 	t := p.sc.next()
-	s, err := p.term(t, allowAgo)
+	s, err := p.term(t, allowAgo, which)
 	return s, t, err
 }
 
+// sideUse says which bounds of a term the statement uses: a single term
+// both, the lower side of between or from its lo, the upper side its hi.
+type sideUse uint8
+
+const (
+	sideBoth sideUse = iota
+	sideLower
+	sideUpper
+)
+
 // term reads one term whose first word is t: a date, today, yesterday, a
 // period, or (when allowAgo) "<unit> ago" or "N <units> ago".
-func (p *parser) term(t token, allowAgo bool) (span, error) {
+func (p *parser) term(t token, allowAgo bool, which sideUse) (span, error) {
 	switch {
 	case t.text == "":
 		if allowAgo {
@@ -355,18 +463,18 @@ func (p *parser) term(t token, allowAgo bool) (span, error) {
 		}
 		return span{}, newError(ErrSyntax, t, expectTerm)
 	case is(t, "today"):
-		return p.check(span{p.c.today, p.c.today}, t)
+		return p.check(span{p.c.today, p.c.today}, t, which)
 	case is(t, "yesterday"):
-		return p.check(span{p.c.today - 1, p.c.today - 1}, t)
+		return p.check(span{p.c.today - 1, p.c.today - 1}, t, which)
 	case is(t, "this"), is(t, "last"):
-		return p.period(t, false)
+		return p.period(t, false, which)
 	case is(t, "previous"):
-		return p.period(t, true)
+		return p.period(t, true, which)
 	case is(t, "next"):
 		return span{}, newError(ErrSyntax, t, `there is no "next": periods are this, last or previous`)
 	case isDigit(t.text[0]):
 		if u, plural := unitOf(p.sc.peek()); u != unitNone {
-			return p.ago(t, u, plural, allowAgo)
+			return p.ago(t, u, plural, allowAgo, which)
 		}
 		return p.date(t)
 	}
@@ -374,13 +482,13 @@ func (p *parser) term(t token, allowAgo bool) (span, error) {
 		if plural {
 			return span{}, newError(ErrSyntax, t, "a plural unit goes with a number (2 "+t.text+" ago); alone the unit is singular")
 		}
-		return p.ago(t, u, false, allowAgo)
+		return p.ago(t, u, false, allowAgo, which)
 	}
 	return span{}, newError(ErrSyntax, t, "unknown word; "+expectTerm)
 }
 
 // ago reads "<unit> ago" (t is the unit) or "N <units> ago" (t is N).
-func (p *parser) ago(t token, u unit, plural, allowAgo bool) (span, error) {
+func (p *parser) ago(t token, u unit, plural, allowAgo bool, which sideUse) (span, error) {
 	if !allowAgo {
 		return span{}, newError(ErrSyntax, t, `"ago" is only allowed inside between ... and ...; `+expectTerm)
 	}
@@ -399,12 +507,12 @@ func (p *parser) ago(t token, u unit, plural, allowAgo bool) (span, error) {
 		return span{}, newError(ErrSyntax, a, `expected "ago"`)
 	}
 	start := p.c.start(u, k)
-	return p.check(span{lo: start, hi: start - 1}, t)
+	return p.check(span{lo: start, hi: start - 1}, t, which)
 }
 
 // period reads the rest of "this/last <unit>", "this/last N <units>",
 // "previous <unit>" or "previous N <units>"; t is the keyword.
-func (p *parser) period(t token, previous bool) (span, error) {
+func (p *parser) period(t token, previous bool, which sideUse) (span, error) {
 	nt := p.sc.next()
 	k := int64(1)
 	u, plural := unitOf(nt)
@@ -431,9 +539,9 @@ func (p *parser) period(t token, previous bool) (span, error) {
 		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number")
 	}
 	if previous {
-		return p.check(span{lo: p.c.start(u, k), hi: p.c.end(u, 1)}, nt)
+		return p.check(span{lo: p.c.start(u, k), hi: p.c.end(u, 1)}, nt, which)
 	}
-	return p.check(span{lo: p.c.start(u, k-1), hi: p.c.end(u, 0)}, nt)
+	return p.check(span{lo: p.c.start(u, k-1), hi: p.c.end(u, 0)}, nt, which)
 }
 
 // number reads N: digits, at least 1, no leading zero.
@@ -451,9 +559,12 @@ func number(t token) (int64, error) {
 	return int64(atoi(t.text)), nil
 }
 
-// check reports a span that reaches outside the years the wire form holds.
-func (p *parser) check(s span, t token) (span, error) {
-	if s.lo < minDay || s.hi < minDay || s.lo > maxDay || s.hi > maxDay {
+// check reports a span whose bounds in use (which) reach outside the years
+// the wire form holds; a bound the statement does not use is not checked.
+func (p *parser) check(s span, t token, which sideUse) (span, error) {
+	loBad := s.lo < minDay || s.lo > maxDay
+	hiBad := s.hi < minDay || s.hi > maxDay
+	if (loBad && which != sideUpper) || (hiBad && which != sideLower) {
 		return span{}, newError(ErrOutOfRange, t, "the range reaches outside the years 0001-9999")
 	}
 	return s, nil

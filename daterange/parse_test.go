@@ -9,7 +9,9 @@ import (
 	_ "time/tzdata" // the zone tests must not depend on the machine's zoneinfo
 )
 
-// day is a civil date in a test table: "2017-06-13".
+// wantBounds checks the bounds of r against civil days ("2017-06-13": Min
+// at 00:00:00.000, Max at 23:59:59.999) or whole wall clocks
+// ("2017-10-15T01:00:00.000"); "" is an open side.
 func wantBounds(t *testing.T, r Range, min, max string, loc *time.Location) {
 	t.Helper()
 	check := func(side string, got *time.Time, want string, clockSuffix string) {
@@ -24,8 +26,11 @@ func wantBounds(t *testing.T, r Range, min, max string, loc *time.Location) {
 			t.Errorf("%s open, want %s", side, want)
 			return
 		}
-		if g := got.Format(WireLayout); g != want+clockSuffix {
-			t.Errorf("%s = %s, want %s", side, g, want+clockSuffix)
+		if !strings.Contains(want, "T") {
+			want += clockSuffix
+		}
+		if g := got.Format(WireLayout); g != want {
+			t.Errorf("%s = %s, want %s", side, g, want)
 		}
 		if got.Location() != loc {
 			t.Errorf("%s location = %v, want %v", side, got.Location(), loc)
@@ -170,6 +175,11 @@ func TestParseZones(t *testing.T) {
 	la := mustLoad(t, "America/Los_Angeles")
 	tokyo := mustLoad(t, "Asia/Tokyo")
 	kiritimati := mustLoad(t, "Pacific/Kiritimati")
+	saoPaulo := mustLoad(t, "America/Sao_Paulo")
+	santiago := mustLoad(t, "America/Santiago")
+	havana := mustLoad(t, "America/Havana")
+	asuncion := mustLoad(t, "America/Asuncion")
+	beirut := mustLoad(t, "Asia/Beirut")
 	cases := []struct {
 		instant  string
 		loc      *time.Location
@@ -190,6 +200,22 @@ func TestParseZones(t *testing.T) {
 		// midnight and the last millisecond of their days.
 		{"2017-03-15T12:00:00Z", la, "this month", "2017-03-01", "2017-03-31"},
 		{"2017-11-05T12:00:00Z", la, "between 3 days ago and today", "2017-11-02", "2017-11-05"},
+		// A midnight skipped by a daylight-saving change: the day starts at
+		// 01:00, the first instant of that day, not on the day before.
+		{"2017-10-15T15:00:00Z", saoPaulo, "today", "2017-10-15T01:00:00.000", "2017-10-15"},
+		{"2017-10-16T15:00:00Z", saoPaulo, "yesterday", "2017-10-15T01:00:00.000", "2017-10-15"},
+		{"2017-10-15T15:00:00Z", saoPaulo, "this week", "2017-10-09", "2017-10-15"},
+		{"2017-10-20T15:00:00Z", saoPaulo, "between 5 days ago and today", "2017-10-15T01:00:00.000", "2017-10-20"},
+		{"2017-10-20T15:00:00Z", saoPaulo, "between 1 jan 2017 and 5 days ago", "2017-01-01", "2017-10-14"},
+		{"2017-10-15T15:00:00Z", saoPaulo, "from 15 oct 2017", "2017-10-15T01:00:00.000", ""},
+		{"2018-08-12T15:00:00Z", santiago, "today", "2018-08-12T01:00:00.000", "2018-08-12"},
+		{"2017-03-12T15:00:00Z", havana, "today", "2017-03-12T01:00:00.000", "2017-03-12"},
+		{"2017-10-01T15:00:00Z", asuncion, "today", "2017-10-01T01:00:00.000", "2017-10-01"},
+		{"2017-03-26T12:00:00Z", beirut, "today", "2017-03-26T01:00:00.000", "2017-03-26"},
+		// A repeated hour at the end of the day (Sao Paulo, 2018-02-18
+		// 00:00 -02 back to 2018-02-17 23:00 -03): see TestParseDSTInstants
+		// for the instant.
+		{"2018-02-17T15:00:00Z", saoPaulo, "today", "2018-02-17", "2018-02-17"},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%s", c.instant, c.loc, c.stmt), func(t *testing.T) {
@@ -209,6 +235,76 @@ func TestParseZones(t *testing.T) {
 			}
 			wantBounds(t, r2, c.min, c.max, c.loc)
 		})
+	}
+}
+
+// TestParseDSTInstants: around a daylight-saving change Min is the first
+// instant of its day and Max the last millisecond of its day, as instants,
+// not only as wall-clock text.
+func TestParseDSTInstants(t *testing.T) {
+	cases := []struct {
+		zone, now, stmt string
+		min, max        string // RFC 3339 instants
+	}{
+		// Midnight skipped: the day starts at 01:00 -02.
+		{"America/Sao_Paulo", "2017-10-15T15:00:00Z", "today", "2017-10-15T03:00:00Z", "2017-10-16T01:59:59.999Z"},
+		// The day before ends just before the skipped midnight.
+		{"America/Sao_Paulo", "2017-10-14T15:00:00Z", "today", "2017-10-14T03:00:00Z", "2017-10-15T02:59:59.999Z"},
+		// 23:00-24:00 repeated: the day ends at the second 23:59:59.999.
+		{"America/Sao_Paulo", "2018-02-17T15:00:00Z", "today", "2018-02-17T02:00:00Z", "2018-02-18T02:59:59.999Z"},
+		{"America/Santiago", "2018-08-12T15:00:00Z", "today", "2018-08-12T04:00:00Z", "2018-08-13T02:59:59.999Z"},
+		{"America/Havana", "2017-03-12T15:00:00Z", "today", "2017-03-12T05:00:00Z", "2017-03-13T03:59:59.999Z"},
+		{"America/Asuncion", "2017-10-01T15:00:00Z", "today", "2017-10-01T04:00:00Z", "2017-10-02T02:59:59.999Z"},
+		// 00:00-01:00 repeated: the day starts at the first midnight.
+		{"America/Havana", "2017-11-05T15:00:00Z", "today", "2017-11-05T04:00:00Z", "2017-11-06T04:59:59.999Z"},
+		{"America/Los_Angeles", "2017-03-12T15:00:00Z", "today", "2017-03-12T08:00:00Z", "2017-03-13T06:59:59.999Z"},
+		{"America/Los_Angeles", "2017-11-05T15:00:00Z", "today", "2017-11-05T07:00:00Z", "2017-11-06T07:59:59.999Z"},
+	}
+	for _, c := range cases {
+		t.Run(c.zone+"/"+c.now+"/"+c.stmt, func(t *testing.T) {
+			loc := mustLoad(t, c.zone)
+			now, err := time.Parse(time.RFC3339, c.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Parse(c.stmt, now, WithLocation(loc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Min.UTC().Format(time.RFC3339Nano); got != c.min {
+				t.Errorf("Min = %s (%v), want %s", got, r.Min, c.min)
+			}
+			if got := r.Max.UTC().Format(time.RFC3339Nano); got != c.max {
+				t.Errorf("Max = %s (%v), want %s", got, r.Max, c.max)
+			}
+			if r.Min.Location() != loc || r.Max.Location() != loc {
+				t.Errorf("bounds in %v and %v, want %v", r.Min.Location(), r.Max.Location(), loc)
+			}
+		})
+	}
+}
+
+// TestDayBoundsAcrossZoneChanges: on every day of eleven years in zones
+// with daylight saving (at midnight, at other hours, by 30 minutes), the
+// first and last instants dayTime gives are on that day, and the instants
+// just outside them are not.
+func TestDayBoundsAcrossZoneChanges(t *testing.T) {
+	for _, name := range []string{"America/Sao_Paulo", "America/Santiago", "America/Havana", "America/Asuncion",
+		"Asia/Beirut", "America/Los_Angeles", "Europe/London", "Australia/Lord_Howe", "Asia/Tehran", "Pacific/Chatham"} {
+		loc := mustLoad(t, name)
+		first, last := daysFromCivil(2010, 1, 1), daysFromCivil(2020, 12, 31)
+		for day := first; day <= last; day++ {
+			lo, hi := dayTime(day, false, loc), dayTime(day, true, loc)
+			if localDay(lo) != day || localDay(lo.Add(-time.Nanosecond)) >= day {
+				t.Fatalf("%s: day %s starts at %v, before it %v", name, formatDay(day), lo, lo.Add(-time.Nanosecond))
+			}
+			if localDay(hi) != day || localDay(hi.Add(time.Millisecond)) <= day {
+				t.Fatalf("%s: day %s ends at %v, after it %v", name, formatDay(day), hi, hi.Add(time.Millisecond))
+			}
+			if lo.Location() != loc || hi.Location() != loc {
+				t.Fatalf("%s: bounds in %v, %v", name, lo.Location(), hi.Location())
+			}
+		}
 	}
 }
 
@@ -404,5 +500,75 @@ func TestParseYearBounds(t *testing.T) {
 	}
 	if _, err := Parse("this year", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)); !errors.Is(err, ErrOutOfRange) {
 		t.Fatalf("got %v, want ErrOutOfRange", err)
+	}
+}
+
+// TestParseAgoBoundsChecksTheSideInUse: "N units ago" gives a lower bound
+// (the start of the unit) and an upper bound (the day before it); only the
+// one the statement uses must lie in the years 0001-9999.
+func TestParseAgoBoundsChecksTheSideInUse(t *testing.T) {
+	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
+	r, err := Parse("between 2016 years ago and today", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "0001-01-01", "2017-06-13", time.UTC)
+	r, err = Parse("between 24197 months ago and today", now) // back to January 0001
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "0001-01-01", "2017-06-13", time.UTC)
+	for _, stmt := range []string{"between 2017 years ago and today", "between 1 jan 0001 and 2016 years ago"} {
+		if _, err := Parse(stmt, now); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("Parse(%q): %v, want ErrOutOfRange", stmt, err)
+		}
+	}
+	// The upper side alone: the unit a day ago starts on 10000-01-01, out
+	// of range, but the day before it, the bound in use, is not.
+	late := time.Date(10000, 1, 2, 10, 0, 0, 0, time.UTC)
+	r, err = Parse("between 1 jan 9999 and day ago", late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "9999-01-01", "9999-12-31", time.UTC)
+	if _, err := Parse("between day ago and today", late); !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("lower side out of range: %v, want ErrOutOfRange", err)
+	}
+}
+
+// TestParseUnicodeSpaces: pasted no-break and typographic spaces separate
+// words; positions stay byte offsets.
+func TestParseUnicodeSpaces(t *testing.T) {
+	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
+	for _, stmt := range []string{"today\u00a0", "\u00a0today", "today\u2000\u200a\u202f\u3000",
+		"last\u00a02\u2009weeks", "between\u3000week ago\u202fand today", "13\u00a0June\u00a02017"} {
+		r, err := Parse(stmt, now)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", stmt, err)
+			continue
+		}
+		if r.Min == nil || r.Max == nil {
+			t.Errorf("Parse(%q) = %v", stmt, r)
+		}
+	}
+	cases := []struct {
+		stmt string
+		pos  int
+		word string
+	}{
+		{"last\u00a00 days", 6, "0"},           // U+00A0 is two bytes
+		{"\u3000last 2 day", 10, "day"},        // U+3000 is three bytes
+		{"today\u00a0tomorrow", 7, "tomorrow"}, // two words
+		{"today\u2028", 0, "today\u2028"},      // U+2028 is not one of the spaces
+		{"today\xa0", 0, "today\xa0"},          // a lone second byte of U+00A0
+		{"today\xc2", 0, "today\xc2"},          // a truncated one
+		{"today\xe2\x80", 0, "today\xe2\x80"},  // a truncated U+2000
+	}
+	for _, c := range cases {
+		_, err := Parse(c.stmt, now)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Pos != c.pos || pe.Word != c.word {
+			t.Errorf("Parse(%q): %v, want an error at %d %q", c.stmt, err, c.pos, c.word)
+		}
 	}
 }

@@ -103,7 +103,9 @@ func (r Range) appendJSON(b []byte, omitOpen bool) ([]byte, error) {
 }
 
 // UnmarshalJSON reads the {_min, _max} object. Either key may be absent or
-// null (an open side); other keys are an error. A value is a string in one
+// null (an open side). The keys are exactly "_min" and "_max", each at most
+// once: other keys, keys in another case ("_MIN", which encoding/json would
+// match) and duplicate keys are errors. A value is a string in one
 // of these forms:
 //
 //   - timezone-naive ISO 8601 with or without a fraction of a second,
@@ -126,20 +128,11 @@ func (r *Range) UnmarshalJSON(data []byte) error {
 	if len(data) == 0 || data[0] != '{' {
 		return errors.New(`daterange: want an object {"_min": ..., "_max": ...}`)
 	}
-	var w struct {
-		Min json.RawMessage `json:"_min"`
-		Max json.RawMessage `json:"_max"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return fmt.Errorf(`daterange: want an object {"_min": ..., "_max": ...}: %w`, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New(`daterange: unexpected data after the {"_min": ..., "_max": ...} object`)
+	w, err := readWireObject(data)
+	if err != nil {
+		return err
 	}
 	var out Range
-	var err error
 	if out.Min, err = decodeBound("_min", w.Min); err != nil {
 		return err
 	}
@@ -152,6 +145,55 @@ func (r *Range) UnmarshalJSON(data []byte) error {
 	}
 	*r = out
 	return nil
+}
+
+// wireObject holds the raw values of the keys of a {_min, _max} object.
+type wireObject struct {
+	Min, Max json.RawMessage
+}
+
+// readWireObject reads the keys of a {_min, _max} object strictly: the keys
+// are exactly "_min" and "_max" (encoding/json would also take "_MIN"), each
+// at most once, with a JSON value each; nothing may follow the object.
+func readWireObject(data []byte) (wireObject, error) {
+	const want = `daterange: want an object {"_min": ..., "_max": ...}`
+	var w wireObject
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return w, errors.New(want)
+	}
+	seen := [2]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return w, fmt.Errorf("%s: %w", want, err)
+		}
+		key, _ := tok.(string)
+		var dst *json.RawMessage
+		var i int
+		switch key {
+		case "_min":
+			dst, i = &w.Min, 0
+		case "_max":
+			dst, i = &w.Max, 1
+		default:
+			return w, fmt.Errorf("%s: unknown field %q (the keys are exactly _min and _max)", want, key)
+		}
+		if seen[i] {
+			return w, fmt.Errorf("%s: duplicate key %q", want, key)
+		}
+		seen[i] = true
+		if err := dec.Decode(dst); err != nil {
+			return w, fmt.Errorf("%s: %s: %w", want, key, err)
+		}
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return w, errors.New(want)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return w, errors.New(`daterange: unexpected data after the {"_min": ..., "_max": ...} object`)
+	}
+	return w, nil
 }
 
 func decodeBound(key string, raw json.RawMessage) (*time.Time, error) {

@@ -129,6 +129,20 @@ func TestUnmarshalJSON(t *testing.T) {
 	}
 }
 
+// TestUnmarshalJSONStrictKeysThroughEncodingJSON: the strict key check holds
+// when encoding/json decodes a Range inside another value.
+func TestUnmarshalJSONStrictKeysThroughEncodingJSON(t *testing.T) {
+	for _, in := range []string{`{"due":{"_MIN":"2017-06-13T00:00:00"}}`,
+		`{"due":{"_max":"2017-06-13T00:00:00","_max":"2017-06-14T00:00:00"}}`} {
+		var holder struct {
+			Due Range `json:"due"`
+		}
+		if err := json.Unmarshal([]byte(in), &holder); err == nil {
+			t.Errorf("accepted %s as %v", in, holder.Due)
+		}
+	}
+}
+
 func TestUnmarshalJSONRejects(t *testing.T) {
 	cases := []struct{ in, msg string }{
 		{`"today"`, "want an object"},
@@ -144,6 +158,14 @@ func TestUnmarshalJSONRejects(t *testing.T) {
 		{`{"_min":"2017-06-13T24:00:00"}`, "not an ISO 8601 date-time"},
 		{`{"_min":"` + strings.Repeat("9", 100) + `"}`, "too long"},
 		{`{"start":"2017-06-13T00:00:00"}`, "unknown field"},
+		// Keys are exact and unique (encoding/json alone would take both).
+		{`{"_MIN":"2017-06-13T00:00:00"}`, `unknown field "_MIN"`},
+		{`{"_Max":"2017-06-13T00:00:00"}`, `unknown field "_Max"`},
+		{`{"_min":"2017-06-13T00:00:00","_min":"2017-06-14T00:00:00"}`, `duplicate key "_min"`},
+		{`{"_max":null,"_max":null}`, `duplicate key "_max"`},
+		{`{"_min":}`, "want an object"},
+		{`{"_min" "2017-06-13T00:00:00"}`, "want an object"},
+		{`{"_min":"2017-06-13T00:00:00",}`, "want an object"},
 		{`{"_min":"2017-06-14T00:00:00","_max":"2017-06-13T23:59:59.999"}`, "is after _max"},
 		{`{"_min":"2017-06-13T00:00:00"`, "want an object"},
 		{`{"_min":"2017-06-13T00:00:00"} {}`, "unexpected data after"},

@@ -47,7 +47,7 @@ func runDaterange(_ context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("appkit daterange", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nowFlag := fs.String("now", "", "the current time, RFC 3339 (default: the system clock)")
-	tzFlag := fs.String("tz", "UTC", "the time zone: an offset such as +05:30, or an IANA name such as Europe/Berlin")
+	tzFlag := fs.String("tz", "UTC", "the time zone: an offset such as +05:30, or an IANA name such as Europe/Berlin (not Local: the output must not depend on the machine)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, daterangeUsage)
 		fs.PrintDefaults()
@@ -94,13 +94,18 @@ func runDaterange(_ context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 // parseZone reads --tz: "UTC" or "Z", an offset ±HH:MM, ±HHMM or ±HH (at
-// most 14 hours), or an IANA zone name.
+// most 14 hours), or an IANA zone name. "Local" (the machine's zone, which
+// time.LoadLocation would take) and "" are refused: the output must not
+// depend on the machine it runs on.
 func parseZone(s string) (*time.Location, error) {
 	switch s {
 	case "UTC", "utc", "Z", "z":
 		return time.UTC, nil
 	case "":
-		return nil, errors.New("empty zone")
+		return nil, errors.New("empty zone: want an offset such as +05:30 or an IANA name such as Europe/Berlin")
+	}
+	if strings.EqualFold(s, "Local") {
+		return nil, fmt.Errorf("%q would depend on the machine: name the zone (an offset such as +05:30 or an IANA name such as Europe/Berlin)", s)
 	}
 	if s[0] == '+' || s[0] == '-' {
 		digits := strings.Replace(s[1:], ":", "", 1)

@@ -51,6 +51,13 @@ func TestDaterangeCommand(t *testing.T) {
 		{"unknown zone", []string{"--tz", "Mars/Olympus_Mons", "today"}, 2, "", "unknown zone"},
 		{"offset too large", []string{"--tz", "+25:00", "today"}, 2, "", "offset"},
 		{"malformed offset", []string{"--tz", "++5:30", "today"}, 2, "", "offset"},
+		{"Local zone refused", []string{"--tz", "Local", "today"}, 2, "", "would depend on the machine"},
+		{"local zone refused", []string{"--tz=local", "today"}, 2, "", "would depend on the machine"},
+		{"empty zone refused", []string{"--tz=", "today"}, 2, "", "empty zone"},
+		{"DST zone skipping midnight", []string{"--tz", "America/Sao_Paulo", "--now", "2017-10-15T15:00:00Z", "today"}, 0,
+			`{"_min":"2017-10-15T01:00:00.000","_max":"2017-10-15T23:59:59.999"}`, ""},
+		{"no-break space between words", []string{"--now", june13, "last\u00a02\u3000weeks\u00a0"}, 0,
+			`{"_min":"2017-06-05T00:00:00.000","_max":"2017-06-18T23:59:59.999"}`, ""},
 		{"help", []string{"-h"}, 0, "", "Usage: appkit daterange"},
 	}
 	for _, c := range cases {
