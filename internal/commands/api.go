@@ -30,6 +30,12 @@ const (
 // API is the command API over a store.
 type API struct {
 	st *store.Store
+
+	// InternalError, when set, is called with every failure that answers
+	// platform.error/internal (database errors, recovered panics), so the
+	// host can log what the client is not told. The error text holds SQL
+	// with generated identifiers, never bound values.
+	InternalError func(ctx context.Context, command string, err error)
 }
 
 // New returns the command API over the store.
@@ -129,23 +135,26 @@ func (a *API) Execute(ctx context.Context, body []byte) ([]Result, error) {
 
 // run executes one top-level command.
 func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
+	var cmd command
 	defer func() {
 		if p := recover(); p != nil {
+			a.internal(ctx, cmd.Name, fmt.Errorf("panic: %v", p))
 			res = failure(store.Errorf(store.ErrInternal, nil, "internal error"))
+			return
 		}
 	}()
 	cmd, err := decodeCommand(raw)
 	if err != nil {
-		return failure(err)
+		return a.fail(ctx, cmd.Name, err)
 	}
 	if readOnly(cmd.Name) {
 		cat, err := a.st.Catalog(ctx)
 		if err != nil {
-			return failure(err)
+			return a.fail(ctx, cmd.Name, err)
 		}
 		v, err := a.read(ctx, cat, a.st.DB(), cmd)
 		if err != nil {
-			return failure(err)
+			return a.fail(ctx, cmd.Name, err)
 		}
 		return Result{Success: true, Result: v}
 	}
@@ -160,12 +169,27 @@ func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
 		return err
 	})
 	if err != nil {
-		return failure(err)
+		return a.fail(ctx, cmd.Name, err)
 	}
 	return Result{Success: true, Result: v}
 }
 
 func failure(err error) Result { return Result{Success: false, Result: toErrorBody(err)} }
+
+// fail answers a failed command, reporting internal errors to InternalError.
+func (a *API) fail(ctx context.Context, command string, err error) Result {
+	r := failure(err)
+	if r.Result.(ErrorBody).Name == store.ErrInternal {
+		a.internal(ctx, command, err)
+	}
+	return r
+}
+
+func (a *API) internal(ctx context.Context, command string, err error) {
+	if a.InternalError != nil {
+		a.InternalError(ctx, command, err)
+	}
+}
 
 func toErrorBody(err error) ErrorBody {
 	if e, ok := store.AsError(err); ok {

@@ -84,6 +84,8 @@ func TestServeHTTPTooLarge(t *testing.T) {
 func TestInternalErrorsAreOpaque(t *testing.T) {
 	api := newTestAPI(t)
 	ok(t, api, `{"command":"platform.schema/batch","args":{"commands":[{"command":"schema.type/create","args":{"platform/name":"A/B","platform/fields":[{"platform/name":"A/x","platform/type":"platform/text"}]}}]}}`)
+	var logged []string
+	api.InternalError = func(_ context.Context, cmd string, err error) { logged = append(logged, cmd+": "+err.Error()) }
 	// Break the table behind the catalog's back.
 	if _, err := api.st.DB().Exec("DROP TABLE t_3"); err != nil {
 		t.Fatal(err)
@@ -92,6 +94,9 @@ func TestInternalErrorsAreOpaque(t *testing.T) {
 	body := mustJSON(t, res)
 	if res[0]["success"] != false || !strings.Contains(body, store.ErrInternal) || strings.Contains(body, "secret value") || strings.Contains(body, "t_3") {
 		t.Errorf("internal error leaked or missing: %s", body)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "platform.entity/create: ") || strings.Contains(logged[0], "secret value") {
+		t.Errorf("InternalError hook got %q", logged)
 	}
 }
 
