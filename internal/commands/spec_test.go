@@ -239,6 +239,11 @@ func TestSpecSingleSelect(t *testing.T) {
 		if got := mustJSON(t, r); got != `[{"Cricket/name":"Viv"}]` {
 			t.Errorf("after failed batch: %s", got)
 		}
+		// Deleting the holder type takes its single-select's enum type along.
+		ok(t, api, `{"command":"platform.schema/batch","args":{"commands":[{"command":"schema.type/delete","args":{"name":"Cricket/Player","delete-entities?":true}}]}}`)
+		if schemaType(t, api, "Cricket/Position_Cricket/Player") != nil || schemaType(t, api, "Cricket/Player") != nil {
+			t.Error("the enum type outlived its field")
+		}
 	})
 }
 
