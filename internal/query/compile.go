@@ -8,6 +8,9 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
+// MaxArgs bounds the values one query binds (both engines cap placeholders).
+const MaxArgs = 30000
+
 // Plan is a compiled query: one SQL statement, its bound arguments and the
 // shape that turns rows into result objects.
 type Plan struct {
@@ -139,6 +142,9 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			out.WriteString(" OFFSET ")
 			out.arg(int64(q.Offset))
 		}
+	}
+	if len(out.args) > MaxArgs {
+		return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
 	}
 	return &Plan{SQL: d.Rebind(out.String()), Args: out.args, shapes: shapes, ncols: ncols}, nil
 }

@@ -330,3 +330,31 @@ func TestSelfRelation(t *testing.T) {
 		}
 	})
 }
+
+func TestCompileTooManyValues(t *testing.T) {
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	write(t, st, func(tx *store.Tx) error {
+		return tx.CreateType(store.TypeSpec{Name: "X/T", Fields: []store.FieldSpec{{Name: "X/n", Type: store.TInt}}})
+	})
+	cat, _ := st.Catalog(context.Background())
+	vals := make([]any, 10000)
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	in := func() *query.Filter {
+		return &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"X/n"}}, Value: query.Value{Literal: vals}}
+	}
+	q := &query.Query{From: "X/T", Select: sel("X/n"), Where: &query.Filter{Op: query.OpOr, Sub: []*query.Filter{in(), in(), in(), in()}}}
+	_, err = query.Compile(cat, st.Dialect(), q, nil)
+	if e, ok := store.AsError(err); !ok || e.Name != store.ErrInvalidParam {
+		t.Errorf("40,000 values: %v", err)
+	}
+	q.Where.Sub = q.Where.Sub[:2]
+	if _, err := query.Compile(cat, st.Dialect(), q, nil); err != nil {
+		t.Errorf("20,000 values: %v", err)
+	}
+}
