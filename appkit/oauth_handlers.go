@@ -22,12 +22,12 @@ func oauthFailure(err error) error {
 }
 
 // oauthValidateFailure answers a failing OAuth validation: a provider that is
-// down, slow or rate limited says nothing about the account, so the service
-// is told to try later (503 tryLater) instead of marking the account invalid;
-// any other failure is an invalid account (401).
+// down, slow or rate limited, or an account lookup that timed out or could
+// not connect (oauth.IsTemporary), says nothing about the account, so the
+// service is told to try later (503 tryLater) instead of marking the account
+// invalid; any other failure is an invalid account (401).
 func oauthValidateFailure(err error) error {
-	var pe *oauth.ProviderError
-	if errors.Is(err, oauth.ErrProviderUnreachable) || (errors.As(err, &pe) && pe.Temporary()) {
+	if oauth.IsTemporary(err) {
 		return TryLater(err)
 	}
 	return asUnauthorized(err)

@@ -27,7 +27,14 @@
 // zone (no zone = UTC), a space for the "T", a bare date, or Unix seconds or
 // milliseconds. An account without an expiry is never refreshed: its token is
 // valid until the provider refuses it. An unreadable expiry with a refresh
-// token triggers a refresh (the answer then carries a readable one).
+// token triggers a refresh (the answer then carries a readable one). A
+// refresh answer without expires_in carries expire_on and expires_on as ""
+// so that the service drops the stale expiry (read back, "" is "not known")
+// instead of sending it again, which would refresh on every validation.
+//
+// [OAuth2.Authorize] refuses an empty state ([ErrMissingState]): the spec
+// has the state carried in the returned URL. [OAuth2.Exchange] requires the
+// callback_uri and checks it as Authorize does ([ErrBadCallback]).
 //
 // # Carrying the PKCE verifier
 //
@@ -40,27 +47,62 @@
 // and nothing is stored, so any replica can finish a flow that another
 // started as long as they share the key: PKCEKey if set, else a key derived
 // from the client secret (shared by all replicas already), else a random key
-// per process (one replica only). What this gives: a code stolen on its way
-// back cannot be redeemed without the app's key (RFC 7636's threat), and
-// providers that require PKCE work. What it does not give: the verifier is
-// the same for every flow through one callback URI (per flow when the
-// service's callback carries its own state, as OAuth 1 callbacks do), so it
-// is not a per-flow CSRF defence; the service's state check is.
+// per process (one replica only, and only when PKCESingleProcess says so:
+// otherwise [OAuth2.Check] refuses PKCE without PKCEKey and client secret,
+// since exchanges reaching another replica or a restarted process would
+// fail at the provider).
+//
+// Plainly: the verifier is fixed per client and callback URI, not fresh per
+// transaction as RFC 7636 intends and RFC 9700 (OAuth 2.0 Security BCP)
+// recommends; every flow through one callback URI sends the same challenge.
+// What remains: a code intercepted on its way back (RFC 7636's threat: a
+// malicious app on the device, a leaked log or Referer) cannot be redeemed
+// by anyone without the app's key, since the verifier is never sent before
+// the token request and cannot be computed from the challenge; and
+// providers that require PKCE work. What is lost: PKCE's per-transaction
+// binding, so it is no defence against code injection or CSRF (an attacker
+// who gets a victim's session to redeem the attacker's code through the
+// same callback passes the PKCE check); the service's state check, which
+// this package requires ([ErrMissingState]), is that defence. An
+// observed verifier (in a compromised token request) stays valid for every
+// later flow until PKCEKey (or the client secret) changes.
 //
 // # Refresh through /validate
 //
 // [OAuth2.Validate] keeps a small table of refreshes in flight, keyed by a
 // hash of the refresh token: concurrent validations share one provider call,
 // which runs detached from any single caller's cancellation (bounded by the
-// timeout). A successful result is also remembered for a few minutes (never
+// timeout). A successful result is also remembered for 60 seconds (never
 // past the new token's expiry), so a retry that still carries the consumed
 // refresh token gets the same new tokens instead of a refusal by a provider
-// that rotates refresh tokens. Several replicas do not share this table; the
-// service validating one account through several replicas at once could
-// refresh more than once.
+// that rotates refresh tokens. The window is a deliberate trade-off and
+// kept short: it exists for the retry of a validation whose answer was lost,
+// but during it a token revoked at the provider is still handed out, and a
+// replayed old refresh token is answered from memory, so the provider's
+// refresh-token-reuse detection does not see it. Several replicas do not
+// share this table; the service validating one account through several
+// replicas at once could refresh more than once.
+//
+// Once the provider granted new tokens, the old refresh token is consumed:
+// a failing Account callback then does not fail the validation (the tokens
+// would be lost and the account dead); the answer carries the new tokens
+// with the stored name (or the provider's host) and is remembered like any
+// other result.
+//
+// The effective refresh margin is RefreshMargin, except when the tokens a
+// refresh obtained live less than twice the margin: then it is half their
+// lifetime (the last one observed by this OAuth2 value), so a provider
+// issuing, say, two-minute tokens with a five-minute margin is not asked
+// for a refresh on every validation.
 //
 // [OAuth2.Client] never refreshes: a refresh outside /validate would not
 // reach the service's storage, and a rotated refresh token would be lost.
+//
+// The clients of [OAuth2.Client] and [OAuth1.Client] send the account's
+// credentials only to the origin (scheme and host with port) of the request
+// made: a redirect to another origin is followed without the Authorization
+// header (the configured HTTPClient's CheckRedirect, when set, decides
+// whether to follow at all; its Jar is used too).
 //
 // # OAuth 1
 //
@@ -69,9 +111,16 @@
 // token with the service's callback (its state query parameter passes through
 // untouched) and returns the authorization URL with the request token and
 // secret; [OAuth1.Exchange] trades them and the verifier for access_token and
-// access_secret, plus refresh_token and expires_on when the provider answers
-// the session extension's oauth_session_handle and oauth_expires_in, plus the
-// provider's other non-oauth_ parameters (user_id, screen_name).
+// access_secret, plus expires_on/expire_on and session_handle when the
+// provider answers the session extension's oauth_expires_in and
+// oauth_session_handle, plus user_id and screen_name when given. Other
+// parameters of the provider's answer are dropped (a whitelist: a provider
+// parameter must not overwrite a key the service keeps, such as "auth").
+// The session handle is kept for reference only: the session refresh is not
+// implemented, so [OAuth1.Validate] answers [ErrTokenExpired] once the
+// stored expiry has passed and the user connects again. With RSA-SHA1 the
+// token secret is not used, and Validate and Client accept an account
+// without access_secret.
 //
 // # Errors and secrets
 //
@@ -83,5 +132,9 @@
 // and tokens of the call, so its message can be shown to the user (appkit
 // answers 401 {message}) and logged. errors.Is(err, [ErrProviderUnreachable])
 // tells an unreachable or silent provider; [ProviderError.Temporary] also
-// covers 429 and 5xx answers.
+// covers 429 and 5xx answers. An error body that is not an RFC 6749 error
+// is reduced (an HTML page is "an HTML page"). [IsTemporary] tells every
+// failure that says nothing about the account (provider or network down,
+// timeouts, 429, 5xx, a timed-out or unconnectable Account callback):
+// appkit answers those on /validate with tryLater instead of 401.
 package oauth

@@ -26,6 +26,8 @@ var (
 	// ErrMissingVerifier: the OAuth 1 access_token step got no oauth_verifier
 	// or no request token.
 	ErrMissingVerifier = errors.New("the request token or the oauth_verifier is missing")
+	// ErrMissingState: the OAuth 2 authorize step got no state.
+	ErrMissingState = errors.New("the state is missing (the service must send one; it is carried in the redirect_uri)")
 	// ErrBadCallback: the callback_uri is not an absolute http(s) URL.
 	ErrBadCallback = errors.New("callback_uri must be an absolute http or https URL")
 	// ErrProviderUnreachable matches (errors.Is) a [ProviderError] for a
@@ -103,6 +105,32 @@ func (e *ProviderError) Is(target error) bool {
 // was unreachable, timed out, throttled (429) or failed (5xx).
 func (e *ProviderError) Temporary() bool {
 	return e.Unreachable || e.TimedOut || e.Status == 429 || e.Status >= 500
+}
+
+// IsTemporary reports whether err says nothing about the account but only
+// that the provider or the network could not answer now, so that the same
+// call may succeed later: a [ProviderError] whose Temporary is true
+// (unreachable, timed out, 429, 5xx), [ErrProviderUnreachable], a context
+// deadline, and a network failure (a net.Error, say a timeout or a refused
+// connection) in a failing Account callback. A cancelled context is not
+// temporary (the caller gave up). appkit answers a temporary /validate
+// failure with tryLater instead of marking the account invalid.
+func IsTemporary(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Temporary()
+	}
+	if errors.Is(err, ErrProviderUnreachable) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
 }
 
 // maxDescription bounds the provider's text kept in an error.

@@ -22,6 +22,9 @@ const (
 	// KeyExpireOn is the expiry as the /validate refresh request and answer
 	// spell it (spec 002, "POST /validate").
 	KeyExpireOn = "expire_on"
+	// KeySessionHandle is an OAuth 1 provider's oauth_session_handle
+	// (session extension), kept for reference; no session refresh is made.
+	KeySessionHandle = "session_handle"
 	// KeyName is the friendly account name of a /validate answer.
 	KeyName = "name"
 )

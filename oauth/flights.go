@@ -9,8 +9,11 @@ import (
 )
 
 // reuseWindow is how long the result of a refresh answers later validations
-// that still carry the refresh token it consumed.
-const reuseWindow = 5 * time.Minute
+// that still carry the refresh token it consumed. It exists for the retry
+// of a validation whose answer was lost; it is deliberately short, since
+// during it a revoked token is still handed out and the provider's
+// refresh-token-reuse detection does not see the repeated use.
+const reuseWindow = 60 * time.Second
 
 // maxRecent bounds the remembered refresh results.
 const maxRecent = 4096
@@ -69,6 +72,17 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 	case <-ctx.Done():
 		return nil, fmt.Errorf("oauth2 token refresh: %w", ctx.Err())
 	}
+}
+
+// lookup returns the remembered result of key, if it is still valid.
+func (f *flights) lookup(key string) (map[string]any, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.recent[key]
+	if !ok || !time.Now().Before(r.until) {
+		return nil, false
+	}
+	return maps.Clone(r.out), true
 }
 
 func (f *flights) run(ctx context.Context, key string, c *flight, fn func(context.Context) (map[string]any, time.Time, error)) {

@@ -81,3 +81,12 @@ func TestFlightsBounded(t *testing.T) {
 		t.Fatalf("%d remembered results, want at most %d", len(f.recent), maxRecent)
 	}
 }
+
+// The reuse window is for the retry of a validation whose answer was lost;
+// longer, it would hand out revoked tokens and hide refresh token reuse
+// from the provider.
+func TestFlightsReuseWindowIsShort(t *testing.T) {
+	if reuseWindow > time.Minute {
+		t.Fatalf("reuseWindow = %s, want at most a minute", reuseWindow)
+	}
+}

@@ -185,10 +185,12 @@ func (p *OAuth1) Authorize(ctx context.Context, callbackURI string) (redirectURI
 // Exchange answers POST /oauth1/v1/access_token: it trades the request
 // token, its secret and the verifier for the access token. The account data
 // holds access_token and access_secret; when the provider answers the
-// session extension's oauth_expires_in and oauth_session_handle, also
-// expires_on and expire_on and refresh_token (the session handle); the
-// provider's other non-oauth_ parameters (user_id, screen_name, ...) as
-// they are; then the keys of Account. callbackURI is not needed by OAuth
+// session extension's oauth_expires_in, also expires_on and expire_on; its
+// oauth_session_handle as session_handle (not refresh_token: the session
+// refresh is not implemented, the user connects again when the token
+// expired); of the provider's other parameters only user_id and
+// screen_name (a whitelist, so that a provider parameter cannot overwrite
+// a key the service keeps for itself); then the keys of Account. callbackURI is not needed by OAuth
 // 1.0a (the verifier binds the callback) and is accepted for the protocol's
 // sake.
 func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, callbackURI, verifier string) (map[string]any, error) {
@@ -209,11 +211,10 @@ func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, call
 	out := map[string]any{KeyAccessToken: token, KeyAccessSecret: secret}
 	if _, body := rec.answer(); body != nil {
 		vals, _ := url.ParseQuery(strings.TrimSpace(string(body)))
-		for k, v := range vals {
-			if len(v) == 0 || strings.HasPrefix(k, "oauth_") || tokenKeys[k] || k == KeyName {
-				continue
+		for _, k := range []string{"user_id", "screen_name"} {
+			if v := vals.Get(k); v != "" {
+				out[k] = v
 			}
-			out[k] = v[0]
 		}
 		if s := vals.Get("oauth_expires_in"); s != "" {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && n < 1<<40 {
@@ -222,7 +223,7 @@ func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, call
 			}
 		}
 		if h := vals.Get("oauth_session_handle"); h != "" {
-			out[KeyRefreshToken] = h
+			out[KeySessionHandle] = h
 		}
 	}
 	extra, err := p.account(ctx, token, secret)
@@ -233,8 +234,10 @@ func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, call
 }
 
 // Validate answers POST /validate for the id "oauth": the account must hold
-// access_token and access_secret; Account, when set, confirms the token is
-// accepted and gives the name. The answer is {name} plus Account's keys.
+// access_token and access_secret (the secret is optional with RSA-SHA1,
+// which does not use it, as for Client); a stored expiry (expire_on or
+// expires_on) that has passed fails with [ErrTokenExpired]; Account, when
+// set, confirms the token is accepted and gives the name. The answer is {name} plus Account's keys.
 // The name is Account's "name", else the stored "name", else the
 // provider's host.
 func (p *OAuth1) Validate(ctx context.Context, fields map[string]any) (map[string]any, error) {
@@ -245,8 +248,13 @@ func (p *OAuth1) Validate(ctx context.Context, fields map[string]any) (map[strin
 	if token == "" {
 		return nil, fmt.Errorf("oauth1 validate: %w", ErrNoAccessToken)
 	}
-	if secret == "" {
+	if secret == "" && p.Signature != RSASHA1 {
 		return nil, fmt.Errorf("oauth1 validate: %w", ErrNoAccessSecret)
+	}
+	// An unreadable expiry is treated as unknown, like a missing one.
+	exp, known, _ := accountExpiry(fields)
+	if known && !time.Now().Before(exp) {
+		return nil, fmt.Errorf("oauth1 validate: %w (it expired at %s)", ErrTokenExpired, FormatExpiry(exp))
 	}
 	extra, err := p.account(ctx, token, secret)
 	if err != nil {
@@ -264,7 +272,9 @@ func (p *OAuth1) Validate(ctx context.Context, fields map[string]any) (map[strin
 
 // Client returns a client that signs every request with the account's
 // access_token and access_secret. Requests should carry their own context;
-// the timeout is the HTTPClient's, or DefaultAPITimeout.
+// the timeout is the HTTPClient's, or DefaultAPITimeout. Only requests to
+// the origin (scheme and host) of the request made are signed: a redirect
+// to another origin is followed without the Authorization header.
 func (p *OAuth1) Client(ctx context.Context, account map[string]any) (*http.Client, error) {
 	if err := p.init(); err != nil {
 		return nil, err
@@ -280,10 +290,10 @@ func (p *OAuth1) Client(ctx context.Context, account map[string]any) (*http.Clie
 }
 
 func (p *OAuth1) tokenClient(ctx context.Context, token, secret string) *http.Client {
-	base := &http.Client{Transport: baseTransport(p.HTTPClient)}
+	plain := baseTransport(p.HTTPClient)
+	base := &http.Client{Transport: plain}
 	c := oauth1.NewClient(context.WithValue(ctx, oauth1.HTTPClient, base), p.config("", nil), oauth1.NewToken(token, secret))
-	c.Timeout = apiTimeout(p.HTTPClient)
-	return c
+	return apiClient(p.HTTPClient, c.Transport, plain)
 }
 
 func (p *OAuth1) account(ctx context.Context, token, secret string) (map[string]any, error) {

@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
+	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -119,8 +121,60 @@ func TestOAuth1SessionExtension(t *testing.T) {
 	if d := time.Until(exp); d < 59*time.Minute || d > 61*time.Minute {
 		t.Fatalf("expires_on %v is not an hour away", exp)
 	}
-	if rt, _ := acct["refresh_token"].(string); !strings.HasPrefix(rt, "sh-") {
-		t.Fatalf("refresh_token %v is not the session handle", acct["refresh_token"])
+	if h, _ := acct["session_handle"].(string); !strings.HasPrefix(h, "sh-") {
+		t.Fatalf("session_handle %v is not the provider's session handle", acct["session_handle"])
+	}
+	if _, ok := acct["refresh_token"]; ok {
+		t.Fatalf("refresh_token %v is set, but no session refresh is implemented", acct["refresh_token"])
+	}
+
+	// The stored expiry is enforced by Validate.
+	p := newOAuth1(srv, oauth.HMACSHA1, nil)
+	if _, err := p.Validate(t.Context(), acct); err != nil {
+		t.Fatalf("Validate before the expiry: %v", err)
+	}
+	expired := maps.Clone(acct)
+	expired["expire_on"] = oauth.FormatExpiry(time.Now().Add(-time.Second))
+	if _, err := p.Validate(t.Context(), expired); !errors.Is(err, oauth.ErrTokenExpired) {
+		t.Fatalf("Validate after the expiry = %v, want ErrTokenExpired", err)
+	}
+}
+
+// The access token answer's parameters are kept only from a whitelist: a
+// provider's "auth" or "name" does not reach the account data.
+func TestOAuth1AccessAnswerWhitelist(t *testing.T) {
+	srv := newOAuth1Server(t, oauth.HMACSHA1, oauthtest.OAuth1Config{AccessExtra: url.Values{
+		"auth": {"evil"}, "name": {"evil"}, "lang": {"fr"}, "refresh_token": {"evil"},
+	}})
+	acct := connect1(t, srv, newOAuth1(srv, oauth.HMACSHA1, func(p *oauth.OAuth1) { p.Account = nil }))
+	for _, k := range []string{"auth", "name", "lang", "refresh_token"} {
+		if v, ok := acct[k]; ok {
+			t.Errorf("account data holds the provider's %s=%v", k, v)
+		}
+	}
+	if acct["user_id"] != srv.UserID || acct["screen_name"] != srv.UserName {
+		t.Errorf("account data lacks user_id or screen_name: %v", acct)
+	}
+}
+
+// RSA-SHA1 does not use the token secret: Validate accepts an account
+// without one, as Client does.
+func TestOAuth1RSAWithoutAccessSecret(t *testing.T) {
+	srv := newOAuth1Server(t, oauth.RSASHA1, oauthtest.OAuth1Config{})
+	p := newOAuth1(srv, oauth.RSASHA1, func(p *oauth.OAuth1) { p.Account = nil })
+	acct := map[string]any{"access_token": "at-1"}
+	if _, err := p.Client(t.Context(), acct); err != nil {
+		t.Fatalf("Client: %v", err)
+	}
+	if _, err := p.Validate(t.Context(), acct); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	h := newOAuth1(srv, oauth.HMACSHA1, nil)
+	if _, err := h.Validate(t.Context(), acct); !errors.Is(err, oauth.ErrNoAccessSecret) {
+		t.Fatalf("HMAC Validate without a secret = %v", err)
+	}
+	if _, err := h.Client(t.Context(), acct); !errors.Is(err, oauth.ErrNoAccessSecret) {
+		t.Fatalf("HMAC Client without a secret = %v", err)
 	}
 }
 

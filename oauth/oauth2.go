@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -35,9 +36,15 @@ type OAuth2 struct {
 	PKCE bool
 	// PKCEKey is the key from which PKCE verifiers are derived; at least 16
 	// bytes, the same on every replica of the app. Empty: derived from
-	// ClientSecret; without a client secret either, a random key per process
-	// (then an authorization and its exchange must reach the same process).
+	// ClientSecret. Without a client secret either, Check refuses PKCE
+	// unless PKCESingleProcess is set.
 	PKCEKey []byte
+	// PKCESingleProcess allows PKCE without PKCEKey and without a client
+	// secret: the verifier key is then random per process, so an
+	// authorization and its exchange must reach the same process (one
+	// replica, no restart in between); with several replicas, exchanges
+	// would fail at the provider with a verifier mismatch.
+	PKCESingleProcess bool
 	// AuthStyle is how the client authenticates at the token endpoint; the
 	// zero value tries HTTP Basic, then form parameters, and remembers what
 	// worked.
@@ -47,21 +54,27 @@ type OAuth2 struct {
 	// the flow sets itself are refused by Check.
 	AuthParams map[string]string
 	// RefreshMargin: /validate refreshes a token that expires within this
-	// margin. Zero means DefaultRefreshMargin.
+	// margin. Zero means DefaultRefreshMargin. When a refresh yields a token
+	// that lives less than twice the margin, the effective margin becomes
+	// half that lifetime (see the package doc), so that short-lived tokens
+	// are not refreshed on every validation.
 	RefreshMargin time.Duration
 	// Timeout bounds each outgoing call to the provider. Zero means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient is the base client of the calls to the provider and of the
-	// clients returned by Client (its Transport, CheckRedirect and Jar are
-	// used; Timeout is replaced by the flow's). Nil means
-	// http.DefaultTransport.
+	// clients returned by Client: its Transport, CheckRedirect and Jar are
+	// used (without a CheckRedirect, token endpoint calls do not follow
+	// redirects); Timeout is replaced by the flow's for provider calls and
+	// kept for the clients of Client. Nil means http.DefaultTransport.
 	HTTPClient *http.Client
 	// Account, optional, is called after a token exchange and after each
 	// validation (refreshed or not) with a client authenticated by the
 	// token. Its keys are merged into the account data, except the token
 	// keys: say "name" (the friendly account name that /validate answers)
-	// and "account_id". An error fails the step with 401.
+	// and "account_id". An error fails the step (see [IsTemporary]),
+	// except after a successful refresh: the new tokens are answered anyway
+	// (with the stored name), since the consumed refresh token is gone.
 	Account func(ctx context.Context, client *http.Client, tok *oauth2.Token) (map[string]any, error)
 
 	once    sync.Once
@@ -78,6 +91,20 @@ type oauth2Runtime struct {
 	client  *http.Client // for the token endpoint
 	host    string       // of AuthURL: the default account name
 	flights flights
+	// lifetime is the last lifetime (nanoseconds) of a token observed at a
+	// refresh, 0 before the first; it caps the effective refresh margin.
+	lifetime atomic.Int64
+}
+
+// effectiveMargin is the refresh margin: RefreshMargin, or half the token
+// lifetime observed at the last refresh when that is shorter than twice
+// the margin.
+func (rt *oauth2Runtime) effectiveMargin() time.Duration {
+	m := rt.margin
+	if l := time.Duration(rt.lifetime.Load()); l > 0 && l < 2*m {
+		m = l / 2
+	}
+	return m
 }
 
 // reservedAuthParams are set by the flow itself.
@@ -85,7 +112,8 @@ var reservedAuthParams = []string{"response_type", "client_id", "redirect_uri", 
 
 // Check reports declaration errors: missing client id, endpoints that are
 // not absolute http(s) URLs, negative durations, an unknown AuthStyle,
-// AuthParams that the flow sets itself, a short PKCEKey.
+// AuthParams that the flow sets itself, a short PKCEKey, PKCE without a
+// PKCEKey and without a client secret unless PKCESingleProcess is set.
 func (p *OAuth2) Check() error {
 	var errs []error
 	if p.ClientID == "" {
@@ -117,6 +145,10 @@ func (p *OAuth2) Check() error {
 		if _, ok := p.AuthParams[k]; ok {
 			errs = append(errs, fmt.Errorf("AuthParams: %q is set by the flow", k))
 		}
+	}
+	if p.PKCE && len(p.PKCEKey) == 0 && p.ClientSecret == "" && !p.PKCESingleProcess {
+		errs = append(errs, errors.New("PKCE without PKCEKey and without ClientSecret would use a random verifier key per process "+
+			"(exchanges fail when they reach another replica or a restarted process): set PKCEKey, or PKCESingleProcess to accept that"))
 	}
 	if len(p.PKCEKey) > 0 && len(p.PKCEKey) < 16 {
 		errs = append(errs, fmt.Errorf("PKCEKey has %d bytes, at least 16 are needed", len(p.PKCEKey)))
@@ -179,7 +211,9 @@ func (rt *oauth2Runtime) verifier(clientID, callbackURI string) string {
 // Authorize answers POST /oauth2/v1/authorize: the provider's authorization
 // URL with the client id, the callback as redirect_uri, the scopes, the
 // given state unchanged, the PKCE challenge when configured, and AuthParams.
-// It makes no network call.
+// It makes no network call. An empty state is refused ([ErrMissingState]):
+// the spec requires the state in the returned URL, and without it the
+// service could not tie the callback to its flow.
 func (p *OAuth2) Authorize(ctx context.Context, callbackURI, state string) (string, error) {
 	rt, err := p.runtime()
 	if err != nil {
@@ -187,6 +221,9 @@ func (p *OAuth2) Authorize(ctx context.Context, callbackURI, state string) (stri
 	}
 	if err := checkCallback(callbackURI); err != nil {
 		return "", fmt.Errorf("oauth2 authorize: %w", err)
+	}
+	if state == "" {
+		return "", fmt.Errorf("oauth2 authorize: %w", ErrMissingState)
 	}
 	opts := make([]oauth2.AuthCodeOption, 0, len(p.AuthParams)+2)
 	for k, v := range p.AuthParams {
@@ -205,21 +242,22 @@ func (p *OAuth2) Authorize(ctx context.Context, callbackURI, state string) (stri
 // token_type, expires_on and expire_on (RFC 3339 UTC, when the provider
 // gives an expiry), scope (when the provider echoes it), and the keys
 // returned by Account. A failure is a *ProviderError or a sentinel error.
-// With PKCE, callbackURI must be the one given to Authorize (the verifier is
-// derived from it).
+// callbackURI is required and checked as Authorize checks it
+// ([ErrBadCallback]); it must be the one given to Authorize (the provider
+// compares the redirect_uri, and the PKCE verifier is derived from it).
 func (p *OAuth2) Exchange(ctx context.Context, callbackURI, code string) (map[string]any, error) {
 	rt, err := p.runtime()
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCallback(callbackURI); err != nil {
+		return nil, fmt.Errorf("oauth2 token exchange: %w", err)
+	}
 	if code == "" {
 		return nil, fmt.Errorf("oauth2 token exchange: %w", ErrMissingCode)
 	}
-	var opts []oauth2.AuthCodeOption
 	secrets := []string{p.ClientSecret, code}
-	if callbackURI != "" {
-		opts = append(opts, oauth2.SetAuthURLParam("redirect_uri", callbackURI))
-	}
+	opts := []oauth2.AuthCodeOption{oauth2.SetAuthURLParam("redirect_uri", callbackURI)}
 	if p.PKCE {
 		v := rt.verifier(p.ClientID, callbackURI)
 		secrets = append(secrets, v)
@@ -249,8 +287,14 @@ func (p *OAuth2) Exchange(ctx context.Context, callbackURI, code string) (map[st
 // keys of Account: the service stores them in the account. Concurrent
 // validations of one account (one refresh token) refresh once and share
 // the result; a validation that repeats an already used refresh token within
-// a few minutes gets the same result again instead of a second refresh (a
-// rotating provider would refuse the old token).
+// a minute gets the same result again instead of a second refresh (a
+// rotating provider would refuse the old token). When the provider answers
+// no expires_in, the answer clears the stored expiry (expire_on and
+// expires_on are ""), so that the stale one does not trigger a refresh on
+// every validation. Once the provider granted new tokens, a failing Account
+// does not fail the validation: the tokens are answered with the stored
+// name (or the provider's host), and remembered for a retry like any other
+// result.
 //
 // Otherwise no provider call is made except Account, when set, which
 // confirms the token is still accepted; the answer is {name} plus the keys
@@ -267,10 +311,18 @@ func (p *OAuth2) Validate(ctx context.Context, fields map[string]any) (map[strin
 	if access == "" && refresh == "" {
 		return nil, fmt.Errorf("oauth2 validate: %w", ErrNoAccessToken)
 	}
+	var key [sha256.Size]byte
+	if refresh != "" {
+		key = sha256.Sum256([]byte(refresh))
+		// A refresh token this process just consumed: the service has not
+		// stored the answer yet (or lost it); answer the same new tokens.
+		if out, ok := rt.flights.lookup(string(key[:])); ok {
+			return out, nil
+		}
+	}
 	exp, known, expErr := accountExpiry(fields)
-	soon := known && !time.Now().Add(rt.margin).Before(exp)
+	soon := known && !time.Now().Add(rt.effectiveMargin()).Before(exp)
 	if refresh != "" && (access == "" || expErr != nil || soon) {
-		key := sha256.Sum256([]byte(refresh))
 		name := str(fields, KeyName)
 		return rt.flights.do(ctx, string(key[:]), func(fctx context.Context) (map[string]any, time.Time, error) {
 			return p.refresh(fctx, rt, refresh, name)
@@ -302,10 +354,16 @@ func (p *OAuth2) refresh(ctx context.Context, rt *oauth2Runtime, refresh, stored
 		tok.RefreshToken = refresh
 	}
 	out := tokenData(tok)
-	extra, err := p.account(ctx, rt, tok)
-	if err != nil {
-		return nil, time.Time{}, err
+	if tok.Expiry.IsZero() {
+		// No expires_in: clear the stored expiry, which has passed or is
+		// about to, so that later validations do not refresh again.
+		out[KeyExpiresOn], out[KeyExpireOn] = "", ""
+	} else if l := time.Until(tok.Expiry); l > 0 {
+		rt.lifetime.Store(int64(l))
 	}
+	// The grant consumed the old refresh token: from here on the new tokens
+	// must reach the service whatever Account says.
+	extra, _ := p.account(ctx, rt, tok)
 	out = merge(out, extra)
 	out[KeyName] = p.name(rt, extra, storedName)
 	return out, tok.Expiry, nil
@@ -317,7 +375,10 @@ func (p *OAuth2) refresh(ctx context.Context, rt *oauth2Runtime, refresh, stored
 // would not reach the service's storage (a rotated refresh token would be
 // lost). Requests should carry their own context. The timeout is the
 // HTTPClient's, or DefaultAPITimeout. A client set in ctx under
-// oauth2.HTTPClient provides the base transport.
+// oauth2.HTTPClient provides the base transport. The token is sent only to
+// the origin (scheme and host) of the request made: a redirect to another
+// origin is followed without it (HTTPClient's CheckRedirect, when set,
+// decides whether redirects are followed at all).
 func (p *OAuth2) Client(ctx context.Context, account map[string]any) (*http.Client, error) {
 	access := str(account, KeyAccessToken)
 	if access == "" {
@@ -332,10 +393,7 @@ func (p *OAuth2) tokenClient(ctx context.Context, tok *oauth2.Token) *http.Clien
 	if hc, ok := ctx.Value(oauth2.HTTPClient).(*http.Client); ok && hc != nil {
 		base = baseTransport(hc)
 	}
-	return &http.Client{
-		Transport: &oauth2.Transport{Source: oauth2.StaticTokenSource(tok), Base: base},
-		Timeout:   apiTimeout(p.HTTPClient),
-	}
+	return apiClient(p.HTTPClient, &oauth2.Transport{Source: oauth2.StaticTokenSource(tok), Base: base}, base)
 }
 
 // account calls Account, if set, with a client for tok.
@@ -386,7 +444,10 @@ func (rt *oauth2Runtime) fail(ctx context.Context, op string, err error, secrets
 			pe.Status = re.Response.StatusCode
 		}
 		if pe.Code == "" && pe.Description == "" {
-			pe.Description = scrub(string(re.Body), secrets)
+			// Not an RFC 6749 error: reduce the body (an HTML page says
+			// nothing useful and may be large).
+			c, d := problem(re.Body)
+			pe.Code, pe.Description = scrub(c, secrets), scrub(d, secrets)
 		}
 		return pe
 	}
@@ -424,7 +485,7 @@ func tokenData(tok *oauth2.Token) map[string]any {
 // tokenKeys are never overwritten by an Account callback.
 var tokenKeys = map[string]bool{
 	KeyAccessToken: true, KeyAccessSecret: true, KeyRefreshToken: true,
-	KeyTokenType: true, KeyExpiresOn: true, KeyExpireOn: true,
+	KeyTokenType: true, KeyExpiresOn: true, KeyExpireOn: true, KeySessionHandle: true,
 }
 
 // merge adds extra's keys to out, except the token keys.

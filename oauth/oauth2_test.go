@@ -614,6 +614,10 @@ func TestOAuth2Check(t *testing.T) {
 		{"reserved auth param", func(p *oauth.OAuth2) { p.AuthParams = map[string]string{"state": "x"} }, `"state" is set by the flow`},
 		{"short pkce key", func(p *oauth.OAuth2) { p.PKCEKey = []byte("short") }, "PKCEKey"},
 		{"unknown auth style", func(p *oauth.OAuth2) { p.AuthStyle = 7 }, "AuthStyle"},
+		{"pkce without key or secret", func(p *oauth.OAuth2) { p.PKCE = true }, "PKCESingleProcess"},
+		{"pkce single process", func(p *oauth.OAuth2) { p.PKCE = true; p.PKCESingleProcess = true }, ""},
+		{"pkce with a key", func(p *oauth.OAuth2) { p.PKCE = true; p.PKCEKey = []byte("0123456789abcdef") }, ""},
+		{"pkce with a secret", func(p *oauth.OAuth2) { p.PKCE = true; p.ClientSecret = "s" }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -131,4 +133,54 @@ func checkEndpoint(name, s string) error {
 		return fmt.Errorf("%s %q has a fragment", name, s)
 	}
 	return nil
+}
+
+// apiClient is a client of Client: auth adds the account's credentials and
+// plain is the bare base transport. Credentials go only to the origin
+// (scheme and host) of the request the caller made; a redirect to another
+// origin is followed without them. The configured client's CheckRedirect
+// and Jar are kept; its Timeout, or DefaultAPITimeout.
+func apiClient(c *http.Client, auth, plain http.RoundTripper) *http.Client {
+	out := &http.Client{Transport: originOnly{auth: auth, plain: plain}, Timeout: apiTimeout(c)}
+	if c != nil {
+		out.CheckRedirect = c.CheckRedirect
+		out.Jar = c.Jar
+	}
+	return out
+}
+
+// originOnly sends a request through auth when it goes to the origin of
+// the first request of its redirect chain, else through plain: transports
+// such as oauth2.Transport add the Authorization header on every hop, which
+// http.Client's own stripping of sensitive headers on redirects cannot see.
+type originOnly struct{ auth, plain http.RoundTripper }
+
+func (o originOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	first := r
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	if first == r || sameOrigin(first.URL, r.URL) {
+		return o.auth.RoundTrip(r)
+	}
+	return o.plain.RoundTrip(r)
+}
+
+// sameOrigin compares scheme and host (with the port, default ports
+// spelled out).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return net.JoinHostPort(u.Hostname(), "443")
+	case "http":
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return u.Host
 }

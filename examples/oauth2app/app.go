@@ -26,6 +26,9 @@ type Config struct {
 	AuthURL, TokenURL      string
 	Scopes                 []string
 	PKCE                   bool
+	// PKCEKey is the key of the PKCE verifiers (see oauth.OAuth2.PKCEKey);
+	// PKCE without a client secret needs it.
+	PKCEKey []byte
 	// APIURL is the base of the provider's API: GET {APIURL}/me answers
 	// {"id","name"}; GET {APIURL}/items?page=N answers
 	// {"items":[{"id","title"}],"next":N+1 or 0}.
@@ -47,6 +50,7 @@ func newApp(cfg Config) *appkit.App {
 		TokenURL:     cfg.TokenURL,
 		Scopes:       cfg.Scopes,
 		PKCE:         cfg.PKCE,
+		PKCEKey:      cfg.PKCEKey,
 		// The profile names the account and confirms the token on /validate.
 		Account: func(ctx context.Context, c *http.Client, _ *oauth2.Token) (map[string]any, error) {
 			var me struct {

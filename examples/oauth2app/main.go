@@ -12,6 +12,8 @@
 //	OAUTH2_TOKEN_URL      the provider's token endpoint (required)
 //	OAUTH2_SCOPES         scopes, separated by spaces or commas
 //	OAUTH2_PKCE           "true" to send a PKCE S256 challenge
+//	OAUTH2_PKCE_KEY       key of the PKCE verifiers, at least 16 bytes, the same on
+//	                      every replica; required for PKCE without a client secret
 //	OAUTH2_API_URL        base URL of the API: GET /me and GET /items?page=N (required)
 //
 // SIGINT or SIGTERM shuts the server down gracefully.
@@ -90,6 +92,12 @@ func config(getenv func(string) string) (string, Config, error) {
 			return "", Config{}, fmt.Errorf("OAUTH2_PKCE: want true or false, got %q", s)
 		}
 		cfg.PKCE = b
+	}
+	if k := getenv("OAUTH2_PKCE_KEY"); k != "" {
+		if len(k) < 16 {
+			return "", Config{}, fmt.Errorf("OAUTH2_PKCE_KEY: want at least 16 bytes, got %d", len(k))
+		}
+		cfg.PKCEKey = []byte(k)
 	}
 	return ":" + port, cfg, nil
 }

@@ -231,6 +231,8 @@ func TestConfig(t *testing.T) {
 		{"bad port", with("PORT", "x"), "", "PORT"},
 		{"bad api url", with("OAUTH2_API_URL", "api.example"), "", "OAUTH2_API_URL"},
 		{"bad pkce", with("OAUTH2_PKCE", "maybe"), "", "OAUTH2_PKCE"},
+		{"short pkce key", with("OAUTH2_PKCE_KEY", "short"), "", "OAUTH2_PKCE_KEY"},
+		{"pkce key", with("OAUTH2_PKCE", "true", "OAUTH2_PKCE_KEY", "0123456789abcdef"), ":8080", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr, cfg, err := config(tc.env)
@@ -289,5 +291,11 @@ func TestRun(t *testing.T) {
 		"OAUTH2_API_URL", "https://p.example/api")
 	if err := run(context.Background(), bad, io.Discard); err == nil || !strings.Contains(err.Error(), "AuthURL") {
 		t.Errorf("run with a bad AuthURL: %v", err)
+	}
+	// A public client with PKCE needs a shared verifier key.
+	public := env("OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth", "OAUTH2_TOKEN_URL", "https://p.example/token",
+		"OAUTH2_API_URL", "https://p.example/api", "OAUTH2_PKCE", "true")
+	if err := run(context.Background(), public, io.Discard); err == nil || !strings.Contains(err.Error(), "PKCEKey") {
+		t.Errorf("run with PKCE, no client secret, no key: %v", err)
 	}
 }

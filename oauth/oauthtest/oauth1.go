@@ -41,6 +41,9 @@ type OAuth1Config struct {
 	// ExpiresIn, when positive, adds the session extension's
 	// oauth_expires_in and oauth_session_handle to the access token answer.
 	ExpiresIn time.Duration
+	// AccessExtra are added to the access token answer (say a parameter a
+	// real provider might send that the app must not store).
+	AccessExtra url.Values
 }
 
 // OAuth1Server is an OAuth 1.0a provider (RFC 5849) that verifies every
@@ -248,6 +251,9 @@ func (s *OAuth1Server) accessToken(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.ExpiresIn > 0 {
 		v.Set("oauth_expires_in", strconv.Itoa(int(s.cfg.ExpiresIn/time.Second)))
 		v.Set("oauth_session_handle", "sh-"+random(12))
+	}
+	for k, vs := range s.cfg.AccessExtra {
+		v[k] = append([]string(nil), vs...)
 	}
 	formAnswer(w, v)
 }
