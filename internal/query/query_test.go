@@ -358,3 +358,31 @@ func TestCompileTooManyValues(t *testing.T) {
 		t.Errorf("20,000 values: %v", err)
 	}
 }
+
+func TestUpsertAndExec(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		write(t, st, func(tx *store.Tx) error {
+			return tx.CreateType(store.TypeSpec{Name: "U/T", Fields: []store.FieldSpec{{Name: "U/n", Type: store.TInt}}})
+		})
+		id := "12345678-1234-1234-1234-123456789abc"
+		for i, wantCreated := range []bool{true, false} {
+			write(t, st, func(tx *store.Tx) error {
+				res, created, err := tx.Upsert("U/T", map[string]any{"platform/id": id, "U/n": int64(i)})
+				if err != nil {
+					return err
+				}
+				if created != wantCreated || res["U/n"] != int64(i) || res["platform/public-id"] != "1" {
+					t.Errorf("upsert %d: %v created=%v", i, res, created)
+				}
+				return nil
+			})
+		}
+		rows, err := query.Exec(context.Background(), st, &query.Query{From: "U/T", Select: sel("U/n")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(rows); string(b) != `[{"U/n":1}]` {
+			t.Errorf("rows = %s", b)
+		}
+	})
+}

@@ -217,3 +217,18 @@ func jsonScalar(prim string, v any) any {
 	}
 	return store.OutScalar(prim, v)
 }
+
+// Exec compiles q against the store's current catalog and runs it (the
+// GraphQL executor's entry point; the command API compiles itself so that
+// reads inside a batch see the batch's schema).
+func Exec(ctx context.Context, st *store.Store, q *Query, params map[string]any) ([]map[string]any, error) {
+	cat, err := st.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := Compile(cat, st.Dialect(), q, params)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Run(ctx, st.DB())
+}

@@ -592,3 +592,28 @@ func (t *Tx) CollectionItems(typeName, fieldName string, entity any, items []any
 	}
 	return nil
 }
+
+// Upsert creates the entity, or updates it when an entity of the type with
+// its platform/id exists (the sync engine's write). created reports which.
+func (t *Tx) Upsert(typeName string, entity map[string]any) (result map[string]any, created bool, err error) {
+	ty, err := t.typeOf(typeName)
+	if err != nil {
+		return nil, false, err
+	}
+	if v, ok := entity["platform/id"]; ok && v != nil {
+		id, err := refID("platform/id", entity)
+		if err != nil {
+			return nil, false, err
+		}
+		found, err := t.exists("SELECT 1 FROM "+ty.Table+" WHERE id = ?", id)
+		if err != nil {
+			return nil, false, err
+		}
+		if found {
+			res, err := t.Update(typeName, entity)
+			return res, false, err
+		}
+	}
+	res, err := t.Create(typeName, entity)
+	return res, err == nil, err
+}
