@@ -155,13 +155,18 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("host: register the start-up token: %w", err)
 		}
 	}
+	cmds := commands.New(cfg.Store)
 	h := &Host{
 		cfg:      cfg,
 		log:      cfg.Logger,
 		auth:     svc,
 		admin:    admin,
-		commands: commands.New(cfg.Store),
+		commands: cmds,
 		logins:   auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+	}
+	// Clients get platform.error/internal only; the cause goes to the log.
+	cmds.InternalError = func(ctx context.Context, command string, err error) {
+		h.log.Error().Err(err).Str("command", command).Msg("command failed internally")
 	}
 	if cfg.RateLimit > 0 {
 		h.limiter = auth.NewLimiter(cfg.RateLimit, auth.LimiterOptions{Burst: cfg.RateBurst, Workspace: cfg.WorkspaceRateLimit})
