@@ -182,7 +182,7 @@ type scanner struct {
 // spaceLen returns the length in bytes of the space at s[i], or 0.
 func spaceLen(s string, i int) int {
 	switch c := s[i]; {
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+	case c < 0x80 && isASCIISpace(c):
 		return 1
 	case c < 0xC2:
 		return 0
@@ -213,19 +213,40 @@ func spaceLenBefore(s string, j int) int {
 	return 0
 }
 
+// asciiSpaceMask has the bits of the ASCII whitespace bytes.
+const asciiSpaceMask = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\v' | 1<<'\f' | 1<<'\r'
+
+// isASCIISpace reports whether c (below 0x80) is ASCII whitespace.
+func isASCIISpace(c byte) bool { return c < 64 && asciiSpaceMask>>c&1 != 0 }
+
 func (sc *scanner) next() token {
-	for sc.i < len(sc.s) {
-		n := spaceLen(sc.s, sc.i)
-		if n == 0 {
+	s := sc.s
+	i := sc.i
+	for i < len(s) {
+		if c := s[i]; c < 0x80 {
+			if !isASCIISpace(c) {
+				break
+			}
+			i++
+		} else if n := spaceLen(s, i); n > 0 {
+			i += n
+		} else {
 			break
 		}
-		sc.i += n
 	}
-	start := sc.i
-	for sc.i < len(sc.s) && spaceLen(sc.s, sc.i) == 0 {
-		sc.i++
+	start := i
+	for i < len(s) {
+		if c := s[i]; c < 0x80 {
+			if isASCIISpace(c) {
+				break
+			}
+		} else if spaceLen(s, i) > 0 {
+			break
+		}
+		i++
 	}
-	return token{text: sc.s[start:sc.i], pos: start}
+	sc.i = i
+	return token{text: s[start:i], pos: start}
 }
 
 func (sc *scanner) peek() token {
