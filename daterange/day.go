@@ -36,9 +36,10 @@ const MaxDayLen = 64
 // only when it matches one of these shapes word by word; anything else is an
 // error, never a guess. The result is the first instant of the day in now's
 // location (or the one given with WithLocation): its midnight, or where a
-// daylight-saving change skips midnight, the first instant after it. Words
-// are separated as in Parse (Unicode no-break and typographic spaces
-// included). Errors are *Error values, as from Parse.
+// daylight-saving change skips midnight, the first instant after it; a day
+// a zone change skips whole is an ErrInvalidDate error. Words are separated
+// as in Parse (Unicode no-break and typographic spaces included). Errors
+// are *Error values, as from Parse.
 func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
 	if len(opts) > 0 {
 		if l := applyOptions(opts); l != nil {
@@ -57,7 +58,7 @@ func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayStart(d, loc), nil
+		return existingDay(d, loc, s, off)
 	}
 	y, m, dd := now.Date()
 	p := parser{src: value, sc: scanner{s: value}}
@@ -72,7 +73,7 @@ func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayStart(sp.lo, loc), nil
+		return existingDay(sp.lo, loc, s, off)
 	}
 	if is(first, "today") || is(first, "yesterday") {
 		t := p.sc.next()
@@ -83,9 +84,22 @@ func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return dayStart(sp.lo, loc), nil
+		return existingDay(sp.lo, loc, s, off)
 	}
-	return naturalDay(value, now)
+	return naturalDay(value, now, s, off)
+}
+
+// existingDay returns the first instant of a day in loc, or an error if a
+// zone change skips the whole day (Pacific/Apia went from 29 to 31
+// December 2011); what and off are the value and its position.
+func existingDay(day int64, loc *time.Location, what string, off int) (time.Time, error) {
+	t := dayStart(day, loc)
+	if localDay(t) != day {
+		y, m, d := civilFromDays(day)
+		return time.Time{}, newError(ErrInvalidDate, token{text: what, pos: off},
+			fmt.Sprintf("%d %s %04d does not exist in %s: a zone change skips it", d, time.Month(m), y, loc))
+	}
+	return t, nil
 }
 
 // trimSpace returns s without leading and trailing spaces (as the scanner
@@ -207,7 +221,7 @@ func monthsOrYears(words []token) bool {
 	return false
 }
 
-func naturalDay(value string, now time.Time) (t time.Time, err error) {
+func naturalDay(value string, now time.Time, what string, off int) (t time.Time, err error) {
 	sc := scanner{s: value}
 	var words [5]token
 	n := 0
@@ -256,7 +270,7 @@ func naturalDay(value string, now time.Time) (t time.Time, err error) {
 	if y < minYear || y > maxYear {
 		return time.Time{}, newError(ErrOutOfRange, words[0], "the day falls outside the years 0001-9999")
 	}
-	return dayStart(daysFromCivil(y, int(m), d), now.Location()), nil
+	return existingDay(daysFromCivil(y, int(m), d), now.Location(), what, off)
 }
 
 // naturalError says why words are not a day ParseDay reads: a period of the

@@ -305,3 +305,22 @@ func TestParseDaySkippedMidnight(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDaySkippedDay: a day a zone change skips is not a day there.
+func TestParseDaySkippedDay(t *testing.T) {
+	apia, err := time.LoadLocation("Pacific/Apia")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2012, 1, 5, 12, 0, 0, 0, apia)
+	for _, in := range []string{"2011-12-30", "30 Dec 2011", "6 days ago"} {
+		got, err := ParseDay(in, now)
+		if !errors.Is(err, ErrInvalidDate) || !strings.Contains(err.Error(), "30 December 2011 does not exist in Pacific/Apia") {
+			t.Errorf("ParseDay(%q) = %v, %v; want ErrInvalidDate", in, got, err)
+		}
+	}
+	got, err := ParseDay("2011-12-31", now)
+	if err != nil || got.Format(time.RFC3339) != "2011-12-31T00:00:00+14:00" {
+		t.Errorf("ParseDay(2011-12-31) = %v, %v", got, err)
+	}
+}

@@ -16,9 +16,9 @@ var fuzzSeeds = []string{
 
 // fuzzZones are the named zones FuzzParse evaluates in besides fixed
 // offsets: daylight saving at midnight (skipped and repeated), at other
-// hours, by 30 minutes.
+// hours, by 30 minutes) and a skipped day (Pacific/Apia, 2011-12-30).
 var fuzzZones = []string{"America/Sao_Paulo", "America/Santiago", "America/Havana", "America/Asuncion",
-	"Asia/Beirut", "America/Los_Angeles", "Australia/Lord_Howe"}
+	"Asia/Beirut", "America/Los_Angeles", "Australia/Lord_Howe", "Pacific/Apia"}
 
 // FuzzParse: Parse never panics; an error is an *Error pointing into the
 // statement; a success has Min <= Max, Min the first instant of its day and

@@ -39,6 +39,8 @@ func WithLocation(loc *time.Location) Option {
 // change skips midnight, Min is the first instant of the day instead (01:00,
 // typically); where it repeats the day's last hour, Max is the later
 // 23:59:59.999, so that the range holds every instant of its days.
+// A range none of whose days exist in the location (Pacific/Apia skipped
+// 30 December 2011) is an ErrInvalidDate error.
 //
 // Every error is an *Error; errors.Is matches its Kind against ErrSyntax,
 // ErrInvalidDate, ErrStartAfterEnd and ErrOutOfRange.
@@ -64,6 +66,13 @@ func Parse(statement string, now time.Time, opts ...Option) (Range, error) {
 	if res.hasHi {
 		pair[1] = dayTime(res.hi, true, loc)
 		r.Max = &pair[1]
+	}
+	if res.hasLo && res.hasHi && pair[0].After(pair[1]) {
+		// Every day of the range was skipped by a zone change (Pacific/Apia
+		// went from 29 to 31 December 2011).
+		w, off := trimSpace(statement)
+		return Range{}, newError(ErrInvalidDate, token{text: w, pos: off},
+			"no instant of the range exists in "+loc.String()+": a zone change skips its days")
 	}
 	return r, nil
 }

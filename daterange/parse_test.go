@@ -572,3 +572,29 @@ func TestParseUnicodeSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSkippedDay: Pacific/Apia skipped 30 December 2011; a range of
+// only that day has no instant and is an error, never Min after Max.
+func TestParseSkippedDay(t *testing.T) {
+	apia := mustLoad(t, "Pacific/Apia")
+	now := time.Date(2012, 1, 5, 12, 0, 0, 0, apia)
+	for _, stmt := range []string{"30 dec 2011", " between 30 dec 2011 and 30-12-2011"} {
+		_, err := Parse(stmt, now)
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidDate) || pe.Pos != strings.Index(stmt, strings.TrimSpace(stmt)) ||
+			!strings.Contains(pe.Msg, "Pacific/Apia") {
+			t.Errorf("Parse(%q): %v, want ErrInvalidDate naming the zone", stmt, err)
+		}
+	}
+	// Ranges that reach an existing day are fine.
+	r, err := Parse("between 29 dec 2011 and 30 dec 2011", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "2011-12-29", "2011-12-29", apia)
+	r, err = Parse("from 30 dec 2011", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBounds(t, r, "2011-12-31", "", apia)
+}
