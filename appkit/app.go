@@ -2,6 +2,7 @@ package appkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,13 +19,20 @@ import (
 // once, when the handler is built, and every problem is reported with its
 // place (see [App.Check]).
 type App struct {
-	// ID, Type, Name, Version, Description and Website make the descriptor.
-	ID          string
-	Type        string
-	Name        string
-	Version     string
+	// ID, Type, Name, Version, Description and Website make the descriptor
+	// (spec: all fields are sent; ID, Name and Version must not be empty).
+	ID string
+	// Type is the descriptor's type key (the samples carry one; "custom" is
+	// a fine value when nothing else fits).
+	Type string
+	// Name is the app's display name.
+	Name string
+	// Version is the app's version string.
+	Version string
+	// Description says what the app does.
 	Description string
-	Website     string
+	// Website is the app's home page.
+	Website string
 
 	// Auth lists the ways to set up an account; at least one ([NoAuth] for
 	// none), at most one per OAuth version.
@@ -72,7 +80,9 @@ type Sync struct {
 
 // Type declares one synchronizable type.
 type Type struct {
-	ID   string
+	// ID is the type's id in config, schema and data requests.
+	ID string
+	// Name is the type's display name.
 	Name string
 	// Default pre-selects the type in the service's form.
 	Default bool
@@ -91,10 +101,15 @@ type Type struct {
 
 // Action declares an external action.
 type Action struct {
-	ID          string
-	Name        string
+	// ID is the action's identity ("action" on the wire).
+	ID string
+	// Name is shown in the automation editor.
+	Name string
+	// Description, optional, is shown as help.
 	Description string
-	Args        []Arg
+	// Args declares the arguments; arguments the service sends that are not
+	// declared (left over from an older version) are dropped.
+	Args []Arg
 	// Run executes the action; success answers 200 {}.
 	Run func(ctx context.Context, req *ActionRequest) error
 }
@@ -110,10 +125,14 @@ const (
 
 // Arg declares an action argument.
 type Arg struct {
-	ID          string
-	Name        string
+	// ID is the key of the value in the call's args.
+	ID string
+	// Name is the argument's label.
+	Name string
+	// Description, optional, is shown as help.
 	Description string
-	Type        ArgType
+	// Type is ArgText or ArgTextArea.
+	Type ArgType
 	// TextTemplate says the argument accepts text templates.
 	TextTemplate bool
 }
@@ -149,8 +168,23 @@ type WebhookEvent struct {
 	Request
 	// Params are the event's parameters (its headers).
 	Params map[string]any
-	// Payload is the event's body.
+	// Payload is the event's payload as the service sent it: JSON. When the
+	// service forwards the external system's body as a JSON string, Payload
+	// holds that string quoted; use [WebhookEvent.Body] for the raw bytes to
+	// check a signature over.
 	Payload []byte
+}
+
+// Body returns the event's body: the unquoted text when Payload is a JSON
+// string, else Payload itself.
+func (ev *WebhookEvent) Body() []byte {
+	if len(ev.Payload) > 0 && ev.Payload[0] == '"' {
+		var s string
+		if err := json.Unmarshal(ev.Payload, &s); err == nil {
+			return []byte(s)
+		}
+	}
+	return ev.Payload
 }
 
 // ResourceRequest asks for a file behind authentication.
@@ -159,13 +193,17 @@ type ResourceRequest struct {
 	Params map[string]any
 }
 
-// Resource is a streamed file. Body is closed by appkit.
+// Resource is a streamed file. Body is closed by appkit, also when the
+// handler returns an error with it.
 type Resource struct {
+	// ContentType of the file; empty means application/octet-stream.
 	ContentType string
-	// Size is the length in bytes, or -1 when unknown.
+	// Size is the length in bytes; 0 or negative means unknown (the answer
+	// is then chunked).
 	Size int64
 	// Name, when set, is sent as the attachment's file name.
 	Name string
+	// Body is the file's content.
 	Body io.ReadCloser
 }
 
@@ -205,6 +243,9 @@ func (a *App) build() (*built, error) {
 	b := &built{
 		auths: map[string]*Auth{}, types: map[string]*Type{}, filters: map[string]*Filter{},
 		actions: map[string]*Action{}, secrets: map[string]bool{},
+	}
+	if a.ID == "" {
+		add("app: id is empty")
 	}
 	if a.Name == "" {
 		add("app: name is empty")
@@ -312,6 +353,8 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 		b.types[t.ID] = t
 		if t.Data == nil {
 			add("type %q: Data handler is nil", t.ID)
+		} else if err := checkCursorType(t.Data.cursorType()); err != nil {
+			add("type %q: %v", t.ID, err)
 		}
 		if t.FieldsFunc == nil {
 			if err := checkFields(t.ID, t.Fields); err != nil {

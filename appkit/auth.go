@@ -44,11 +44,16 @@ const (
 
 // AuthField is one input of an account form.
 type AuthField struct {
-	ID          string
-	Name        string
-	Type        FieldType
+	// ID is the key of the value in the account object.
+	ID string
+	// Name is the label on the form.
+	Name string
+	// Type is the input's type (text, password, link, ...).
+	Type FieldType
+	// Description is the help text; the spec requires it.
 	Description string
-	Optional    bool
+	// Optional fields may be left empty.
+	Optional bool
 	// Value is the default value; for a link it is the link and required.
 	Value string
 	// EditorMode is "json" or "sql", required for highlightText.
@@ -76,15 +81,19 @@ type ValidateFunc func(ctx context.Context, account Account) (*Validation, error
 type Auth struct {
 	// ID is the authentication id: "none", "token", "basic", any custom id;
 	// "oauth" and "oauth2" are reserved for OAuth1 and OAuth2.
-	ID          string
-	Name        string
+	ID string
+	// Name is the authentication's display name.
+	Name string
+	// Description, optional, is shown as help.
 	Description string
-	Fields      []AuthField
+	// Fields make the account form (none for "none").
+	Fields []AuthField
 	// ResponsibleFor narrows the account to synchronization or automations;
 	// nil means both.
 	ResponsibleFor *protocol.ResponsibleFor
 	// Validate checks an account of this authentication. Required, except for
-	// "none" (always valid) and OAuth (validated and refreshed by the flow).
+	// "none" (always valid) and OAuth (validated and refreshed by the flow,
+	// where Validate must stay nil: use the flow's Account callback).
 	Validate ValidateFunc
 	// OAuth1 or OAuth2 configure the OAuth flows; set with [OAuth1Auth] and
 	// [OAuth2Auth].
@@ -174,6 +183,9 @@ func (a *Auth) check() error {
 			return fmt.Errorf("authentication %q: has fields, but %q takes none", a.ID, protocol.AuthNone)
 		}
 	case protocol.AuthOAuth1:
+		if a.Validate != nil {
+			return fmt.Errorf("authentication %q: OAuth accounts are validated by the flow; use the flow's Account callback instead of Validate", a.ID)
+		}
 		if a.OAuth1 == nil {
 			return fmt.Errorf("authentication %q: the id is reserved for OAuth 1; declare it with OAuth1Auth", a.ID)
 		}
@@ -181,6 +193,9 @@ func (a *Auth) check() error {
 			return fmt.Errorf("authentication %q: %w", a.ID, err)
 		}
 	case protocol.AuthOAuth2:
+		if a.Validate != nil {
+			return fmt.Errorf("authentication %q: OAuth accounts are validated by the flow; use the flow's Account callback instead of Validate", a.ID)
+		}
 		if a.OAuth2 == nil {
 			return fmt.Errorf("authentication %q: the id is reserved for OAuth 2; declare it with OAuth2Auth", a.ID)
 		}
@@ -199,6 +214,9 @@ func (a *Auth) check() error {
 	for _, f := range a.Fields {
 		if f.ID == "" || f.Name == "" {
 			return fmt.Errorf("authentication %q: a field has an empty id or name", a.ID)
+		}
+		if f.Description == "" {
+			return fmt.Errorf("authentication %q: field %q has no description (the spec requires one: it is the form's help text)", a.ID, f.ID)
 		}
 		if seen[f.ID] {
 			return fmt.Errorf("authentication %q: field %q declared twice", a.ID, f.ID)

@@ -16,7 +16,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		return appkit.Type{ID: id, Name: id, Fields: append([]appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")}, fields...), Data: noop}
 	}
 	base := func() *appkit.App {
-		return &appkit.App{Name: "x", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()},
+		return &appkit.App{ID: "x", Name: "x", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()},
 			Sync: &appkit.Sync{Types: []appkit.Type{basicType("a"), basicType("b")}}}
 	}
 	tests := []struct {
@@ -32,22 +32,45 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"auth declared twice", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate}, {ID: "k", Name: "K2", Validate: validate}}
 		}, `"k": declared twice`},
-		{"reserved oauth2 id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth2", Name: "O", Validate: validate}} }, "reserved for OAuth 2"},
-		{"reserved oauth id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth", Name: "O", Validate: validate}} }, "reserved for OAuth 1"},
+		{"reserved oauth2 id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth2", Name: "O"}} }, "reserved for OAuth 2"},
+		{"reserved oauth id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth", Name: "O"}} }, "reserved for OAuth 1"},
+		{"oauth with its own Validate", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth2", Name: "O", Validate: validate}} }, "validated by the flow"},
+		{"no id", func(a *appkit.App) { a.ID = "" }, "app: id is empty"},
+		{"auth field without description", func(a *appkit.App) {
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "key", Name: "Key", Type: appkit.FieldText}}}}
+		}, `field "key" has no description`},
+		{"cursor that is not an object", func(a *appkit.App) {
+			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *int) (*appkit.Page[int], error) { return nil, nil })
+		}, `type "a": page cursor type int does not encode to a JSON object`},
+		{"map cursor is fine", func(a *appkit.App) {
+			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *map[string]int) (*appkit.Page[map[string]int], error) {
+				return nil, nil
+			})
+		}, ""},
+		{"datalist on a text filter", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldText, Datalist: true}}
+			a.Sync.Datalist = func(context.Context, *appkit.DatalistRequest) ([]appkit.Option, error) { return nil, nil }
+		}, "apply to list and multidropdown"},
+		{"default of the wrong type", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{{ID: "n", Title: "N", Type: appkit.FieldNumber, Default: "many"}}
+		}, `filter "n": default value "many" does not fit type number`},
+		{"default of the right type", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{{ID: "n", Title: "N", Type: appkit.FieldNumber, Default: 3}, {ID: "b", Title: "B", Type: appkit.FieldBool, Default: true}}
+		}, ""},
 		{"none with fields", func(a *appkit.App) {
-			a.Auth = []appkit.Auth{{ID: "none", Name: "None", Fields: []appkit.AuthField{{ID: "x", Name: "X", Type: appkit.FieldText}}}}
+			a.Auth = []appkit.Auth{{ID: "none", Name: "None", Fields: []appkit.AuthField{{ID: "x", Name: "X", Type: appkit.FieldText, Description: "d"}}}}
 		}, "takes none"},
 		{"link without value", func(a *appkit.App) {
-			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "doc", Name: "Doc", Type: appkit.FieldLink}}}}
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "doc", Name: "Doc", Type: appkit.FieldLink, Description: "d"}}}}
 		}, `link field "doc" has no value`},
 		{"highlightText without editorMode", func(a *appkit.App) {
-			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: appkit.FieldHighlightText}}}}
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: appkit.FieldHighlightText, Description: "d"}}}}
 		}, `highlightText field "q" needs editorMode`},
 		{"unknown auth field type", func(a *appkit.App) {
-			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "slider"}}}}
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "slider", Description: "d"}}}}
 		}, `unknown type "slider"`},
 		{"oauth field without flow", func(a *appkit.App) {
-			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "o", Name: "O", Type: appkit.FieldOAuth}}}}
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "o", Name: "O", Type: appkit.FieldOAuth, Description: "d"}}}}
 		}, "has no OAuth flow"},
 		{"type without id field", func(a *appkit.App) {
 			a.Sync.Types = []appkit.Type{{ID: "a", Name: "A", Fields: []appkit.Field{appkit.Text("name", "Name")}, Data: noop}}
@@ -82,7 +105,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		}, `datalist_requires names "g"`},
 		{"datalist_requires on text", func(a *appkit.App) {
 			a.Sync.Filters = []appkit.Filter{{ID: "g", Title: "G", Type: appkit.FieldText}, {ID: "f", Title: "F", Type: appkit.FieldText, DatalistRequires: []string{"g"}}}
-		}, "applies to list and multidropdown"},
+		}, "apply to list and multidropdown"},
 		{"incomplete webhooks", func(a *appkit.App) { a.Sync.Webhooks = &appkit.Webhooks{} }, "Webhooks needs Install, Delete, Verify and Transform"},
 		{"action without run", func(a *appkit.App) { a.Actions = []appkit.Action{{ID: "x", Name: "X"}} }, `action "x": Run is nil`},
 		{"action arg of bad type", func(a *appkit.App) {

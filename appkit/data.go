@@ -3,6 +3,8 @@ package appkit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
@@ -42,15 +44,38 @@ type Page[C any] struct {
 type DataHandler interface {
 	// page decodes the cursor, runs the handler and returns the answer.
 	page(ctx context.Context, req *DataRequest, cursor json.RawMessage) (*protocol.DataResponse, error)
+	// cursorType is the Go type of the page cursor, checked at build time.
+	cursorType() reflect.Type
 }
 
 // PageFunc loads one page; cursor is nil for the first page.
 type PageFunc[C any] func(ctx context.Context, req *DataRequest, cursor *C) (*Page[C], error)
 
-// Pages adapts a page function with a typed cursor into a DataHandler.
+// Pages adapts a page function with a typed cursor into a DataHandler. The
+// cursor type C must encode to a JSON object (a struct or a map, or a pointer
+// to one), because the spec makes nextPageConfig an object; [App.Check]
+// refuses other cursor types.
 func Pages[C any](fn PageFunc[C]) DataHandler { return pageFunc[C](fn) }
 
 type pageFunc[C any] PageFunc[C]
+
+func (fn pageFunc[C]) cursorType() reflect.Type { return reflect.TypeFor[C]() }
+
+// checkCursorType reports a cursor type that does not encode to an object.
+func checkCursorType(t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return nil
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return nil
+		}
+	}
+	return fmt.Errorf("page cursor type %s does not encode to a JSON object (nextPageConfig is an object): use a struct", t)
+}
 
 func (fn pageFunc[C]) page(ctx context.Context, req *DataRequest, raw json.RawMessage) (*protocol.DataResponse, error) {
 	var cursor *C
@@ -73,13 +98,7 @@ func (fn pageFunc[C]) page(ctx context.Context, req *DataRequest, raw json.RawMe
 	}
 	if p.Sync == Delta {
 		resp.SynchronizationType = protocol.SyncDelta
-		for _, it := range resp.Items {
-			if m, ok := it.(Item); ok {
-				if _, has := m[protocol.SyncAction]; !has {
-					m[protocol.SyncAction] = protocol.ActionSet
-				}
-			}
-		}
+		resp.Items = withSyncAction(resp.Items)
 	}
 	pg := &protocol.Pagination{}
 	if p.Next != nil {
@@ -91,4 +110,34 @@ func (fn pageFunc[C]) page(ctx context.Context, req *DataRequest, raw json.RawMe
 	}
 	resp.Pagination = pg
 	return resp, nil
+}
+
+// withSyncAction returns items with __syncAction SET added to every Item
+// that lacks it. Items are copied, never changed in place: a handler may
+// return maps it shares with other requests. Items of other types (structs)
+// are passed as they are and must carry __syncAction themselves.
+func withSyncAction(items []any) []any {
+	out := items
+	copied := false
+	for i, it := range items {
+		m, ok := it.(Item)
+		if !ok {
+			continue
+		}
+		if _, has := m[protocol.SyncAction]; has {
+			continue
+		}
+		if !copied {
+			out = make([]any, len(items))
+			copy(out, items)
+			copied = true
+		}
+		c := make(Item, len(m)+1)
+		for k, v := range m {
+			c[k] = v
+		}
+		c[protocol.SyncAction] = protocol.ActionSet
+		out[i] = c
+	}
+	return out
 }

@@ -39,6 +39,8 @@
 //	invalid filter on filter/validate     400
 //	TryLater(err)                         503 {"message", "tryLater": true}
 //	unknown type, action, datalist field  400 naming it
+//	unknown authentication id            401
+//	timeout (deadline, network)           503 {"message", "tryLater": true}
 //	malformed JSON, failed validation     400 naming the field
 //	body over the size limit              413
 //	undeclared feature                    404

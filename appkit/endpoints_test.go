@@ -70,7 +70,7 @@ func TestEndpoints(t *testing.T) {
 				t.Errorf("answer = %v", r.body)
 			}
 		}},
-		{"validate unknown auth", "POST", "/validate", `{"id":"ldap","fields":{}}`, 400, message(`unknown authentication "ldap"`)},
+		{"validate unknown auth", "POST", "/validate", `{"id":"ldap","fields":{}}`, 401, message(`unknown authentication "ldap"`)},
 		{"validate no id", "POST", "/validate", `{"fields":{}}`, 400, message("id is required")},
 		{"validate malformed", "POST", "/validate", `{"id":`, 400, message("malformed JSON")},
 		{"validate wrong type", "POST", "/validate", `{"id":5}`, 400, message("id: want string")},
@@ -232,7 +232,12 @@ func TestEndpoints(t *testing.T) {
 		}},
 		{"action failing", "POST", "/api/v1/automations/action/execute", `{"action":{"action":"notify","args":{"text":"hi"}}}`, 400, message("to is required")},
 		{"action unknown", "POST", "/api/v1/automations/action/execute", `{"action":{"action":"launch"}}`, 400, message(`unknown action "launch"`)},
-		{"action unknown arg", "POST", "/api/v1/automations/action/execute", `{"action":{"action":"notify","args":{"x":"1"}}}`, 400, message(`no argument "x"`)},
+		{"action stale arg dropped", "POST", "/api/v1/automations/action/execute", `{"action":{"action":"notify","args":{"x":"1","to":"bob"}}}`, 200, func(t *testing.T, r response) {
+			if _, ok := s.action.Args["x"]; ok || s.action.Args.String("to") != "bob" {
+				t.Errorf("args = %v, want the undeclared x dropped", s.action.Args)
+			}
+		}},
+		{"action arg of bad type", "POST", "/api/v1/automations/action/execute", `{"action":{"action":"notify","args":{"to":{"a":1}}}}`, 400, message("action.args.to: want a text value")},
 		{"action missing", "POST", "/api/v1/automations/action/execute", `{"account":{}}`, 400, message("action is required")},
 		{"oauth not declared", "POST", "/oauth2/v1/authorize", `{"callback_uri":"https://svc/cb","state":"s"}`, 404, message("does not serve")},
 		{"unknown route", "GET", "/nope", "", 404, message("not found")},
@@ -261,7 +266,7 @@ func TestEndpoints(t *testing.T) {
 
 func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 	app := &appkit.App{
-		Name: "Actions only", Version: "1", Logger: quietLogger(),
+		ID: "actions", Name: "Actions only", Version: "1", Logger: quietLogger(),
 		Auth:    []appkit.Auth{appkit.NoAuth()},
 		Actions: []appkit.Action{{ID: "a", Name: "A", Run: func(ctx contextT, r *appkit.ActionRequest) error { return nil }}},
 	}
@@ -292,7 +297,7 @@ func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 }
 
 func TestLogoURLRedirects(t *testing.T) {
-	app := &appkit.App{Name: "x", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()}, Logo: appkit.LogoURL("https://cdn.example.com/logo.svg"),
+	app := &appkit.App{ID: "x", Name: "x", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()}, Logo: appkit.LogoURL("https://cdn.example.com/logo.svg"),
 		Actions: []appkit.Action{{ID: "a", Name: "A", Run: func(contextT, *appkit.ActionRequest) error { return nil }}}}
 	r := call(t, handler(t, app), "GET", "/logo", "")
 	if r.status != http.StatusFound || r.header.Get("Location") != "https://cdn.example.com/logo.svg" {

@@ -14,7 +14,7 @@ import (
 )
 
 // A synchronization app: one type, token authentication, pages of two items
-// with a typed cursor.
+// with a typed cursor (here the test file's cursor struct {Offset int}).
 func ExampleApp_sync() {
 	books := []string{"Dune", "Emma", "Ulysses", "Walden", "Beloved"}
 	app := &appkit.App{
@@ -29,18 +29,18 @@ func ExampleApp_sync() {
 		Sync: &appkit.Sync{Types: []appkit.Type{{
 			ID: "book", Name: "Books",
 			Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Title")},
-			Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, next *int) (*appkit.Page[int], error) {
+			Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, cur *cursor) (*appkit.Page[cursor], error) {
 				from := 0
-				if next != nil {
-					from = *next
+				if cur != nil {
+					from = cur.Offset
 				}
 				to := min(from+2, len(books))
-				page := &appkit.Page[int]{}
+				page := &appkit.Page[cursor]{}
 				for i := from; i < to; i++ {
 					page.Items = append(page.Items, appkit.Item{"id": fmt.Sprint(i), "name": books[i]})
 				}
 				if to < len(books) {
-					page.Next = &to
+					page.Next = &cursor{Offset: to}
 				}
 				return page, nil
 			}),
@@ -59,12 +59,14 @@ func ExampleApp_sync() {
 		fmt.Print(rec.Code, " ", string(out))
 	}
 	post("/validate", `{"id":"token","fields":{"token":"demo"}}`)
-	post("/api/v1/synchronizer/data", `{"requestedType":"book","pagination":{"x":1}}`)
-	post("/api/v1/synchronizer/data", `{"requestedType":"book","pagination":4}`)
+	post("/api/v1/synchronizer/data", `{"requestedType":"book"}`)
+	post("/api/v1/synchronizer/data", `{"requestedType":"book","pagination":{"offset":4}}`)
+	post("/api/v1/synchronizer/data", `{"requestedType":"book","pagination":{"offset":"x"}}`)
 	// Output:
 	// 200 {"name":"Demo library"}
-	// 400 {"message":"pagination: not a cursor of this app: json: cannot unmarshal object into Go value of type int"}
+	// 200 {"items":[{"id":"0","name":"Dune"},{"id":"1","name":"Emma"}],"pagination":{"hasNext":true,"nextPageConfig":{"offset":2}},"synchronizationType":"full"}
 	// 200 {"items":[{"id":"4","name":"Beloved"}],"pagination":{"hasNext":false},"synchronizationType":"full"}
+	// 400 {"message":"pagination: not a cursor of this app: json: cannot unmarshal string into Go struct field cursor.offset of type int"}
 }
 
 // An external-action app: one action with two arguments.
@@ -109,7 +111,7 @@ func ExampleApp_actions() {
 // Checking a declaration at start: every problem is reported with its place.
 func ExampleApp_Check() {
 	app := &appkit.App{
-		Name: "Broken", Version: "1",
+		ID: "broken", Name: "Broken", Version: "1",
 		Auth: []appkit.Auth{appkit.NoAuth()},
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "task", Name: "Tasks", Fields: []appkit.Field{appkit.Text("name", "Name")}}}},
 	}

@@ -13,7 +13,9 @@ import (
 
 // Filter declares a synchronization filter offered to the user.
 type Filter struct {
-	ID    string
+	// ID is the key of the filter's value in requests.
+	ID string
+	// Title is the filter's label.
 	Title string
 	// Type is one of text, number, bool, datebox, date, list, multidropdown
 	// or highlightText.
@@ -23,7 +25,9 @@ type Filter struct {
 	// DatalistRequires names the filters whose values the datalist depends
 	// on; they arrive in DatalistRequest.DependsOn.
 	DatalistRequires []string
-	Optional         bool
+	// Optional filters may be left empty; filter/validate refuses a
+	// request without a value for a filter that is not optional.
+	Optional bool
 	// Secured values cannot be changed by a non-owner.
 	Secured bool
 	// EditorMode is "json" or "sql", required for highlightText.
@@ -45,8 +49,17 @@ func (f *Filter) check() error {
 	default:
 		return fmt.Errorf("filter %q: type %q is not a filter type", f.ID, f.Type)
 	}
-	if len(f.DatalistRequires) > 0 && f.Type != FieldList && f.Type != FieldMultiDropdown {
-		return fmt.Errorf("filter %q: datalist_requires applies to list and multidropdown filters only", f.ID)
+	if (f.Datalist || len(f.DatalistRequires) > 0) && f.Type != FieldList && f.Type != FieldMultiDropdown {
+		return fmt.Errorf("filter %q: datalist and datalist_requires apply to list and multidropdown filters only", f.ID)
+	}
+	if f.Default != nil {
+		raw, err := json.Marshal(f.Default)
+		if err != nil {
+			return fmt.Errorf("filter %q: default value: %v", f.ID, err)
+		}
+		if _, err := decodeFilterValue(f.Type, raw); err != nil {
+			return fmt.Errorf("filter %q: default value %s does not fit type %s: %v", f.ID, raw, f.Type, err)
+		}
 	}
 	return nil
 }
@@ -137,7 +150,7 @@ func decodeFilters(decls map[string]*Filter, raw map[string]json.RawMessage) (Fi
 	out.values = make(map[string]any, len(raw))
 	for id, msg := range raw {
 		d, declared := decls[id]
-		if !declared || isNull(msg) {
+		if !declared || isUnset(msg) {
 			continue
 		}
 		v, err := decodeFilterValue(d.Type, msg)
@@ -149,6 +162,12 @@ func decodeFilters(decls map[string]*Filter, raw map[string]json.RawMessage) (Fi
 		}
 	}
 	return out, nil
+}
+
+// isUnset reports a value that says "no value": null, or an empty string
+// (how forms submit an untouched field), for every filter type.
+func isUnset(msg json.RawMessage) bool {
+	return isNull(msg) || string(bytes.TrimSpace(msg)) == `""`
 }
 
 func isNull(msg json.RawMessage) bool {
@@ -180,10 +199,16 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("want a number")
 	case FieldBool:
 		var b bool
-		if err := json.Unmarshal(msg, &b); err != nil {
-			return nil, fmt.Errorf("want true or false")
+		if err := json.Unmarshal(msg, &b); err == nil {
+			return b, nil
 		}
-		return b, nil
+		var s string
+		if err := json.Unmarshal(msg, &s); err == nil {
+			if b, err := strconv.ParseBool(s); err == nil {
+				return b, nil
+			}
+		}
+		return nil, fmt.Errorf("want true or false")
 	case FieldDatebox:
 		var s string
 		if err := json.Unmarshal(msg, &s); err != nil {
@@ -194,11 +219,7 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 		}
 		return parseDay(s)
 	case FieldDate:
-		var r daterange.Range
-		if err := json.Unmarshal(msg, &r); err != nil {
-			return nil, fmt.Errorf("want a date range {_min, _max}: %v", err)
-		}
-		return r, nil
+		return decodeRange(msg)
 	case FieldList:
 		var v any
 		if err := json.Unmarshal(msg, &v); err != nil {
@@ -246,4 +267,37 @@ func parseDay(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("want a date as YYYY-MM-DD, got %q", s)
+}
+
+// decodeRange reads a date filter's {_min, _max}. It is lenient where the
+// daterange package's own decoder is strict: other keys (say, the statement
+// the user typed) are ignored, so a service that sends more than the spec
+// shows is not refused.
+func decodeRange(msg json.RawMessage) (daterange.Range, error) {
+	var wire struct {
+		Min *string `json:"_min"`
+		Max *string `json:"_max"`
+	}
+	var r daterange.Range
+	if err := json.Unmarshal(msg, &wire); err != nil {
+		return r, fmt.Errorf("want a date range {_min, _max}")
+	}
+	for _, side := range []struct {
+		s   *string
+		dst **time.Time
+		key string
+	}{{wire.Min, &r.Min, "_min"}, {wire.Max, &r.Max, "_max"}} {
+		if side.s == nil || *side.s == "" {
+			continue
+		}
+		t, err := daterange.ParseWireTime(*side.s)
+		if err != nil {
+			return r, fmt.Errorf("want a date range {_min, _max}: %s: %v", side.key, err)
+		}
+		*side.dst = &t
+	}
+	if r.Min != nil && r.Max != nil && r.Max.Before(*r.Min) {
+		return r, fmt.Errorf("want a date range {_min, _max}: _min is after _max")
+	}
+	return r, nil
 }

@@ -38,7 +38,10 @@ func FuzzRequestDecoding(f *testing.F) {
 		}
 		path := paths[pathIndex%len(paths)]
 		r := call(t, h, "POST", path, body)
-		if r.status >= 500 && !strings.Contains(body, "panic") && !strings.Contains(body, "fail") && !strings.Contains(body, "busy") {
+		// The test app answers 5xx on purpose for these filter and token
+		// values only (a panic, an upstream failure, a busy account).
+		deliberate := strings.Contains(body, `"panic"`) || strings.Contains(body, `"fail"`) || strings.Contains(body, `"busy"`)
+		if r.status >= 500 && !deliberate {
 			t.Fatalf("POST %s %q = %d %s", path, body, r.status, r.raw)
 		}
 		if r.status >= 400 {

@@ -59,7 +59,7 @@ func (s *server) validate(c *echo.Context) error {
 	s.noteSecrets(c, in.Fields)
 	au, ok := s.b.auths[in.ID]
 	if !ok {
-		return BadRequest("id: unknown authentication %q", in.ID)
+		return InvalidAccount("id: unknown authentication %q", in.ID)
 	}
 	var res map[string]any
 	switch {
@@ -71,7 +71,7 @@ func (s *server) validate(c *echo.Context) error {
 			return oauthValidateFailure(err)
 		}
 		res = out
-	case au.OAuth1 != nil && au.Validate == nil:
+	case au.OAuth1 != nil:
 		out, err := au.OAuth1.Validate(c.Request().Context(), in.Fields)
 		if err != nil {
 			return oauthValidateFailure(err)
@@ -90,6 +90,9 @@ func (s *server) validate(c *echo.Context) error {
 			res[k] = val
 		}
 		res["name"] = v.Name
+	}
+	if res == nil {
+		res = map[string]any{}
 	}
 	if n, _ := res["name"].(string); n == "" {
 		res["name"] = s.app.Name
@@ -186,7 +189,7 @@ func (s *server) data(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req := &DataRequest{Request: base, RequestedType: in.RequestedType, OperationID: in.OperationID, Version: in.Version, Schema: in.Schema}
+	req := &DataRequest{Request: base, RequestedType: in.RequestedType, OperationID: string(in.OperationID), Version: string(in.Version), Schema: in.Schema}
 	if in.LastSynchronizedAt != nil && *in.LastSynchronizedAt != "" {
 		ts, err := parseSyncTime(*in.LastSynchronizedAt)
 		if err != nil {
@@ -276,6 +279,9 @@ func (s *server) resource(c *echo.Context) error {
 	}
 	res, err := s.app.Sync.Resource(c.Request().Context(), &ResourceRequest{Request: base, Params: in.Params})
 	if err != nil {
+		if res != nil && res.Body != nil {
+			res.Body.Close()
+		}
 		return err
 	}
 	if res == nil || res.Body == nil {
@@ -288,7 +294,7 @@ func (s *server) resource(c *echo.Context) error {
 		ct = "application/octet-stream"
 	}
 	h.Set("Content-Type", ct)
-	if res.Size >= 0 {
+	if res.Size > 0 {
 		h.Set("Content-Length", strconv.FormatInt(res.Size, 10))
 	}
 	if res.Name != "" {
@@ -369,21 +375,14 @@ func (s *server) webhookTransform(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	out := make(map[string][]any, len(data))
 	for typ, items := range data {
 		if _, ok := s.b.types[typ]; !ok {
 			return NewError(http.StatusInternalServerError, "webhook transform returned items of undeclared type %q", typ)
 		}
-		for _, it := range items {
-			if m, ok := it.(Item); ok {
-				if _, has := m[protocol.SyncAction]; !has {
-					m[protocol.SyncAction] = protocol.ActionSet
-				}
-			}
-		}
+		out[typ] = withSyncAction(items)
 	}
-	if data == nil {
-		data = map[string][]any{}
-	}
+	data = out
 	return writeJSON(c.Response(), http.StatusOK, protocol.WebhookTransformResponse{Data: data})
 }
 
@@ -397,25 +396,29 @@ func (s *server) actionExecute(c *echo.Context) error {
 	if !ok {
 		return BadRequest("action.action: unknown action %q", in.Action.Action)
 	}
+	args := make(Args, len(in.Action.Args))
 	for id, v := range in.Action.Args {
 		known := false
 		for _, a := range ac.Args {
 			known = known || a.ID == id
 		}
 		if !known {
-			return BadRequest("action.args: action %q has no argument %q", ac.ID, id)
+			// An automation saved before the argument was removed still
+			// runs: the stale argument is dropped, not refused.
+			continue
 		}
 		switch v.(type) {
 		case string, float64, bool, nil:
 		default:
 			return BadRequest("action.args.%s: want a text value", id)
 		}
+		args[id] = v
 	}
 	base, err := s.request(c, in.Account, nil, nil)
 	if err != nil {
 		return err
 	}
-	if err := ac.Run(c.Request().Context(), &ActionRequest{Request: base, Action: ac.ID, Args: Args(in.Action.Args)}); err != nil {
+	if err := ac.Run(c.Request().Context(), &ActionRequest{Request: base, Action: ac.ID, Args: args}); err != nil {
 		return err
 	}
 	return writeJSON(c.Response(), http.StatusOK, struct{}{})

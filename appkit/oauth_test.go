@@ -22,17 +22,17 @@ import (
 // oauthApp is a sync app whose data handler lists the provider's items with
 // the account's authenticated client.
 func oauthApp(auth appkit.Auth, itemsURL string, logger *zerolog.Logger) *appkit.App {
-	return &appkit.App{Name: "OAuth app", Version: "1", Logger: logger, Auth: []appkit.Auth{auth},
+	return &appkit.App{ID: "oauth-app", Name: "OAuth app", Version: "1", Logger: logger, Auth: []appkit.Auth{auth},
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "item", Name: "Items",
 			Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Title")},
-			Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, page *int) (*appkit.Page[int], error) {
+			Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, page *cursor) (*appkit.Page[cursor], error) {
 				client, err := r.HTTPClient(ctx)
 				if err != nil {
 					return nil, err
 				}
 				n := 1
 				if page != nil {
-					n = *page
+					n = page.Offset
 				}
 				req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s?page=%d", itemsURL, n), nil)
 				resp, err := client.Do(req)
@@ -50,12 +50,12 @@ func oauthApp(auth appkit.Auth, itemsURL string, logger *zerolog.Logger) *appkit
 				if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 					return nil, err
 				}
-				p := &appkit.Page[int]{}
+				p := &appkit.Page[cursor]{}
 				for _, it := range body.Items {
 					p.Items = append(p.Items, appkit.Item{"id": it.ID, "name": it.Title})
 				}
 				if body.Next > 0 {
-					p.Next = &body.Next
+					p.Next = &cursor{Offset: body.Next}
 				}
 				return p, nil
 			}),

@@ -100,9 +100,11 @@ type DatalistRequest struct {
 	DependsOn Filters
 }
 
-// Option is one option of a datalist: Title is shown, Value is stored.
+// Option is one option of a datalist.
 type Option struct {
+	// Title is shown to the user.
 	Title string
+	// Value is stored in the filter and sent back in later requests.
 	Value any
 }
 

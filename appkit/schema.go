@@ -84,15 +84,24 @@ type Relation struct {
 // [Number], [Date], [TextArray] or [Ref]/[Refs] and refine it with the
 // chainable methods; the zero Field is not valid.
 type Field struct {
-	ID          string
-	Name        string
-	Kind        Kind
-	SubType     SubType
+	// ID is the key of the field's value in items.
+	ID string
+	// Name is the field's display name.
+	Name string
+	// Kind is the field's type: id, text, number, date or array[text].
+	Kind Kind
+	// SubType refines Kind (url, email, integer, md, day, ...).
+	SubType SubType
+	// Description is shown as help.
 	Description string
-	Order       int
-	Readonly    bool
-	Ignore      bool
-	Relation    *Relation
+	// Order is the display order (0: unspecified).
+	Order int
+	// Readonly: the field's name and type cannot be modified.
+	Readonly bool
+	// Ignore hides the field in the fields catalog.
+	Ignore bool
+	// Relation, when set, makes the field hold related ids.
+	Relation *Relation
 	// Format is the number format (NOTES.md: Money, Percent or Number).
 	Format *protocol.NumberFormat
 	// Options of a single-select, multi-select or workflow field.

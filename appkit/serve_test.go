@@ -24,7 +24,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 
 	release := make(chan struct{})
 	started := make(chan struct{})
-	app := &appkit.App{Name: "slow", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
+	app := &appkit.App{ID: "slow", Name: "slow", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Actions: []appkit.Action{{ID: "wait", Name: "Wait", Run: func(ctx context.Context, r *appkit.ActionRequest) error {
 			close(started)
 			<-release
@@ -50,7 +50,11 @@ func TestServeShutsDownGracefully(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	<-started
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("Serve returned %v before serving", err)
+	}
 	cancel() // shutdown begins while the request is in flight
 	select {
 	case err := <-done:
@@ -83,7 +87,7 @@ func TestServeRefusesInvalidApp(t *testing.T) {
 }
 
 func TestComputedSchema(t *testing.T) {
-	app := &appkit.App{Name: "dyn", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
+	app := &appkit.App{ID: "dyn", Name: "dyn", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
 			Filters: []appkit.Filter{{ID: "extra", Title: "Extra field", Type: appkit.FieldText, Optional: true}},
 			Types: []appkit.Type{{ID: "row", Name: "Rows",

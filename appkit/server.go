@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"runtime/debug"
@@ -98,9 +100,10 @@ func (a *App) routes(b *built) http.Handler {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.middleware)
 
-	e.GET(protocol.PathDescriptor, s.descriptor)
+	getOrHead := []string{http.MethodGet, http.MethodHead}
+	e.Match(getOrHead, protocol.PathDescriptor, s.descriptor)
 	e.POST(protocol.PathValidate, s.validate)
-	e.GET(protocol.PathLogo, s.logo)
+	e.Match(getOrHead, protocol.PathLogo, s.logo)
 
 	sync := a.Sync
 	e.POST(protocol.PathConfig, s.when(sync != nil, s.config))
@@ -221,6 +224,8 @@ func (s *server) handleError(c *echo.Context, err error) {
 	status, body := http.StatusInternalServerError, protocol.ErrorBody{Message: err.Error()}
 	var ae *Error
 	var mbe *http.MaxBytesError
+	var ue *url.Error
+	var ne net.Error
 	switch {
 	case errors.As(err, &ae):
 		status, body.Message, body.TryLater = ae.Status, ae.Error(), ae.TryLater
@@ -236,12 +241,20 @@ func (s *server) handleError(c *echo.Context, err error) {
 		status, body.Message = http.StatusMethodNotAllowed, "method not allowed"
 	case errors.Is(err, context.Canceled):
 		status, body.Message, body.TryLater = http.StatusServiceUnavailable, "request cancelled", true
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		status, body.TryLater = http.StatusServiceUnavailable, true
+		body.Message = "timed out: " + upstreamText(err)
+	case errors.As(err, &ue):
+		// An outgoing call failed: name the host, not the URL (its path and
+		// query may hold keys).
+		body.Message = upstreamText(err)
 	default:
 		if sc := echo.StatusCode(err); sc != 0 {
 			status = sc
 			body.Message = http.StatusText(sc)
 		}
 	}
+	body.Message = redact(body.Message, details(c).secrets)
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}
@@ -253,6 +266,23 @@ func (s *server) handleError(c *echo.Context, err error) {
 		return
 	}
 	_ = writeJSON(c.Response(), status, body)
+}
+
+// upstreamText describes a failed outgoing call by its host and cause only.
+func upstreamText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		host := ue.URL
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			host = u.Host
+		}
+		cause := ue.Err.Error()
+		if errors.Is(ue.Err, context.DeadlineExceeded) {
+			cause = "deadline exceeded"
+		}
+		return fmt.Sprintf("call to %s failed: %s", host, cause)
+	}
+	return err.Error()
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -337,7 +367,11 @@ func decodeBody(data []byte, v any) error {
 
 // Serve serves the app on srv's address until ctx is cancelled, then shuts
 // down gracefully (waiting up to 15 s for requests in flight). Zero timeouts
-// of srv get safe defaults.
+// of srv get safe defaults: 10 s to read headers, 60 s to read a request,
+// 5 minutes to write an answer (a longer resource stream is cut: raise
+// WriteTimeout for big files), 2 minutes idle. When srv.TLSConfig holds a
+// certificate (Certificates or GetCertificate), it serves HTTPS, as the spec
+// recommends.
 func Serve(ctx context.Context, srv *http.Server, app *App) error {
 	h, err := app.Handler()
 	if err != nil {
@@ -360,7 +394,13 @@ func Serve(ctx context.Context, srv *http.Server, app *App) error {
 		srv.MaxHeaderBytes = 64 << 10
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() {
+		if tc := srv.TLSConfig; tc != nil && (len(tc.Certificates) > 0 || tc.GetCertificate != nil) {
+			errc <- srv.ListenAndServeTLS("", "")
+			return
+		}
+		errc <- srv.ListenAndServe()
+	}()
 	select {
 	case err := <-errc:
 		return err

@@ -142,7 +142,7 @@ type WebhooksConfig struct {
 
 // ConfigRequest is the body of POST config.
 type ConfigRequest struct {
-	Account map[string]any `json:"account"`
+	Account Object `json:"account"`
 }
 
 // ConfigResponse is the answer of POST config.
@@ -154,9 +154,9 @@ type ConfigResponse struct {
 
 // SchemaRequest is the body of POST schema.
 type SchemaRequest struct {
-	Types   []string                   `json:"types" validate:"required,min=1,dive,required"`
-	Filter  map[string]json.RawMessage `json:"filter"`
-	Account map[string]any             `json:"account"`
+	Types   []string `json:"types" validate:"required,min=1,dive,required"`
+	Filter  Values   `json:"filter"`
+	Account Object   `json:"account"`
 }
 
 // Schema maps a type id to its fields by field id.
@@ -195,15 +195,15 @@ type Relation struct {
 
 // DataRequest is the body of POST data.
 type DataRequest struct {
-	RequestedType      string                     `json:"requestedType" validate:"required"`
-	Types              []string                   `json:"types"`
-	Filter             map[string]json.RawMessage `json:"filter"`
-	Account            map[string]any             `json:"account"`
-	Pagination         json.RawMessage            `json:"pagination"`
-	LastSynchronizedAt *string                    `json:"lastSynchronizedAt"`
-	OperationID        string                     `json:"operationId,omitempty"`
-	Version            string                     `json:"version,omitempty"`
-	Schema             json.RawMessage            `json:"schema,omitempty"`
+	RequestedType      string          `json:"requestedType" validate:"required"`
+	Types              []string        `json:"types"`
+	Filter             Values          `json:"filter"`
+	Account            Object          `json:"account"`
+	Pagination         json.RawMessage `json:"pagination"`
+	LastSynchronizedAt *string         `json:"lastSynchronizedAt"`
+	OperationID        LooseString     `json:"operationId,omitempty"`
+	Version            LooseString     `json:"version,omitempty"`
+	Schema             json.RawMessage `json:"schema,omitempty"`
 }
 
 // DataResponse is the answer of POST data.
@@ -221,10 +221,10 @@ type Pagination struct {
 
 // DatalistRequest is the body of POST datalist.
 type DatalistRequest struct {
-	Types     []string                   `json:"types"`
-	Account   map[string]any             `json:"account"`
-	Field     string                     `json:"field" validate:"required"`
-	DependsOn map[string]json.RawMessage `json:"dependsOn"`
+	Types     []string `json:"types"`
+	Account   Object   `json:"account"`
+	Field     string   `json:"field" validate:"required"`
+	DependsOn Values   `json:"dependsOn"`
 }
 
 // DatalistItem is one option of a datalist.
@@ -240,18 +240,18 @@ type DatalistResponse struct {
 
 // FilterValidateRequest is the body of POST filter/validate.
 type FilterValidateRequest struct {
-	Types   []string                   `json:"types"`
-	Filter  map[string]json.RawMessage `json:"filter"`
-	Account map[string]any             `json:"account"`
+	Types   []string `json:"types"`
+	Filter  Values   `json:"filter"`
+	Account Object   `json:"account"`
 }
 
 // WebhookRequest is the body of POST and DELETE webhooks.
 type WebhookRequest struct {
-	Types   []string                   `json:"types"`
-	Filter  map[string]json.RawMessage `json:"filter"`
-	Account map[string]any             `json:"account"`
-	URL     string                     `json:"url,omitempty"`
-	Webhook *Webhook                   `json:"webhook"`
+	Types   []string `json:"types"`
+	Filter  Values   `json:"filter"`
+	Account Object   `json:"account"`
+	URL     string   `json:"url,omitempty"`
+	Webhook *Webhook `json:"webhook"`
 }
 
 // Webhook is the app-defined webhook object that the service stores and
@@ -264,7 +264,7 @@ type Webhook struct {
 
 // WebhookVerifyRequest is the body of POST webhooks/verify.
 type WebhookVerifyRequest struct {
-	Params  map[string]any  `json:"params"`
+	Params  Object          `json:"params"`
 	Payload json.RawMessage `json:"payload"`
 }
 
@@ -275,11 +275,11 @@ type WebhookVerifyResponse struct {
 
 // WebhookTransformRequest is the body of POST webhooks/transform.
 type WebhookTransformRequest struct {
-	Params  map[string]any             `json:"params"`
-	Payload json.RawMessage            `json:"payload"`
-	Types   []string                   `json:"types"`
-	Filter  map[string]json.RawMessage `json:"filter"`
-	Account map[string]any             `json:"account"`
+	Params  Object          `json:"params"`
+	Payload json.RawMessage `json:"payload"`
+	Types   []string        `json:"types"`
+	Filter  Values          `json:"filter"`
+	Account Object          `json:"account"`
 }
 
 // WebhookTransformResponse is the answer of POST webhooks/transform.
@@ -289,28 +289,28 @@ type WebhookTransformResponse struct {
 
 // ResourceRequest is the body of POST resource (NOTES.md).
 type ResourceRequest struct {
-	Types   []string                   `json:"types"`
-	Account map[string]any             `json:"account"`
-	Filter  map[string]json.RawMessage `json:"filter"`
-	Params  map[string]any             `json:"params"`
+	Types   []string `json:"types"`
+	Account Object   `json:"account"`
+	Filter  Values   `json:"filter"`
+	Params  Object   `json:"params"`
 }
 
 // ActionExecuteRequest is the body of POST action/execute.
 type ActionExecuteRequest struct {
-	Action  ActionCall     `json:"action" validate:"required"`
-	Account map[string]any `json:"account"`
+	Action  ActionCall `json:"action" validate:"required"`
+	Account Object     `json:"account"`
 }
 
 // ActionCall names the action to run and its arguments.
 type ActionCall struct {
-	Action string         `json:"action" validate:"required"`
-	Args   map[string]any `json:"args"`
+	Action string `json:"action" validate:"required"`
+	Args   Object `json:"args"`
 }
 
 // ValidateRequest is the body of POST /validate.
 type ValidateRequest struct {
-	ID     string         `json:"id" validate:"required"`
-	Fields map[string]any `json:"fields"`
+	ID     string `json:"id" validate:"required"`
+	Fields Object `json:"fields"`
 }
 
 // ErrorBody is the body of every failure.
