@@ -65,6 +65,7 @@ func newApp(cfg Config) *appkit.App {
 	}
 	return &appkit.App{
 		ID:          "oauth2app",
+		Type:        "custom",
 		Name:        "OAuth 2 items",
 		Version:     "1.0.0",
 		Description: "Synchronizes the items of an API protected by OAuth 2.",
@@ -79,13 +80,18 @@ func newApp(cfg Config) *appkit.App {
 	}
 }
 
-// itemsPage loads one page of items; the cursor is the provider's page
-// number.
-func itemsPage(api string) appkit.PageFunc[int] {
-	return func(ctx context.Context, req *appkit.DataRequest, cursor *int) (*appkit.Page[int], error) {
+// pageCursor is the page cursor: the provider's page number (an object on
+// the wire, as the spec makes nextPageConfig).
+type pageCursor struct {
+	Page int `json:"page"`
+}
+
+// itemsPage loads one page of items.
+func itemsPage(api string) appkit.PageFunc[pageCursor] {
+	return func(ctx context.Context, req *appkit.DataRequest, cursor *pageCursor) (*appkit.Page[pageCursor], error) {
 		page := 1
 		if cursor != nil {
-			page = *cursor
+			page = cursor.Page
 		}
 		if page < 1 {
 			return nil, appkit.BadRequest("pagination: page %d is not a page number", page)
@@ -104,7 +110,7 @@ func itemsPage(api string) appkit.PageFunc[int] {
 		if err := getJSON(ctx, c, api+"/items?page="+strconv.Itoa(page), &out); err != nil {
 			return nil, err
 		}
-		p := &appkit.Page[int]{Items: make([]any, 0, len(out.Items))}
+		p := &appkit.Page[pageCursor]{Items: make([]any, 0, len(out.Items))}
 		for _, it := range out.Items {
 			if it.ID == "" {
 				return nil, fmt.Errorf("the provider answered an item without an id on page %d", page)
@@ -112,8 +118,7 @@ func itemsPage(api string) appkit.PageFunc[int] {
 			p.Items = append(p.Items, appkit.Item{"id": it.ID, "name": it.Title})
 		}
 		if out.Next > page { // a next page that does not move forward would loop
-			next := out.Next
-			p.Next = &next
+			p.Next = &pageCursor{Page: out.Next}
 		}
 		return p, nil
 	}

@@ -30,8 +30,8 @@
 //
 // # Delta synchronization
 //
-// When the data request carries lastSynchronizedAt, task pages answer delta
-// relative to cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for
+// When the data request carries lastSynchronizedAt and neither the due nor
+// the projects filter is set, task pages answer delta relative to cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for
 // clock skew between the service and the app and for runs that overlapped
 // an update; NOTES.md advises a margin):
 //
@@ -42,6 +42,11 @@
 //   - a task deleted after the cutoff, or moved out of the status filter:
 //     REMOVE (when the service may hold it);
 //   - anything else is left out.
+//
+// With a due or projects filter, pages answer full: those filters may select
+// other tasks than at the last run (a relative due range such as "this week"
+// moves by itself), which a delta could not express. The status filter is
+// handled inside delta: a task that leaves it is removed.
 //
 // Projects never change after creation and are always answered full.
 //
@@ -350,7 +355,10 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 	}
 	q := t.query(req.Filter)
 	now := t.now().UTC()
-	delta := !req.LastSynchronizedAt.IsZero()
+	// Delta only when the task set cannot have moved under the filters: a
+	// due range (often relative: "this week") or a project selection may
+	// differ from the last run's, so those runs answer full.
+	delta := !req.LastSynchronizedAt.IsZero() && !req.Filter.Has(FilterDue) && !req.Filter.Has(FilterProjects)
 	cutoff := req.LastSynchronizedAt.Add(-SafetyMargin)
 	page := &appkit.Page[Cursor]{Items: make([]any, 0, 64)}
 	if delta {

@@ -114,7 +114,7 @@ func TestValidate(t *testing.T) {
 		{"empty token", `{"id":"token","fields":{"token":""}}`, 401, `token is missing`},
 		{"missing token", `{"id":"token","fields":{}}`, 401, `token is missing`},
 		{"missing id", `{"fields":{"token":"demo"}}`, 400, `id is required`},
-		{"unknown authentication", `{"id":"basic","fields":{"token":"demo"}}`, 400, `unknown authentication`},
+		{"unknown authentication", `{"id":"basic","fields":{"token":"demo"}}`, 401, `unknown authentication`},
 		{"malformed JSON", `{"id":"token",`, 400, `malformed JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -187,7 +187,8 @@ func walk(t *testing.T, h http.Handler, req map[string]any) ([]map[string]any, i
 			t.Fatalf("page %d: %d items (nil: %v)", pages, len(p.Items), p.Items == nil)
 		}
 		wantType := "full"
-		if req["lastSynchronizedAt"] != nil && req["requestedType"] == "task" {
+		f, _ := req["filter"].(map[string]any)
+		if req["lastSynchronizedAt"] != nil && req["requestedType"] == "task" && f["due"] == nil && f["projects"] == nil {
 			wantType = "delta"
 		}
 		if p.SynchronizationType != wantType {
@@ -361,7 +362,6 @@ func TestDelta(t *testing.T) {
 	}{
 		{"no filter", nil},
 		{"status filter", map[string]any{"status": []string{"todo", "doing"}}},
-		{"project filter", map[string]any{"projects": []string{"p2"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -379,7 +379,7 @@ func TestDelta(t *testing.T) {
 			dreq["lastSynchronizedAt"] = last.Format(time.RFC3339)
 			delta, _ := walk(t, h, dreq)
 			sets, removes := apply(store, delta, t)
-			if sets == 0 || removes == 0 && tc.filter["projects"] == nil {
+			if sets == 0 || removes == 0 {
 				t.Errorf("delta has %d SET and %d REMOVE items; the test wants both", sets, removes)
 			}
 			if sets+removes >= len(before) {
@@ -405,6 +405,29 @@ func TestDelta(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A run with a due or projects filter answers full even after a previous
+// run: those filters may select other tasks than last time (a relative due
+// range moves by itself), which a delta cannot express.
+func TestFilteredRunsAnswerFull(t *testing.T) {
+	h := newHandler(t, Config{Projects: 5, Tasks: 3000})
+	last := testNow.Add(-30 * 24 * time.Hour)
+	for _, filter := range []map[string]any{
+		{"projects": []string{"p2"}},
+		{"due": map[string]any{"_min": "2026-01-01T00:00:00.000", "_max": nil}},
+	} {
+		req := func() map[string]any {
+			return map[string]any{"requestedType": "task", "account": demo, "filter": filter}
+		}
+		full, _ := walk(t, h, req())
+		after := req()
+		after["lastSynchronizedAt"] = last.Format(time.RFC3339)
+		again, _ := walk(t, h, after) // walk checks synchronizationType full
+		if len(full) == 0 || !reflect.DeepEqual(full, again) {
+			t.Errorf("filter %v: %d items without lastSynchronizedAt, %d with; want the same full set", filter, len(full), len(again))
+		}
 	}
 }
 
