@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/httpjson"
 	"github.com/google/uuid"
 )
 
@@ -134,16 +135,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, PUT")
-		writeMessage(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on a document (use GET or PUT)")
+		httpjson.Message(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on a document (use GET or PUT)")
 		return
 	}
 	format, err := ParseFormat(r.URL.Query().Get("format"))
 	if err != nil {
-		writeMessage(w, http.StatusBadRequest, "unknown format "+fmt.Sprintf("%q", r.URL.Query().Get("format"))+": use md, html or json")
+		httpjson.Message(w, http.StatusBadRequest, "unknown format "+fmt.Sprintf("%q", r.URL.Query().Get("format"))+": use md, html or json")
 		return
 	}
 	if !wellFormed(secret) {
-		writeMessage(w, http.StatusNotFound, "document not found")
+		httpjson.Message(w, http.StatusNotFound, "document not found")
 		return
 	}
 	if h.Exists != nil {
@@ -153,7 +154,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !ok {
-			writeMessage(w, http.StatusNotFound, "document not found")
+			httpjson.Message(w, http.StatusNotFound, "document not found")
 			return
 		}
 	}
@@ -177,7 +178,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, Document{Secret: secret, Content: content})
+	httpjson.Write(w, http.StatusOK, Document{Secret: secret, Content: content})
 }
 
 // put decodes and stores the body; it answers the error itself and reports
@@ -191,32 +192,32 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, secret string, for
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeMessage(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
 			return false
 		}
-		writeMessage(w, http.StatusBadRequest, "cannot read the body")
+		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
 		return false
 	}
 	var body putBody
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&body); err != nil || dec.More() {
-		writeMessage(w, http.StatusBadRequest, `the body must be a JSON object {"content": "..."}`)
+		httpjson.Message(w, http.StatusBadRequest, `the body must be a JSON object {"content": "..."}`)
 		return false
 	}
 	if len(body.Content) == 0 || string(body.Content) == "null" {
-		writeMessage(w, http.StatusBadRequest, `the body has no "content"`)
+		httpjson.Message(w, http.StatusBadRequest, `the body has no "content"`)
 		return false
 	}
 	var content string
 	if body.Content[0] == '"' {
 		if err := json.Unmarshal(body.Content, &content); err != nil {
-			writeMessage(w, http.StatusBadRequest, `"content" is not a valid string`)
+			httpjson.Message(w, http.StatusBadRequest, `"content" is not a valid string`)
 			return false
 		}
 	} else if format == FormatJSON && body.Content[0] == '{' {
 		content = string(body.Content)
 	} else {
-		writeMessage(w, http.StatusBadRequest, `"content" must be a string (or, with format=json, the document tree)`)
+		httpjson.Message(w, http.StatusBadRequest, `"content" must be a string (or, with format=json, the document tree)`)
 		return false
 	}
 	markdown, err := h.convert(r.Context(), func() (string, error) {
@@ -232,10 +233,10 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, secret string, for
 			return false
 		}
 		if errors.Is(err, ErrTree) {
-			writeMessage(w, http.StatusBadRequest, err.Error())
+			httpjson.Message(w, http.StatusBadRequest, err.Error())
 			return false
 		}
-		writeMessage(w, http.StatusBadRequest, "cannot convert the content from "+string(format))
+		httpjson.Message(w, http.StatusBadRequest, "cannot convert the content from "+string(format))
 		return false
 	}
 	if err := h.Store.Put(r.Context(), secret, markdown); err != nil {
@@ -250,9 +251,9 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, secret string, for
 func (h *Handler) limitError(w http.ResponseWriter, r *http.Request, err error) bool {
 	switch {
 	case errors.Is(err, errTooComplex):
-		writeMessage(w, http.StatusUnprocessableEntity, "the document is too complex to convert")
+		httpjson.Message(w, http.StatusUnprocessableEntity, "the document is too complex to convert")
 	case r.Context().Err() != nil:
-		writeMessage(w, http.StatusServiceUnavailable, "the request was cancelled or timed out")
+		httpjson.Message(w, http.StatusServiceUnavailable, "the request was cancelled or timed out")
 	default:
 		return false
 	}
@@ -263,7 +264,7 @@ func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	if h.OnError != nil {
 		h.OnError(r, err)
 	}
-	writeMessage(w, http.StatusInternalServerError, "internal error")
+	httpjson.Message(w, http.StatusInternalServerError, "internal error")
 }
 
 // wellFormed reports whether s is a UUID in its canonical 36-character form.
@@ -273,20 +274,4 @@ func wellFormed(s string) bool {
 	}
 	_, err := uuid.Parse(s)
 	return err == nil
-}
-
-func writeMessage(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"message": msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"message":"internal error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
 }

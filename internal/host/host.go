@@ -39,6 +39,7 @@ import (
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/httpjson"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
 )
@@ -203,7 +204,7 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/commands", methods(h.withToken(h.limitBody(h.commands)), http.MethodPost))
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeMessage(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
+		httpjson.Message(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
 	})
 	return h.logRequests(h.recoverPanics(h.timeout(mux)))
 }

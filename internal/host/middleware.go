@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/httpjson"
 )
 
 // reqInfo is what the log line of a request tells, filled in by the layers
@@ -132,7 +132,7 @@ func (h *Host) recoverPanics(next http.Handler) http.Handler {
 			h.log.Error().Str("panic", fmt.Sprint(p)).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).
 				Bytes("stack", debug.Stack()).Msg("panic in handler")
 			if sw.status == 0 {
-				writeMessage(sw, http.StatusInternalServerError, "internal error")
+				httpjson.Message(sw, http.StatusInternalServerError, "internal error")
 			}
 		}()
 		next.ServeHTTP(sw, r)
@@ -159,7 +159,7 @@ func methods(next http.Handler, allowed ...string) http.Handler {
 			}
 		}
 		w.Header().Set("Allow", allow)
-		writeMessage(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here (allowed: "+allow+")")
+		httpjson.Message(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here (allowed: "+allow+")")
 	})
 }
 
@@ -167,7 +167,7 @@ func methods(next http.Handler, allowed ...string) http.Handler {
 func (h *Host) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > h.cfg.MaxBody {
-			writeMessage(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.cfg.MaxBody))
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.cfg.MaxBody))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
@@ -206,18 +206,18 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 		value, err := ParseAuthorization(r.Header.Get("Authorization"))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			writeMessage(w, http.StatusUnauthorized, err.Error())
+			httpjson.Message(w, http.StatusUnauthorized, err.Error())
 			return
 		}
 		u, tok, err := h.auth.Authenticate(r.Context(), value)
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			writeMessage(w, http.StatusUnauthorized, "invalid API token")
+			httpjson.Message(w, http.StatusUnauthorized, "invalid API token")
 			return
 		}
 		if err != nil {
 			h.logError(r, err)
-			writeMessage(w, http.StatusInternalServerError, "internal error")
+			httpjson.Message(w, http.StatusInternalServerError, "internal error")
 			return
 		}
 		ri := info(r.Context())
@@ -236,7 +236,7 @@ func tooMany(w http.ResponseWriter, retry time.Duration, msg string) {
 		secs = 1
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeMessage(w, http.StatusTooManyRequests, msg)
+	httpjson.Message(w, http.StatusTooManyRequests, msg)
 }
 
 // withSession authenticates the session cookie (401 otherwise). The
@@ -245,17 +245,17 @@ func (h *Host) withSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(SessionCookie)
 		if err != nil {
-			writeMessage(w, http.StatusUnauthorized, "sign in first: this endpoint accepts only the session cookie of POST /api/login")
+			httpjson.Message(w, http.StatusUnauthorized, "sign in first: this endpoint accepts only the session cookie of POST /api/login")
 			return
 		}
 		u, err := h.auth.SessionUser(r.Context(), c.Value)
 		if errors.Is(err, auth.ErrUnauthenticated) {
-			writeMessage(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
+			httpjson.Message(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
 			return
 		}
 		if err != nil {
 			h.logError(r, err)
-			writeMessage(w, http.StatusInternalServerError, "internal error")
+			httpjson.Message(w, http.StatusInternalServerError, "internal error")
 			return
 		}
 		info(r.Context()).userID = u.ID
@@ -271,7 +271,7 @@ func (h *Host) sameOrigin(next http.Handler) http.Handler {
 			if o := r.Header.Get("Origin"); o != "" {
 				u, err := url.Parse(o)
 				if err != nil || u.Host != r.Host {
-					writeMessage(w, http.StatusForbidden, "cross-origin request refused")
+					httpjson.Message(w, http.StatusForbidden, "cross-origin request refused")
 					return
 				}
 			}
@@ -288,21 +288,4 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-func writeMessage(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"message": msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"message":"internal error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/httpjson"
 )
 
 // readSmallJSON decodes a small JSON object body into v; an empty body
@@ -19,17 +20,17 @@ func readSmallJSON(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) 
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeMessage(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxSmallBody))
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxSmallBody))
 			return false
 		}
-		writeMessage(w, http.StatusBadRequest, "cannot read the body")
+		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
 		return false
 	}
 	if len(raw) == 0 && emptyOK {
 		return true
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		writeMessage(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
+		httpjson.Message(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
 		return false
 	}
 	return true
@@ -68,12 +69,12 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 	}
 	sid, u, err := h.auth.Login(r.Context(), body.Email, body.Password)
 	if errors.Is(err, auth.ErrInvalidCredentials) {
-		writeMessage(w, http.StatusUnauthorized, "invalid e-mail or password")
+		httpjson.Message(w, http.StatusUnauthorized, "invalid e-mail or password")
 		return
 	}
 	if err != nil {
 		h.logError(r, err)
-		writeMessage(w, http.StatusInternalServerError, "internal error")
+		httpjson.Message(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	info(r.Context()).userID = u.ID
@@ -88,7 +89,7 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteLaxMode,
 	})
-	writeJSON(w, http.StatusOK, u)
+	httpjson.Write(w, http.StatusOK, u)
 }
 
 // logout ends the session of the cookie, if any, and clears the cookie.
@@ -96,7 +97,7 @@ func (h *Host) logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		if err := h.auth.Logout(r.Context(), c.Value); err != nil {
 			h.logError(r, err)
-			writeMessage(w, http.StatusInternalServerError, "internal error")
+			httpjson.Message(w, http.StatusInternalServerError, "internal error")
 			return
 		}
 	}
@@ -125,10 +126,10 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 		list, err := h.auth.ListTokens(r.Context(), u.ID)
 		if err != nil {
 			h.logError(r, err)
-			writeMessage(w, http.StatusInternalServerError, "internal error")
+			httpjson.Message(w, http.StatusInternalServerError, "internal error")
 			return
 		}
-		writeJSON(w, http.StatusOK, list)
+		httpjson.Write(w, http.StatusOK, list)
 		return
 	}
 	var body tokenBody
@@ -137,16 +138,16 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 	}
 	t, value, err := h.auth.CreateToken(r.Context(), u.ID, body.Name)
 	if errors.Is(err, auth.ErrInvalid) {
-		writeMessage(w, http.StatusBadRequest, err.Error())
+		httpjson.Message(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if err != nil {
 		h.logError(r, err)
-		writeMessage(w, http.StatusInternalServerError, "internal error")
+		httpjson.Message(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	info(r.Context()).tokenID = t.ID
-	writeJSON(w, http.StatusOK, CreatedToken{Token: t, Value: value})
+	httpjson.Write(w, http.StatusOK, CreatedToken{Token: t, Value: value})
 }
 
 // deleteToken deletes one of the signed-in user's tokens.
@@ -154,12 +155,12 @@ func (h *Host) deleteToken(w http.ResponseWriter, r *http.Request) {
 	u, _ := userFrom(r.Context())
 	err := h.auth.DeleteToken(r.Context(), u.ID, r.PathValue("id"))
 	if errors.Is(err, auth.ErrNotFound) {
-		writeMessage(w, http.StatusNotFound, "no such token")
+		httpjson.Message(w, http.StatusNotFound, "no such token")
 		return
 	}
 	if err != nil {
 		h.logError(r, err)
-		writeMessage(w, http.StatusInternalServerError, "internal error")
+		httpjson.Message(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
