@@ -21,7 +21,9 @@ type fakeT struct {
 	failed []string
 }
 
-func (f *fakeT) Helper() {}
+func (f *fakeT) Helper()           {}
+func (f *fakeT) Cleanup(fn func()) { fn() } // at once: the fake has no end
+func (f *fakeT) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
 func (f *fakeT) Errorf(format string, args ...any) {
 	f.failed = append(f.failed, fmt.Sprintf(format, args...))
 }
@@ -130,5 +132,24 @@ func TestSyncCatchesProtocolBreaks(t *testing.T) {
 	invalid := run(func(ft *fakeT) { appkittest.New(ft, &appkit.App{}) })
 	if len(invalid) != 1 || !strings.Contains(invalid[0], "declaration is invalid") {
 		t.Fatalf("invalid app reported %q", invalid)
+	}
+}
+
+func TestServeMain(t *testing.T) {
+	a := app(func(ctx context.Context, r *appkit.DataRequest, c *cur) (*appkit.Page[cur], error) { return nil, nil })
+	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
+		return appkit.ListenAndServe(ctx, "127.0.0.1:"+port, a)
+	})
+	if !strings.Contains(m.Descriptor, `"id":"h"`) {
+		t.Fatalf("descriptor = %s", m.Descriptor)
+	}
+	if err := m.Stop(); err != nil {
+		t.Fatalf("Stop = %v", err)
+	}
+	failed := run(func(ft *fakeT) {
+		appkittest.ServeMain(ft, func(ctx context.Context, port string) error { return fmt.Errorf("bad config") })
+	})
+	if len(failed) != 1 || !strings.Contains(failed[0], "stopped before answering: bad config") {
+		t.Fatalf("a main that fails at start reported %q", failed)
 	}
 }

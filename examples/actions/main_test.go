@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/appkitgo/appkit/appkit/appkittest"
 )
 
 func env(kv ...string) func(string) string {
@@ -57,38 +56,14 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT, answers the descriptor, and stops when the
 // context is cancelled.
 func TestRun(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
+		return run(ctx, env("PORT", port, "NOTIFY_TOKEN", "x"), io.Discard)
+	})
+	if !strings.Contains(m.Descriptor, `"action":"post-message"`) {
+		t.Errorf("GET / = %s", m.Descriptor)
 	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, env("PORT", port, "NOTIFY_TOKEN", "x"), io.Discard) }()
-	var resp *http.Response
-	for i := 0; i < 100; i++ {
-		if resp, err = http.Get("http://127.0.0.1:" + port + "/"); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("the server did not answer: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"action":"post-message"`) {
-		t.Errorf("GET / = %d %s", resp.StatusCode, body)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not stop")
+	if err := m.Stop(); err != nil {
+		t.Errorf("run: %v", err)
 	}
 	if err := run(context.Background(), env("NOTIFY_TIMEOUT", "x"), io.Discard); err == nil {
 		t.Error("run with a bad NOTIFY_TIMEOUT: want an error")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/appkitgo/appkit/appkit/appkittest"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -252,40 +252,15 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT, answers the descriptor, stops on cancel, and
 // refuses a configuration that fails the app's check.
 func TestRun(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
+		return run(ctx, env("PORT", port, "OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth",
+			"OAUTH2_TOKEN_URL", "https://p.example/token", "OAUTH2_API_URL", "https://p.example/api"), io.Discard)
+	})
+	if !strings.Contains(m.Descriptor, `"oauth2"`) {
+		t.Errorf("GET / = %s", m.Descriptor)
 	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	getenv := env("PORT", port, "OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth",
-		"OAUTH2_TOKEN_URL", "https://p.example/token", "OAUTH2_API_URL", "https://p.example/api")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, getenv, io.Discard) }()
-	var resp *http.Response
-	for range 100 {
-		if resp, err = http.Get("http://127.0.0.1:" + port + "/"); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("the server did not answer: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"oauth2"`) {
-		t.Errorf("GET / = %d %s", resp.StatusCode, body)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not stop")
+	if err := m.Stop(); err != nil {
+		t.Errorf("run: %v", err)
 	}
 	bad := env("OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "not a url", "OAUTH2_TOKEN_URL", "https://p.example/token",
 		"OAUTH2_API_URL", "https://p.example/api")

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/appkitgo/appkit/appkit/appkittest"
 )
 
 func env(kv ...string) func(string) string {
@@ -55,38 +53,14 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT and answers the descriptor, then stops when the
 // context is cancelled.
 func TestRun(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
+		return run(ctx, env("PORT", port, "TRACKER_TASKS", "20"), io.Discard)
+	})
+	if !strings.Contains(m.Descriptor, `"name":"Tracker"`) {
+		t.Errorf("GET / = %s", m.Descriptor)
 	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, env("PORT", port, "TRACKER_TASKS", "20"), io.Discard) }()
-	var resp *http.Response
-	for i := 0; i < 100; i++ {
-		if resp, err = http.Get("http://127.0.0.1:" + port + "/"); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("the server did not answer: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"Tracker"`) {
-		t.Errorf("GET / = %d %s", resp.StatusCode, body)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not stop")
+	if err := m.Stop(); err != nil {
+		t.Errorf("run: %v", err)
 	}
 	if err := run(context.Background(), env("PORT", "x"), io.Discard); err == nil {
 		t.Error("run with a bad PORT: want an error")
