@@ -30,23 +30,24 @@
 //
 // # Delta synchronization
 //
-// When the data request carries lastSynchronizedAt and neither the due nor
-// the projects filter is set, task pages answer delta relative to cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for
-// clock skew between the service and the app and for runs that overlapped
-// an update; NOTES.md advises a margin):
+// When the data request carries lastSynchronizedAt and no task filter is set
+// (none of due, projects and status), task pages answer delta relative to
+// cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for clock skew
+// between the service and the app and for runs that overlapped an update;
+// NOTES.md advises a margin):
 //
 //   - a task updated after the cutoff: SET with only the fields an update
 //     changes (id, status, priority, updated) when the service surely holds
-//     it (it existed and matched the status filter all through [cutoff,
-//     lastSynchronizedAt]), otherwise SET with the full item;
-//   - a task deleted after the cutoff, or moved out of the status filter:
-//     REMOVE (when the service may hold it);
+//     it (it existed all through [cutoff, lastSynchronizedAt]), otherwise SET
+//     with the full item;
+//   - a task deleted after the cutoff: REMOVE (when the service may hold it);
 //   - anything else is left out.
 //
-// With a due or projects filter, pages answer full: those filters may select
-// other tasks than at the last run (a relative due range such as "this week"
-// moves by itself), which a delta could not express. The status filter is
-// handled inside delta: a task that leaves it is removed.
+// With any task filter set, pages answer full (every live matching task):
+// a filter may select other tasks than at the last run (a relative due
+// range such as "this week" moves by itself, and the user may have edited
+// the selection of projects or statuses since), which a delta could not
+// express.
 //
 // Projects never change after creation and are always answered full.
 //
@@ -225,7 +226,11 @@ type query struct {
 	projects map[int]bool    // nil: every project
 	statuses map[string]bool // nil: every status
 	due      dayRange
+	hasDue   bool // a due range was given (even one open on both sides)
 }
+
+// filtered reports whether any task filter is in force.
+func (q *query) filtered() bool { return q.projects != nil || q.statuses != nil || q.hasDue }
 
 func (t *tracker) query(f appkit.Filters) query {
 	var q query
@@ -246,7 +251,7 @@ func (t *tracker) query(f appkit.Filters) query {
 		}
 	}
 	if r, ok := f.Range(FilterDue); ok {
-		q.due = dueRange(r)
+		q.due, q.hasDue = dueRange(r), true
 	}
 	return q
 }
@@ -355,10 +360,10 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 	}
 	q := t.query(req.Filter)
 	now := t.now().UTC()
-	// Delta only when the task set cannot have moved under the filters: a
-	// due range (often relative: "this week") or a project selection may
-	// differ from the last run's, so those runs answer full.
-	delta := !req.LastSynchronizedAt.IsZero() && !req.Filter.Has(FilterDue) && !req.Filter.Has(FilterProjects)
+	// Delta only when no filter can have moved the task set: a due range
+	// (often relative: "this week") or a selection of projects or statuses
+	// may differ from the last run's, so those runs answer full.
+	delta := !req.LastSynchronizedAt.IsZero() && !q.filtered()
 	cutoff := req.LastSynchronizedAt.Add(-SafetyMargin)
 	page := &appkit.Page[Cursor]{Items: make([]any, 0, 64)}
 	if delta {
@@ -375,7 +380,7 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 		}
 		var item any
 		if delta {
-			item = t.deltaItem(j, &q, cutoff, req.LastSynchronizedAt, now)
+			item = t.deltaItem(j, cutoff, req.LastSynchronizedAt, now)
 		} else {
 			item = t.fullItem(j, &q, now)
 		}
@@ -406,14 +411,13 @@ func (t *tracker) fullItem(j int, q *query, now time.Time) any {
 	return newTaskItem(&task)
 }
 
-// deltaItem returns what changed about task j since the last run, as the
-// service sees it through the status filter (nil: nothing). The service's
-// copy is as of some moment in [cutoff, last]: a partial SET is sent only
-// when the task matched the filter during all of it, a REMOVE when it
-// matched at some moment of it.
-func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) any {
+// deltaItem returns what changed about task j since the last run (nil:
+// nothing); it runs only without filters. The service's copy is as of some
+// moment in [cutoff, last]: a partial SET is sent only when the task existed
+// during all of it, a REMOVE when it existed at some moment of it.
+func (t *tracker) deltaItem(j int, cutoff, last, now time.Time) any {
 	tl := taskTimeline(j)
-	always, ever := q.matched(j, &tl, cutoff, last)
+	always, ever := !tl.created.After(cutoff), !tl.created.After(last)
 	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
 		if tl.deleted.After(cutoff) && ever {
 			return appkit.Removed(TaskID(j))
@@ -424,40 +428,16 @@ func (t *tracker) deltaItem(j int, q *query, cutoff, last, now time.Time) any {
 	if !updated.After(cutoff) && always {
 		return nil
 	}
-	switch matches := q.status(status(j, kNow)); {
-	case matches && always:
+	if always {
 		return &taskChange{
 			ID: TaskID(j), Status: status(j, kNow), Priority: priority(j, kNow),
 			Updated: updated.Format(time.RFC3339), SyncAction: protocol.ActionSet,
 		}
-	case matches:
-		task := t.ds.Task(j, now)
-		item := newTaskItem(&task)
-		item.SyncAction = protocol.ActionSet
-		return item
-	case ever:
-		return appkit.Removed(TaskID(j))
 	}
-	return nil
-}
-
-// matched reports whether task j existed and passed the status filter at
-// every moment of [from, to], and at some moment of it.
-func (q *query) matched(j int, tl *timeline, from, to time.Time) (always, ever bool) {
-	if tl.created.After(to) {
-		return false, false
-	}
-	kFrom, _ := tl.updates(from)
-	kTo, _ := tl.updates(to)
-	if kTo > kFrom+int64(len(Statuses)) {
-		kTo = kFrom + int64(len(Statuses)) // the statuses cycle
-	}
-	always = !tl.created.After(from)
-	for k := kFrom; k <= kTo; k++ {
-		m := q.status(status(j, k))
-		always, ever = always && m, ever || m
-	}
-	return always, ever
+	task := t.ds.Task(j, now)
+	item := newTaskItem(&task)
+	item.SyncAction = protocol.ActionSet
+	return item
 }
 
 // Items are structs rather than maps: they encode several times faster,

@@ -188,7 +188,7 @@ func walk(t *testing.T, h http.Handler, req map[string]any) ([]map[string]any, i
 		}
 		wantType := "full"
 		f, _ := req["filter"].(map[string]any)
-		if req["lastSynchronizedAt"] != nil && req["requestedType"] == "task" && f["due"] == nil && f["projects"] == nil {
+		if req["lastSynchronizedAt"] != nil && req["requestedType"] == "task" && f["due"] == nil && isEmpty(f["projects"]) && isEmpty(f["status"]) {
 			wantType = "delta"
 		}
 		if p.SynchronizationType != wantType {
@@ -322,6 +322,12 @@ func TestFilters(t *testing.T) {
 	})
 }
 
+// isEmpty reports whether a list filter's value selects nothing (no filter).
+func isEmpty(v any) bool {
+	l, ok := v.([]string)
+	return v == nil || ok && len(l) == 0
+}
+
 // apply plays the service: SET merges the item's fields into the entity
 // (creating it), REMOVE deletes it.
 func apply(store map[string]map[string]any, items []map[string]any, t *testing.T) (sets, removes int) {
@@ -361,7 +367,7 @@ func TestDelta(t *testing.T) {
 		filter map[string]any
 	}{
 		{"no filter", nil},
-		{"status filter", map[string]any{"status": []string{"todo", "doing"}}},
+		{"empty status filter", map[string]any{"status": []string{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -417,6 +423,7 @@ func TestFilteredRunsAnswerFull(t *testing.T) {
 	for _, filter := range []map[string]any{
 		{"projects": []string{"p2"}},
 		{"due": map[string]any{"_min": "2026-01-01T00:00:00.000", "_max": nil}},
+		{"status": []string{"todo", "doing"}},
 	} {
 		req := func() map[string]any {
 			return map[string]any{"requestedType": "task", "account": demo, "filter": filter}
