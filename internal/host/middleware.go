@@ -109,6 +109,13 @@ func (h *Host) logRequests(next http.Handler) http.Handler {
 	})
 }
 
+// internalError logs err and answers 500 {"message": "internal error"}: the
+// cause stays in the log.
+func (h *Host) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	h.logError(r, err)
+	httpjson.Message(w, http.StatusInternalServerError, "internal error")
+}
+
 func (h *Host) logError(r *http.Request, err error) {
 	h.log.Error().Err(err).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Msg("request failed")
 }
@@ -216,8 +223,7 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			h.logError(r, err)
-			httpjson.Message(w, http.StatusInternalServerError, "internal error")
+			h.internalError(w, r, err)
 			return
 		}
 		ri := info(r.Context())
@@ -254,8 +260,7 @@ func (h *Host) withSession(next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			h.logError(r, err)
-			httpjson.Message(w, http.StatusInternalServerError, "internal error")
+			h.internalError(w, r, err)
 			return
 		}
 		info(r.Context()).userID = u.ID

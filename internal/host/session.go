@@ -73,8 +73,7 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.logError(r, err)
-		httpjson.Message(w, http.StatusInternalServerError, "internal error")
+		h.internalError(w, r, err)
 		return
 	}
 	info(r.Context()).userID = u.ID
@@ -96,8 +95,7 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 func (h *Host) logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		if err := h.auth.Logout(r.Context(), c.Value); err != nil {
-			h.logError(r, err)
-			httpjson.Message(w, http.StatusInternalServerError, "internal error")
+			h.internalError(w, r, err)
 			return
 		}
 	}
@@ -125,8 +123,7 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		list, err := h.auth.ListTokens(r.Context(), u.ID)
 		if err != nil {
-			h.logError(r, err)
-			httpjson.Message(w, http.StatusInternalServerError, "internal error")
+			h.internalError(w, r, err)
 			return
 		}
 		httpjson.Write(w, http.StatusOK, list)
@@ -142,8 +139,7 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.logError(r, err)
-		httpjson.Message(w, http.StatusInternalServerError, "internal error")
+		h.internalError(w, r, err)
 		return
 	}
 	info(r.Context()).tokenID = t.ID
@@ -159,8 +155,7 @@ func (h *Host) deleteToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.logError(r, err)
-		httpjson.Message(w, http.StatusInternalServerError, "internal error")
+		h.internalError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
