@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/sync"
+)
+
+func init() {
+	register(command{
+		name:    "sync",
+		summary: "synchronize an app's data into the store once",
+		run:     runSync,
+	})
+}
+
+const syncUsage = `Usage: appkit sync --store DSN --app URL [--auth ID] [--account KEY=VALUE ...]
+                   [--type ID ...] [--filter KEY=VALUE ...]
+
+Runs one synchronization of the app at URL into the store, as the workspace
+service would: descriptor, account validation, config, schema, then every
+selected type page by page. Prints a summary per type (created, updated,
+removed, skipped) on stdout.
+
+The account, the types and the filter are remembered in the store: a later
+run needs only --store and --app. A run that stops (the app keeps failing,
+the process is killed) is resumed by the next run from the page it stopped
+at. --account takes the authentication's fields (and OAuth tokens:
+access_token, refresh_token); --filter a value per filter (repeat it, or
+separate values with commas, for a multidropdown; a date filter takes a
+statement such as "last 2 weeks").
+
+Progress goes to stderr: a line per type on a terminal, JSON log lines
+otherwise.
+
+Exit status: 0 done; 1 failed (the reason on stderr; the data of the last
+good run is kept); 3 paused by an app that kept failing (run again to
+resume); 2 usage error.
+
+Flags:
+`
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// keyValues parses KEY=VALUE flags.
+func keyValues(name string, list []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--%s %q: want KEY=VALUE", name, kv)
+		}
+		out[k] = append(out[k], v)
+	}
+	return out, nil
+}
+
+// runSync implements "appkit sync".
+func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("appkit sync", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dsn := fs.String("store", envOr("APPKIT_STORE", defaultHostStore), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE)")
+	app := fs.String("app", "", "the app's base address, http(s)://host:port")
+	authID := fs.String("auth", "", "the authentication id to use (default: the app's only one, else none, else the first)")
+	var account, types, filter multiFlag
+	fs.Var(&account, "account", "an account field, KEY=VALUE (repeatable)")
+	fs.Var(&types, "type", "a type to synchronize (repeatable; default: the app's default types)")
+	fs.Var(&filter, "filter", "a filter value, KEY=VALUE (repeatable)")
+	timeout := fs.Duration("timeout", 60*time.Second, "the longest wait for one answer of the app")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, syncUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "appkit sync: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *app == "" {
+		fmt.Fprintln(stderr, "appkit sync: --app is required")
+		return 2
+	}
+	acc, err := keyValues("account", account)
+	if err == nil {
+		var flt map[string][]string
+		if flt, err = keyValues("filter", filter); err == nil {
+			opts := sync.Options{AppURL: *app, Auth: *authID, Types: types, Filter: flt, RequestTimeout: *timeout, Account: map[string]string{}}
+			for k, v := range acc {
+				opts.Account[k] = v[len(v)-1]
+			}
+			return syncOnce(ctx, *dsn, opts, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "appkit sync: %v\n", err)
+	return 2
+}
+
+// syncOnce opens the store, runs the synchronization with progress on stderr
+// and prints the summary.
+func syncOnce(ctx context.Context, dsn string, opts sync.Options, stdout, stderr io.Writer) int {
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	rep, err := runWithProgress(ctx, st, opts, stderr)
+	if rep != nil {
+		printReport(stdout, rep)
+	}
+	switch {
+	case errors.Is(err, sync.ErrPaused):
+		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
+		return 3
+	case err != nil:
+		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// runWithProgress runs sync.Run with a progress line per type on a
+// terminal, JSON log lines otherwise.
+func runWithProgress(ctx context.Context, st *store.Store, opts sync.Options, stderr io.Writer) (*sync.Report, error) {
+	if isTerminal(stderr) {
+		p := &progressLine{w: stderr}
+		opts.Progress = p.event
+		opts.Log = func(msg string) { p.clear(); fmt.Fprintln(stderr, msg) }
+		rep, err := sync.Run(ctx, st, opts)
+		p.clear()
+		return rep, err
+	}
+	log := zerolog.New(stderr).With().Timestamp().Str("component", "sync").Logger()
+	opts.Progress = func(e sync.Event) {
+		ev := log.Info().Str("type", e.Type).Int("pages", e.Pages).Int("items", e.Items).Dur("elapsed", e.Elapsed)
+		if e.Done {
+			ev.Bool("done", true).Msg("type synchronized")
+			return
+		}
+		ev.Msg("page")
+	}
+	opts.Log = func(msg string) { log.Info().Msg(msg) }
+	return sync.Run(ctx, st, opts)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// progressLine draws one line per type: a moving bar (apps do not say how
+// many items will come), items, pages and rate.
+type progressLine struct {
+	w    io.Writer
+	open bool
+	last time.Time
+}
+
+func (p *progressLine) event(e sync.Event) {
+	if !e.Done && time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	const width = 24
+	bar := []rune(strings.Repeat("·", width))
+	if e.Done {
+		bar = []rune(strings.Repeat("█", width))
+	} else {
+		pos := e.Pages % (2 * width)
+		if pos >= width {
+			pos = 2*width - pos - 1
+		}
+		for i := max(0, pos-2); i <= pos; i++ {
+			bar[i] = '█'
+		}
+	}
+	rate := 0.0
+	if s := e.Elapsed.Seconds(); s > 0 {
+		rate = float64(e.Items) / s
+	}
+	fmt.Fprintf(p.w, "\r\033[K%-12s %s %9d items %6d pages %9.0f items/s", e.Type, string(bar), e.Items, e.Pages, rate)
+	p.open = true
+	if e.Done {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+func (p *progressLine) clear() {
+	if p.open {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.open = false
+	}
+}
+
+// printReport writes the summary: warnings and schema changes, then one
+// line per type.
+func printReport(w io.Writer, rep *sync.Report) {
+	fmt.Fprintf(w, "%s (account %q) → space %s, operation %s", rep.App, rep.Account, rep.Space, rep.OperationID)
+	if rep.Resumed {
+		fmt.Fprint(w, ", resumed")
+	}
+	fmt.Fprintln(w)
+	for _, s := range rep.Warnings {
+		fmt.Fprintln(w, "warning:", s)
+	}
+	for _, s := range rep.SchemaChanges {
+		fmt.Fprintln(w, "schema:", s)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tremoved\tskipped\t")
+	for _, t := range rep.Types {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Mode, t.Pages, t.Items, t.Created, t.Updated, t.Removed, t.Skipped)
+	}
+	tw.Flush()
+	for _, t := range rep.Types {
+		for _, p := range t.Problems {
+			fmt.Fprintf(w, "%s: %s\n", t.Type, p)
+		}
+	}
+}

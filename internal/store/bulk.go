@@ -1,0 +1,512 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// The bulk write path of the sync engine: many entities of one type per
+// statement, with ids chosen by the caller (so that relations can point at
+// entities that arrive later), public ids handed out in one counter update,
+// and rich-text documents created for new entities. Values are already
+// converted to column values (ScalarArg, RangeArgs) and are bound, never
+// spliced.
+
+// BulkRow is one entity of [Tx.BulkUpsert]: its platform/id and one value per
+// field of the call, in order. A range field takes a [2]any (start, end); a
+// to-one relation field the target's platform/id (its existence is not
+// checked: see [Tx.DanglingRefs]) or nil.
+type BulkRow struct {
+	// ID is the entity's platform/id (a uuid).
+	ID string
+	// Values holds the column values, one per field of the call.
+	Values []any
+}
+
+// bulkChunk bounds the rows of one statement (SQLite allows 32766 bound
+// values; PostgreSQL 65535).
+func bulkChunk(cols int) int {
+	n := 30000 / (cols + 1)
+	if n > 1000 {
+		n = 1000
+	}
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// BulkUpsert creates or updates the rows in entities of the type: the given
+// fields are written, other fields keep their values (a new entity gets its
+// public id, creation date, and one empty document per rich-text field).
+// Fields must be primitive fields or to-one relations stored on the type's
+// table. It returns, per row, whether the entity was created. Rows must have
+// distinct ids.
+func (t *Tx) BulkUpsert(ty *Type, fields []*Field, rows []BulkRow) ([]bool, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var cols []string
+	for _, f := range fields {
+		switch {
+		case f.Role == RolePrimitive && IsRange(f.Prim):
+			s, e := f.RangeColumns()
+			cols = append(cols, s, e)
+		case f.Role == RolePrimitive, f.Role == RoleRelation && f.Storage == StoreColumn && !t.cat.IsRichText(f):
+			cols = append(cols, f.Col)
+		default:
+			return nil, fmt.Errorf("store: bulk write of field %s (%s, %s) is not supported", f.Name, f.Role, f.Storage)
+		}
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+		if len(r.Values) != len(fields) {
+			return nil, fmt.Errorf("store: bulk row %s has %d values for %d fields", r.ID, len(r.Values), len(fields))
+		}
+	}
+	existing, err := t.existingIDs(ty, ids)
+	if err != nil {
+		return nil, err
+	}
+	created := make([]bool, len(rows))
+	newRows := 0
+	for i, r := range rows {
+		if !existing[r.ID] {
+			created[i] = true
+			newRows++
+		}
+	}
+	var docFields []*Field
+	for _, f := range ty.Fields {
+		if f.Role == RoleRelation && f.Storage == StoreColumn && t.cat.IsRichText(f) {
+			docFields = append(docFields, f)
+		}
+	}
+	// New entities: public ids and their documents.
+	pubs := make([]string, len(rows))
+	docs := make([][]string, len(rows))
+	if newRows > 0 {
+		first, err := t.reservePublicIDs(ty.ID, newRows)
+		if err != nil {
+			return nil, err
+		}
+		var newDocs []string
+		for i := range rows {
+			if !created[i] {
+				continue
+			}
+			pubs[i] = strconv.FormatInt(first, 10)
+			first++
+			for range docFields {
+				d := uuid.NewString()
+				docs[i] = append(docs[i], d)
+				newDocs = append(newDocs, d)
+			}
+		}
+		if err := t.createDocuments(newDocs); err != nil {
+			return nil, err
+		}
+	}
+	ms := t.now.UnixMilli()
+	all := append([]string{"id", "public_id", "created", "modified"}, cols...)
+	for _, f := range docFields {
+		all = append(all, f.Col)
+	}
+	var set strings.Builder
+	set.WriteString("modified = excluded.modified")
+	for _, c := range cols {
+		set.WriteString(", " + c + " = excluded." + c)
+	}
+	per := bulkChunk(len(all))
+	for lo := 0; lo < len(rows); lo += per {
+		hi := min(lo+per, len(rows))
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES ")
+		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
+		args := make([]any, 0, (hi-lo)*len(all))
+		for i := lo; i < hi; i++ {
+			if i > lo {
+				q.WriteString(", ")
+			}
+			q.WriteString(tuple)
+			var pub any
+			if created[i] {
+				pub = pubs[i]
+			}
+			args = append(args, rows[i].ID, pub, ms, ms)
+			for _, v := range rows[i].Values {
+				if r, ok := v.([2]any); ok {
+					args = append(args, r[0], r[1])
+				} else {
+					args = append(args, v)
+				}
+			}
+			for k := range docFields {
+				if created[i] {
+					args = append(args, docs[i][k])
+				} else {
+					args = append(args, nil)
+				}
+			}
+		}
+		q.WriteString(" ON CONFLICT (id) DO UPDATE SET " + set.String())
+		if _, err := t.exec(q.String(), args...); err != nil {
+			return nil, fmt.Errorf("store: bulk upsert into %s: %w", ty.Name, err)
+		}
+	}
+	return created, nil
+}
+
+// existingIDs returns which of ids exist in the type's table.
+func (t *Tx) existingIDs(ty *Type, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	const per = 500
+	for lo := 0; lo < len(ids); lo += per {
+		hi := min(lo+per, len(ids))
+		q := "SELECT id FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
+		args := make([]any, 0, hi-lo)
+		for _, id := range ids[lo:hi] {
+			args = append(args, id)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
+			}
+			out[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// reservePublicIDs hands out n consecutive public ids and returns the first.
+func (t *Tx) reservePublicIDs(typeID string, n int) (int64, error) {
+	first, err := t.nextPublicID(typeID)
+	if err != nil {
+		return 0, err
+	}
+	f, _ := strconv.ParseInt(first, 10, 64)
+	t.counters[typeID] += int64(n - 1)
+	return f, nil
+}
+
+// createDocuments inserts empty rich-text document entities with these ids.
+func (t *Tx) createDocuments(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	dt := t.cat.Type(DocumentType)
+	sf := dt.Field(DocumentSecret)
+	first, err := t.reservePublicIDs(dt.ID, len(ids))
+	if err != nil {
+		return err
+	}
+	ms := t.now.UnixMilli()
+	per := bulkChunk(5)
+	for lo := 0; lo < len(ids); lo += per {
+		hi := min(lo+per, len(ids))
+		q := "INSERT INTO " + dt.Table + " (id, public_id, created, modified, " + sf.Col + ") VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", hi-lo), ", ")
+		args := make([]any, 0, 5*(hi-lo))
+		for _, id := range ids[lo:hi] {
+			args = append(args, id, strconv.FormatInt(first, 10), ms, ms, uuid.NewString())
+			first++
+		}
+		if _, err := t.exec(q, args...); err != nil {
+			return fmt.Errorf("store: create documents: %w", err)
+		}
+	}
+	return nil
+}
+
+// DocumentSecrets returns the document secret of a rich-text field for each
+// of the entities (entities without a document are left out).
+func (t *Tx) DocumentSecrets(ty *Type, f *Field, ids []string) (map[string]string, error) {
+	if !t.cat.IsRichText(f) || f.Storage != StoreColumn {
+		return nil, fmt.Errorf("store: field %s is not a rich-text field", f.Name)
+	}
+	dt := t.cat.Type(DocumentType)
+	sf := dt.Field(DocumentSecret)
+	out := make(map[string]string, len(ids))
+	const per = 500
+	for lo := 0; lo < len(ids); lo += per {
+		hi := min(lo+per, len(ids))
+		q := "SELECT x.id, d." + sf.Col + " FROM " + ty.Table + " x JOIN " + dt.Table + " d ON d.id = x." + f.Col +
+			" WHERE x.id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
+		args := make([]any, 0, hi-lo)
+		for _, id := range ids[lo:hi] {
+			args = append(args, id)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: document secrets: %w", err)
+		}
+		for rows.Next() {
+			var id, secret string
+			if err := rows.Scan(&id, &secret); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: document secrets: %w", err)
+			}
+			out[id] = secret
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("store: document secrets: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// PutDocuments writes document contents (markdown by secret) inside the
+// transaction, into the table the host's documents service reads
+// (host_documents: secret, content, updated_at), so that a page of entities
+// and their documents commit together. The table must exist (the documents
+// service creates it when it starts).
+func (t *Tx) PutDocuments(contents map[string]string) error {
+	ms := t.now.UnixMilli()
+	for secret, md := range contents {
+		if _, err := t.exec("INSERT INTO host_documents (secret, content, updated_at) VALUES (?, ?, ?) "+
+			"ON CONFLICT (secret) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at", secret, md, ms); err != nil {
+			return fmt.Errorf("store: write document: %w", err)
+		}
+	}
+	return nil
+}
+
+// SetLinks replaces the targets of a collection field stored in a link table
+// for each holder entity in links (holder id -> target ids).
+func (t *Tx) SetLinks(f *Field, links map[string][]string) error {
+	if f.Role != RoleRelation || f.Storage != StoreLink {
+		return fmt.Errorf("store: field %s is not stored in a link table", f.Name)
+	}
+	self, other := f.LinkSide, "b"
+	if self == "b" {
+		other = "a"
+	}
+	for holder, targets := range links {
+		if _, err := t.exec("DELETE FROM "+f.Link+" WHERE "+self+" = ?", holder); err != nil {
+			return err
+		}
+		for _, target := range targets {
+			if _, err := t.exec("INSERT INTO "+f.Link+" ("+self+", "+other+") VALUES (?, ?) ON CONFLICT DO NOTHING", holder, target); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Dangling is a reference to an entity that does not exist.
+type Dangling struct {
+	// ID is the platform/id of the entity holding the reference.
+	ID string
+	// Target is the platform/id it points at.
+	Target string
+}
+
+// ClearDanglingRefs removes the references of a relation field (to-one
+// column or link table) that point at entities that do not exist, and
+// returns them (at most limit; all are cleared).
+func (t *Tx) ClearDanglingRefs(f *Field, limit int) ([]Dangling, error) {
+	ty := t.cat.Holder(f)
+	target := t.cat.Target(f)
+	if ty == nil || target == nil {
+		return nil, fmt.Errorf("store: field %s is not a relation", f.Name)
+	}
+	var q, del string
+	switch f.Storage {
+	case StoreColumn:
+		q = "SELECT x.id, x." + f.Col + " FROM " + ty.Table + " x WHERE x." + f.Col + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + target.Table + " y WHERE y.id = x." + f.Col + ")"
+		del = "UPDATE " + ty.Table + " SET " + f.Col + " = NULL WHERE " + f.Col + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + target.Table + " y WHERE y.id = " + ty.Table + "." + f.Col + ")"
+	case StoreLink:
+		other := "b"
+		if f.LinkSide == "b" {
+			other = "a"
+		}
+		q = "SELECT l." + f.LinkSide + ", l." + other + " FROM " + f.Link + " l WHERE NOT EXISTS (SELECT 1 FROM " + target.Table + " y WHERE y.id = l." + other + ")"
+		del = "DELETE FROM " + f.Link + " WHERE NOT EXISTS (SELECT 1 FROM " + target.Table + " y WHERE y.id = " + f.Link + "." + other + ")"
+	default:
+		return nil, nil
+	}
+	rows, err := t.tx.QueryContext(t.ctx, q+" LIMIT "+strconv.Itoa(limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: dangling references: %w", err)
+	}
+	var out []Dangling
+	for rows.Next() {
+		var d Dangling
+		if err := rows.Scan(&d.ID, &d.Target); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: dangling references: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("store: dangling references: %w", err)
+	}
+	if len(out) > 0 {
+		if err := t.ddl(del); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// IDsWhereNot returns the ids of the type's entities whose int field f is
+// not v (or is empty): the entities a full synchronization run did not
+// deliver, when f holds the run that last wrote each entity.
+func (t *Tx) IDsWhereNot(ty *Type, f *Field, v int64) ([]string, error) {
+	if f.Role != RolePrimitive || f.Prim != TInt {
+		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
+	}
+	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("SELECT id FROM "+ty.Table+" WHERE "+f.Col+" IS NULL OR "+f.Col+" <> ?"), v)
+	if err != nil {
+		return nil, fmt.Errorf("store: stale entities of %s: %w", ty.Name, err)
+	}
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: stale entities of %s: %w", ty.Name, err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("store: stale entities of %s: %w", ty.Name, err)
+	}
+	return out, nil
+}
+
+// IntValues returns the value of the int field f for each of the entities
+// that exist (an empty value reads as 0).
+func (t *Tx) IntValues(ty *Type, f *Field, ids []string) (map[string]int64, error) {
+	if f.Role != RolePrimitive || f.Prim != TInt {
+		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
+	}
+	out := make(map[string]int64, len(ids))
+	const per = 500
+	for lo := 0; lo < len(ids); lo += per {
+		hi := min(lo+per, len(ids))
+		q := "SELECT id, COALESCE(" + f.Col + ", 0) FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
+		args := make([]any, 0, hi-lo)
+		for _, id := range ids[lo:hi] {
+			args = append(args, id)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
+		}
+		for rows.Next() {
+			var id string
+			var n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
+			}
+			out[id] = n
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// EnsureEnumOptions creates the options (id -> name) of an enum type that do
+// not exist yet; existing options keep their names.
+func (t *Tx) EnsureEnumOptions(enum *Type, options map[string]string) error {
+	if enum.Kind != KindEnum {
+		return fmt.Errorf("store: type %s is not an enum", enum.Name)
+	}
+	ids := make([]string, 0, len(options))
+	for id := range options {
+		ids = append(ids, id)
+	}
+	existing, err := t.existingIDs(enum, ids)
+	if err != nil {
+		return err
+	}
+	nameF, rankF := enum.Field("enum/name"), enum.Field("platform/rank")
+	var rows []BulkRow
+	for _, id := range sortedStrings(ids) {
+		if !existing[id] {
+			rows = append(rows, BulkRow{ID: id, Values: []any{options[id], nil}})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	var maxRank int64
+	if err := t.tx.QueryRowContext(t.ctx, "SELECT COALESCE(MAX("+rankF.Col+"), 0) FROM "+enum.Table).Scan(&maxRank); err != nil {
+		return fmt.Errorf("store: enum rank: %w", err)
+	}
+	for i := range rows {
+		maxRank++
+		rows[i].Values[1] = maxRank
+	}
+	_, err = t.BulkUpsert(enum, []*Field{nameF, rankF}, rows)
+	return err
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// SyncState returns the sync engine's saved state under key (nil when none).
+func (t *Tx) SyncState(key string) ([]byte, error) {
+	if err := t.ensureSyncState(); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("SELECT doc FROM sync_state WHERE key = ?"), key)
+	if err != nil {
+		return nil, fmt.Errorf("store: read sync state: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	var doc string
+	if err := rows.Scan(&doc); err != nil {
+		return nil, fmt.Errorf("store: read sync state: %w", err)
+	}
+	return []byte(doc), nil
+}
+
+// SaveSyncState stores the sync engine's state under key, in the
+// transaction (so that a page of data and the position after it commit
+// together).
+func (t *Tx) SaveSyncState(key string, doc []byte) error {
+	if err := t.ensureSyncState(); err != nil {
+		return err
+	}
+	_, err := t.exec("INSERT INTO sync_state (key, doc, updated_at) VALUES (?, ?, ?) "+
+		"ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, updated_at = excluded.updated_at", key, string(doc), t.now.UnixMilli())
+	return err
+}
+
+func (t *Tx) ensureSyncState() error {
+	// Inside the transaction: a statement on another connection would wait
+	// for this transaction's lock on SQLite.
+	if _, err := t.tx.ExecContext(t.ctx, "CREATE TABLE IF NOT EXISTS sync_state (key "+SQLType(t.s.dialect, TText)+" PRIMARY KEY, doc TEXT NOT NULL, updated_at BIGINT NOT NULL)"); err != nil {
+		return fmt.Errorf("store: create sync_state: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package sync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// AppError is a failure answered by the app (or a failed call to it): the
+// endpoint, the HTTP status (0 when no answer arrived) and the app's message.
+type AppError struct {
+	// Path is the endpoint called.
+	Path string
+	// Status is the HTTP status, 0 for a network failure or timeout.
+	Status int
+	// Message is the app's {message}, or a description of the failure.
+	Message string
+	// Code is the app's optional {code}.
+	Code string
+	// TryLater is the app's {tryLater}: the same call may succeed later.
+	TryLater bool
+	// Timeout reports a call that did not answer in time.
+	Timeout bool
+}
+
+func (e *AppError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ": %d", e.Status)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.Code != "" {
+		b.WriteString(" (code " + e.Code + ")")
+	}
+	return b.String()
+}
+
+// Retryable reports whether the same call may succeed later: a network
+// failure or timeout, 429, a 5xx, or tryLater.
+func (e *AppError) Retryable() bool {
+	return e.TryLater || e.Timeout || e.Status == 0 || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// Retry is the policy for calls that may succeed later: up to Attempts calls,
+// waiting an exponentially growing, jittered delay between them (Base,
+// doubling, at most Max).
+type Retry struct {
+	// Attempts is the number of calls in all (at least 1).
+	Attempts int
+	// Base is the first delay.
+	Base time.Duration
+	// Max bounds one delay.
+	Max time.Duration
+}
+
+// DefaultRetry is the policy of Options with a zero Retry: 6 calls over
+// about a minute.
+var DefaultRetry = Retry{Attempts: 6, Base: time.Second, Max: 30 * time.Second}
+
+// delay is the wait before attempt n+1 (n from 1): "full jitter", a random
+// duration up to the exponential bound, so that many runs hitting the same
+// limit spread out.
+func (r Retry) delay(n int) time.Duration {
+	d := r.Base << (n - 1)
+	if d > r.Max || d <= 0 {
+		d = r.Max
+	}
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// client calls one app.
+type client struct {
+	base    *url.URL
+	http    *http.Client
+	timeout time.Duration
+	maxBody int64
+	retry   Retry
+	// onRetry is told about each failed attempt that will be retried.
+	onRetry func(path string, attempt int, err error, wait time.Duration)
+}
+
+func newClient(appURL string, hc *http.Client, timeout time.Duration, maxBody int64, retry Retry) (*client, error) {
+	u, err := url.Parse(strings.TrimRight(appURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("app address %q: want http(s)://host[:port][/path]", appURL)
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &client{base: u, http: hc, timeout: timeout, maxBody: maxBody, retry: retry}, nil
+}
+
+// raw makes one call and returns the status, content type and body of a
+// 2xx answer; failures are *AppError.
+func (c *client) raw(ctx context.Context, method, path string, body any) (int, string, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, "", nil, fmt.Errorf("%s: encode request: %w", path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	u := *c.base
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, "", nil, c.netError(ctx, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	if err != nil {
+		return 0, "", nil, c.netError(ctx, path, err)
+	}
+	if int64(len(data)) > c.maxBody {
+		return resp.StatusCode, "", nil, &AppError{Path: path, Status: resp.StatusCode, Message: fmt.Sprintf("answer larger than %d bytes", c.maxBody)}
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, ct, data, errorFromBody(path, resp.StatusCode, data)
+	}
+	return resp.StatusCode, ct, data, nil
+}
+
+func (c *client) netError(ctx context.Context, path string, err error) error {
+	var ne net.Error
+	timeout := errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	msg := "no answer"
+	if timeout {
+		msg = fmt.Sprintf("no answer within %s", c.timeout)
+	} else {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL may carry secrets in its query; name the endpoint instead
+		}
+		msg = err.Error()
+	}
+	return &AppError{Path: path, Message: msg, Timeout: timeout}
+}
+
+// errorFromBody reads {message, code, tryLater} leniently; anything else
+// becomes a message naming the status.
+func errorFromBody(path string, status int, data []byte) *AppError {
+	e := &AppError{Path: path, Status: status}
+	var body struct {
+		Message  any  `json:"message"`
+		Code     any  `json:"code"`
+		TryLater bool `json:"tryLater"`
+	}
+	if json.Unmarshal(data, &body) == nil {
+		if body.Message != nil {
+			e.Message = fmt.Sprint(body.Message)
+		}
+		if body.Code != nil {
+			e.Code = fmt.Sprint(body.Code)
+		}
+		e.TryLater = body.TryLater
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	if len(e.Message) > 500 {
+		e.Message = e.Message[:500] + "…"
+	}
+	return e
+}
+
+// call makes one call and decodes a JSON answer into out (nil: ignore the
+// body). A 204 leaves out untouched.
+func (c *client) call(ctx context.Context, method, path string, body, out any) error {
+	status, ct, data, err := c.raw(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	if out == nil || status == http.StatusNoContent || len(bytes.TrimSpace(data)) == 0 && status != http.StatusOK {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); ct != "" && err == nil && mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "text/plain" {
+		return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer is %s, not JSON", mt)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return &AppError{Path: path, Status: status, Message: "malformed JSON answer: " + err.Error()}
+	}
+	return nil
+}
+
+// callRetry is call with the retry policy for failures that may pass.
+func (c *client) callRetry(ctx context.Context, method, path string, body, out any) error {
+	attempts := max(c.retry.Attempts, 1)
+	for n := 1; ; n++ {
+		err := c.call(ctx, method, path, body, out)
+		var ae *AppError
+		if err == nil || !errors.As(err, &ae) || !ae.Retryable() || n >= attempts || ctx.Err() != nil {
+			if err != nil && n > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, n)
+			}
+			return err
+		}
+		wait := c.retry.delay(n)
+		if c.onRetry != nil {
+			c.onRetry(path, n, err, wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,419 @@
+package sync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// dataPage is the answer of the data endpoint, read leniently: no
+// pagination means one last page, no synchronizationType means full.
+type dataPage struct {
+	Items      []any `json:"items"`
+	Pagination *struct {
+		HasNext        bool            `json:"hasNext"`
+		NextPageConfig json.RawMessage `json:"nextPageConfig"`
+	} `json:"pagination"`
+	SynchronizationType string `json:"synchronizationType"`
+}
+
+// fetched is a page or the error that stopped it.
+type fetched struct {
+	page *dataPage
+	err  error
+}
+
+// syncType loads one type page by page. The next page is fetched while the
+// current one is written.
+func (e *engine) syncType(ctx context.Context, key string, s *state, space, t string, account map[string]any, filter map[string]json.RawMessage, schema map[string]map[string]protocol.SchemaField) error {
+	run := s.Run
+	tr := run.Counts[t]
+	tm := s.Mapping[t]
+	if filter == nil {
+		filter = map[string]json.RawMessage{}
+	}
+	sel := map[string]map[string]protocol.SchemaField{}
+	for _, ty := range run.Types {
+		sel[ty] = schema[ty]
+	}
+	fetch := func(pagination json.RawMessage) <-chan fetched {
+		ch := make(chan fetched, 1)
+		go func() {
+			var pag any
+			if len(pagination) > 0 {
+				pag = pagination
+			}
+			req := map[string]any{"requestedType": t, "types": run.Types, "filter": filter, "account": account,
+				"pagination": pag, "lastSynchronizedAt": run.LastSync, "operationId": run.OperationID, "schema": sel}
+			var p dataPage
+			err := e.c.callRetry(ctx, http.MethodPost, protocol.PathData, req, &p)
+			ch <- fetched{&p, err}
+		}()
+		return ch
+	}
+	start := time.Now()
+	cur := run.Page[t]
+	next := fetch(cur)
+	for {
+		f := <-next
+		if f.err != nil {
+			var ae *AppError
+			if errors.As(f.err, &ae) && ae.Retryable() {
+				return fmt.Errorf("%w: type %s, page %d: %v; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
+			}
+			return fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)
+		}
+		p := f.page
+		hasNext := p.Pagination != nil && p.Pagination.HasNext
+		var nextCfg json.RawMessage
+		if hasNext {
+			nextCfg = p.Pagination.NextPageConfig
+			if len(bytes.TrimSpace(nextCfg)) == 0 || string(nextCfg) == "null" {
+				nextCfg = json.RawMessage("{}")
+			}
+			if len(cur) > 0 && bytes.Equal(bytes.TrimSpace(nextCfg), bytes.TrimSpace(cur)) {
+				return fmt.Errorf("data of type %s, page %d: the app sent back the same nextPageConfig; stopping rather than looping", t, tr.Pages+1)
+			}
+			next = fetch(nextCfg)
+		}
+		mode := protocol.SyncFull
+		if strings.EqualFold(p.SynchronizationType, protocol.SyncDelta) {
+			mode = protocol.SyncDelta
+		}
+		if tr.Mode == "" || mode == protocol.SyncDelta {
+			tr.Mode = mode
+		}
+		err := e.save(ctx, key, s, func(tx *store.Tx) error {
+			if err := applyPage(tx, space, tm, s.Mapping, run.Seq, mode, p.Items, tr); err != nil {
+				return err
+			}
+			tr.Pages++
+			tr.Items += len(p.Items)
+			if hasNext {
+				run.Page[t] = nextCfg
+			} else {
+				delete(run.Page, t)
+				run.Done[t] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("store page %d of type %s: %w", tr.Pages+1, t, err)
+		}
+		if e.opts.Progress != nil {
+			e.opts.Progress(Event{Type: t, Pages: tr.Pages, Items: tr.Items, Done: !hasNext, Elapsed: time.Since(start)})
+		}
+		if !hasNext {
+			return nil
+		}
+		cur = nextCfg
+	}
+}
+
+// row is one converted SET item.
+type row struct {
+	appID  string
+	id     string
+	fields []string // app field ids present, sorted
+	values map[string]any
+}
+
+// applyPage writes one page of items of a type.
+func applyPage(tx *store.Tx, space string, tm *typeMap, mapping map[string]*typeMap, seq int64, mode string, items []any, tr *TypeReport) error {
+	cat := tx.Catalog()
+	ty := cat.Type(tm.Store)
+	if ty == nil {
+		return fmt.Errorf("type %s is missing from the store", tm.Store)
+	}
+	fieldIDs := make([]string, 0, len(tm.Fields))
+	for id := range tm.Fields {
+		fieldIDs = append(fieldIDs, id)
+	}
+	sort.Strings(fieldIDs)
+	byID := map[string]int{} // entity id -> index in rows
+	var rows []*row
+	var removes []string
+	for n, it := range items {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			tr.Skipped++
+			tr.problem("item %d of page %d: not an object (%s)", n+1, tr.Pages+1, describe(it))
+			continue
+		}
+		aid, ok := appID(obj["id"])
+		if !ok {
+			tr.Skipped++
+			tr.problem("item %d of page %d: no id", n+1, tr.Pages+1)
+			continue
+		}
+		id := entityID(space, tm.AppType, aid)
+		action := protocol.ActionSet
+		if a, ok := obj[protocol.SyncAction].(string); ok && a != "" {
+			action = strings.ToUpper(a)
+		}
+		switch action {
+		case protocol.ActionRemove:
+			removes = append(removes, id)
+			continue
+		case protocol.ActionSet:
+		default:
+			tr.Skipped++
+			tr.problem("item %q: unknown %s %q", aid, protocol.SyncAction, action)
+			continue
+		}
+		r := &row{appID: aid, id: id, values: map[string]any{}}
+		var bad error
+		for _, fid := range fieldIDs {
+			v, present := obj[fid]
+			if !present && mode == protocol.SyncDelta {
+				continue // a partial SET leaves the other fields alone
+			}
+			cv, err := convert(tm.Fields[fid].Kind, fid, v)
+			if err != nil {
+				bad = err
+				break
+			}
+			r.fields = append(r.fields, fid)
+			r.values[fid] = cv
+		}
+		if bad != nil {
+			tr.Skipped++
+			tr.problem("item %q skipped: %v", aid, bad)
+			continue
+		}
+		if i, dup := byID[id]; dup {
+			tr.Duplicates++
+			tr.problem("item %q sent twice in the run (the last one wins)", aid)
+			rows[i] = r
+			continue
+		}
+		byID[id] = len(rows)
+		rows = append(rows, r)
+	}
+	runF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun))
+	appF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID))
+	if len(rows) > 0 {
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.id
+		}
+		// Ids already delivered earlier in this run: duplicates.
+		runs, err := tx.IntValues(ty, runF, ids)
+		if err != nil {
+			return err
+		}
+		dupOf := map[string]bool{}
+		for _, r := range rows {
+			if runs[r.id] == seq {
+				dupOf[r.id] = true
+				tr.Duplicates++
+				tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
+			}
+		}
+		// Select options first, then the entities, grouped by the set of
+		// fields they carry.
+		options := map[string]map[string]string{}
+		groups := map[string][]*row{}
+		var keys []string
+		for _, r := range rows {
+			for _, fid := range r.fields {
+				fm := tm.Fields[fid]
+				if fm.Kind == kSelect && r.values[fid] != nil {
+					opt := r.values[fid].(string)
+					if options[fm.Enum] == nil {
+						options[fm.Enum] = map[string]string{}
+					}
+					options[fm.Enum][optionID(fm.Enum, opt)] = opt
+				}
+			}
+			k := strings.Join(r.fields, "\x00")
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], r)
+		}
+		enums := make([]string, 0, len(options))
+		for en := range options {
+			enums = append(enums, en)
+		}
+		sort.Strings(enums)
+		for _, en := range enums {
+			if err := tx.EnsureEnumOptions(cat.Type(en), options[en]); err != nil {
+				return err
+			}
+		}
+		links := map[*store.Field]map[string][]string{}
+		docs := map[*store.Field]map[string]string{} // field -> entity id -> markdown
+		for _, k := range keys {
+			group := groups[k]
+			var cols []*store.Field
+			var colIDs []string
+			for _, fid := range group[0].fields {
+				fm := tm.Fields[fid]
+				sf := ty.Field(fm.Store)
+				if sf == nil {
+					return fmt.Errorf("field %s is missing from the store", fm.Store)
+				}
+				switch fm.Kind {
+				case kRefMany:
+					if links[sf] == nil {
+						links[sf] = map[string][]string{}
+					}
+					for _, r := range group {
+						var targets []string
+						for _, v := range r.values[fid].([]string) {
+							targets = append(targets, entityID(space, fm.Target, v))
+						}
+						links[sf][r.id] = targets
+					}
+					continue
+				case kMarkdown, kHTML:
+					if docs[sf] == nil {
+						docs[sf] = map[string]string{}
+					}
+					for _, r := range group {
+						md, _ := r.values[fid].(string)
+						docs[sf][r.id] = md
+					}
+					continue
+				}
+				cols = append(cols, sf)
+				colIDs = append(colIDs, fid)
+			}
+			cols = append(cols, appF, runF)
+			brows := make([]store.BulkRow, len(group))
+			for i, r := range group {
+				vals := make([]any, 0, len(cols))
+				for _, fid := range colIDs {
+					v := r.values[fid]
+					fm := tm.Fields[fid]
+					if v != nil {
+						switch fm.Kind {
+						case kRefOne:
+							v = entityID(space, fm.Target, v.(string))
+						case kSelect:
+							v = optionID(fm.Enum, v.(string))
+						}
+					}
+					vals = append(vals, v)
+				}
+				vals = append(vals, r.appID, seq)
+				brows[i] = store.BulkRow{ID: r.id, Values: vals}
+			}
+			created, err := tx.BulkUpsert(ty, cols, brows)
+			if err != nil {
+				return err
+			}
+			for i, c := range created {
+				switch {
+				case dupOf[group[i].id]:
+				case c:
+					tr.Created++
+				default:
+					tr.Updated++
+				}
+			}
+		}
+		for f, l := range links {
+			if err := tx.SetLinks(f, l); err != nil {
+				return err
+			}
+		}
+		for f, byEntity := range docs {
+			ids := make([]string, 0, len(byEntity))
+			for id := range byEntity {
+				ids = append(ids, id)
+			}
+			secrets, err := tx.DocumentSecrets(ty, f, ids)
+			if err != nil {
+				return err
+			}
+			contents := make(map[string]string, len(secrets))
+			for id, sec := range secrets {
+				contents[sec] = byEntity[id]
+			}
+			if err := tx.PutDocuments(contents); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range removes {
+		err := tx.Delete(ty.Name, map[string]any{"platform/id": id})
+		if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		tr.Removed++
+	}
+	return nil
+}
+
+// finish ends a run whose every type was loaded: entities of full types not
+// delivered are removed, references to entities that never arrived are
+// cleared and reported, and the run becomes the last successful one.
+func (e *engine) finish(ctx context.Context, key string, s *state, space string, types []string) error {
+	run := s.Run
+	err := e.save(ctx, key, s, func(tx *store.Tx) error {
+		cat := tx.Catalog()
+		for _, t := range types {
+			tr := run.Counts[t]
+			tm := s.Mapping[t]
+			ty := cat.Type(tm.Store)
+			if tr.Mode != protocol.SyncFull {
+				continue
+			}
+			stale, err := tx.IDsWhereNot(ty, ty.Field(hiddenFieldName(space, t, hiddenRun)), run.Seq)
+			if err != nil {
+				return err
+			}
+			for _, id := range stale {
+				if err := tx.Delete(ty.Name, map[string]any{"platform/id": id}); err != nil {
+					return err
+				}
+				tr.Removed++
+			}
+		}
+		for _, t := range types {
+			tr := run.Counts[t]
+			tm := s.Mapping[t]
+			ty := tx.Catalog().Type(tm.Store)
+			ids := make([]string, 0, len(tm.Fields))
+			for id := range tm.Fields {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			for _, fid := range ids {
+				fm := tm.Fields[fid]
+				if fm.Kind != kRefOne && fm.Kind != kRefMany {
+					continue
+				}
+				dangling, err := tx.ClearDanglingRefs(ty.Field(fm.Store), maxProblems)
+				if err != nil {
+					return err
+				}
+				for _, d := range dangling {
+					tr.problem("%s: a %s relates to a %s that the app never sent (link dropped)", fid, t, fm.Target)
+					_ = d
+				}
+			}
+		}
+		s.LastSuccess = run.Started
+		s.Run = nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("finish the run: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+// Package sync is the workspace host's synchronization engine: it drives a
+// synchronization app the way the workspace service does and writes what the
+// app delivers into the host's store.
+//
+// [Run] is the one entry point, used by `appkit sync`, `appkit host --demo`
+// and (later) the scheduler, webhooks and the console. One run:
+//
+//  1. registration: GET / is read and checked (an app the service could not
+//     use is refused with the reason; what the service tolerates is accepted
+//     with a warning) and GET /logo fetched;
+//  2. account: the chosen authentication's fields are sent to /validate; the
+//     fields it answers (refreshed tokens, ids) are merged into the stored
+//     account, which is validated again before every run;
+//  3. config, then schema of the selected types (always with a filter
+//     object), the filter checked through filter/validate, list filters
+//     checked against their datalist, date filters parsed with the
+//     date-range grammar;
+//  4. schema → store: a namespace named after the app ("tracker/task" is the
+//     app's type "task"), one type per app type, fields mapped by their type
+//     and subType (see mapField), relations as pairs of fields; later
+//     schemas add, rename and retire fields without dropping values;
+//  5. data: each selected type page by page, the app's nextPageConfig sent
+//     back as pagination, one operationId for the run, lastSynchronizedAt
+//     = the start of the last successful run. Each page and the position
+//     after it commit in one transaction, so a run that stops (an app that
+//     keeps failing, a killed process) resumes from the saved page;
+//  6. end of run: entities of "full" types that the run did not deliver are
+//     removed, references to entities that never arrived are cleared and
+//     reported, and the run is recorded as the last successful one.
+//
+// Entities get deterministic platform/ids derived from the app's ids, so a
+// relation can be written before its target arrives, whatever the order of
+// pages and types.
+package sync

@@ -1,0 +1,445 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// ErrPaused is wrapped by the error of a run stopped by an app that kept
+// failing with errors that may pass (tryLater, 429, 5xx, timeouts): the run
+// is saved and the next Run with the same app resumes it from the page
+// that failed.
+var ErrPaused = errors.New("run paused")
+
+// Options say which app to synchronize and how.
+type Options struct {
+	// AppURL is the app's base address.
+	AppURL string
+	// Auth is the authentication id to use; empty picks the only one, else
+	// "none", else the first that is not OAuth.
+	Auth string
+	// Account holds account field values given by the user (KEY=VALUE); they
+	// are typed after the authentication's fields and merged over the stored
+	// account. OAuth tokens go here too (access_token, refresh_token, ...).
+	Account map[string]string
+	// Types are the app's types to synchronize; empty means those the app
+	// marks as default, else all of them (or those of the saved run).
+	Types []string
+	// Filter holds filter values by filter id (several values for a
+	// multidropdown; date statements in the date-range grammar).
+	Filter map[string][]string
+
+	// HTTPClient makes the calls (nil: http.DefaultClient).
+	HTTPClient *http.Client
+	// RequestTimeout bounds one call to the app (0: 60 s).
+	RequestTimeout time.Duration
+	// MaxBody bounds one answer (0: 256 MiB).
+	MaxBody int64
+	// Retry is the policy for failures that may pass (zero: DefaultRetry).
+	Retry Retry
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Progress, when set, is told about every page and the end of each type.
+	Progress func(Event)
+	// Log, when set, receives notable events in words (retries, warnings).
+	Log func(msg string)
+}
+
+// Event is a progress report of one type.
+type Event struct {
+	// Type is the app's type id.
+	Type string
+	// Pages and Items count what was received so far in this run.
+	Pages, Items int
+	// Done marks the end of the type.
+	Done bool
+	// Elapsed is the time since the type's first page.
+	Elapsed time.Duration
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	// App is the app's name; Space the namespace of its types in the store.
+	App, Space string
+	// Account is the account name /validate answered.
+	Account string
+	// OperationID identifies the run (sent to the app with every page).
+	OperationID string
+	// Resumed reports a run continued from a saved position.
+	Resumed bool
+	// Warnings are what the host tolerated in the app.
+	Warnings []string
+	// SchemaChanges say what the run changed in the store's schema.
+	SchemaChanges []string
+	// Types are the per-type counts, in the order synchronized.
+	Types []*TypeReport
+	// Logo is the app's SVG logo (nil: none).
+	Logo []byte `json:"-"`
+}
+
+// TypeReport counts what one type's synchronization did.
+type TypeReport struct {
+	// Type is the app's type id; Store the store's type name.
+	Type, Store string
+	// Mode is "full" or "delta".
+	Mode string
+	// Pages and Items count what the app sent.
+	Pages, Items int
+	// Created, Updated and Removed count entities; Skipped counts items that
+	// were not stored (see Problems); Duplicates counts ids sent again in the
+	// run (the last one wins).
+	Created, Updated, Removed, Skipped, Duplicates int
+	// Problems describe skipped items, duplicates and unresolved relations
+	// (the first ones of each run; the counts are exact).
+	Problems []string
+}
+
+// maxProblems bounds the problems kept per type.
+const maxProblems = 50
+
+func (r *TypeReport) problem(format string, a ...any) {
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, a...))
+	}
+}
+
+// state is what the engine keeps per app in the store (one JSON document,
+// saved in the same transaction as each page).
+type state struct {
+	URL     string         `json:"url"`
+	Auth    string         `json:"auth"`
+	Account map[string]any `json:"account"`
+	// LastSuccess is the start of the last successful run (RFC 3339).
+	LastSuccess string `json:"last_success,omitempty"`
+	// Seq numbers the runs.
+	Seq     int64               `json:"seq"`
+	Mapping map[string]*typeMap `json:"mapping,omitempty"`
+	Run     *runState           `json:"run,omitempty"`
+}
+
+// runState is a run in progress.
+type runState struct {
+	Seq         int64                      `json:"seq"`
+	OperationID string                     `json:"operation_id"`
+	Started     string                     `json:"started"`
+	LastSync    *string                    `json:"last_sync"`
+	Types       []string                   `json:"types"`
+	Filter      map[string]json.RawMessage `json:"filter"`
+	Done        map[string]bool            `json:"done"`
+	Page        map[string]json.RawMessage `json:"page"`
+	Counts      map[string]*TypeReport     `json:"counts"`
+}
+
+func stateKey(space string) string { return "app:" + space }
+
+// Run synchronizes an app into the store: registration, account, config,
+// schema and data, then the end-of-run cleanup. On failure the store keeps
+// the data of the last good run (plus the pages of this run already
+// written); an interrupted run is resumed by the next Run for the same app.
+func Run(ctx context.Context, st *store.Store, opts Options) (*Report, error) {
+	e, err := newEngine(st, opts)
+	if err != nil {
+		return nil, err
+	}
+	return e.run(ctx)
+}
+
+type engine struct {
+	st   *store.Store
+	opts Options
+	c    *client
+	now  func() time.Time
+	log  func(string)
+}
+
+func newEngine(st *store.Store, opts Options) (*engine, error) {
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 60 * time.Second
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 256 << 20
+	}
+	if opts.Retry.Attempts == 0 {
+		opts.Retry = DefaultRetry
+	}
+	c, err := newClient(opts.AppURL, opts.HTTPClient, opts.RequestTimeout, opts.MaxBody, opts.Retry)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{st: st, opts: opts, c: c, now: opts.Now, log: opts.Log}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.log == nil {
+		e.log = func(string) {}
+	}
+	c.onRetry = func(path string, attempt int, err error, wait time.Duration) {
+		e.log(fmt.Sprintf("retrying %s in %s after attempt %d: %v", path, wait.Round(time.Millisecond), attempt, err))
+	}
+	return e, nil
+}
+
+func (e *engine) run(ctx context.Context) (*Report, error) {
+	desc, warns, err := register(ctx, e.c)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{App: desc.Name, Space: appSpace(desc), Warnings: warns}
+	for _, w := range warns {
+		e.log("warning: " + w)
+	}
+	logo, warn := fetchLogo(ctx, e.c)
+	rep.Logo = logo
+	if warn != "" {
+		rep.Warnings = append(rep.Warnings, warn)
+		e.log("warning: " + warn)
+	}
+	key := stateKey(rep.Space)
+	var s state
+	if err := e.st.Write(ctx, func(tx *store.Tx) error {
+		b, err := tx.SyncState(key)
+		if err != nil || b == nil {
+			return err
+		}
+		return json.Unmarshal(b, &s)
+	}); err != nil {
+		return nil, fmt.Errorf("read the saved state: %w", err)
+	}
+	// Account: the stored one, refreshed by the user's values, validated
+	// (which also refreshes OAuth tokens) before every run.
+	authID := e.opts.Auth
+	if authID == "" && s.Auth != "" && len(e.opts.Account) == 0 {
+		authID = s.Auth
+	}
+	auth, err := chooseAuth(desc, authID)
+	if err != nil {
+		return nil, err
+	}
+	stored := s.Account
+	if s.Auth != auth.ID {
+		stored = nil
+	}
+	account, err := accountFields(auth, e.opts.Account, stored)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Account, err = validateAccount(ctx, e.c, auth.ID, account); err != nil {
+		return nil, err
+	}
+	s.URL, s.Auth, s.Account = e.opts.AppURL, auth.ID, account
+
+	var cfg protocol.ConfigResponse
+	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	types, err := selectTypes(&cfg, e.opts.Types, s.Run)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, t := range cfg.Types {
+		names[t.ID] = t.Name
+	}
+	now := e.now()
+	filter, err := buildFilter(ctx, e.c, &cfg, types, account, e.opts.Filter, now)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.opts.Filter) == 0 && s.Run != nil && s.Run.Filter != nil && sameTypes(s.Run.Types, types) {
+		filter = s.Run.Filter // resuming: the filter of the saved run
+	}
+	if len(filter) > 0 {
+		if err := validateFilter(ctx, e.c, types, filter, account); err != nil {
+			return nil, err
+		}
+	}
+	var schema map[string]map[string]protocol.SchemaField
+	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathSchema, map[string]any{"types": types, "filter": filter, "account": account}, &schema); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	var extra []string
+	for t := range schema {
+		if !contains(types, t) {
+			extra = append(extra, t)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		w := "the schema answer has types that were not asked for (ignored): " + strings.Join(extra, ", ")
+		rep.Warnings = append(rep.Warnings, w)
+		e.log("warning: " + w)
+	}
+	for _, t := range types {
+		if _, ok := schema[t]; !ok {
+			return nil, fmt.Errorf("schema: the app sent no schema for type %q", t)
+		}
+	}
+	// Rich-text contents go to the documents table; make sure it exists.
+	if _, err := documents.NewStore(ctx, e.st.DB(), e.st.Dialect()); err != nil {
+		return nil, err
+	}
+	var mapping map[string]*typeMap
+	if err := e.st.WriteSchema(ctx, func(tx *store.Tx) error {
+		m, changes, w, err := applySchema(tx, rep.Space, schema, types, names, s.Mapping)
+		if err != nil {
+			return err
+		}
+		mapping, rep.SchemaChanges = m, changes
+		rep.Warnings = append(rep.Warnings, w...)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	for _, w := range rep.SchemaChanges {
+		e.log("schema: " + w)
+	}
+	// Keep the mapping of types not selected this time.
+	merged := map[string]*typeMap{}
+	for k, v := range s.Mapping {
+		merged[k] = v
+	}
+	for k, v := range mapping {
+		merged[k] = v
+	}
+	s.Mapping = merged
+
+	// The run: resumed when one with the same types and filter is saved.
+	if s.Run != nil && sameTypes(s.Run.Types, types) && sameFilter(s.Run.Filter, filter) {
+		rep.Resumed = true
+		e.log(fmt.Sprintf("resuming run %d (operation %s)", s.Run.Seq, s.Run.OperationID))
+	} else {
+		s.Seq++
+		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: now.UTC().Format(time.RFC3339Nano),
+			Types: types, Filter: filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
+		if s.LastSuccess != "" {
+			ls := s.LastSuccess
+			r.LastSync = &ls
+		}
+		s.Run = r
+	}
+	rep.OperationID = s.Run.OperationID
+	if err := e.save(ctx, key, &s, nil); err != nil {
+		return nil, err
+	}
+	for _, t := range types {
+		tr := s.Run.Counts[t]
+		if tr == nil {
+			tr = &TypeReport{Type: t, Store: mapping[t].Store}
+			s.Run.Counts[t] = tr
+		}
+		rep.Types = append(rep.Types, tr)
+	}
+	for _, t := range types {
+		if s.Run.Done[t] {
+			continue
+		}
+		if err := e.syncType(ctx, key, &s, rep.Space, t, account, filter, schema); err != nil {
+			return rep, err
+		}
+	}
+	if err := e.finish(ctx, key, &s, rep.Space, types); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// save writes the state (and runs fn first in the same transaction).
+func (e *engine) save(ctx context.Context, key string, s *state, fn func(tx *store.Tx) error) error {
+	return e.st.Write(ctx, func(tx *store.Tx) error {
+		if fn != nil {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("encode the sync state: %w", err)
+		}
+		return tx.SaveSyncState(key, b)
+	})
+}
+
+// selectTypes checks the asked types against the config (or picks the
+// defaults).
+func selectTypes(cfg *protocol.ConfigResponse, asked []string, saved *runState) ([]string, error) {
+	known := map[string]bool{}
+	var all, defaults []string
+	for _, t := range cfg.Types {
+		if t.ID == "" || known[t.ID] {
+			continue
+		}
+		known[t.ID] = true
+		all = append(all, t.ID)
+		if t.Default {
+			defaults = append(defaults, t.ID)
+		}
+	}
+	if len(all) == 0 {
+		return nil, errors.New("config: the app declares no types")
+	}
+	if len(asked) == 0 {
+		switch {
+		case saved != nil:
+			asked = saved.Types
+		case len(defaults) > 0:
+			asked = defaults
+		default:
+			asked = all
+		}
+	}
+	var out []string
+	for _, t := range asked {
+		if !known[t] {
+			return nil, fmt.Errorf("the app has no type %q (it has: %s)", t, strings.Join(all, ", "))
+		}
+		if !contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sameTypes(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameFilter(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if string(b[k]) != string(v) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,415 @@
+package sync
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// kind is how an app field is stored and how its values are converted.
+type kind string
+
+const (
+	kText          kind = "text"
+	kEmail         kind = "email"
+	kBool          kind = "bool"
+	kMarkdown      kind = "markdown"
+	kHTML          kind = "html"
+	kDateRange     kind = "date-range"
+	kDateTimeRange kind = "date-time-range"
+	kSelect        kind = "select"
+	kList          kind = "list" // multi-select, files: a JSON array of strings
+	kDecimal       kind = "decimal"
+	kInt           kind = "int"
+	kDateTime      kind = "date-time"
+	kDate          kind = "date"
+	kRefOne        kind = "ref-one"
+	kRefMany       kind = "ref-many"
+	kJSON          kind = "json"
+)
+
+// prim is the store's primitive type of a kind ("" for relations).
+func (k kind) prim() string {
+	switch k {
+	case kText:
+		return store.TText
+	case kEmail:
+		return store.TEmail
+	case kBool:
+		return store.TBool
+	case kDateRange:
+		return store.TDateRange
+	case kDateTimeRange:
+		return store.TDateTimeRange
+	case kList, kJSON:
+		return store.TJSON
+	case kDecimal:
+		return store.TDecimal
+	case kInt:
+		return store.TInt
+	case kDateTime:
+		return store.TDateTime
+	case kDate:
+		return store.TDate
+	}
+	return ""
+}
+
+// mapField is the table of app field types: what the service makes of each
+// type and subType.
+func mapField(f protocol.SchemaField) kind {
+	if f.Relation != nil {
+		if f.Relation.Cardinality == "many-to-many" {
+			return kRefMany
+		}
+		return kRefOne
+	}
+	sub := strings.ToLower(f.SubType)
+	switch strings.ToLower(f.Type) {
+	case "number":
+		if sub == "integer" {
+			return kInt
+		}
+		return kDecimal
+	case "date":
+		if sub == "day" {
+			return kDate
+		}
+		return kDateTime
+	case "array[text]":
+		return kList
+	case "text", "":
+		switch sub {
+		case "email":
+			return kEmail
+		case "boolean":
+			return kBool
+		case "md":
+			return kMarkdown
+		case "html":
+			return kHTML
+		case "date-range":
+			return kDateRange
+		case "date-time-range":
+			return kDateTimeRange
+		case "single-select", "workflow":
+			return kSelect
+		case "multi-select", "file", "files":
+			return kList
+		}
+		return kText
+	}
+	return kJSON
+}
+
+// typeMap is how one app type lives in the store (kept in the sync state).
+type typeMap struct {
+	// AppType is the app's type id.
+	AppType string `json:"app_type"`
+	// Store is the store type's name.
+	Store string `json:"store"`
+	// Fields are the app's fields by app field id.
+	Fields map[string]*fieldMap `json:"fields"`
+}
+
+// fieldMap is how one app field lives in the store.
+type fieldMap struct {
+	AppID string `json:"app_id"`
+	Name  string `json:"name"`
+	Kind  kind   `json:"kind"`
+	// Store is the store field's name.
+	Store string `json:"store"`
+	// Target is the app type of a relation; TargetField the field matched.
+	Target      string `json:"target,omitempty"`
+	TargetField string `json:"target_field,omitempty"`
+	// Enum is the store's enum type of a select.
+	Enum string `json:"enum,omitempty"`
+}
+
+// Names in the store: the app's space, then the type, then the field.
+func storeTypeName(space, appType string) string { return space + "/" + appType }
+func storeFieldName(space, appType, field string) string {
+	return space + "." + appType + "/" + field
+}
+func hiddenFieldName(space, appType, what string) string {
+	return space + "." + appType + ".sync/" + what
+}
+
+// The hidden fields of every synchronized type: the app's id of the entity
+// and the run that last delivered it.
+const (
+	hiddenAppID = "app-id"
+	hiddenRun   = "run"
+)
+
+// idSpace is the namespace of entity ids derived from app ids.
+var idSpace = uuid.MustParse("6f1b7a1e-52a4-4c1b-9a0e-3c7d2f5b8e41")
+
+// entityID is the platform/id of the entity of app type appType whose app id
+// is id: the same everywhere, so relations can be written before their
+// target arrives.
+func entityID(space, appType, id string) string {
+	return uuid.NewSHA1(idSpace, []byte(space+"\x00"+appType+"\x00"+id)).String()
+}
+
+// optionID is the platform/id of an option of an enum.
+func optionID(enum, option string) string {
+	return uuid.NewSHA1(idSpace, []byte("enum\x00"+enum+"\x00"+option)).String()
+}
+
+func relationID(space, appType, field string) string {
+	return uuid.NewSHA1(idSpace, []byte("relation\x00"+space+"\x00"+appType+"\x00"+field)).String()
+}
+
+// applySchema brings the store's catalog in line with the app's schema of
+// the selected types, inside a schema transaction. old is the mapping of the
+// previous run (nil at the first). It returns the new mapping and what it
+// changed, in words.
+func applySchema(tx *store.Tx, space string, schema map[string]map[string]protocol.SchemaField, types []string, names map[string]string, old map[string]*typeMap) (map[string]*typeMap, []string, []string, error) {
+	var changes, warns []string
+	out := map[string]*typeMap{}
+	selected := map[string]bool{}
+	for _, t := range types {
+		selected[t] = true
+	}
+	cat := func() *store.Catalog { return tx.Catalog() }
+	// Types first, so relations can point at any of them.
+	for _, t := range types {
+		name := storeTypeName(space, t)
+		if cat().Type(name) == nil {
+			spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, "ui/label": names[t]}, Fields: []store.FieldSpec{
+				{Name: hiddenFieldName(space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+				{Name: hiddenFieldName(space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+			}}
+			if err := tx.CreateType(spec); err != nil {
+				return nil, nil, nil, fmt.Errorf("create type %s: %w", name, err)
+			}
+			changes = append(changes, "created type "+name)
+		}
+		out[t] = &typeMap{AppType: t, Store: name, Fields: map[string]*fieldMap{}}
+	}
+	for _, t := range types {
+		fields := schema[t]
+		ids := make([]string, 0, len(fields))
+		for id := range fields {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		tm := out[t]
+		var prev map[string]*fieldMap
+		if o := old[t]; o != nil {
+			prev = o.Fields
+		}
+		used := map[string]bool{}
+		for _, id := range ids {
+			sf := fields[id]
+			if sf.ID == "" {
+				sf.ID = id
+			}
+			if id == "id" || sf.Type == "id" || id == protocol.SyncAction {
+				continue
+			}
+			k := mapField(sf)
+			if (k == kRefOne || k == kRefMany) && !selected[sf.Relation.TargetType] {
+				warns = append(warns, fmt.Sprintf("%s.%s relates to type %q, which is not synchronized: its ids are kept as a JSON value", t, id, sf.Relation.TargetType))
+				k = kJSON
+			}
+			fm := &fieldMap{AppID: id, Name: sf.Name, Kind: k, Store: storeFieldName(space, t, id)}
+			if k == kRefOne || k == kRefMany {
+				fm.Target = sf.Relation.TargetType
+				fm.TargetField = sf.Relation.TargetFieldID
+				if fm.TargetField == "" {
+					fm.TargetField = "id"
+				}
+			}
+			if k == kSelect {
+				fm.Enum = space + "." + t + "." + id + "/options"
+			}
+			tm.Fields[id] = fm
+			used[fm.Store] = true
+			// A field the previous run knew under another id, with the same
+			// name and kind, is renamed (its values stay).
+			if _, had := prev[id]; !had && cat().Type(tm.Store).Field(fm.Store) == nil {
+				for pid, p := range prev {
+					if _, still := fields[pid]; still || p.Name != fm.Name || p.Kind != fm.Kind {
+						continue
+					}
+					if cat().Type(tm.Store).Field(p.Store) == nil {
+						continue
+					}
+					if err := tx.RenameField(tm.Store, p.Store, fm.Store); err != nil {
+						return nil, nil, nil, fmt.Errorf("rename field %s: %w", p.Store, err)
+					}
+					_ = tx.SetFieldMeta(tm.Store, fm.Store, "app/field-id", id)
+					changes = append(changes, fmt.Sprintf("renamed field %s to %s (the app renamed %q to %q; values kept)", p.Store, fm.Store, pid, id))
+					delete(prev, pid)
+					break
+				}
+			}
+			if err := ensureField(tx, space, tm, fm, sf, &changes); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		// Fields of the previous run that the app no longer sends: retired.
+		pids := make([]string, 0, len(prev))
+		for pid := range prev {
+			pids = append(pids, pid)
+		}
+		sort.Strings(pids)
+		for _, pid := range pids {
+			p := prev[pid]
+			if _, still := tm.Fields[pid]; still || used[p.Store] {
+				continue
+			}
+			st := cat().Type(tm.Store)
+			if st == nil || st.Field(p.Store) == nil {
+				continue
+			}
+			if retired, _ := st.Field(p.Store).Meta["app/retired?"].(bool); retired {
+				continue
+			}
+			if err := tx.SetFieldMeta(tm.Store, p.Store, "app/retired?", true); err != nil {
+				return nil, nil, nil, fmt.Errorf("retire field %s: %w", p.Store, err)
+			}
+			changes = append(changes, fmt.Sprintf("retired field %s (the app no longer sends %q; values kept)", p.Store, pid))
+		}
+	}
+	return out, changes, warns, nil
+}
+
+// ensureField creates the store field of fm when it is missing, or retires
+// a field of the same name whose kind changed and creates it afresh.
+func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf protocol.SchemaField, changes *[]string) error {
+	ty := tx.Catalog().Type(tm.Store)
+	meta := map[string]any{"ui/label": sf.Name, "app/field-id": fm.AppID}
+	if sf.Readonly {
+		meta["platform/readonly?"] = true
+	}
+	if fm.AppID == "name" {
+		meta["ui/title?"] = true
+	}
+	if sf.Description != "" {
+		meta["ui/description"] = sf.Description
+	}
+	if existing := ty.Field(fm.Store); existing != nil {
+		if fieldFits(tx.Catalog(), existing, fm) {
+			if retired, _ := existing.Meta["app/retired?"].(bool); retired {
+				if err := tx.SetFieldMeta(tm.Store, fm.Store, "app/retired?", nil); err != nil {
+					return err
+				}
+				*changes = append(*changes, "restored field "+fm.Store)
+			}
+			if existing.Meta["ui/label"] != sf.Name {
+				if err := tx.SetFieldMeta(tm.Store, fm.Store, "ui/label", sf.Name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		// The kind changed: keep the old values under a retired name.
+		retired := fm.Store + "~" + string(kindOfField(tx.Catalog(), existing))
+		for i := 2; ty.Field(retired) != nil; i++ {
+			retired = fmt.Sprintf("%s~%s-%d", fm.Store, kindOfField(tx.Catalog(), existing), i)
+		}
+		if err := tx.RenameField(tm.Store, fm.Store, retired); err != nil {
+			return fmt.Errorf("retire field %s: %w", fm.Store, err)
+		}
+		if err := tx.SetFieldMeta(tm.Store, retired, "app/retired?", true); err != nil {
+			return err
+		}
+		*changes = append(*changes, fmt.Sprintf("retired field %s as %s (its type changed to %s; values kept)", fm.Store, retired, fm.Kind))
+	}
+	switch fm.Kind {
+	case kMarkdown, kHTML:
+		if err := tx.CreateField(store.FieldSpec{Holder: tm.Store, Name: fm.Store, Type: store.DocumentType, Meta: meta}); err != nil {
+			return fmt.Errorf("create field %s: %w", fm.Store, err)
+		}
+	case kSelect:
+		if tx.Catalog().Type(fm.Enum) == nil {
+			if err := tx.CreateEnum(fm.Enum); err != nil {
+				return fmt.Errorf("create enum %s: %w", fm.Enum, err)
+			}
+		}
+		if err := tx.CreateField(store.FieldSpec{Holder: tm.Store, Name: fm.Store, Type: fm.Enum, Meta: meta}); err != nil {
+			return fmt.Errorf("create field %s: %w", fm.Store, err)
+		}
+		if len(sf.Options) > 0 {
+			opts := map[string]string{}
+			for _, o := range sf.Options {
+				opts[optionID(fm.Enum, o)] = o
+			}
+			if err := tx.EnsureEnumOptions(tx.Catalog().Type(fm.Enum), opts); err != nil {
+				return err
+			}
+		}
+	case kRefOne, kRefMany:
+		target := storeTypeName(space, fm.Target)
+		rel := relationID(space, tm.AppType, fm.AppID)
+		meta["platform/relation"] = rel
+		meta["platform/collection?"] = fm.Kind == kRefMany
+		if err := tx.CreateField(store.FieldSpec{Holder: tm.Store, Name: fm.Store, Type: target, Meta: meta}); err != nil {
+			return fmt.Errorf("create field %s: %w", fm.Store, err)
+		}
+		// The other side, on the target type: a collection.
+		label := sf.Relation.TargetName
+		if label == "" {
+			label = tm.AppType
+		}
+		tt := tx.Catalog().Type(target)
+		pname := storeFieldName(space, fm.Target, slug(label))
+		if slug(label) == "" || tt.Field(pname) != nil {
+			pname = storeFieldName(space, fm.Target, tm.AppType+"-"+fm.AppID)
+		}
+		for i := 2; tt.Field(pname) != nil; i++ {
+			pname = fmt.Sprintf("%s-%d", storeFieldName(space, fm.Target, tm.AppType+"-"+fm.AppID), i)
+		}
+		pmeta := map[string]any{"ui/label": label, "platform/relation": rel, "platform/collection?": true, "platform/readonly?": true}
+		if err := tx.CreateField(store.FieldSpec{Holder: target, Name: pname, Type: tm.Store, Meta: pmeta}); err != nil {
+			return fmt.Errorf("create field %s: %w", pname, err)
+		}
+	default:
+		if err := tx.CreateField(store.FieldSpec{Holder: tm.Store, Name: fm.Store, Type: fm.Kind.prim(), Meta: meta}); err != nil {
+			return fmt.Errorf("create field %s: %w", fm.Store, err)
+		}
+	}
+	*changes = append(*changes, fmt.Sprintf("added field %s (%s)", fm.Store, fm.Kind))
+	return nil
+}
+
+// fieldFits reports whether an existing store field can hold fm's values.
+func fieldFits(cat *store.Catalog, f *store.Field, fm *fieldMap) bool {
+	k := kindOfField(cat, f)
+	if k == fm.Kind || (f.Role == store.RolePrimitive && f.Prim == fm.Kind.prim()) {
+		return true
+	}
+	return (k == kMarkdown && fm.Kind == kHTML) || (k == kHTML && fm.Kind == kMarkdown)
+}
+
+// kindOfField is the kind a store field holds.
+func kindOfField(cat *store.Catalog, f *store.Field) kind {
+	if f.Role == store.RoleRelation {
+		switch t := cat.Target(f); {
+		case t == nil:
+			return kJSON
+		case t.Name == store.DocumentType:
+			return kMarkdown
+		case t.Kind == store.KindEnum:
+			return kSelect
+		case f.Collection:
+			return kRefMany
+		default:
+			return kRefOne
+		}
+	}
+	for _, k := range []kind{kText, kEmail, kBool, kDateRange, kDateTimeRange, kJSON, kDecimal, kInt, kDateTime, kDate} {
+		if k.prim() == f.Prim {
+			return k
+		}
+	}
+	return kJSON
+}

@@ -1,0 +1,241 @@
+package sync_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/sync"
+)
+
+// trackerNow is the tracker's clock in these tests.
+var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
+
+func serveTracker(t testing.TB, cfg tracker.Config) *httptest.Server {
+	t.Helper()
+	nop := zerolog.Nop()
+	cfg.Logger = &nop
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return trackerNow }
+	}
+	h, err := tracker.New(cfg).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func openStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// count returns the number of entities of a store type.
+func count(t testing.TB, st *store.Store, typeName string) int {
+	t.Helper()
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := cat.Type(typeName)
+	if ty == nil {
+		t.Fatalf("no type %s in %v", typeName, cat.TypeNames())
+	}
+	var n int
+	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + ty.Table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// entity reads the entity of a store type whose app id is id (nil when
+// missing).
+func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
+	t.Helper()
+	var out map[string]any
+	err := st.Write(context.Background(), func(tx *store.Tx) error {
+		ty := tx.Catalog().Type(typeName)
+		space, appType, _ := strings.Cut(typeName, "/")
+		f := ty.Field(space + "." + appType + ".sync/app-id")
+		var pid string
+		rows, err := tx.Querier().QueryContext(context.Background(), "SELECT id FROM "+ty.Table+" WHERE "+f.Col+" = ?", id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return nil
+		}
+		if err := rows.Scan(&pid); err != nil {
+			return err
+		}
+		rows.Close()
+		out, err = tx.Read(ty, pid)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestTrackerFullThenDelta(t *testing.T) {
+	ctx := context.Background()
+	srv := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
+	st := openStore(t)
+	var events []sync.Event
+	opts := sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
+		Now: func() time.Time { return trackerNow }, Progress: func(e sync.Event) { events = append(events, e) }}
+	rep, err := sync.Run(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Space != "tracker" || rep.Account != "Demo tracker" || rep.Resumed {
+		t.Fatalf("report: %+v", rep)
+	}
+	ds := tracker.DatasetOf(tracker.Config{Projects: 3, Tasks: 1200})
+	live := 0
+	for j := 1; j <= ds.Tasks; j++ {
+		task := ds.Task(j, trackerNow)
+		if task.Live(trackerNow) {
+			live++
+		}
+	}
+	if got := count(t, st, "tracker/project"); got != 3 {
+		t.Errorf("projects: %d", got)
+	}
+	if got := count(t, st, "tracker/task"); got != live {
+		t.Errorf("tasks: %d, want %d", got, live)
+	}
+	byType := map[string]*sync.TypeReport{}
+	for _, tr := range rep.Types {
+		byType[tr.Type] = tr
+	}
+	if tr := byType["task"]; tr.Created != live || tr.Updated != 0 || tr.Removed != 0 || tr.Skipped != 0 || tr.Mode != "full" || tr.Pages < 3 {
+		t.Errorf("task report: %+v", tr)
+	}
+	if len(events) == 0 || !events[len(events)-1].Done {
+		t.Errorf("progress events: %+v", events)
+	}
+	// One task, field by field.
+	var j int
+	for j = 1; ; j++ {
+		if task := ds.Task(j, trackerNow); task.Live(trackerNow) {
+			break
+		}
+	}
+	want := ds.Task(j, trackerNow)
+	got := entity(t, st, "tracker/task", want.ID)
+	if got == nil {
+		t.Fatalf("task %s missing", want.ID)
+	}
+	proj := entity(t, st, "tracker/project", want.ProjectID)
+	checks := map[string]any{
+		"tracker.task/name":     want.Name,
+		"tracker.task/priority": int64(want.Priority),
+		"tracker.task/due":      want.Due.Format(time.DateOnly),
+		"tracker.task/assignee": want.Assignee,
+		"tracker.task/project":  map[string]any{"platform/id": proj["platform/id"]},
+	}
+	for k, v := range checks {
+		if g := got[k]; !equalJSON(g, v) {
+			t.Errorf("%s = %#v, want %#v", k, g, v)
+		}
+	}
+	// The rich-text description is a document holding the markdown.
+	docs, err := documents.NewStore(ctx, st.DB(), st.Dialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := documentSecret(t, st, got["tracker.task/description"])
+	md, found, err := docs.Get(ctx, secret)
+	if err != nil || !found || md != want.Description {
+		t.Errorf("description document: %q %v %v, want %q", md, found, err, want.Description)
+	}
+
+	// A second run 30 days later is a delta: changed tasks updated, removed
+	// ones removed, nothing else touched.
+	later := trackerNow.Add(30 * 24 * time.Hour)
+	srv2 := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200, Now: func() time.Time { return later }})
+	opts.AppURL = srv2.URL
+	opts.Now = func() time.Time { return later }
+	opts.Account = nil // the stored account is used
+	rep2, err := sync.Run(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live2 := 0
+	for j := 1; j <= ds.Tasks; j++ {
+		if task := ds.Task(j, later); task.Live(later) {
+			live2++
+		}
+	}
+	if got := count(t, st, "tracker/task"); got != live2 {
+		t.Errorf("tasks after delta: %d, want %d", got, live2)
+	}
+	for _, tr := range rep2.Types {
+		if tr.Type == "task" && (tr.Mode != "delta" || tr.Updated == 0) {
+			t.Errorf("delta report: %+v", tr)
+		}
+	}
+	want2 := ds.Task(j, later)
+	got2 := entity(t, st, "tracker/task", want2.ID)
+	if want2.Live(later) && (got2 == nil || got2["tracker.task/status"] == nil) {
+		t.Errorf("task after delta: %v", got2)
+	}
+}
+
+func documentSecret(t testing.TB, st *store.Store, ref any) string {
+	t.Helper()
+	m, ok := ref.(map[string]any)
+	if !ok {
+		t.Fatalf("not a reference: %#v", ref)
+	}
+	cat, _ := st.Catalog(context.Background())
+	dt := cat.Type(store.DocumentType)
+	var secret string
+	if err := st.DB().QueryRow("SELECT "+dt.Field(store.DocumentSecret).Col+" FROM "+dt.Table+" WHERE id = ?", m["platform/id"]).Scan(&secret); err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+func equalJSON(a, b any) bool {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		if len(am) != len(bm) {
+			return false
+		}
+		for k := range am {
+			if !equalJSON(am[k], bm[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+func TestAccountRejected(t *testing.T) {
+	srv := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
+	_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "nope"}})
+	if !errors.Is(err, sync.ErrAccountRejected) || !strings.Contains(err.Error(), "account rejected: invalid token") {
+		t.Fatalf("err = %v", err)
+	}
+}
