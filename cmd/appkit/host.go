@@ -65,6 +65,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workspaceLimit := fs.Float64("workspace-rate-limit", auth.DefaultWorkspaceRate, "requests per second over all tokens; 0 for none")
 	adminEmail := fs.String("admin-email", os.Getenv("APPKIT_ADMIN_EMAIL"), "the admin's e-mail (env APPKIT_ADMIN_EMAIL; default admin@localhost)")
 	adminPassword := fs.String("admin-password", os.Getenv("APPKIT_ADMIN_PASSWORD"), "the admin's password (env APPKIT_ADMIN_PASSWORD; generated when empty)")
+	demo := fs.Bool("demo", false, "also serve the tracker example app in process, synchronize it into the store and print an API token to query it (see demo.go)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, hostUsage)
 		fs.PrintDefaults()
@@ -82,6 +83,9 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
 		fmt.Fprintln(stderr, "appkit host: rate limits must be 0 or positive")
 		return 2
+	}
+	if *demo && *token == "" {
+		*token = newDemoToken()
 	}
 	if *token != "" {
 		if err := auth.ValidateTokenValue(*token); err != nil {
@@ -133,6 +137,14 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
+	if *demo {
+		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "appkit host: %v\n", err)
+			return 1
+		}
+		defer stopDemo()
+	}
 
 	select {
 	case err := <-served:

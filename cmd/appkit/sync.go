@@ -225,8 +225,18 @@ func printReport(w io.Writer, rep *sync.Report) {
 	for _, s := range rep.Warnings {
 		fmt.Fprintln(w, "warning:", s)
 	}
+	// Added fields and created types are counted; renames and retirements
+	// (which move values) are listed.
+	added := 0
 	for _, s := range rep.SchemaChanges {
+		if strings.HasPrefix(s, "added ") || strings.HasPrefix(s, "created ") {
+			added++
+			continue
+		}
 		fmt.Fprintln(w, "schema:", s)
+	}
+	if added > 0 {
+		fmt.Fprintf(w, "schema: %d types and fields created\n", added)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tremoved\tskipped\t")
