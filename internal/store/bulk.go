@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -138,10 +139,13 @@ func (t *Tx) BulkUpsert(ty *Type, fields []*Field, rows []BulkRow) ([]bool, erro
 				pub = pubs[i]
 			}
 			args = append(args, rows[i].ID, pub, ms, ms)
-			for _, v := range rows[i].Values {
-				if r, ok := v.([2]any); ok {
+			for k, v := range rows[i].Values {
+				switch r, ok := v.([2]any); {
+				case ok:
 					args = append(args, r[0], r[1])
-				} else {
+				case IsRange(fields[k].Prim) && fields[k].Role == RolePrimitive:
+					args = append(args, nil, nil) // an empty range
+				default:
 					args = append(args, v)
 				}
 			}
@@ -419,6 +423,59 @@ func (t *Tx) IntValues(ty *Type, f *Field, ids []string) (map[string]int64, erro
 		}
 		if err := rows.Close(); err != nil {
 			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// TextValues returns the value of the text field f for each of the entities
+// that have one.
+func (t *Tx) TextValues(ty *Type, f *Field, ids []string) (map[string]string, error) {
+	if f.Role != RolePrimitive || f.Prim != TText {
+		return nil, fmt.Errorf("store: field %s is not a text field", f.Name)
+	}
+	return t.lookup("SELECT id, "+f.Col+" FROM "+ty.Table+" WHERE "+f.Col+" IS NOT NULL AND id IN (%s)", ids)
+}
+
+// IDsByValue finds entities of the type by the value of a primitive field:
+// it returns, for each value that some entity holds, the id of one of them
+// (values are compared as text).
+func (t *Tx) IDsByValue(ty *Type, f *Field, values []string) (map[string]string, error) {
+	if f.Role != RolePrimitive || IsRange(f.Prim) {
+		return nil, fmt.Errorf("store: field %s cannot be looked up by value", f.Name)
+	}
+	out, err := t.lookup("SELECT CAST("+f.Col+" AS TEXT), id FROM "+ty.Table+" WHERE CAST("+f.Col+" AS TEXT) IN (%s)", values)
+	return out, err
+}
+
+// lookup runs a two-column query whose %s takes a list of placeholders for
+// keys (in chunks) and collects the rows into a map.
+func (t *Tx) lookup(query string, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	const per = 500
+	for lo := 0; lo < len(keys); lo += per {
+		hi := min(lo+per, len(keys))
+		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", "))
+		args := make([]any, 0, hi-lo)
+		for _, k := range keys[lo:hi] {
+			args = append(args, k)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: lookup: %w", err)
+		}
+		for rows.Next() {
+			var k, v sql.NullString
+			if err := rows.Scan(&k, &v); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: lookup: %w", err)
+			}
+			if k.Valid && v.Valid {
+				out[k.String] = v.String
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("store: lookup: %w", err)
 		}
 	}
 	return out, nil

@@ -93,7 +93,7 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 			tr.Mode = mode
 		}
 		err := e.save(ctx, key, s, func(tx *store.Tx) error {
-			if err := applyPage(tx, space, tm, s.Mapping, run.Seq, mode, p.Items, tr); err != nil {
+			if err := e.applyPage(tx, space, tm, run, mode, p.Items, tr); err != nil {
 				return err
 			}
 			tr.Pages++
@@ -119,6 +119,10 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 	}
 }
 
+// resolvedIDs are relation targets already found (by a target field other
+// than id).
+type resolvedIDs []string
+
 // row is one converted SET item.
 type row struct {
 	appID  string
@@ -127,8 +131,51 @@ type row struct {
 	values map[string]any
 }
 
+// pendingRef is a relation matched on a target field other than id whose
+// target had not arrived when its holder was written.
+type pendingRef struct {
+	Type   string `json:"type"`
+	Field  string `json:"field"`
+	Entity string `json:"entity"`
+	AppID  string `json:"app_id"`
+	Value  string `json:"value"`
+}
+
+// maxPending bounds the pending relations of a run (kept in its state);
+// beyond it relations to targets that have not arrived are reported.
+const maxPending = 10000
+
+// maxRefNames bounds the remembered app ids of relation targets (for
+// reporting targets that never arrive by their app id).
+const maxRefNames = 200000
+
+// noteRef remembers the app id behind a target's entity id.
+func (e *engine) noteRef(id, appID string) {
+	if e.refNames == nil {
+		e.refNames = map[string]string{}
+	}
+	if len(e.refNames) < maxRefNames {
+		e.refNames[id] = appID
+	}
+}
+
+// resolveKeyed finds the targets of relation values matched on a target
+// field other than id: value -> target entity id for those that exist.
+func resolveKeyed(tx *store.Tx, space string, fm *fieldMap, values []string) (map[string]string, error) {
+	tt := tx.Catalog().Type(storeTypeName(space, fm.Target))
+	if tt == nil {
+		return nil, nil
+	}
+	tf := tt.Field(storeFieldName(space, fm.Target, fm.TargetField))
+	if tf == nil || tf.Role != store.RolePrimitive {
+		return nil, nil
+	}
+	return tx.IDsByValue(tt, tf, values)
+}
+
 // applyPage writes one page of items of a type.
-func applyPage(tx *store.Tx, space string, tm *typeMap, mapping map[string]*typeMap, seq int64, mode string, items []any, tr *TypeReport) error {
+func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runState, mode string, items []any, tr *TypeReport) error {
+	seq := run.Seq
 	cat := tx.Catalog()
 	ty := cat.Type(tm.Store)
 	if ty == nil {
@@ -219,6 +266,66 @@ func applyPage(tx *store.Tx, space string, tm *typeMap, mapping map[string]*type
 				tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
 			}
 		}
+		// Relations: by id, the target's derived id; on another target
+		// field, looked up (or left pending until the target arrives).
+		for _, fid := range fieldIDs {
+			fm := tm.Fields[fid]
+			if fm.Kind != kRefOne && fm.Kind != kRefMany {
+				continue
+			}
+			keyed := fm.TargetField != "" && fm.TargetField != "id"
+			var values []string
+			for _, r := range rows {
+				v, ok := r.values[fid]
+				if !ok || v == nil {
+					continue
+				}
+				list, one := v.([]string)
+				if !one {
+					list = []string{v.(string)}
+				}
+				values = append(values, list...)
+			}
+			if !keyed {
+				for _, v := range values {
+					e.noteRef(entityID(space, fm.Target, v), v)
+				}
+				continue
+			}
+			found, err := resolveKeyed(tx, space, fm, values)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				v, ok := r.values[fid]
+				if !ok || v == nil {
+					continue
+				}
+				list, many := v.([]string)
+				if !many {
+					list = []string{v.(string)}
+				}
+				var ids []string
+				for _, x := range list {
+					if id, ok := found[x]; ok {
+						ids = append(ids, id)
+						continue
+					}
+					if len(run.Pending) < maxPending {
+						run.Pending = append(run.Pending, pendingRef{Type: tm.AppType, Field: fid, Entity: r.id, AppID: r.appID, Value: x})
+					} else {
+						tr.problem("item %q: %s: no %s with %s %q (yet); too many pending relations to wait for it", r.appID, fid, fm.Target, fm.TargetField, x)
+					}
+				}
+				if many {
+					r.values[fid] = resolvedIDs(ids)
+				} else if len(ids) > 0 {
+					r.values[fid] = resolvedIDs(ids[:1])
+				} else {
+					r.values[fid] = nil
+				}
+			}
+		}
 		// Select options first, then the entities, grouped by the set of
 		// fields they carry.
 		options := map[string]map[string]string{}
@@ -270,8 +377,13 @@ func applyPage(tx *store.Tx, space string, tm *typeMap, mapping map[string]*type
 					}
 					for _, r := range group {
 						var targets []string
-						for _, v := range r.values[fid].([]string) {
-							targets = append(targets, entityID(space, fm.Target, v))
+						switch v := r.values[fid].(type) {
+						case resolvedIDs:
+							targets = v
+						case []string:
+							for _, x := range v {
+								targets = append(targets, entityID(space, fm.Target, x))
+							}
 						}
 						links[sf][r.id] = targets
 					}
@@ -299,7 +411,11 @@ func applyPage(tx *store.Tx, space string, tm *typeMap, mapping map[string]*type
 					if v != nil {
 						switch fm.Kind {
 						case kRefOne:
-							v = entityID(space, fm.Target, v.(string))
+							if ids, ok := v.(resolvedIDs); ok {
+								v = ids[0]
+							} else {
+								v = entityID(space, fm.Target, v.(string))
+							}
 						case kSelect:
 							v = optionID(fm.Enum, v.(string))
 						}
@@ -384,10 +500,14 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 				tr.Removed++
 			}
 		}
+		if err := e.resolvePending(tx, space, s); err != nil {
+			return err
+		}
 		for _, t := range types {
 			tr := run.Counts[t]
 			tm := s.Mapping[t]
 			ty := tx.Catalog().Type(tm.Store)
+			appF := ty.Field(hiddenFieldName(space, t, hiddenAppID))
 			ids := make([]string, 0, len(tm.Fields))
 			for id := range tm.Fields {
 				ids = append(ids, id)
@@ -402,9 +522,20 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 				if err != nil {
 					return err
 				}
+				holders := make([]string, len(dangling))
+				for i, d := range dangling {
+					holders[i] = d.ID
+				}
+				names, err := tx.TextValues(ty, appF, holders)
+				if err != nil {
+					return err
+				}
 				for _, d := range dangling {
-					tr.problem("%s: a %s relates to a %s that the app never sent (link dropped)", fid, t, fm.Target)
-					_ = d
+					target := e.refNames[d.Target]
+					if target == "" {
+						target = "(entity " + d.Target + ")"
+					}
+					tr.problem("item %q: %s: the app never sent %s %q (relation left empty)", names[d.ID], fid, fm.Target, target)
 				}
 			}
 		}
@@ -415,5 +546,65 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 	if err != nil {
 		return fmt.Errorf("finish the run: %w", err)
 	}
+	return nil
+}
+
+// resolvePending links the relations on another target field whose targets
+// arrived after their holders; the others are reported.
+func (e *engine) resolvePending(tx *store.Tx, space string, s *state) error {
+	run := s.Run
+	type key struct{ typ, field string }
+	groups := map[key][]pendingRef{}
+	var keys []key
+	for _, p := range run.Pending {
+		k := key{p.Type, p.Field}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	for _, k := range keys {
+		tm := s.Mapping[k.typ]
+		fm := tm.Fields[k.field]
+		tr := run.Counts[k.typ]
+		ty := tx.Catalog().Type(tm.Store)
+		if tm == nil || fm == nil || ty == nil || tr == nil {
+			continue
+		}
+		values := make([]string, 0, len(groups[k]))
+		for _, p := range groups[k] {
+			values = append(values, p.Value)
+		}
+		found, err := resolveKeyed(tx, space, fm, values)
+		if err != nil {
+			return err
+		}
+		f := ty.Field(fm.Store)
+		for _, p := range groups[k] {
+			target, ok := found[p.Value]
+			if !ok {
+				tr.problem("item %q: %s: the app never sent %s with %s %q (relation left empty)", p.AppID, p.Field, fm.Target, fm.TargetField, p.Value)
+				continue
+			}
+			if fm.Kind == kRefMany {
+				err := tx.CollectionItems(ty.Name, f.Name, p.Entity, []any{target}, true)
+				if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			_, err := tx.Update(ty.Name, map[string]any{"platform/id": p.Entity, f.Name: map[string]any{"platform/id": target}})
+			if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+				continue // the holder was removed since
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	run.Pending = nil
 	return nil
 }

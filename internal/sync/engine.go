@@ -140,6 +140,7 @@ type runState struct {
 	Done        map[string]bool            `json:"done"`
 	Page        map[string]json.RawMessage `json:"page"`
 	Counts      map[string]*TypeReport     `json:"counts"`
+	Pending     []pendingRef               `json:"pending,omitempty"`
 }
 
 func stateKey(space string) string { return "app:" + space }
@@ -162,6 +163,9 @@ type engine struct {
 	c    *client
 	now  func() time.Time
 	log  func(string)
+	// refNames maps relation targets' entity ids to their app ids (bounded),
+	// to report targets that never arrive by their app id.
+	refNames map[string]string
 }
 
 func newEngine(st *store.Store, opts Options) (*engine, error) {

@@ -226,6 +226,12 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 				if fm.TargetField == "" {
 					fm.TargetField = "id"
 				}
+				if tf, ok := schema[fm.Target][fm.TargetField]; fm.TargetField != "id" && (!ok || tf.Type == "id" || mapField(tf).prim() == "") {
+					if !ok || tf.Type != "id" {
+						warns = append(warns, fmt.Sprintf("%s.%s matches %s.%s, which is not a plain field of that type: matched on id instead", t, id, fm.Target, fm.TargetField))
+					}
+					fm.TargetField = "id"
+				}
 			}
 			if k == kSelect {
 				fm.Enum = space + "." + t + "." + id + "/options"

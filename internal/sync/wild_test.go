@@ -1,0 +1,306 @@
+package sync_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/sync"
+)
+
+// An app as found in the wild: a descriptor without website and with extra
+// keys, answers with charset, a schema with a type not asked for, data
+// without pagination or synchronizationType, a relation matched on another
+// field, a date range as a JSON string, an error with {message, code}, bad
+// items, duplicate ids and a relation to an id that never arrives. It
+// refuses requests without a filter object.
+func TestWildApp(t *testing.T) {
+	ctx := context.Background()
+	schema := `{
+	 "item": {"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},
+	  "done":{"id":"done","name":"Done","type":"text","subType":"boolean"},
+	  "span":{"id":"span","name":"Span","type":"text","subType":"date-range"},
+	  "size":{"id":"size","name":"Size","type":"number","subType":"integer"},
+	  "when":{"id":"when","name":"When","type":"date"},
+	  "owner":{"id":"owner","name":"Owner","type":"text","relation":{"cardinality":"many-to-one","name":"Owner","targetType":"person","targetName":"Items","targetFieldId":"email"}},
+	  "helpers":{"id":"helpers","name":"Helpers","type":"array[text]","relation":{"cardinality":"many-to-many","name":"Helpers","targetType":"person","targetName":"Helps","targetFieldId":"id"}},
+	  "__syncAction":{"id":"__syncAction","name":"Sync action","type":"text"}},
+	 "person": {"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"email":{"id":"email","name":"E-mail","type":"text","subType":"email"}},
+	 "extra": {"id":{"id":"id","name":"ID","type":"id"}}
+	}`
+	items := `{"items":[
+	  {"id":"i1","name":"One","done":"yes","span":"{\"start\":\"2024-01-01\",\"end\":\"2024-01-08\"}","size":3,"when":"2024-02-03T04:05:06Z","owner":"ann@example.com","helpers":["p1","p2"],"junk":{"x":1}},
+	  {"id":"i2","name":"Two","done":"0","size":"4","when":"2024-02-03","owner":"nobody@example.com","helpers":["p9"]},
+	  {"name":"no id"},
+	  {"id":"i3","name":"Bad size","size":"big"},
+	  {"id":"i1","name":"One again","done":"checked","size":5,"owner":"bob@example.com","helpers":[]},
+	  7
+	]}`
+	people := `{"items":[{"id":"p1","name":"Ann","email":"ann@example.com"},{"id":"p2","name":"Bob","email":"bob@example.com"}],"pagination":{"hasNext":false},"synchronizationType":"full"}`
+	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
+		if len(c.Filter) == 0 || string(c.Filter) == "null" {
+			return 500, `{"message":"Cannot read properties of undefined (reading 'status')","code":"E_CRASH"}`
+		}
+		if c.RequestedType == "person" {
+			return 200, people
+		}
+		return 200, items
+	})
+	app.set(func(a *fakeApp) {
+		a.descriptor = `{"name":"Fake","version":"1","description":"d","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true},"color":"red"}`
+		a.config = `{"types":[{"id":"item","name":"Items"},{"id":"person","name":"People"}],"filters":[],"extra":true}`
+	})
+	st := openStore(t)
+	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Types: []string{"item", "person"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warns := strings.Join(rep.Warnings, "\n")
+	for _, w := range []string{"no website", "keys the protocol does not define (ignored): color", "types that were not asked for (ignored): extra"} {
+		if !strings.Contains(warns, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warns)
+		}
+	}
+	if rep.Space != "fake" {
+		t.Errorf("space %q", rep.Space)
+	}
+	got := rows(t, st, "fake/item")
+	want := map[string]map[string]any{
+		"i1": {"name": "One again", "done": true, "size": int64(5), "owner": "p2", "helpers": nil},
+		"i2": {"name": "Two", "done": false, "size": int64(4), "when": "2024-02-03T00:00:00.000Z"},
+	}
+	for id, w := range want {
+		g := got[id]
+		for k, v := range w {
+			if v == nil {
+				if _, ok := g[k]; ok {
+					t.Errorf("%s.%s = %v, want empty", id, k, g[k])
+				}
+				continue
+			}
+			if fmt.Sprint(g[k]) != fmt.Sprint(v) {
+				t.Errorf("%s.%s = %#v, want %#v", id, k, g[k], v)
+			}
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("items: %v", got)
+	}
+	var item *sync.TypeReport
+	for _, tr := range rep.Types {
+		if tr.Type == "item" {
+			item = tr
+		}
+	}
+	if item.Mode != "full" || item.Pages != 1 || item.Items != 6 || item.Created != 2 || item.Skipped != 3 || item.Duplicates != 1 {
+		t.Errorf("item report: %+v", item)
+	}
+	problems := strings.Join(item.Problems, "\n")
+	for _, p := range []string{"no id", `"i3" skipped: field size: want an integer`, "not an object", `"i1" sent twice`, `item "i2": owner: the app never sent person with email "nobody@example.com"`, `item "i2": helpers: the app never sent person "p9"`} {
+		if !strings.Contains(problems, p) {
+			t.Errorf("problems lack %q:\n%s", p, problems)
+		}
+	}
+	// The many-to-many relation: the duplicate i1, which won, has none.
+	if n := links(t, st, "fake/item", "fake.item/helpers"); n != 0 {
+		t.Errorf("%d helper links, want 0", n)
+	}
+	// The date range of the first i1 was replaced by the duplicate: check
+	// the conversion on its own.
+	app.set(func(a *fakeApp) {
+		a.data = func(c dataCall) (int, string) {
+			if c.RequestedType == "person" {
+				return 200, people
+			}
+			return 200, `{"items":[{"id":"i1","name":"One","span":"{\"start\":\"2024-01-01\",\"end\":\"2024-01-08\"}","owner":"ann@example.com","helpers":["p1","p2"]}]}`
+		}
+	})
+	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	got = rows(t, st, "fake/item")
+	if len(got) != 1 || fmt.Sprint(got["i1"]["span"]) != fmt.Sprint(map[string]any{"start": "2024-01-01", "end": "2024-01-07"}) || got["i1"]["owner"] != "p1" {
+		t.Errorf("after the second run: %v", got)
+	}
+	if n := links(t, st, "fake/item", "fake.item/helpers"); n != 2 {
+		t.Errorf("%d helper links, want 2", n)
+	}
+	calls := app.dataCalls()
+	last := calls[len(calls)-1]
+	if string(last.Filter) != "{}" || last.OperationID == "" || last.LastSynchronizedAt == nil {
+		t.Errorf("last data call: %+v", last)
+	}
+}
+
+// pagedApp serves n items of type "item" in pages of size, with a numeric
+// cursor, answering full; fail decides per call whether to misbehave.
+func pagedApp(t testing.TB, n, size int, fail func(page, call int) (int, string, bool)) *fakeApp {
+	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
+	calls := map[int]int{}
+	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
+		var cur struct{ Next int }
+		json.Unmarshal(c.Pagination, &cur)
+		page := cur.Next / size
+		calls[page]++
+		if fail != nil {
+			if status, body, ok := fail(page, calls[page]); ok {
+				return status, body
+			}
+		}
+		var items []map[string]any
+		for i := cur.Next; i < min(cur.Next+size, n); i++ {
+			items = append(items, map[string]any{"id": fmt.Sprint("i", i), "name": fmt.Sprint("Item ", i)})
+		}
+		resp := map[string]any{"items": items, "synchronizationType": "full",
+			"pagination": map[string]any{"hasNext": cur.Next+size < n, "nextPageConfig": map[string]any{"Next": cur.Next + size}}}
+		b, _ := json.Marshal(resp)
+		return 200, string(b)
+	})
+	return app
+}
+
+func names(t testing.TB, m map[string]map[string]any) []string {
+	var out []string
+	for id := range m {
+		out = append(out, id)
+	}
+	return sortedCopy(out)
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func itemIDs(from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprint("i", i))
+	}
+	return sortedCopy(out)
+}
+
+// tryLater on page 2 beyond the retry bound pauses the run; the next run
+// resumes from page 2 with the same operation id, and only then are the
+// entities the run did not deliver removed.
+func TestTryLaterPausesAndResumes(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	// A first good run with 5 items.
+	app := pagedApp(t, 5, 2, nil)
+	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Retry: fastRetry}); err != nil {
+		t.Fatal(err)
+	}
+	// Now 3 items; page 1 (the second) answers tryLater for a while.
+	broken := true
+	app2 := pagedApp(t, 3, 2, func(page, call int) (int, string, bool) {
+		if page == 1 && broken {
+			return 503, `{"message":"rate limited upstream","tryLater":true}`, true
+		}
+		return 0, "", false
+	})
+	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app2.srv.URL, Retry: fastRetry})
+	if !errors.Is(err, sync.ErrPaused) || !strings.Contains(err.Error(), "rate limited upstream") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(app2.dataCalls()); n != 1+fastRetry.Attempts {
+		t.Errorf("%d data calls, want 1 + %d attempts", n, fastRetry.Attempts)
+	}
+	// Nothing removed yet: the last good run's 5 items are all there.
+	if got := names(t, rows(t, st, "fake/item")); !reflect.DeepEqual(got, itemIDs(0, 5)) {
+		t.Errorf("after the paused run: %v", got)
+	}
+	broken = false
+	rep2, err := sync.Run(ctx, st, sync.Options{AppURL: app2.srv.URL, Retry: fastRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep2.Resumed || rep2.OperationID != rep.OperationID {
+		t.Errorf("resumed %v, operation %s then %s", rep2.Resumed, rep.OperationID, rep2.OperationID)
+	}
+	calls := app2.dataCalls()
+	resumed := calls[1+fastRetry.Attempts]
+	if string(resumed.Pagination) != `{"Next":2}` || resumed.OperationID != rep.OperationID {
+		t.Errorf("the resumed run asked for %s (operation %s)", resumed.Pagination, resumed.OperationID)
+	}
+	if got := names(t, rows(t, st, "fake/item")); !reflect.DeepEqual(got, itemIDs(0, 3)) {
+		t.Errorf("after the resumed run: %v", got)
+	}
+	if tr := rep2.Types[0]; tr.Removed != 2 || tr.Pages != 2 || tr.Created != 0 || tr.Updated != 3 {
+		t.Errorf("resumed report: %+v", tr)
+	}
+}
+
+// A 500 mid-run, malformed JSON and an app that never answers fail the run
+// (the last two after retries); the last good data stays.
+func TestFailedRunKeepsData(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fail    func(page, call int) (int, string, bool)
+		timeout time.Duration
+		want    string
+		paused  bool
+	}{
+		{"500", func(page, call int) (int, string, bool) { return 500, `{"message":"boom","code":42}`, page == 1 }, 0, "boom (code 42)", true},
+		{"malformed", func(page, call int) (int, string, bool) { return 200, `{"items":[{"id":`, page == 1 }, 0, "malformed JSON", false},
+		{"400", func(page, call int) (int, string, bool) { return 400, `not json`, page == 1 }, 0, "400: Bad Request", false},
+		{"slow", func(page, call int) (int, string, bool) {
+			if page == 1 {
+				time.Sleep(300 * time.Millisecond)
+			}
+			return 0, "", false
+		}, 50 * time.Millisecond, "no answer within 50ms", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := openStore(t)
+			if _, err := sync.Run(ctx, st, sync.Options{AppURL: pagedApp(t, 5, 2, nil).srv.URL}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := sync.Run(ctx, st, sync.Options{AppURL: pagedApp(t, 3, 2, tc.fail).srv.URL, Retry: fastRetry, RequestTimeout: tc.timeout})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, sync.ErrPaused) != tc.paused {
+				t.Fatalf("err = %v, want %q (paused %v)", err, tc.want, tc.paused)
+			}
+			got := rows(t, st, "fake/item")
+			if !reflect.DeepEqual(names(t, got), itemIDs(0, 5)) {
+				t.Errorf("after the failed run: %v", got)
+			}
+		})
+	}
+}
+
+// Delta pages: SET with a partial item leaves the other fields alone,
+// REMOVE deletes; an unknown action is skipped.
+func TestDelta(t *testing.T) {
+	ctx := context.Background()
+	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"size":{"id":"size","name":"Size","type":"number"}}}`
+	page := `{"items":[{"id":"a","name":"A","size":1},{"id":"b","name":"B","size":2},{"id":"c","name":"C","size":3}],"synchronizationType":"full"}`
+	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, page })
+	st := openStore(t)
+	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	page = `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
+	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, st, "fake/item")
+	want := map[string]map[string]any{"a": {"name": "A", "size": "10"}, "c": {"name": "C", "size": "3"}, "d": {"name": "D"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after delta:\n got %v\nwant %v", got, want)
+	}
+	if tr := rep.Types[0]; tr.Mode != "delta" || tr.Created != 1 || tr.Updated != 1 || tr.Removed != 1 || tr.Skipped != 1 {
+		t.Errorf("delta report: %+v", tr)
+	}
+}
