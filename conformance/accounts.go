@@ -1,0 +1,229 @@
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// Values the suite sends where it needs something that cannot be valid.
+const (
+	unknownID     = "conformance-unknown"
+	callbackURI   = "https://conformance.invalid/oauth/callback"
+	webhookTarget = "https://conformance.invalid/webhook"
+)
+
+// nonce returns a random hex string of n bytes.
+func nonce(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// checkLogo checks GET /logo.
+func (r *runner) checkLogo(ctx context.Context) {
+	a := r.send(ctx, http.MethodGet, protocol.PathLogo, nil)
+	if !a.ok() {
+		r.skip(CheckLogo, "", "GET /logo did not answer (see transport.answers)")
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
+	switch {
+	case a.status == http.StatusOK && mt == "image/svg+xml" && len(a.body) > 0:
+		r.pass(CheckLogo, "")
+	case a.status == http.StatusNoContent:
+		r.pass(CheckLogo, "")
+	case a.status == http.StatusFound && a.header.Get("Location") != "":
+		r.pass(CheckLogo, "")
+	default:
+		got := fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
+		if a.status == http.StatusFound {
+			got = "302 without a Location"
+		}
+		r.fail(CheckLogo, "", "200 image/svg+xml, 204, or 302 with a Location", got)
+	}
+}
+
+// pickAuth chooses the authentication of the run's account.
+func (r *runner) pickAuth() (protocol.Authentication, bool) {
+	for _, a := range r.desc.Authentication {
+		if r.cfg.Auth == "" || a.ID == r.cfg.Auth {
+			return a, true
+		}
+	}
+	return protocol.Authentication{}, false
+}
+
+// checkAccounts runs /validate with the given account, a garbage one and an
+// unknown authentication id, and the OAuth authorize steps.
+func (r *runner) checkAccounts(ctx context.Context) {
+	auth, found := r.pickAuth()
+	switch {
+	case !found:
+		r.skip(CheckValidateAccount, r.cfg.Auth, fmt.Sprintf("the descriptor declares no authentication %q", r.cfg.Auth))
+	case auth.ID != protocol.AuthNone && len(r.cfg.Account) == 0:
+		r.skip(CheckValidateAccount, auth.ID, "no account given (--account KEY=VALUE): checks that need a valid account are skipped")
+	default:
+		r.authID = auth.ID
+		fields := r.cfg.Account
+		if fields == nil {
+			fields = map[string]any{}
+		}
+		a := r.post(ctx, protocol.PathValidate, map[string]any{"id": auth.ID, "fields": fields})
+		var out map[string]any
+		switch err := decodeObject(a, &out); {
+		case !a.ok():
+			r.skip(CheckValidateAccount, auth.ID, "no answer (see transport.answers)")
+		case err != nil:
+			r.fail(CheckValidateAccount, auth.ID, `200 {"name": "..."}`, err.Error())
+		default:
+			if name, _ := out["name"].(string); strings.TrimSpace(name) == "" {
+				r.fail(CheckValidateAccount, auth.ID, `200 {"name": "..."}`, "200 "+snippet(a.body))
+				break
+			}
+			r.pass(CheckValidateAccount, auth.ID)
+			r.accountOK = true
+			// Returned fields (refreshed tokens, ids) join the stored
+			// account, as the service does.
+			r.account = map[string]any{}
+			for k, v := range fields {
+				r.account[k] = v
+			}
+			for k, v := range out {
+				if k != "name" {
+					r.account[k] = v
+				}
+			}
+		}
+	}
+	if r.account == nil {
+		r.account = r.cfg.Account
+	}
+
+	// Every authentication that takes values must refuse garbage.
+	for _, au := range r.desc.Authentication {
+		if au.ID == protocol.AuthNone || au.ID == protocol.AuthOAuth1 || au.ID == protocol.AuthOAuth2 || len(au.Fields) == 0 {
+			continue
+		}
+		garbage := map[string]any{}
+		for _, f := range au.Fields {
+			switch f.Type {
+			case "link", "oauth":
+			case "number":
+				garbage[f.ID] = 918273645
+			case "bool":
+				garbage[f.ID] = true
+			default:
+				garbage[f.ID] = "conformance-garbage-" + nonce(8)
+			}
+		}
+		a := r.post(ctx, protocol.PathValidate, map[string]any{"id": au.ID, "fields": garbage})
+		r.expectStatus(CheckRejectGarbage, au.ID, a, http.StatusUnauthorized)
+	}
+	if !r.hasResult(CheckRejectGarbage) {
+		r.skip(CheckRejectGarbage, "", "no authentication takes values")
+	}
+
+	a := r.post(ctx, protocol.PathValidate, map[string]any{"id": unknownID, "fields": r.cfg.Account})
+	r.expectStatus(CheckRejectUnknownID, "", a, http.StatusUnauthorized)
+
+	r.checkOAuth(ctx)
+}
+
+// expectStatus records check id as passed when a has the status.
+func (r *runner) expectStatus(id, subject string, a answer, status int) {
+	switch {
+	case !a.ok():
+		r.skip(id, subject, "no answer (see transport.answers)")
+	case a.status == status:
+		r.pass(id, subject)
+	default:
+		r.fail(id, subject, fmt.Sprintf("%d {message}", status), a.describe())
+	}
+}
+
+// expectError records check id as passed when a is an error status; the
+// shape of its body is errors.message-body's business, and whether it is
+// 4xx is errors.client-status's.
+func (r *runner) expectError(id, subject string, a answer) bool {
+	switch {
+	case !a.ok():
+		r.skip(id, subject, "no answer (see transport.answers)")
+		return false
+	case a.status >= 400:
+		r.pass(id, subject)
+		return true
+	default:
+		r.fail(id, subject, "an error status (4xx) with {message}", a.describe())
+		return false
+	}
+}
+
+// hasResult reports whether check id has a result yet.
+func (r *runner) hasResult(id string) bool {
+	for _, res := range r.results {
+		if res.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOAuth runs the authorize step of each OAuth authentication.
+func (r *runner) checkOAuth(ctx context.Context) {
+	ran := false
+	for _, au := range r.desc.Authentication {
+		switch au.ID {
+		case protocol.AuthOAuth2:
+			ran = true
+			state := "conformance-" + nonce(8)
+			a := r.post(ctx, protocol.PathOAuth2Auth, map[string]any{"callback_uri": callbackURI, "state": state})
+			var out protocol.AuthorizeResponse
+			if !a.ok() {
+				r.skip(CheckOAuthAuthorize, au.ID, "no answer (see transport.answers)")
+				continue
+			}
+			if err := decodeObject(a, &out); err != nil {
+				r.fail(CheckOAuthAuthorize, au.ID, `200 {"redirect_uri": "..."}`, err.Error())
+				continue
+			}
+			u, err := url.Parse(out.RedirectURI)
+			switch {
+			case err != nil || !u.IsAbs():
+				r.fail(CheckOAuthAuthorize, au.ID, "an absolute redirect_uri", fmt.Sprintf("%q", out.RedirectURI))
+			case !strings.Contains(out.RedirectURI, state) && !strings.Contains(out.RedirectURI, url.QueryEscape(state)):
+				r.fail(CheckOAuthAuthorize, au.ID, "a redirect_uri carrying the state "+state, out.RedirectURI)
+			default:
+				r.pass(CheckOAuthAuthorize, au.ID)
+			}
+		case protocol.AuthOAuth1:
+			ran = true
+			a := r.post(ctx, protocol.PathOAuth1Auth, map[string]any{"callback_uri": callbackURI + "?state=conformance-" + nonce(8)})
+			var out protocol.AuthorizeResponse
+			if !a.ok() {
+				r.skip(CheckOAuthAuthorize, au.ID, "no answer (see transport.answers)")
+				continue
+			}
+			if err := decodeObject(a, &out); err != nil {
+				r.fail(CheckOAuthAuthorize, au.ID, `200 {"redirect_uri", "token", "secret"}`, err.Error())
+				continue
+			}
+			if u, err := url.Parse(out.RedirectURI); err != nil || !u.IsAbs() || out.Token == "" || out.Secret == "" {
+				r.fail(CheckOAuthAuthorize, au.ID, `an absolute redirect_uri, a token and a secret`,
+					fmt.Sprintf("redirect_uri %q, token given: %t, secret given: %t", out.RedirectURI, out.Token != "", out.Secret != ""))
+				continue
+			}
+			r.pass(CheckOAuthAuthorize, au.ID)
+		}
+	}
+	if !ran {
+		r.skip(CheckOAuthAuthorize, "", "the app declares no OAuth authentication")
+	}
+}

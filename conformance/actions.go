@@ -1,0 +1,156 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+var webhookChecks = []string{CheckWebhookInstall, CheckWebhookDelete, CheckWebhookVerify, CheckWebhookTransform}
+
+// checkWebhooks installs a webhook, deletes it again, and sends a verify and
+// a transform of an empty event, when the config announces webhooks.
+func (r *runner) checkWebhooks(ctx context.Context) {
+	if r.config == nil || r.config.Webhooks == nil || !r.config.Webhooks.Enabled {
+		r.skipAll(webhookChecks, "the config does not announce webhooks")
+		return
+	}
+	base := map[string]any{"types": r.syncTypes(), "filter": r.filterValues(), "account": r.account}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	a := r.post(ctx, protocol.PathWebhooks, with(map[string]any{"url": webhookTarget, "webhook": nil}))
+	var hook map[string]any
+	switch err := decodeObject(a, &hook); {
+	case !a.ok():
+		r.skip(CheckWebhookInstall, "", "no answer (see transport.answers)")
+	case err != nil || hook == nil:
+		got := "null"
+		if err != nil {
+			got = err.Error()
+		}
+		r.fail(CheckWebhookInstall, "", `200 {"id": "...", "events": [...]}`, got)
+		hook = nil
+	default:
+		var ps []problem
+		if id, _ := hook["id"].(string); id == "" {
+			ps = append(ps, problem{"id: a non-empty string", describeValue(hook["id"], hook["id"] != nil)})
+		}
+		if ev, ok := hook["events"]; ok {
+			arr, isArr := ev.([]any)
+			for _, e := range arr {
+				if _, isString := e.(string); !isString {
+					isArr = false
+				}
+			}
+			if !isArr {
+				ps = append(ps, problem{"events: an array of strings", describeValue(ev, true)})
+			}
+		}
+		r.verdict(CheckWebhookInstall, "", ps)
+		if len(ps) > 0 {
+			hook = nil
+		}
+	}
+	if hook == nil {
+		r.skip(CheckWebhookDelete, "", "no webhook installed")
+	} else {
+		a := r.send(ctx, http.MethodDelete, protocol.PathWebhooks, with(map[string]any{"webhook": hook}))
+		switch {
+		case !a.ok():
+			r.skip(CheckWebhookDelete, "", "no answer (see transport.answers)")
+		case a.status == http.StatusOK || a.status == http.StatusNoContent:
+			r.pass(CheckWebhookDelete, "")
+		default:
+			r.fail(CheckWebhookDelete, "", "200 or 204", a.describe())
+		}
+	}
+
+	event := map[string]any{"params": map[string]any{}, "payload": map[string]any{}}
+	a = r.post(ctx, protocol.PathWebhookVerify, event)
+	var verified map[string]any
+	switch err := decodeObject(a, &verified); {
+	case !a.ok():
+		r.skip(CheckWebhookVerify, "", "no answer (see transport.answers)")
+	case a.status >= 400:
+		r.pass(CheckWebhookVerify, "") // an unsigned event refused: its body is errors.message-body's
+	case err != nil:
+		r.fail(CheckWebhookVerify, "", `200 {"id": "..."} or an error status`, err.Error())
+	default:
+		if id, _ := verified["id"].(string); id == "" {
+			r.fail(CheckWebhookVerify, "", `200 {"id": "..."} or an error status`, a.describe())
+		} else {
+			r.pass(CheckWebhookVerify, "")
+		}
+	}
+
+	a = r.post(ctx, protocol.PathWebhookXform, with(event))
+	var out map[string]any
+	switch err := decodeObject(a, &out); {
+	case !a.ok():
+		r.skip(CheckWebhookTransform, "", "no answer (see transport.answers)")
+	case a.status >= 400:
+		r.pass(CheckWebhookTransform, "")
+	case err != nil || out == nil:
+		r.fail(CheckWebhookTransform, "", `200 {"data": {"<type>": [items]}} or an error status`, a.describe())
+	default:
+		r.verdict(CheckWebhookTransform, "", transformProblems(out))
+	}
+}
+
+func transformProblems(out map[string]any) []problem {
+	var ps []problem
+	data, ok := out["data"].(map[string]any)
+	if !ok {
+		return []problem{{"data: an object of item arrays by type", describeValue(out["data"], out["data"] != nil)}}
+	}
+	for _, t := range sortedTypes(data) {
+		items, isArr := data[t].([]any)
+		if !isArr {
+			ps = append(ps, problem{"data." + t + ": an array of items", describeValue(data[t], true)})
+			continue
+		}
+		for i, it := range items {
+			obj, _ := it.(map[string]any)
+			if id, _ := obj["id"].(string); id == "" {
+				ps = append(ps, problem{"items with an id", fmt.Sprintf("data.%s[%d]: %s", t, i, describeValue(it, true))})
+			}
+			if a := obj[protocol.SyncAction]; a != protocol.ActionSet && a != protocol.ActionRemove {
+				ps = append(ps, problem{`__syncAction "SET" or "REMOVE"`, fmt.Sprintf("data.%s[%d]: %s", t, i, describeValue(a, a != nil))})
+			}
+		}
+	}
+	return ps
+}
+
+// checkActions executes an unknown action and each action without its
+// arguments; both must be refused (nothing runs).
+func (r *runner) checkActions(ctx context.Context) {
+	if len(r.desc.Actions) == 0 {
+		r.skipAll([]string{CheckActionUnknown, CheckActionArgs}, "the app declares no actions")
+		return
+	}
+	a := r.post(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": unknownID, "args": map[string]any{}}, "account": r.account})
+	r.expectError(CheckActionUnknown, "", a)
+	ran := false
+	for _, act := range r.desc.Actions {
+		if len(act.Args) == 0 {
+			continue
+		}
+		ran = true
+		a := r.post(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": act.Action, "args": map[string]any{}}, "account": r.account})
+		r.expectError(CheckActionArgs, act.Action, a)
+	}
+	if !ran {
+		r.skip(CheckActionArgs, "", "no action takes arguments")
+	}
+}

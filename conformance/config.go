@@ -1,0 +1,99 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of the bounds in [Config].
+const (
+	DefaultTimeout    = 10 * time.Second
+	DefaultSlowAfter  = 2 * time.Second
+	DefaultMaxPages   = 1000
+	DefaultRunTimeout = 2 * time.Minute
+	DefaultMaxBody    = 32 << 20
+)
+
+// Config says which app to check and how.
+type Config struct {
+	// URL is the app's base address (http or https). Exactly one of URL and
+	// Handler is set.
+	URL string
+	// Handler, when set, is served on a loopback test server for the
+	// duration of the run (an app checked in process).
+	Handler http.Handler
+
+	// Auth is the id of the authentication the account belongs to; empty
+	// means the first one the descriptor declares.
+	Auth string
+	// Account holds the values of the authentication's fields by field id.
+	// Without it, checks that need a valid account are skipped (unless the
+	// app's authentication is "none").
+	Account map[string]any
+	// Filter holds filter values by filter id, in their wire form (a date
+	// filter as {"_min": ..., "_max": ...}).
+	Filter map[string]any
+	// Types restricts the synchronized types; empty means every type of the
+	// config answer.
+	Types []string
+
+	// Timeout bounds each request; a request without an answer by then
+	// fails transport.answers and the suite goes on. 0 means
+	// [DefaultTimeout].
+	Timeout time.Duration
+	// SlowAfter is the slow-answer bound: slower answers are flagged in the
+	// latency report and warned about. 0 means [DefaultSlowAfter].
+	SlowAfter time.Duration
+	// MaxPages bounds the pages of one type's run; more means hasNext never
+	// ends. 0 means [DefaultMaxPages].
+	MaxPages int
+	// RunTimeout bounds the wall time of one type's run. 0 means
+	// [DefaultRunTimeout].
+	RunTimeout time.Duration
+	// MaxBody bounds the size of one answer in bytes. 0 means
+	// [DefaultMaxBody].
+	MaxBody int64
+	// Client sends the requests; nil means a client without a global
+	// timeout (Timeout applies per request) that does not follow redirects.
+	Client *http.Client
+}
+
+// withDefaults fills the zero bounds and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	if (c.URL == "") == (c.Handler == nil) {
+		return c, errors.New("conformance: set exactly one of Config.URL and Config.Handler")
+	}
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("conformance: URL %q: want an absolute http or https address", c.URL)
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return c, fmt.Errorf("conformance: URL %q: want a base address without query or fragment", c.URL)
+		}
+		c.URL = strings.TrimRight(c.URL, "/")
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.SlowAfter <= 0 {
+		c.SlowAfter = DefaultSlowAfter
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = DefaultMaxPages
+	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = DefaultRunTimeout
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return c, nil
+}

@@ -1,0 +1,350 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// dataChecks are the checks evaluated per synchronized type.
+var dataChecks = []string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta}
+
+// findings collects the problems of one type's runs by check id.
+type findings map[string][]problem
+
+func (f findings) add(id, expected, got string) {
+	f[id] = append(f[id], problem{expected, got})
+}
+
+// walkResult is what a run over every page of a type gave.
+type walkResult struct {
+	ids      []string
+	complete bool   // the last page was reached
+	why      string // why the run stopped early, when it did
+}
+
+// checkData synchronizes every type twice in full and once with
+// lastSynchronizedAt, checking every page.
+func (r *runner) checkData(ctx context.Context) {
+	for _, t := range r.syncTypes() {
+		sch, ok := r.schema[t]
+		if !ok {
+			for _, id := range dataChecks {
+				r.skip(id, t, "the schema lacks the type")
+			}
+			continue
+		}
+		f := findings{}
+		first := r.walk(ctx, t, nil, sch, f)
+		if !first.complete && first.why != "" {
+			for _, id := range dataChecks {
+				if len(f[id]) == 0 {
+					r.skip(id, t, first.why)
+				} else {
+					r.verdict(id, t, f[id])
+				}
+			}
+			continue
+		}
+		deterministic := "the first run did not reach its last page"
+		if first.complete {
+			second := r.walk(ctx, t, nil, sch, f)
+			deterministic = ""
+			if !second.complete {
+				deterministic = "the second run did not reach its last page"
+				if second.why != "" {
+					deterministic = second.why
+				}
+			} else if d := diffIDs(first.ids, second.ids); d != "" {
+				f.add(CheckDeterministic, "the same ids in two full runs", d)
+			}
+		}
+		since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		delta := r.walk(ctx, t, &since, sch, f)
+		for _, id := range dataChecks {
+			switch {
+			case id == CheckDeterministic && deterministic != "" && len(f[id]) == 0:
+				r.skip(id, t, deterministic)
+			case id == CheckDelta && !delta.complete && delta.why != "" && len(f[id]) == 0:
+				r.skip(id, t, delta.why)
+			default:
+				r.verdict(id, t, f[id])
+			}
+		}
+	}
+}
+
+// diffIDs compares the id sets of two runs; "" when equal.
+func diffIDs(a, b []string) string {
+	in := func(list []string) map[string]bool {
+		m := make(map[string]bool, len(list))
+		for _, s := range list {
+			m[s] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	var onlyA, onlyB []string
+	for s := range ma {
+		if !mb[s] {
+			onlyA = append(onlyA, s)
+		}
+	}
+	for s := range mb {
+		if !ma[s] {
+			onlyB = append(onlyB, s)
+		}
+	}
+	if len(onlyA)+len(onlyB) == 0 {
+		return ""
+	}
+	sort.Strings(onlyA)
+	sort.Strings(onlyB)
+	return fmt.Sprintf("%d ids only in the first run %s, %d only in the second %s", len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))
+}
+
+func firstFew(s []string) string {
+	if len(s) > 3 {
+		return fmt.Sprintf("%q…", s[:3])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// walk requests every page of type t, following nextPageConfig, and files
+// what it finds. since, when set, is sent as lastSynchronizedAt.
+func (r *runner) walk(ctx context.Context, t string, since *string, sch typeSchema, f findings) walkResult {
+	req := map[string]any{
+		"requestedType": t, "types": r.syncTypes(), "filter": r.filterValues(), "account": r.account,
+		"pagination": nil, "lastSynchronizedAt": nil, "operationId": "conformance-" + nonce(8),
+		"version": r.desc.Version, "schema": r.rawSchema,
+	}
+	shape := CheckPageShape // where a wrong synchronizationType goes
+	if since != nil {
+		req["lastSynchronizedAt"] = *since
+		shape = CheckDelta
+	}
+	var res walkResult
+	seenID := map[string]int{}
+	seenCursor := map[string]int{}
+	deadline := time.Now().Add(r.cfg.RunTimeout)
+	for page := 1; ; page++ {
+		if page > r.cfg.MaxPages {
+			f.add(CheckPagingEnds, fmt.Sprintf("the last page within %d pages", r.cfg.MaxPages), "hasNext is still true")
+			return res
+		}
+		if time.Now().After(deadline) {
+			f.add(CheckPagingEnds, fmt.Sprintf("the last page within %s", r.cfg.RunTimeout), fmt.Sprintf("still paging at page %d", page))
+			return res
+		}
+		a := r.post(ctx, protocol.PathData, req)
+		if !a.ok() {
+			res.why = fmt.Sprintf("page %d did not answer (see transport.answers)", page)
+			return res
+		}
+		var body map[string]any
+		if err := decodeObject(a, &body); err != nil || body == nil {
+			got := "null"
+			if err != nil {
+				got = err.Error()
+			}
+			f.add(CheckPageShape, "200 {items, pagination, synchronizationType}", fmt.Sprintf("page %d: %s", page, got))
+			return res
+		}
+		at := fmt.Sprintf("page %d: ", page)
+		items, isArr := body["items"].([]any)
+		if !isArr {
+			f.add(CheckPageShape, "items: an array", at+describeValue(body["items"], body["items"] != nil))
+		}
+		syncType := protocol.SyncFull
+		if v, ok := body["synchronizationType"]; ok && v != nil {
+			s, _ := v.(string)
+			if s != protocol.SyncFull && s != protocol.SyncDelta {
+				f.add(shape, `synchronizationType "full" or "delta"`, at+describeValue(v, true))
+			} else {
+				syncType = s
+			}
+		}
+		for i, it := range items {
+			where := fmt.Sprintf("%sitems[%d]", at, i)
+			obj, ok := it.(map[string]any)
+			if !ok {
+				f.add(CheckItemsSchema, "items are objects", where+": "+describeValue(it, true))
+				continue
+			}
+			id := r.checkItem(obj, sch, syncType, where, f)
+			if id == "" || syncType == protocol.SyncDelta {
+				continue
+			}
+			if p, dup := seenID[id]; dup {
+				f.add(CheckIDsUnique, "each id once per run", fmt.Sprintf("id %q on page %d and page %d", id, p, page))
+			} else {
+				seenID[id] = page
+				res.ids = append(res.ids, id)
+			}
+		}
+		next, more := r.nextPage(body, at, f)
+		if !more {
+			res.complete = next == nil
+			return res
+		}
+		key := string(next)
+		if p, again := seenCursor[key]; again {
+			f.add(CheckPagingEnds, "a new nextPageConfig on every page", fmt.Sprintf("page %d repeats the cursor of page %d: %s", page, p, snippet(next)))
+			return res
+		}
+		seenCursor[key] = page
+		req["pagination"] = json.RawMessage(next)
+	}
+}
+
+// nextPage reads a page's pagination: the next cursor (canonical JSON) and
+// whether to go on. A broken pagination returns (non-nil, false).
+func (r *runner) nextPage(body map[string]any, at string, f findings) (json.RawMessage, bool) {
+	v, ok := body["pagination"]
+	if !ok || v == nil {
+		return nil, false
+	}
+	p, isObj := v.(map[string]any)
+	if !isObj {
+		f.add(CheckPageShape, "pagination: an object", at+describeValue(v, true))
+		return json.RawMessage("null"), false
+	}
+	hasNext, isBool := p["hasNext"].(bool)
+	if !isBool {
+		f.add(CheckPageShape, "pagination.hasNext: a boolean", at+describeValue(p["hasNext"], p["hasNext"] != nil))
+		return json.RawMessage("null"), false
+	}
+	if !hasNext {
+		return nil, false
+	}
+	cur, isObj := p["nextPageConfig"].(map[string]any)
+	if !isObj {
+		f.add(CheckPageShape, "pagination.nextPageConfig: an object when hasNext is true", at+describeValue(p["nextPageConfig"], p["nextPageConfig"] != nil))
+		return json.RawMessage("null"), false
+	}
+	b, _ := json.Marshal(cur) // maps marshal with sorted keys: a canonical form
+	return b, true
+}
+
+var (
+	dayLayout   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"}
+)
+
+// checkItem checks one item against its type's schema and returns its id
+// ("" when it has none).
+func (r *runner) checkItem(it map[string]any, sch typeSchema, syncType, where string, f findings) string {
+	id, _ := it["id"].(string)
+	if id == "" {
+		f.add(CheckItemsSchema, "id: a non-empty string", where+": id "+describeValue(it["id"], it["id"] != nil))
+	}
+	action, hasAction := it[protocol.SyncAction]
+	switch {
+	case hasAction && action != protocol.ActionSet && action != protocol.ActionRemove:
+		f.add(CheckDelta, `__syncAction "SET" or "REMOVE"`, where+": "+describeValue(action, true))
+	case !hasAction && syncType == protocol.SyncDelta:
+		f.add(CheckDelta, "__syncAction on every item of a delta page", where+": missing")
+	}
+	for _, k := range sortedTypes(it) {
+		v := it[k]
+		if k == protocol.SyncAction || k == "id" {
+			continue
+		}
+		fi, declared := sch[k]
+		if !declared {
+			f.add(CheckItemsExtra, "only keys of the schema", fmt.Sprintf("%s: key %q", where, k))
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		if msg := valueProblem(fi, v); msg != "" {
+			f.add(CheckItemsSchema, "values of the declared types", fmt.Sprintf("%s.%s: %s", where, k, msg))
+		}
+	}
+	return id
+}
+
+// valueProblem says how v does not fit the field, "" when it does.
+func valueProblem(fi fieldInfo, v any) string {
+	got := describeValue(v, true)
+	isString := func(x any) bool { _, ok := x.(string); return ok }
+	stringArray := func(x any) bool {
+		arr, ok := x.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range arr {
+			if !isString(e) {
+				return false
+			}
+		}
+		return true
+	}
+	switch fi.cardinality {
+	case "many-to-one":
+		if !isString(v) {
+			return "a related id (string), got " + got
+		}
+		return ""
+	case "many-to-many":
+		if !stringArray(v) {
+			return "an array of related ids, got " + got
+		}
+		return ""
+	}
+	switch fi.typ {
+	case "id", "text":
+		switch fi.subType {
+		case "boolean":
+			if _, ok := v.(bool); ok {
+				return ""
+			}
+		case "multi-select", "files", "file":
+			if stringArray(v) {
+				return ""
+			}
+		}
+		if !isString(v) {
+			return "a string, got " + got
+		}
+	case "number":
+		n, ok := v.(json.Number)
+		if !ok {
+			return "a number, got " + got
+		}
+		if fi.subType == "integer" {
+			if _, ok := new(big.Int).SetString(n.String(), 10); !ok {
+				return "an integer, got " + got
+			}
+		}
+	case "date":
+		s, ok := v.(string)
+		if !ok {
+			return "an ISO 8601 date string, got " + got
+		}
+		if fi.subType == "day" {
+			if _, err := time.Parse(time.DateOnly, s); err != nil || !dayLayout.MatchString(s) {
+				return "a day YYYY-MM-DD, got " + got
+			}
+			return ""
+		}
+		for _, l := range dateLayouts {
+			if _, err := time.Parse(l, s); err == nil {
+				return ""
+			}
+		}
+		return "an ISO 8601 date, got " + got
+	case "array[text]":
+		if !stringArray(v) {
+			return "an array of strings, got " + got
+		}
+	}
+	return ""
+}

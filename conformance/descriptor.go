@@ -1,0 +1,277 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// descriptorDoc is GET / both as raw JSON (for the key and type checks) and
+// decoded (for the rest of the run).
+type descriptorDoc struct {
+	raw map[string]any
+	protocol.Descriptor
+}
+
+// authFieldTypes are the types of authentication fields and filters.
+var authFieldTypes = map[string]bool{
+	"text": true, "number": true, "bool": true, "password": true, "link": true, "highlightText": true,
+	"datebox": true, "date": true, "oauth": true, "list": true, "multidropdown": true,
+}
+
+// checkDescriptor fetches GET / and checks it.
+func (r *runner) checkDescriptor(ctx context.Context) {
+	a := r.send(ctx, http.MethodGet, protocol.PathDescriptor, nil)
+	if !a.ok() {
+		r.skip(CheckDescriptorAnswer, "", "GET / did not answer (see transport.answers)")
+		return
+	}
+	var raw map[string]any
+	if err := decodeObject(a, &raw); err != nil || raw == nil {
+		got := a.describe()
+		if err != nil {
+			got = err.Error()
+		}
+		r.fail(CheckDescriptorAnswer, "", "200 with a JSON object", got)
+		return
+	}
+	r.pass(CheckDescriptorAnswer, "")
+	d := &descriptorDoc{raw: raw}
+	// A descriptor with mistyped keys still decodes as far as it can: each
+	// check below looks at the raw keys it is about.
+	_ = json.Unmarshal(a.body, &d.Descriptor)
+	r.desc = d
+
+	r.verdict(CheckDescriptorRequired, "", descriptorRequired(raw))
+	r.verdict(CheckDescriptorSources, "", descriptorSources(raw))
+	r.verdict(CheckDescriptorAuth, "", descriptorAuth(raw))
+	r.verdict(CheckDescriptorAuthFields, "", descriptorAuthFields(raw))
+	if _, ok := raw["actions"]; ok || d.ResponsibleFor.Automations {
+		r.verdict(CheckDescriptorActions, "", descriptorActions(raw))
+	} else {
+		r.skip(CheckDescriptorActions, "", "the app declares no actions")
+	}
+	var extra []problem
+	for _, k := range []string{"id", "type"} {
+		if s, ok := raw[k].(string); !ok || s == "" {
+			extra = append(extra, problem{"a non-empty string " + k, describeValue(raw[k], ok)})
+		}
+	}
+	r.verdict(CheckDescriptorExtra, "", extra)
+}
+
+// describeValue renders a JSON value (or its absence) for a report.
+func describeValue(v any, present bool) string {
+	if !present {
+		return "missing"
+	}
+	b, _ := json.Marshal(v)
+	return jsonKind(v) + " " + snippet(b)
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number, float64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// want checks that key of obj holds a value of JSON kind kind.
+func want(obj map[string]any, where, key, kind string, problems *[]problem) {
+	v, ok := obj[key]
+	if !ok || jsonKind(v) != kind {
+		*problems = append(*problems, problem{fmt.Sprintf("%s%s: %s", where, key, kind), describeValue(v, ok)})
+	}
+}
+
+// wantOptional checks key only when present.
+func wantOptional(obj map[string]any, where, key, kind string, problems *[]problem) {
+	if _, ok := obj[key]; ok {
+		want(obj, where, key, kind, problems)
+	}
+}
+
+func descriptorRequired(raw map[string]any) []problem {
+	var ps []problem
+	for _, k := range []string{"name", "website", "version", "description"} {
+		want(raw, "", k, "string", &ps)
+	}
+	want(raw, "", "authentication", "array", &ps)
+	want(raw, "", "sources", "array", &ps)
+	want(raw, "", "responsibleFor", "object", &ps)
+	if rf, ok := raw["responsibleFor"].(map[string]any); ok {
+		wantOptional(rf, "responsibleFor.", "dataSynchronization", "boolean", &ps)
+		wantOptional(rf, "responsibleFor.", "automations", "boolean", &ps)
+	}
+	wantOptional(raw, "", "actions", "array", &ps)
+	return ps
+}
+
+func descriptorSources(raw map[string]any) []problem {
+	v, ok := raw["sources"]
+	if s, isArr := v.([]any); ok && isArr && len(s) == 0 {
+		return nil
+	}
+	return []problem{{"sources: []", describeValue(v, ok)}}
+}
+
+// objects returns the elements of the array at raw[key] that are objects,
+// and a problem for each one that is not.
+func objects(raw map[string]any, key string, ps *[]problem) []map[string]any {
+	arr, _ := raw[key].([]any)
+	var out []map[string]any
+	for i, e := range arr {
+		m, ok := e.(map[string]any)
+		if !ok {
+			*ps = append(*ps, problem{fmt.Sprintf("%s[%d]: object", key, i), describeValue(e, true)})
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func descriptorAuth(raw map[string]any) []problem {
+	var ps []problem
+	auths := objects(raw, "authentication", &ps)
+	if len(auths) == 0 {
+		return append(ps, problem{"at least one authentication", describeValue(raw["authentication"], raw["authentication"] != nil)})
+	}
+	seen := map[string]bool{}
+	for i, a := range auths {
+		where := fmt.Sprintf("authentication[%d].", i)
+		want(a, where, "id", "string", &ps)
+		want(a, where, "name", "string", &ps)
+		wantOptional(a, where, "description", "string", &ps)
+		wantOptional(a, where, "fields", "array", &ps)
+		wantOptional(a, where, "responsibleFor", "object", &ps)
+		id, _ := a["id"].(string)
+		if id == "" {
+			continue
+		}
+		if seen[id] {
+			msg := "unique authentication ids"
+			if id == protocol.AuthOAuth1 || id == protocol.AuthOAuth2 {
+				msg = "at most one authentication per OAuth version"
+			}
+			ps = append(ps, problem{msg, fmt.Sprintf("%q twice", id)})
+		}
+		seen[id] = true
+		if f, ok := a["fields"].([]any); id == protocol.AuthNone && ok && len(f) > 0 {
+			ps = append(ps, problem{`authentication "none" without fields`, fmt.Sprintf("%d fields", len(f))})
+		}
+	}
+	return ps
+}
+
+func descriptorAuthFields(raw map[string]any) []problem {
+	var ps []problem
+	var ignored []problem
+	for i, a := range objects(raw, "authentication", &ignored) {
+		var fps []problem
+		fields := objects(a, "fields", &fps)
+		for j := range fps {
+			fps[j].expected = fmt.Sprintf("authentication[%d].%s", i, fps[j].expected)
+		}
+		ps = append(ps, fps...)
+		seen := map[string]bool{}
+		for j, f := range fields {
+			where := fmt.Sprintf("authentication[%d].fields[%d].", i, j)
+			want(f, where, "id", "string", &ps)
+			if _, ok := f["name"]; ok || f["title"] == nil {
+				want(f, where, "name", "string", &ps)
+			} else {
+				want(f, where, "title", "string", &ps)
+			}
+			want(f, where, "type", "string", &ps)
+			want(f, where, "description", "string", &ps)
+			wantOptional(f, where, "optional", "boolean", &ps)
+			wantOptional(f, where, "value", "string", &ps)
+			id, _ := f["id"].(string)
+			if id != "" && seen[id] {
+				ps = append(ps, problem{where + "id: unique within the authentication", fmt.Sprintf("%q twice", id)})
+			}
+			seen[id] = true
+			typ, _ := f["type"].(string)
+			if _, isString := f["type"].(string); isString && !authFieldTypes[typ] {
+				ps = append(ps, problem{where + "type: one of " + strings.Join(sortedKeys(authFieldTypes), ", "), fmt.Sprintf("%q", typ)})
+			}
+			if v, _ := f["value"].(string); typ == "link" && v == "" {
+				ps = append(ps, problem{where + "value: the link's address (type link)", describeValue(f["value"], f["value"] != nil)})
+			}
+			if m, _ := f["editorMode"].(string); typ == "highlightText" && m != "json" && m != "sql" {
+				ps = append(ps, problem{where + `editorMode: "json" or "sql" (type highlightText)`, describeValue(f["editorMode"], f["editorMode"] != nil)})
+			}
+		}
+	}
+	return ps
+}
+
+func descriptorActions(raw map[string]any) []problem {
+	var ps []problem
+	actions := objects(raw, "actions", &ps)
+	seen := map[string]bool{}
+	for i, a := range actions {
+		where := fmt.Sprintf("actions[%d].", i)
+		want(a, where, "action", "string", &ps)
+		want(a, where, "name", "string", &ps)
+		wantOptional(a, where, "description", "string", &ps)
+		want(a, where, "args", "array", &ps)
+		if id, _ := a["action"].(string); id != "" {
+			if seen[id] {
+				ps = append(ps, problem{where + "action: unique", fmt.Sprintf("%q twice", id)})
+			}
+			seen[id] = true
+		}
+		var aps []problem
+		args := objects(a, "args", &aps)
+		for j := range aps {
+			aps[j].expected = where + aps[j].expected
+		}
+		ps = append(ps, aps...)
+		argSeen := map[string]bool{}
+		for j, g := range args {
+			gw := fmt.Sprintf("%sargs[%d].", where, j)
+			want(g, gw, "id", "string", &ps)
+			want(g, gw, "name", "string", &ps)
+			wantOptional(g, gw, "description", "string", &ps)
+			wantOptional(g, gw, "textTemplateSupported", "boolean", &ps)
+			if t, _ := g["type"].(string); t != "text" && t != "textArea" {
+				ps = append(ps, problem{gw + `type: "text" or "textArea"`, describeValue(g["type"], g["type"] != nil)})
+			}
+			if id, _ := g["id"].(string); id != "" {
+				if argSeen[id] {
+					ps = append(ps, problem{gw + "id: unique within the action", fmt.Sprintf("%q twice", id)})
+				}
+				argSeen[id] = true
+			}
+		}
+	}
+	return ps
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

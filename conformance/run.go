@@ -1,0 +1,372 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// Run checks the app that cfg names and returns the report. The error is
+// non-nil only when the run could not start (an invalid Config) or ctx was
+// cancelled; a broken app gives failed checks, never an error.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return Report{}, err
+	}
+	target := cfg.URL
+	if cfg.Handler != nil {
+		srv := httptest.NewServer(cfg.Handler)
+		defer srv.Close()
+		target = srv.URL
+	}
+	r := &runner{cfg: cfg, base: target, endpoints: map[string]*endpointStats{}}
+	start := time.Now()
+	r.run(ctx)
+	if err := ctx.Err(); err != nil {
+		return Report{}, fmt.Errorf("conformance: run interrupted: %w", err)
+	}
+	return r.report(time.Since(start)), nil
+}
+
+// runner holds the state of one run.
+type runner struct {
+	cfg       Config
+	base      string
+	results   []Result
+	endpoints map[string]*endpointStats
+
+	desc      *descriptorDoc // GET / decoded, nil when it failed
+	account   map[string]any // the account sent to synchronizer endpoints
+	authID    string         // the authentication of account
+	accountOK bool           // whether the account validated
+	config    *protocol.ConfigResponse
+	schema    map[string]typeSchema // the synchronized types' fields
+	rawSchema map[string]any        // the schema answer, sent back with data requests
+}
+
+// endpointStats accumulates what the run saw of one endpoint.
+type endpointStats struct {
+	calls, unanswered int
+	jsonAnswers       int // successful answers of JSON endpoints
+	errorAnswers      int
+	total, max        time.Duration
+	slow              int
+	// the first offence against each cross-cutting check
+	noAnswer, badCT, badError, slowest string
+}
+
+func (r *runner) run(ctx context.Context) {
+	defer r.crossChecks()
+	r.checkDescriptor(ctx)
+	r.checkLogo(ctx)
+	if r.desc == nil {
+		for _, c := range Checks() {
+			if !r.hasResult(c.ID) && !crossCutting[c.ID] {
+				r.skip(c.ID, "", "no descriptor (see descriptor.answer)")
+			}
+		}
+		return
+	}
+	r.checkAccounts(ctx)
+	r.checkSync(ctx)
+	r.checkErrors(ctx)
+	r.checkWebhooks(ctx)
+	r.checkActions(ctx)
+}
+
+// crossCutting are the checks evaluated over every answer of an endpoint.
+var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckErrorBody: true}
+
+// answer is one response of the app (or the failure to get one).
+type answer struct {
+	method, path string
+	status       int
+	header       http.Header
+	body         []byte
+	err          error // no answer: timeout, connection refused, too large
+	elapsed      time.Duration
+}
+
+// ok reports whether the app answered at all.
+func (a answer) ok() bool { return a.err == nil }
+
+// success reports a 2xx answer.
+func (a answer) success() bool { return a.err == nil && a.status >= 200 && a.status < 300 }
+
+// describe renders the answer for a report's "got".
+func (a answer) describe() string {
+	if a.err != nil {
+		return "no answer: " + a.err.Error()
+	}
+	return fmt.Sprintf("%d %s", a.status, snippet(a.body))
+}
+
+// endpoint names the request: "POST /api/v1/synchronizer/data".
+func endpoint(method, path string) string { return method + " " + path }
+
+// post sends body as JSON.
+func (r *runner) post(ctx context.Context, path string, body any) answer {
+	return r.send(ctx, http.MethodPost, path, body)
+}
+
+// send sends a request; body is marshalled as JSON unless it is a []byte
+// (sent as is) or nil (no body).
+func (r *runner) send(ctx context.Context, method, path string, body any) answer {
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return answer{method: method, path: path, err: fmt.Errorf("encode the request: %w", err)}
+		}
+	}
+	a := r.exchange(ctx, method, path, raw)
+	r.record(a)
+	return a
+}
+
+func (r *runner) exchange(ctx context.Context, method, path string, raw []byte) answer {
+	a := answer{method: method, path: path}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	var rd io.Reader
+	if raw != nil {
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.base+path, rd)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	start := time.Now()
+	resp, err := r.cfg.Client.Do(req)
+	if err != nil {
+		a.elapsed = time.Since(start)
+		a.err = unwrapURLError(err, r.cfg.Timeout)
+		return a
+	}
+	defer resp.Body.Close()
+	a.status, a.header = resp.StatusCode, resp.Header
+	a.body, err = io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+	a.elapsed = time.Since(start)
+	switch {
+	case err != nil:
+		a.err = unwrapURLError(err, r.cfg.Timeout)
+	case int64(len(a.body)) > r.cfg.MaxBody:
+		a.err = fmt.Errorf("answer larger than %d bytes", r.cfg.MaxBody)
+	}
+	return a
+}
+
+// unwrapURLError keeps the cause of a failed call and names a timeout.
+func unwrapURLError(err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s", timeout)
+	}
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) && ue.Unwrap() != nil {
+		return ue.Unwrap()
+	}
+	return err
+}
+
+// jsonEndpoints are the paths whose successful answers are JSON.
+var jsonEndpoints = map[string]bool{
+	protocol.PathDescriptor: true, protocol.PathValidate: true, protocol.PathConfig: true,
+	protocol.PathSchema: true, protocol.PathData: true, protocol.PathDatalist: true,
+	protocol.PathWebhooks: true, protocol.PathWebhookVerify: true, protocol.PathWebhookXform: true,
+	protocol.PathOAuth1Auth: true, protocol.PathOAuth2Auth: true,
+}
+
+// record accumulates latency and the cross-cutting observations.
+func (r *runner) record(a answer) {
+	key := endpoint(a.method, a.path)
+	s := r.endpoints[key]
+	if s == nil {
+		s = &endpointStats{}
+		r.endpoints[key] = s
+	}
+	if a.err != nil {
+		s.unanswered++
+		if s.noAnswer == "" {
+			s.noAnswer = a.err.Error()
+		}
+		return
+	}
+	s.calls++
+	s.total += a.elapsed
+	if a.elapsed > s.max {
+		s.max = a.elapsed
+	}
+	if a.elapsed > r.cfg.SlowAfter {
+		s.slow++
+		if s.slowest == "" {
+			s.slowest = a.elapsed.Round(time.Millisecond).String()
+		}
+	}
+	if a.success() && len(bytes.TrimSpace(a.body)) > 0 && jsonEndpoints[a.path] {
+		s.jsonAnswers++
+		if !isJSONType(a.header.Get("Content-Type")) && s.badCT == "" {
+			s.badCT = fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
+		}
+	}
+	if a.status >= 400 {
+		s.errorAnswers++
+		if msg, ok := errorMessage(a); !ok && s.badError == "" {
+			s.badError = msg
+		}
+	}
+}
+
+// isJSONType reports whether a Content-Type header names JSON.
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// errorMessage checks an error answer's body: a JSON object with a
+// non-empty string message. It returns the message, or what is wrong.
+func errorMessage(a answer) (string, bool) {
+	var body map[string]any
+	if err := json.Unmarshal(a.body, &body); err != nil || body == nil {
+		return fmt.Sprintf("%d with a body that is not a JSON object (content type %q): %s", a.status, a.header.Get("Content-Type"), snippet(a.body)), false
+	}
+	msg, ok := body["message"].(string)
+	if !ok || strings.TrimSpace(msg) == "" {
+		return fmt.Sprintf("%d without a string message: %s", a.status, snippet(a.body)), false
+	}
+	return msg, true
+}
+
+// crossChecks turns the observations of every endpoint into results.
+func (r *runner) crossChecks() {
+	keys := make([]string, 0, len(r.endpoints))
+	for k := range r.endpoints {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := r.endpoints[k]
+		if s.noAnswer != "" {
+			r.fail(CheckNoAnswer, k, fmt.Sprintf("an answer within %s", r.cfg.Timeout), s.noAnswer)
+		} else {
+			r.pass(CheckNoAnswer, k)
+		}
+		if s.calls == 0 {
+			continue
+		}
+		if s.slow > 0 {
+			r.fail(CheckSlow, k, "answers within "+r.cfg.SlowAfter.String(), fmt.Sprintf("%d of %d answers slower (first took %s)", s.slow, s.calls, s.slowest))
+		} else {
+			r.pass(CheckSlow, k)
+		}
+		if s.badCT != "" {
+			r.fail(CheckContentType, k, "application/json", s.badCT)
+		} else if s.jsonAnswers > 0 {
+			r.pass(CheckContentType, k)
+		}
+		if s.badError != "" {
+			r.fail(CheckErrorBody, k, `an error status with a JSON body {"message": "..."}`, s.badError)
+		} else if s.errorAnswers > 0 {
+			r.pass(CheckErrorBody, k)
+		}
+	}
+}
+
+// pass records a passed check.
+func (r *runner) pass(id, subject string) {
+	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Passed})
+}
+
+// fail records a broken check: failed or warning by its severity.
+func (r *runner) fail(id, subject, expected, got string) {
+	c := mustCheck(id)
+	st := Failed
+	if c.Severity == Warning {
+		st = Warned
+	}
+	r.results = append(r.results, Result{Check: c, Subject: subject, Status: st, Expected: expected, Got: got})
+}
+
+// skip records a check that could not run.
+func (r *runner) skip(id, subject, why string) {
+	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Skipped, Why: why})
+}
+
+// verdict records a check from its list of problems: passed when empty,
+// else broken with the first problem (and the count of the others).
+func (r *runner) verdict(id, subject string, problems []problem) {
+	if len(problems) == 0 {
+		r.pass(id, subject)
+		return
+	}
+	got := problems[0].got
+	if n := len(problems) - 1; n > 0 {
+		got += fmt.Sprintf(" (and %d more problem", n)
+		if n > 1 {
+			got += "s"
+		}
+		got += ")"
+	}
+	r.fail(id, subject, problems[0].expected, got)
+}
+
+// problem is one way a rule is broken.
+type problem struct{ expected, got string }
+
+func mustCheck(id string) Check {
+	c, ok := catalog[id]
+	if !ok {
+		panic("conformance: unknown check " + id)
+	}
+	return c
+}
+
+// snippet shortens a body for a report.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if s == "" {
+		return "(empty body)"
+	}
+	const max = 200
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// decodeObject decodes a successful JSON answer into out; the error says
+// what was wrong for a report's "got".
+func decodeObject(a answer, out any) error {
+	if !a.ok() {
+		return errors.New(a.describe())
+	}
+	if !a.success() {
+		return fmt.Errorf("status %s", a.describe())
+	}
+	dec := json.NewDecoder(bytes.NewReader(a.body))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("%d with a body that is not the expected JSON (%v): %s", a.status, err, snippet(a.body))
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// Field types and subTypes of a schema.
+var (
+	schemaTypes = map[string]bool{"id": true, "text": true, "number": true, "date": true, "array[text]": true}
+	subTypes    = map[string]bool{
+		"url": true, "integer": true, "email": true, "boolean": true, "html": true, "md": true,
+		"files": true, "file": true, "date-range": true, "date-time-range": true,
+		"single-select": true, "multi-select": true, "workflow": true, "day": true,
+	}
+	cardinalities = map[string]bool{"many-to-one": true, "many-to-many": true}
+)
+
+// fieldInfo is what the item checks need of a schema field.
+type fieldInfo struct {
+	typ, subType string
+	// cardinality is the relation's, "" for a plain field.
+	cardinality string
+}
+
+// typeSchema maps field ids of one type to their description.
+type typeSchema map[string]fieldInfo
+
+// checkSchema asks for the schema of the synchronized types and checks it;
+// it reports whether a schema to check items against was obtained.
+func (r *runner) checkSchema(ctx context.Context) bool {
+	types := r.syncTypes()
+	a := r.post(ctx, protocol.PathSchema, map[string]any{"types": types, "filter": r.filterValues(), "account": r.account})
+	rest := []string{CheckSchemaIDName, CheckSchemaFieldTypes, CheckSchemaRelations, CheckSchemaRelOnce}
+	if !a.ok() {
+		r.skip(CheckSchemaTypes, "", "no answer (see transport.answers)")
+		r.skipAll(rest, "no schema")
+		return false
+	}
+	var raw map[string]any
+	if err := decodeObject(a, &raw); err != nil || raw == nil {
+		got := "null"
+		if err != nil {
+			got = err.Error()
+		}
+		r.fail(CheckSchemaTypes, "", "200 with an object of every requested type", got)
+		r.skipAll(rest, "no schema")
+		return false
+	}
+	var ps []problem
+	fields := map[string]map[string]map[string]any{}
+	for _, t := range types {
+		obj, ok := raw[t].(map[string]any)
+		if !ok {
+			ps = append(ps, problem{fmt.Sprintf("%s: an object of fields", t), describeValue(raw[t], raw[t] != nil)})
+			continue
+		}
+		fields[t] = map[string]map[string]any{}
+		for id, f := range obj {
+			fm, ok := f.(map[string]any)
+			if !ok {
+				ps = append(ps, problem{fmt.Sprintf("%s.%s: an object", t, id), describeValue(f, true)})
+				continue
+			}
+			fields[t][id] = fm
+		}
+	}
+	r.verdict(CheckSchemaTypes, "", ps)
+	r.schema = map[string]typeSchema{}
+	known := map[string]bool{}
+	for _, t := range r.config.Types {
+		known[t.ID] = true
+	}
+	for _, t := range sortedTypes(fields) {
+		r.verdict(CheckSchemaIDName, t, schemaIDName(fields[t]))
+		r.verdict(CheckSchemaFieldTypes, t, schemaFieldTypes(fields[t]))
+		r.verdict(CheckSchemaRelations, t, schemaRelations(t, fields, known))
+		ts := typeSchema{}
+		for id, f := range fields[t] {
+			fi := fieldInfo{}
+			fi.typ, _ = f["type"].(string)
+			fi.subType, _ = f["subType"].(string)
+			if rel, ok := f["relation"].(map[string]any); ok {
+				fi.cardinality, _ = rel["cardinality"].(string)
+			}
+			ts[id] = fi
+		}
+		r.schema[t] = ts
+	}
+	r.verdict(CheckSchemaRelOnce, "", relationsOnce(fields))
+	r.rawSchema = map[string]any{}
+	for t := range fields {
+		r.rawSchema[t] = raw[t]
+	}
+
+	a = r.post(ctx, protocol.PathSchema, map[string]any{"types": []string{unknownID}, "filter": r.filterValues(), "account": r.account})
+	switch {
+	case !a.ok():
+		r.skip(CheckSchemaUnknown, "", "no answer (see transport.answers)")
+	case a.status >= 400:
+		r.pass(CheckSchemaUnknown, "")
+	default:
+		r.fail(CheckSchemaUnknown, "", "an error status (4xx) for an unknown type", a.describe())
+	}
+	return len(r.schema) > 0
+}
+
+func schemaIDName(fields map[string]map[string]any) []problem {
+	var ps []problem
+	if id, ok := fields["id"]; !ok {
+		ps = append(ps, problem{`a field "id" of type id`, "no field id"})
+	} else if id["type"] != "id" {
+		ps = append(ps, problem{`a field "id" of type id`, "type " + describeValue(id["type"], id["type"] != nil)})
+	}
+	if _, ok := fields["name"]; !ok {
+		ps = append(ps, problem{`a field "name"`, "no field name"})
+	}
+	return ps
+}
+
+func schemaFieldTypes(fields map[string]map[string]any) []problem {
+	var ps []problem
+	for _, id := range sortedTypes(fields) {
+		f := fields[id]
+		where := id + "."
+		want(f, where, "name", "string", &ps)
+		want(f, where, "type", "string", &ps)
+		wantOptional(f, where, "description", "string", &ps)
+		wantOptional(f, where, "readonly", "boolean", &ps)
+		wantOptional(f, where, "ignore", "boolean", &ps)
+		if v, ok := f["id"]; ok && v != id {
+			ps = append(ps, problem{where + "id: the field's key " + id, describeValue(v, true)})
+		}
+		if t, ok := f["type"].(string); ok && !schemaTypes[t] {
+			ps = append(ps, problem{where + "type: one of id, text, number, date, array[text]", fmt.Sprintf("%q", t)})
+		}
+		if st, ok := f["subType"]; ok {
+			if s, isString := st.(string); !isString || !subTypes[s] {
+				ps = append(ps, problem{where + "subType: one of " + strings.Join(sortedKeys(subTypes), ", "), describeValue(st, true)})
+			}
+		}
+	}
+	return ps
+}
+
+func schemaRelations(t string, all map[string]map[string]map[string]any, known map[string]bool) []problem {
+	var ps []problem
+	fields := all[t]
+	for _, id := range sortedTypes(fields) {
+		v, ok := fields[id]["relation"]
+		if !ok {
+			continue
+		}
+		where := id + ".relation."
+		rel, isObj := v.(map[string]any)
+		if !isObj {
+			ps = append(ps, problem{where[:len(where)-1] + ": an object", describeValue(v, true)})
+			continue
+		}
+		if c, _ := rel["cardinality"].(string); !cardinalities[c] {
+			ps = append(ps, problem{where + "cardinality: many-to-one or many-to-many", describeValue(rel["cardinality"], rel["cardinality"] != nil)})
+		}
+		want(rel, where, "name", "string", &ps)
+		want(rel, where, "targetType", "string", &ps)
+		wantOptional(rel, where, "targetName", "string", &ps)
+		wantOptional(rel, where, "targetFieldId", "string", &ps)
+		target, _ := rel["targetType"].(string)
+		if target == "" {
+			continue
+		}
+		if !known[target] {
+			ps = append(ps, problem{where + "targetType: a type of the config", fmt.Sprintf("%q", target)})
+			continue
+		}
+		tf, _ := rel["targetFieldId"].(string)
+		if tf == "" {
+			tf = "id"
+		}
+		if tfields, ok := all[target]; ok {
+			if _, ok := tfields[tf]; !ok {
+				ps = append(ps, problem{where + "targetFieldId: a field of " + target, fmt.Sprintf("%q", tf)})
+			}
+		}
+	}
+	return ps
+}
+
+// relationsOnce finds relations declared on both of their sides: a relation
+// from A to B whose target name is the name of a relation from B back to A.
+func relationsOnce(all map[string]map[string]map[string]any) []problem {
+	type side struct{ typ, field, name, target, targetName string }
+	var sides []side
+	for _, t := range sortedTypes(all) {
+		for _, id := range sortedTypes(all[t]) {
+			rel, ok := all[t][id]["relation"].(map[string]any)
+			if !ok {
+				continue
+			}
+			s := side{typ: t, field: id}
+			s.name, _ = rel["name"].(string)
+			s.target, _ = rel["targetType"].(string)
+			s.targetName, _ = rel["targetName"].(string)
+			sides = append(sides, s)
+		}
+	}
+	var ps []problem
+	for i, a := range sides {
+		for _, b := range sides[i+1:] {
+			if a.typ != b.target || b.typ != a.target {
+				continue
+			}
+			mirrored := (a.targetName != "" && (a.targetName == b.name || a.targetName == b.field)) ||
+				(b.targetName != "" && (b.targetName == a.name || b.targetName == a.field))
+			if mirrored {
+				ps = append(ps, problem{"each relation declared on one side only",
+					fmt.Sprintf("%s.%s and %s.%s declare the same relation", a.typ, a.field, b.typ, b.field)})
+			}
+		}
+	}
+	return ps
+}

@@ -1,0 +1,378 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// syncChecks are skipped together when synchronization cannot be checked.
+var syncChecks = []string{
+	CheckConfig, CheckFilters, CheckDatalist, CheckDatalistField, CheckDatalistDependsOn,
+	CheckFilterValidate, CheckFilterInvalid, CheckSchemaTypes, CheckSchemaIDName, CheckSchemaFieldTypes,
+	CheckSchemaRelations, CheckSchemaRelOnce, CheckSchemaUnknown, CheckPageShape, CheckPagingEnds,
+	CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta,
+}
+
+// skipAll records every check of ids as skipped for why.
+func (r *runner) skipAll(ids []string, why string) {
+	for _, id := range ids {
+		r.skip(id, "", why)
+	}
+}
+
+// syncServed reports whether the config endpoint answered a config.
+func (r *runner) syncServed() bool { return r.config != nil }
+
+// syncTypes returns the types the run synchronizes: Config.Types, or every
+// type of the config answer.
+func (r *runner) syncTypes() []string {
+	if r.config == nil {
+		return r.cfg.Types
+	}
+	var out []string
+	for _, t := range r.config.Types {
+		if len(r.cfg.Types) == 0 || contains(r.cfg.Types, t.ID) {
+			out = append(out, t.ID)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// filterValues returns the configured filter values (never nil).
+func (r *runner) filterValues() map[string]any {
+	out := map[string]any{}
+	for k, v := range r.cfg.Filter {
+		out[k] = v
+	}
+	return out
+}
+
+// datalistFilter returns the id of the first filter fed by a datalist.
+func (r *runner) datalistFilter() string {
+	if r.config == nil {
+		return ""
+	}
+	for _, f := range r.config.Filters {
+		if f.Datalist {
+			return f.ID
+		}
+	}
+	return ""
+}
+
+// checkResponsibility checks responsibleFor against what the app serves.
+func (r *runner) checkResponsibility(configAnswered bool) {
+	rf := r.desc.ResponsibleFor
+	var ps []problem
+	if !rf.DataSynchronization && !rf.Automations {
+		ps = append(ps, problem{"responsibleFor.dataSynchronization or responsibleFor.automations true", "neither"})
+	}
+	if rf.DataSynchronization && !configAnswered {
+		ps = append(ps, problem{"a config answer (responsibleFor.dataSynchronization is true)", "POST " + protocol.PathConfig + " did not answer 200"})
+	}
+	if rf.Automations && len(r.desc.Actions) == 0 {
+		ps = append(ps, problem{"at least one action (responsibleFor.automations is true)", "no actions"})
+	}
+	r.verdict(CheckDescriptorResponsib, "", ps)
+}
+
+// checkSync checks config, filters, datalists, schema and data.
+func (r *runner) checkSync(ctx context.Context) {
+	if !r.desc.ResponsibleFor.DataSynchronization {
+		r.checkResponsibility(false)
+		r.skipAll(syncChecks, "responsibleFor.dataSynchronization is not true")
+		return
+	}
+	if !r.accountOK {
+		r.checkResponsibility(true)
+		r.skipAll(syncChecks, "no valid account (accounts.validate did not pass)")
+		return
+	}
+	a := r.post(ctx, protocol.PathConfig, map[string]any{"account": r.account})
+	if !a.ok() {
+		r.checkResponsibility(true)
+		r.skipAll(syncChecks, "POST "+protocol.PathConfig+" did not answer (see transport.answers)")
+		return
+	}
+	var raw map[string]any
+	if err := decodeObject(a, &raw); err != nil || raw == nil {
+		got := "null"
+		if err != nil {
+			got = err.Error()
+		}
+		r.checkResponsibility(false)
+		r.fail(CheckConfig, "", "200 {types, filters}", got)
+		r.skipAll(syncChecks[1:], "no config")
+		return
+	}
+	r.checkResponsibility(true)
+	r.verdict(CheckConfig, "", configProblems(raw))
+	var cfg protocol.ConfigResponse
+	_ = json.Unmarshal(a.body, &cfg)
+	r.config = &cfg
+	if _, ok := raw["filters"]; ok {
+		r.verdict(CheckFilters, "", filterProblems(raw))
+	} else {
+		r.skip(CheckFilters, "", "the config declares no filters")
+	}
+	if len(r.syncTypes()) == 0 {
+		r.skipAll(syncChecks[2:], "no types to synchronize")
+		return
+	}
+	r.checkDatalists(ctx)
+	r.checkFilterValidate(ctx)
+	if !r.checkSchema(ctx) {
+		r.skipAll([]string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta}, "no schema")
+		return
+	}
+	r.checkData(ctx)
+}
+
+func configProblems(raw map[string]any) []problem {
+	var ps []problem
+	want(raw, "", "types", "array", &ps)
+	types := objects(raw, "types", &ps)
+	if _, isArr := raw["types"].([]any); isArr && len(types) == 0 {
+		ps = append(ps, problem{"at least one type", "types: []"})
+	}
+	seen := map[string]bool{}
+	for i, t := range types {
+		where := fmt.Sprintf("types[%d].", i)
+		want(t, where, "id", "string", &ps)
+		want(t, where, "name", "string", &ps)
+		if id, _ := t["id"].(string); id != "" {
+			if seen[id] {
+				ps = append(ps, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
+			}
+			seen[id] = true
+		} else if _, isString := t["id"].(string); isString {
+			ps = append(ps, problem{where + "id: not empty", `""`})
+		}
+	}
+	wantOptional(raw, "", "filters", "array", &ps)
+	wantOptional(raw, "", "webhooks", "object", &ps)
+	if w, ok := raw["webhooks"].(map[string]any); ok {
+		want(w, "webhooks.", "enabled", "boolean", &ps)
+	}
+	return ps
+}
+
+func filterProblems(raw map[string]any) []problem {
+	var ps []problem
+	filters := objects(raw, "filters", &ps)
+	ids := map[string]bool{}
+	for _, f := range filters {
+		if id, ok := f["id"].(string); ok {
+			ids[id] = true
+		}
+	}
+	seen := map[string]bool{}
+	for i, f := range filters {
+		where := fmt.Sprintf("filters[%d].", i)
+		want(f, where, "id", "string", &ps)
+		want(f, where, "title", "string", &ps)
+		want(f, where, "type", "string", &ps)
+		for _, k := range []string{"datalist", "optional", "secured"} {
+			wantOptional(f, where, k, "boolean", &ps)
+		}
+		id, _ := f["id"].(string)
+		if id != "" {
+			if seen[id] {
+				ps = append(ps, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
+			}
+			seen[id] = true
+		}
+		typ, isString := f["type"].(string)
+		if isString && (!authFieldTypes[typ] || typ == "password") {
+			ps = append(ps, problem{where + "type: a filter type (text, number, bool, datebox, date, list, multidropdown, highlightText)", fmt.Sprintf("%q", typ)})
+		}
+		if m, _ := f["editorMode"].(string); typ == "highlightText" && m != "json" && m != "sql" {
+			ps = append(ps, problem{where + `editorMode: "json" or "sql" (type highlightText)`, describeValue(f["editorMode"], f["editorMode"] != nil)})
+		}
+		if req, ok := f["datalist_requires"]; ok {
+			list, isArr := req.([]any)
+			if !isArr {
+				ps = append(ps, problem{where + "datalist_requires: array of filter ids", describeValue(req, true)})
+			}
+			for _, e := range list {
+				s, _ := e.(string)
+				if _, exists := ids[s]; !exists || s == id {
+					ps = append(ps, problem{where + "datalist_requires: ids of other filters of the config", describeValue(e, true)})
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// checkDatalists asks every datalist filter for its list, dependents after
+// the lists they depend on.
+func (r *runner) checkDatalists(ctx context.Context) {
+	var lists []protocol.Filter
+	for _, f := range r.config.Filters {
+		if f.Datalist {
+			lists = append(lists, f)
+		}
+	}
+	if len(lists) == 0 {
+		r.skipAll([]string{CheckDatalist, CheckDatalistField, CheckDatalistDependsOn}, "no filter is fed by a datalist")
+		return
+	}
+	byID := map[string]protocol.Filter{}
+	for _, f := range r.config.Filters {
+		byID[f.ID] = f
+	}
+	first := map[string]any{} // a value of each answered list
+	done := map[string]bool{}
+	dependent := false
+	for pass := 0; pass <= len(lists); pass++ {
+		for _, f := range lists {
+			if done[f.ID] || !r.dependenciesKnown(f, first, done) {
+				continue
+			}
+			done[f.ID] = true
+			id := CheckDatalist
+			dependsOn := map[string]any{}
+			if len(f.DatalistRequires) > 0 {
+				id, dependent = CheckDatalistDependsOn, true
+				for _, req := range f.DatalistRequires {
+					if v, ok := r.cfg.Filter[req]; ok {
+						dependsOn[req] = v
+					} else if v, ok := first[req]; ok {
+						if byID[req].Type == "multidropdown" {
+							v = []any{v}
+						}
+						dependsOn[req] = v
+					}
+				}
+			}
+			a := r.post(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": f.ID, "dependsOn": dependsOn})
+			if !a.ok() {
+				r.skip(id, f.ID, "no answer (see transport.answers)")
+				continue
+			}
+			var out map[string]any
+			if err := decodeObject(a, &out); err != nil {
+				r.fail(id, f.ID, `200 {"items": [{"title", "value"}]}`, err.Error())
+				continue
+			}
+			var ps []problem
+			want(out, "", "items", "array", &ps)
+			for i, it := range objects(out, "items", &ps) {
+				where := fmt.Sprintf("items[%d].", i)
+				want(it, where, "title", "string", &ps)
+				if v, ok := it["value"]; !ok || v == nil {
+					ps = append(ps, problem{where + "value: present", describeValue(v, ok)})
+				} else if _, ok := first[f.ID]; !ok {
+					first[f.ID] = v
+				}
+			}
+			r.verdict(id, f.ID, ps)
+		}
+	}
+	for _, f := range lists {
+		if !done[f.ID] {
+			dependent = true
+			r.skip(CheckDatalistDependsOn, f.ID, "no value of the filters it depends on (give one with --filter)")
+		}
+	}
+	if !dependent {
+		r.skip(CheckDatalistDependsOn, "", "no datalist depends on other filters")
+	}
+	a := r.post(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": unknownID, "dependsOn": map[string]any{}})
+	r.expectError(CheckDatalistField, "", a)
+}
+
+// dependenciesKnown reports whether every filter f depends on has a value
+// to send: configured, or taken from its answered list.
+func (r *runner) dependenciesKnown(f protocol.Filter, first map[string]any, done map[string]bool) bool {
+	for _, req := range f.DatalistRequires {
+		if _, ok := r.cfg.Filter[req]; ok {
+			continue
+		}
+		if _, ok := first[req]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// invalidFilterValue returns a value that a filter of type typ cannot take.
+func invalidFilterValue(typ string) (any, bool) {
+	switch typ {
+	case "date":
+		return map[string]any{"_min": "not a date", "_max": "not a date either"}, true
+	case "datebox":
+		return "not a date", true
+	case "number":
+		return "not a number", true
+	case "bool":
+		return map[string]any{"not": "a boolean"}, true
+	}
+	return nil, false
+}
+
+// checkFilterValidate sends the configured filter (valid) and a provoked
+// invalid one to filter/validate.
+func (r *runner) checkFilterValidate(ctx context.Context) {
+	a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": r.filterValues(), "account": r.account})
+	switch {
+	case !a.ok():
+		r.skip(CheckFilterValidate, "", "no answer (see transport.answers)")
+		r.skip(CheckFilterInvalid, "", "no answer to a valid filter")
+		return
+	case a.status == http.StatusNotFound:
+		r.skip(CheckFilterValidate, "", "the app does not serve filter/validate (404)")
+		r.skip(CheckFilterInvalid, "", "the app does not serve filter/validate (404)")
+		return
+	case a.status == http.StatusOK || a.status == http.StatusNoContent:
+		r.pass(CheckFilterValidate, "")
+	default:
+		r.fail(CheckFilterValidate, "", "200 or 204 for the configured filter", a.describe())
+		r.skip(CheckFilterInvalid, "", "a valid filter is not accepted")
+		return
+	}
+	for _, f := range r.config.Filters {
+		bad, ok := invalidFilterValue(f.Type)
+		if !ok {
+			continue
+		}
+		values := r.filterValues()
+		values[f.ID] = bad
+		a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
+		if !a.ok() {
+			r.skip(CheckFilterInvalid, f.ID, "no answer (see transport.answers)")
+		} else if a.status == http.StatusBadRequest {
+			r.pass(CheckFilterInvalid, f.ID)
+		} else {
+			b, _ := json.Marshal(bad)
+			r.fail(CheckFilterInvalid, f.ID, "400 {message} for the value "+string(b), a.describe())
+		}
+		return
+	}
+	r.skip(CheckFilterInvalid, "", "no filter whose type allows an invalid value to be provoked (date, datebox, number, bool)")
+}
+
+// sortedTypes returns the keys of a schema in order.
+func sortedTypes[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
