@@ -46,15 +46,15 @@ Examples:
 Flags:
 `
 
-// keyValues is a repeatable KEY=VALUE flag.
-type keyValues struct {
+// conformKV is a repeatable KEY=VALUE flag.
+type conformKV struct {
 	m      map[string]any
 	asJSON bool // read values as JSON when they parse
 }
 
-func (kv *keyValues) String() string { return "" }
+func (kv *conformKV) String() string { return "" }
 
-func (kv *keyValues) Set(s string) error {
+func (kv *conformKV) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || k == "" {
 		return fmt.Errorf("want KEY=VALUE, got %q", s)
@@ -78,9 +78,9 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("appkit conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	auth := fs.String("auth", "", "the id of the account's authentication (default: the first the app declares)")
-	account := &keyValues{}
+	account := &conformKV{}
 	fs.Var(account, "account", "a field of the account as KEY=VALUE (repeatable)")
-	filter := &keyValues{asJSON: true}
+	filter := &conformKV{asJSON: true}
 	fs.Var(filter, "filter", "a filter value as KEY=VALUE, VALUE in JSON or a plain string (repeatable)")
 	types := fs.String("types", "", "the types to synchronize, comma-separated (default: every type of the config)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")

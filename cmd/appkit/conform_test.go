@@ -18,7 +18,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
-func trackerServer(t *testing.T) *httptest.Server {
+func conformTracker(t *testing.T) *httptest.Server {
 	t.Helper()
 	quiet := zerolog.Nop()
 	h, err := tracker.New(tracker.Config{Logger: &quiet}).Handler()
@@ -33,7 +33,7 @@ func trackerServer(t *testing.T) *httptest.Server {
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) skipped`)
 
 func TestConformPassingApp(t *testing.T) {
-	srv := trackerServer(t)
+	srv := conformTracker(t)
 	junit := filepath.Join(t.TempDir(), "report.xml")
 	var out, errb bytes.Buffer
 	// flags before and after the URL
