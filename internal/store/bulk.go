@@ -47,6 +47,21 @@ func bulkChunk(cols int) int {
 // table. It returns, per row, whether the entity was created. Rows must have
 // distinct ids.
 func (t *Tx) BulkUpsert(ty *Type, fields []*Field, rows []BulkRow) ([]bool, error) {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	existing, err := t.existingIDs(ty, ids)
+	if err != nil {
+		return nil, err
+	}
+	return t.BulkWrite(ty, fields, rows, existing)
+}
+
+// BulkWrite is BulkUpsert for a caller that already knows which of the rows
+// exist (existing holds their ids): new rows are inserted, existing ones
+// updated.
+func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[string]bool) ([]bool, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
@@ -62,23 +77,19 @@ func (t *Tx) BulkUpsert(ty *Type, fields []*Field, rows []BulkRow) ([]bool, erro
 			return nil, fmt.Errorf("store: bulk write of field %s (%s, %s) is not supported", f.Name, f.Role, f.Storage)
 		}
 	}
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
+	for _, r := range rows {
 		if len(r.Values) != len(fields) {
 			return nil, fmt.Errorf("store: bulk row %s has %d values for %d fields", r.ID, len(r.Values), len(fields))
 		}
 	}
-	existing, err := t.existingIDs(ty, ids)
-	if err != nil {
-		return nil, err
-	}
 	created := make([]bool, len(rows))
-	newRows := 0
+	var newRows, oldRows []int
 	for i, r := range rows {
-		if !existing[r.ID] {
+		if existing[r.ID] {
+			oldRows = append(oldRows, i)
+		} else {
 			created[i] = true
-			newRows++
+			newRows = append(newRows, i)
 		}
 	}
 	var docFields []*Field
@@ -87,79 +98,80 @@ func (t *Tx) BulkUpsert(ty *Type, fields []*Field, rows []BulkRow) ([]bool, erro
 			docFields = append(docFields, f)
 		}
 	}
-	// New entities: public ids and their documents.
-	pubs := make([]string, len(rows))
-	docs := make([][]string, len(rows))
-	if newRows > 0 {
-		first, err := t.reservePublicIDs(ty.ID, newRows)
+	ms := t.now.UnixMilli()
+	// values appends one row's column values.
+	values := func(args []any, r BulkRow) []any {
+		for k, v := range r.Values {
+			switch rv, ok := v.([2]any); {
+			case ok:
+				args = append(args, rv[0], rv[1])
+			case IsRange(fields[k].Prim) && fields[k].Role == RolePrimitive:
+				args = append(args, nil, nil) // an empty range
+			default:
+				args = append(args, v)
+			}
+		}
+		return args
+	}
+	// New entities: public ids, documents, one plain multi-row INSERT.
+	if len(newRows) > 0 {
+		first, err := t.reservePublicIDs(ty.ID, len(newRows))
 		if err != nil {
 			return nil, err
 		}
-		var newDocs []string
-		for i := range rows {
-			if !created[i] {
-				continue
-			}
-			pubs[i] = strconv.FormatInt(first, 10)
-			first++
-			for range docFields {
-				d := uuid.NewString()
-				docs[i] = append(docs[i], d)
-				newDocs = append(newDocs, d)
-			}
+		docs := make([]string, 0, len(newRows)*len(docFields))
+		for range len(newRows) * len(docFields) {
+			docs = append(docs, uuid.NewString())
 		}
-		if err := t.createDocuments(newDocs); err != nil {
+		if err := t.createDocuments(docs); err != nil {
 			return nil, err
 		}
-	}
-	ms := t.now.UnixMilli()
-	all := append([]string{"id", "public_id", "created", "modified"}, cols...)
-	for _, f := range docFields {
-		all = append(all, f.Col)
-	}
-	var set strings.Builder
-	set.WriteString("modified = excluded.modified")
-	for _, c := range cols {
-		set.WriteString(", " + c + " = excluded." + c)
-	}
-	per := bulkChunk(len(all))
-	for lo := 0; lo < len(rows); lo += per {
-		hi := min(lo+per, len(rows))
-		var q strings.Builder
-		q.WriteString("INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES ")
+		all := append([]string{"id", "public_id", "created", "modified"}, cols...)
+		for _, f := range docFields {
+			all = append(all, f.Col)
+		}
+		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
 		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
-		args := make([]any, 0, (hi-lo)*len(all))
-		for i := lo; i < hi; i++ {
-			if i > lo {
-				q.WriteString(", ")
-			}
-			q.WriteString(tuple)
-			var pub any
-			if created[i] {
-				pub = pubs[i]
-			}
-			args = append(args, rows[i].ID, pub, ms, ms)
-			for k, v := range rows[i].Values {
-				switch r, ok := v.([2]any); {
-				case ok:
-					args = append(args, r[0], r[1])
-				case IsRange(fields[k].Prim) && fields[k].Role == RolePrimitive:
-					args = append(args, nil, nil) // an empty range
-				default:
-					args = append(args, v)
+		per := bulkChunk(len(all))
+		for lo := 0; lo < len(newRows); lo += per {
+			hi := min(lo+per, len(newRows))
+			args := make([]any, 0, (hi-lo)*len(all))
+			for n := lo; n < hi; n++ {
+				r := rows[newRows[n]]
+				args = append(args, r.ID, strconv.FormatInt(first+int64(n), 10), ms, ms)
+				args = values(args, r)
+				for k := range docFields {
+					args = append(args, docs[n*len(docFields)+k])
 				}
 			}
-			for k := range docFields {
-				if created[i] {
-					args = append(args, docs[i][k])
-				} else {
-					args = append(args, nil)
-				}
+			if _, err := t.exec(head+strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", "), args...); err != nil {
+				return nil, fmt.Errorf("store: bulk insert into %s: %w", ty.Name, err)
 			}
 		}
-		q.WriteString(" ON CONFLICT (id) DO UPDATE SET " + set.String())
-		if _, err := t.exec(q.String(), args...); err != nil {
-			return nil, fmt.Errorf("store: bulk upsert into %s: %w", ty.Name, err)
+	}
+	// Existing entities: an upsert that always updates.
+	if len(oldRows) > 0 {
+		all := append([]string{"id", "created", "modified"}, cols...)
+		var set strings.Builder
+		set.WriteString("modified = excluded.modified")
+		for _, c := range cols {
+			set.WriteString(", " + c + " = excluded." + c)
+		}
+		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
+		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
+		per := bulkChunk(len(all))
+		for lo := 0; lo < len(oldRows); lo += per {
+			hi := min(lo+per, len(oldRows))
+			args := make([]any, 0, (hi-lo)*len(all))
+			for n := lo; n < hi; n++ {
+				r := rows[oldRows[n]]
+				args = append(args, r.ID, ms, ms)
+				args = values(args, r)
+			}
+			q := head + strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", ") + " ON CONFLICT (id) DO UPDATE SET " + set.String()
+			if _, err := t.exec(q, args...); err != nil {
+				return nil, fmt.Errorf("store: bulk update of %s: %w", ty.Name, err)
+			}
 		}
 	}
 	return created, nil

@@ -120,7 +120,7 @@ func TestKillMidRunChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sync.Run(context.Background(), st, sync.Options{AppURL: url})
+	_, err = sync.Run(context.Background(), st, sync.Options{AppURL: url, CommitItems: 1}) // a commit per page
 	t.Fatalf("the run was not killed: %v", err)
 }
 

@@ -63,59 +63,77 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 	start := time.Now()
 	cur := run.Page[t]
 	next := fetch(cur)
+	// Pages are committed in batches (with the position after the last
+	// one): fewer commits write far fewer pages to disk, and a stopped run
+	// redoes at most one batch.
 	for {
-		f := <-next
-		if f.err != nil {
-			var ae *AppError
-			if errors.As(f.err, &ae) && ae.Retryable() {
-				return fmt.Errorf("%w: type %s, page %d: %v; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
-			}
-			return fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)
-		}
-		p := f.page
-		hasNext := p.Pagination != nil && p.Pagination.HasNext
-		var nextCfg json.RawMessage
-		if hasNext {
-			nextCfg = p.Pagination.NextPageConfig
-			if len(bytes.TrimSpace(nextCfg)) == 0 || string(nextCfg) == "null" {
-				nextCfg = json.RawMessage("{}")
-			}
-			if len(cur) > 0 && bytes.Equal(bytes.TrimSpace(nextCfg), bytes.TrimSpace(cur)) {
-				return fmt.Errorf("data of type %s, page %d: the app sent back the same nextPageConfig; stopping rather than looping", t, tr.Pages+1)
-			}
-			next = fetch(nextCfg)
-		}
-		mode := protocol.SyncFull
-		if strings.EqualFold(p.SynchronizationType, protocol.SyncDelta) {
-			mode = protocol.SyncDelta
-		}
-		if tr.Mode == "" || mode == protocol.SyncDelta {
-			tr.Mode = mode
-		}
+		var stop error
+		done := false
 		err := e.save(ctx, key, s, func(tx *store.Tx) error {
-			if err := e.applyPage(tx, space, tm, run, mode, p.Items, tr); err != nil {
-				return err
-			}
-			tr.Pages++
-			tr.Items += len(p.Items)
-			if hasNext {
+			deadline := time.Now().Add(e.opts.CommitEvery)
+			batch := 0
+			for {
+				f := <-next
+				if f.err != nil {
+					var ae *AppError
+					if errors.As(f.err, &ae) && ae.Retryable() {
+						stop = fmt.Errorf("%w: type %s, page %d: %v; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
+					} else {
+						stop = fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)
+					}
+					return nil // commit the pages before it
+				}
+				p := f.page
+				hasNext := p.Pagination != nil && p.Pagination.HasNext
+				var nextCfg json.RawMessage
+				if hasNext {
+					nextCfg = p.Pagination.NextPageConfig
+					if len(bytes.TrimSpace(nextCfg)) == 0 || string(nextCfg) == "null" {
+						nextCfg = json.RawMessage("{}")
+					}
+					if len(cur) > 0 && bytes.Equal(bytes.TrimSpace(nextCfg), bytes.TrimSpace(cur)) {
+						stop = fmt.Errorf("data of type %s, page %d: the app sent back the same nextPageConfig; stopping rather than looping", t, tr.Pages+1)
+						return nil
+					}
+					next = fetch(nextCfg)
+				}
+				mode := protocol.SyncFull
+				if strings.EqualFold(p.SynchronizationType, protocol.SyncDelta) {
+					mode = protocol.SyncDelta
+				}
+				if tr.Mode == "" || mode == protocol.SyncDelta {
+					tr.Mode = mode
+				}
+				if err := e.applyPage(tx, space, tm, run, mode, p.Items, tr); err != nil {
+					return fmt.Errorf("store page %d of type %s: %w", tr.Pages+1, t, err)
+				}
+				tr.Pages++
+				tr.Items += len(p.Items)
+				batch += len(p.Items) + 1
+				if e.opts.Progress != nil {
+					e.opts.Progress(Event{Type: t, Pages: tr.Pages, Items: tr.Items, Done: !hasNext, Elapsed: time.Since(start)})
+				}
+				if !hasNext {
+					delete(run.Page, t)
+					run.Done[t] = true
+					done = true
+					return nil
+				}
 				run.Page[t] = nextCfg
-			} else {
-				delete(run.Page, t)
-				run.Done[t] = true
+				cur = nextCfg
+				if batch >= e.opts.CommitItems || time.Now().After(deadline) {
+					return nil
+				}
 			}
-			return nil
 		})
-		if err != nil {
-			return fmt.Errorf("store page %d of type %s: %w", tr.Pages+1, t, err)
-		}
-		if e.opts.Progress != nil {
-			e.opts.Progress(Event{Type: t, Pages: tr.Pages, Items: tr.Items, Done: !hasNext, Elapsed: time.Since(start)})
-		}
-		if !hasNext {
+		switch {
+		case err != nil:
+			return err
+		case stop != nil:
+			return stop
+		case done:
 			return nil
 		}
-		cur = nextCfg
 	}
 }
 
@@ -259,6 +277,10 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 			return err
 		}
 		dupOf := map[string]bool{}
+		existing := make(map[string]bool, len(runs))
+		for id := range runs {
+			existing[id] = true
+		}
 		for _, r := range rows {
 			if runs[r.id] == seq {
 				dupOf[r.id] = true
@@ -425,7 +447,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 				vals = append(vals, r.appID, seq)
 				brows[i] = store.BulkRow{ID: r.id, Values: vals}
 			}
-			created, err := tx.BulkUpsert(ty, cols, brows)
+			created, err := tx.BulkWrite(ty, cols, brows, existing)
 			if err != nil {
 				return err
 			}

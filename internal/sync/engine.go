@@ -49,6 +49,12 @@ type Options struct {
 	MaxBody int64
 	// Retry is the policy for failures that may pass (zero: DefaultRetry).
 	Retry Retry
+	// CommitItems and CommitEvery bound a batch of pages committed together
+	// (with the position after them): a stopped run redoes at most one
+	// batch (0: 20,000 items, 1 s).
+	CommitItems int
+	// CommitEvery is the longest a batch stays open.
+	CommitEvery time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Progress, when set, is told about every page and the end of each type.
@@ -174,6 +180,12 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 	}
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = 256 << 20
+	}
+	if opts.CommitItems <= 0 {
+		opts.CommitItems = 20000
+	}
+	if opts.CommitEvery <= 0 {
+		opts.CommitEvery = time.Second
 	}
 	if opts.Retry.Attempts == 0 {
 		opts.Retry = DefaultRetry

@@ -14,6 +14,7 @@ import (
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // trackerNow is the tracker's clock in these tests.
@@ -37,7 +38,12 @@ func serveTracker(t testing.TB, cfg tracker.Config) *httptest.Server {
 
 func openStore(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
+	return openStoreDSN(t, "sqlite::memory:")
+}
+
+func openStoreDSN(t testing.TB, dsn string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +79,7 @@ func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
 		space, appType, _ := strings.Cut(typeName, "/")
 		f := ty.Field(space + "." + appType + ".sync/app-id")
 		var pid string
-		rows, err := tx.Querier().QueryContext(context.Background(), "SELECT id FROM "+ty.Table+" WHERE "+f.Col+" = ?", id)
+		rows, err := tx.Querier().QueryContext(context.Background(), tx.Dialect().Rebind("SELECT id FROM "+ty.Table+" WHERE "+f.Col+" = ?"), id)
 		if err != nil {
 			return err
 		}
@@ -95,9 +101,15 @@ func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
 }
 
 func TestTrackerFullThenDelta(t *testing.T) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) { testTrackerFullThenDelta(t, dsn) })
+	}
+}
+
+func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	ctx := context.Background()
 	srv := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
-	st := openStore(t)
+	st := openStoreDSN(t, dsn)
 	var events []sync.Event
 	opts := sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
 		Now: func() time.Time { return trackerNow }, Progress: func(e sync.Event) { events = append(events, e) }}
@@ -209,7 +221,7 @@ func documentSecret(t testing.TB, st *store.Store, ref any) string {
 	cat, _ := st.Catalog(context.Background())
 	dt := cat.Type(store.DocumentType)
 	var secret string
-	if err := st.DB().QueryRow("SELECT "+dt.Field(store.DocumentSecret).Col+" FROM "+dt.Table+" WHERE id = ?", m["platform/id"]).Scan(&secret); err != nil {
+	if err := st.DB().QueryRow(st.Dialect().Rebind("SELECT "+dt.Field(store.DocumentSecret).Col+" FROM "+dt.Table+" WHERE id = ?"), m["platform/id"]).Scan(&secret); err != nil {
 		t.Fatal(err)
 	}
 	return secret

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // An app as found in the wild: a descriptor without website and with extra
@@ -20,6 +21,12 @@ import (
 // items, duplicate ids and a relation to an id that never arrives. It
 // refuses requests without a filter object.
 func TestWildApp(t *testing.T) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) { testWildApp(t, dsn) })
+	}
+}
+
+func testWildApp(t *testing.T, dsn string) {
 	ctx := context.Background()
 	schema := `{
 	 "item": {"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},
@@ -55,7 +62,7 @@ func TestWildApp(t *testing.T) {
 		a.descriptor = `{"name":"Fake","version":"1","description":"d","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true},"color":"red"}`
 		a.config = `{"types":[{"id":"item","name":"Items"},{"id":"person","name":"People"}],"filters":[],"extra":true}`
 	})
-	st := openStore(t)
+	st := openStoreDSN(t, dsn)
 	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Types: []string{"item", "person"}})
 	if err != nil {
 		t.Fatal(err)
