@@ -176,7 +176,9 @@ func benchApp(n int) *appkit.App {
 		Auth: []appkit.Auth{appkit.NoAuth()},
 		Sync: &appkit.Sync{Types: []appkit.Type{
 			{ID: "group", Name: "Groups", Default: true, Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")},
-				Data: page(groups, func(i int) any { return map[string]any{"id": "g" + strconv.Itoa(i), "name": "Group " + strconv.Itoa(i)} })},
+				Data: page(groups, func(i int) any {
+					return map[string]any{"id": "g" + strconv.Itoa(i), "name": "Group " + strconv.Itoa(i)}
+				})},
 			{ID: "row", Name: "Rows", Default: true, Fields: []appkit.Field{
 				appkit.ID("ID"), appkit.Text("name", "Name"), appkit.Text("email", "E-mail").As(appkit.SubEmail),
 				appkit.Integer("score", "Score"), appkit.Number("amount", "Amount"), appkit.Day("day", "Day"), appkit.Date("at", "At"),
@@ -334,4 +336,3 @@ func peakRSS() float64 {
 	}
 	return 0
 }
-
