@@ -101,6 +101,10 @@ func (r *runner) checkAccounts(ctx context.Context) {
 					r.account[k] = v
 				}
 			}
+			// The service's stored account names its authentication.
+			if _, set := r.account["auth"]; !set {
+				r.account["auth"] = auth.ID
+			}
 		}
 	}
 	if r.account == nil {

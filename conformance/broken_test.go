@@ -90,6 +90,8 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.UnknownActionAccepted, want: []string{conformance.CheckActionUnknown}},
 		{brk: brokenapp.HangingData, want: []string{conformance.CheckNoAnswer},
 			cfg: func(c *conformance.Config) { c.Timeout = 300 * time.Millisecond }},
+		{brk: brokenapp.ErrorTryLaterString, want: []string{conformance.CheckErrorBody}},
+		{brk: brokenapp.TryLaterOnce, want: nil},
 		{brk: brokenapp.SlowLogo, want: []string{conformance.CheckSlow},
 			cfg: func(c *conformance.Config) { c.SlowAfter = 40 * time.Millisecond }},
 	}

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"regexp"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -142,7 +143,7 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch typeSche
 			f.add(CheckPagingEnds, fmt.Sprintf("the last page within %s", r.cfg.RunTimeout), fmt.Sprintf("still paging at page %d", page))
 			return res
 		}
-		a := r.post(ctx, protocol.PathData, req)
+		a := r.postRetrying(ctx, protocol.PathData, req, deadline)
 		if !a.ok() {
 			res.why = fmt.Sprintf("page %d did not answer (see transport.answers)", page)
 			return res
@@ -347,4 +348,42 @@ func valueProblem(fi fieldInfo, v any) string {
 		}
 	}
 	return ""
+}
+
+// maxRetries bounds the retries of a page answered with tryLater.
+const maxRetries = 3
+
+// postRetrying posts like post, and retries the same request after an
+// error answer that carries tryLater: true, as the service does: after the
+// answer's Retry-After (at most 10 s) or 1 s, at most maxRetries times and
+// never past deadline.
+func (r *runner) postRetrying(ctx context.Context, path string, body any, deadline time.Time) answer {
+	for attempt := 0; ; attempt++ {
+		a := r.post(ctx, path, body)
+		if !a.ok() || a.status < 400 || attempt == maxRetries || !tryLater(a) {
+			return a
+		}
+		wait := time.Second
+		if s, err := strconv.Atoi(a.header.Get("Retry-After")); err == nil && s >= 0 {
+			wait = min(time.Duration(s)*time.Second, 10*time.Second)
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return a
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return a
+		case <-t.C:
+		}
+	}
+}
+
+// tryLater reports whether an error answer asks to retry later.
+func tryLater(a answer) bool {
+	var body struct {
+		TryLater bool `json:"tryLater"`
+	}
+	return json.Unmarshal(a.body, &body) == nil && body.TryLater
 }

@@ -254,6 +254,11 @@ func errorMessage(a answer) (string, bool) {
 	if !ok || strings.TrimSpace(msg) == "" {
 		return fmt.Sprintf("%d without a string message: %s", a.status, snippet(a.body)), false
 	}
+	if tl, present := body["tryLater"]; present {
+		if _, isBool := tl.(bool); !isBool {
+			return fmt.Sprintf("%d with a tryLater that is not a boolean: %s", a.status, snippet(a.body)), false
+		}
+	}
 	return msg, true
 }
 

@@ -74,6 +74,12 @@ const (
 	UnknownActionAccepted  Break = "unknown action answers 200"
 	HangingData            Break = "project page 2 never answers"
 	SlowLogo               Break = "logo answers slowly"
+	ErrorTryLaterString    Break = "an error's tryLater is a string"
+
+	// TryLaterOnce breaks nothing: the second task page asks once to be
+	// retried later (503 tryLater, Retry-After: 0), as an app may when
+	// its provider limits its rate.
+	TryLaterOnce Break = "task page 2 asks once to retry later"
 )
 
 // Token is the valid account token.
@@ -102,8 +108,9 @@ func New(brk Break) http.Handler {
 }
 
 type app struct {
-	brk  Break
-	runs atomic.Int64 // first pages served, for Nondeterministic
+	brk     Break
+	runs    atomic.Int64 // first pages served, for Nondeterministic
+	retried atomic.Bool  // TryLaterOnce asked for its retry
 }
 
 type obj = map[string]any
@@ -125,6 +132,10 @@ func (a *app) error(w http.ResponseWriter, status int, msg string) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(status)
 		fmt.Fprintf(w, "<html><body><h1>%d</h1><p>%s</p></body></html>", status, msg)
+		return
+	}
+	if a.brk == ErrorTryLaterString {
+		a.json(w, status, obj{"message": msg, "tryLater": "yes"})
 		return
 	}
 	a.json(w, status, obj{"message": msg})
@@ -390,6 +401,11 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 		}
 	case "task":
 		size = 3
+		if a.brk == TryLaterOnce && offset > 0 && !a.retried.Swap(true) {
+			w.Header().Set("Retry-After", "0")
+			a.json(w, http.StatusServiceUnavailable, obj{"message": "rate limited", "tryLater": true})
+			return
+		}
 		if in.LastSynchronizedAt != nil {
 			a.delta(w)
 			return

@@ -1,0 +1,34 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/appkitgo/appkit/conformance"
+	"github.com/appkitgo/appkit/conformance/internal/brokenapp"
+)
+
+// Run checks an app and returns the report; a broken rule shows as a failed
+// check with what was expected, what came back and the rule it breaks.
+func ExampleRun() {
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		Handler: brokenapp.New(brokenapp.DuplicateIDs), // or URL: "http://localhost:8080"
+		Account: map[string]any{"token": brokenapp.Token},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rep.Results {
+		if r.Status == conformance.Failed {
+			fmt.Printf("%s\n  expected: %s\n  got: %s\n  rule: %s\n", r.Name(), r.Expected, r.Got, r.Rule)
+		}
+	}
+	fmt.Println(rep.Summary())
+	// Output:
+	// data.ids-unique [task]
+	//   expected: each id once per run
+	//   got: id "t1" on page 1 and page 2 (and 1 more problem)
+	//   rule: docs/protocol.md#items
+	// 106 passed, 1 failed, 0 skipped
+}
