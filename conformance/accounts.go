@@ -113,10 +113,19 @@ func (r *runner) checkAccounts(ctx context.Context) {
 
 	// Every authentication that takes values must refuse garbage.
 	for _, au := range r.desc.Authentication {
-		if au.ID == protocol.AuthNone || au.ID == protocol.AuthOAuth1 || au.ID == protocol.AuthOAuth2 || len(au.Fields) == 0 {
+		garbage := map[string]any{}
+		switch au.ID {
+		case protocol.AuthNone:
+			continue
+		case protocol.AuthOAuth2:
+			garbage["access_token"] = "conformance-garbage-" + nonce(8)
+		case protocol.AuthOAuth1:
+			garbage["access_token"] = "conformance-garbage-" + nonce(8)
+			garbage["access_secret"] = "conformance-garbage-" + nonce(8)
+		}
+		if len(garbage) == 0 && len(au.Fields) == 0 {
 			continue
 		}
-		garbage := map[string]any{}
 		for _, f := range au.Fields {
 			switch f.Type {
 			case "link", "oauth":

@@ -54,6 +54,7 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.ObjectlessCursor, want: []string{conformance.CheckPageShape}},
 		{brk: brokenapp.Status500Not401, want: []string{conformance.CheckRejectGarbage}},
 		{brk: brokenapp.GarbageAccepted, want: []string{conformance.CheckRejectGarbage}},
+		{brk: brokenapp.OAuthGarbageAccepted, want: []string{conformance.CheckRejectGarbage}},
 		{brk: brokenapp.UnknownAuthAccepted, want: []string{conformance.CheckRejectUnknownID}},
 		{brk: brokenapp.ValidateWithoutName, want: []string{conformance.CheckValidateAccount}},
 		{brk: brokenapp.HTMLErrors, want: []string{conformance.CheckErrorBody}},

@@ -30,5 +30,5 @@ func ExampleRun() {
 	//   expected: each id once per run
 	//   got: id "t1" on page 1 and page 2 (and 1 more problem)
 	//   rule: docs/protocol.md#items
-	// 106 passed, 1 failed, 0 skipped
+	// 107 passed, 1 failed, 0 skipped
 }

@@ -39,6 +39,7 @@ const (
 	Status500Not401        Break = "invalid token answers 500"
 	GarbageAccepted        Break = "any token validates"
 	UnknownAuthAccepted    Break = "unknown authentication id validates"
+	OAuthGarbageAccepted   Break = "any OAuth 2 access token validates"
 	ValidateWithoutName    Break = "validate answers without name"
 	HTMLErrors             Break = "errors are HTML pages"
 	WrongItemType          Break = "task priority is a string"
@@ -82,8 +83,11 @@ const (
 	TryLaterOnce Break = "task page 2 asks once to retry later"
 )
 
-// Token is the valid account token.
-const Token = "good"
+// Token is the valid account token; AccessToken the valid OAuth 2 one.
+const (
+	Token       = "good"
+	AccessToken = "good-access"
+)
 
 // New returns the app with brk broken.
 func New(brk Break) http.Handler {
@@ -233,6 +237,8 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusInternalServerError
 		}
 		a.error(w, status, "invalid token")
+	case *in.ID == "oauth2" && in.Fields["access_token"] != AccessToken && a.brk != OAuthGarbageAccepted:
+		a.error(w, http.StatusUnauthorized, "invalid access token")
 	case a.brk == ValidateWithoutName:
 		a.json(w, http.StatusOK, obj{"account": "good"})
 	default:
