@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,8 @@ type AppError struct {
 	TryLater bool
 	// Timeout reports a call that did not answer in time.
 	Timeout bool
+	// RetryAfter is the wait the app asked for (Retry-After), if any.
+	RetryAfter time.Duration
 }
 
 func (e *AppError) Error() string {
@@ -93,6 +96,20 @@ type client struct {
 	retry   Retry
 	// onRetry is told about each failed attempt that will be retried.
 	onRetry func(path string, attempt int, err error, wait time.Duration)
+	// sleep waits between attempts (tests replace it).
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func newClient(appURL string, hc *http.Client, timeout time.Duration, maxBody int64, retry Retry) (*client, error) {
@@ -103,7 +120,7 @@ func newClient(appURL string, hc *http.Client, timeout time.Duration, maxBody in
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &client{base: u, http: hc, timeout: timeout, maxBody: maxBody, retry: retry}, nil
+	return &client{base: u, http: hc, timeout: timeout, maxBody: maxBody, retry: retry, sleep: sleepCtx}, nil
 }
 
 // raw makes one call and returns the status, content type and body of a
@@ -143,7 +160,11 @@ func (c *client) raw(ctx context.Context, method, path string, body any) (int, s
 	}
 	ct := resp.Header.Get("Content-Type")
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, ct, data, errorFromBody(path, resp.StatusCode, data)
+		ae := errorFromBody(path, resp.StatusCode, data)
+		if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
+			ae.RetryAfter = time.Duration(secs) * time.Second
+		}
+		return resp.StatusCode, ct, data, ae
 	}
 	return resp.StatusCode, ct, data, nil
 }
@@ -225,15 +246,14 @@ func (c *client) callRetry(ctx context.Context, method, path string, body, out a
 			return err
 		}
 		wait := c.retry.delay(n)
+		if ae.RetryAfter > wait {
+			wait = min(ae.RetryAfter, max(c.retry.Max, wait)) // as asked, within the policy's bound
+		}
 		if c.onRetry != nil {
 			c.onRetry(path, n, err, wait)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := c.sleep(ctx, wait); err != nil {
+			return err
 		}
 	}
 }

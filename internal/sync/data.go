@@ -561,7 +561,7 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 				}
 			}
 		}
-		s.LastSuccess = run.Started
+		s.LastSuccess, s.LastTypes, s.LastFilter = run.Started, run.Types, run.Filter
 		s.Run = nil
 		return nil
 	})

@@ -127,8 +127,13 @@ type state struct {
 	URL     string         `json:"url"`
 	Auth    string         `json:"auth"`
 	Account map[string]any `json:"account"`
-	// LastSuccess is the start of the last successful run (RFC 3339).
-	LastSuccess string `json:"last_success,omitempty"`
+	// LastSuccess is the start of the last successful run (RFC 3339), and
+	// LastTypes and LastFilter its selection: a run with another selection
+	// starts without lastSynchronizedAt (a delta from the old selection
+	// would miss what the new one adds).
+	LastSuccess string                     `json:"last_success,omitempty"`
+	LastTypes   []string                   `json:"last_types,omitempty"`
+	LastFilter  map[string]json.RawMessage `json:"last_filter,omitempty"`
 	// Seq numbers the runs.
 	Seq     int64               `json:"seq"`
 	Mapping map[string]*typeMap `json:"mapping,omitempty"`
@@ -339,7 +344,7 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		s.Seq++
 		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: now.UTC().Format(time.RFC3339Nano),
 			Types: types, Filter: filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
-		if s.LastSuccess != "" {
+		if s.LastSuccess != "" && sameTypes(s.LastTypes, types) && sameFilter(s.LastFilter, filter) {
 			ls := s.LastSuccess
 			r.LastSync = &ls
 		}

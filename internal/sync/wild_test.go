@@ -311,3 +311,25 @@ func TestDelta(t *testing.T) {
 		t.Errorf("delta report: %+v", tr)
 	}
 }
+
+// A run with another filter (or other types) than the last successful one
+// starts without lastSynchronizedAt; the same selection sends it.
+func TestSelectionChangeResetsDelta(t *testing.T) {
+	ctx := context.Background()
+	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
+	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, `{"items":[{"id":"a","name":"A"}]}` })
+	app.set(func(a *fakeApp) {
+		a.config = `{"types":[{"id":"item","name":"Items"}],"filters":[{"id":"q","title":"Query","type":"text","optional":true}]}`
+	})
+	st := openStore(t)
+	for i, f := range []string{"x", "x", "y", "y"} {
+		if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Filter: map[string][]string{"q": {f}}}); err != nil {
+			t.Fatal(err)
+		}
+		calls := app.dataCalls()
+		c := calls[len(calls)-1]
+		if (c.LastSynchronizedAt != nil) != (i%2 == 1) || string(c.Filter) != `{"q":"`+f+`"}` {
+			t.Errorf("run %d: lastSynchronizedAt %v, filter %s", i+1, c.LastSynchronizedAt, c.Filter)
+		}
+	}
+}
