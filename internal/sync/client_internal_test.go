@@ -19,7 +19,7 @@ func TestRetryDelayBounds(t *testing.T) {
 		{1, 50 * time.Millisecond, 100 * time.Millisecond},
 		{2, 100 * time.Millisecond, 200 * time.Millisecond},
 		{4, 400 * time.Millisecond, 800 * time.Millisecond},
-		{5, 500 * time.Millisecond, time.Second}, // capped
+		{5, 500 * time.Millisecond, time.Second},  // capped
 		{60, 500 * time.Millisecond, time.Second}, // no overflow
 	} {
 		for range 200 {
