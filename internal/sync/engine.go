@@ -34,11 +34,14 @@ type Options struct {
 	// are typed after the authentication's fields and merged over the stored
 	// account. OAuth tokens go here too (access_token, refresh_token, ...).
 	Account map[string]string
-	// Types are the app's types to synchronize; empty means those the app
-	// marks as default, else all of them (or those of the saved run).
+	// Types are the app's types to synchronize; empty means those of the
+	// run in progress, else those of the last run, else those the app marks
+	// as default, else all of them.
 	Types []string
 	// Filter holds filter values by filter id (several values for a
-	// multidropdown; date statements in the date-range grammar).
+	// multidropdown; date statements in the date-range grammar); empty means
+	// the filter of the last run (its date statements evaluated anew). A
+	// given filter replaces the remembered one as a whole.
 	Filter map[string][]string
 
 	// HTTPClient makes the calls (nil: http.DefaultClient).
@@ -135,9 +138,12 @@ type state struct {
 	LastTypes   []string                   `json:"last_types,omitempty"`
 	LastFilter  map[string]json.RawMessage `json:"last_filter,omitempty"`
 	// Seq numbers the runs.
-	Seq     int64               `json:"seq"`
-	Mapping map[string]*typeMap `json:"mapping,omitempty"`
-	Run     *runState           `json:"run,omitempty"`
+	// Selection is what the user chose: the types and the filter as given
+	// (date statements are evaluated again at each run).
+	Selection selection           `json:"selection"`
+	Seq       int64               `json:"seq"`
+	Mapping   map[string]*typeMap `json:"mapping,omitempty"`
+	Run       *runState           `json:"run,omitempty"`
 }
 
 // runState is a run in progress.
@@ -152,6 +158,12 @@ type runState struct {
 	Page        map[string]json.RawMessage `json:"page"`
 	Counts      map[string]*TypeReport     `json:"counts"`
 	Pending     []pendingRef               `json:"pending,omitempty"`
+}
+
+// selection is the user's choice of types and filter values.
+type selection struct {
+	Types  []string            `json:"types,omitempty"`
+	Filter map[string][]string `json:"filter,omitempty"`
 }
 
 func stateKey(space string) string { return "app:" + space }
@@ -265,22 +277,34 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	types, err := selectTypes(&cfg, e.opts.Types, s.Run)
+	// The selection: as given, else that of the run in progress, else the
+	// remembered one, else the app's defaults.
+	askedTypes := e.opts.Types
+	if len(askedTypes) == 0 && s.Run == nil {
+		askedTypes = s.Selection.Types
+	}
+	types, err := selectTypes(&cfg, askedTypes, s.Run)
 	if err != nil {
 		return nil, err
+	}
+	filterInput := e.opts.Filter
+	if len(filterInput) == 0 {
+		filterInput = s.Selection.Filter
 	}
 	names := map[string]string{}
 	for _, t := range cfg.Types {
 		names[t.ID] = t.Name
 	}
 	now := e.now()
-	filter, err := buildFilter(ctx, e.c, &cfg, types, account, e.opts.Filter, now)
-	if err != nil {
+	var filter map[string]json.RawMessage
+	if len(e.opts.Filter) == 0 && s.Run != nil && sameTypes(s.Run.Types, types) {
+		// Resuming: the filter of the saved run, as it was evaluated then
+		// (a relative date statement means the same days all through a run).
+		filter = s.Run.Filter
+	} else if filter, err = buildFilter(ctx, e.c, &cfg, types, account, filterInput, now); err != nil {
 		return nil, err
 	}
-	if len(e.opts.Filter) == 0 && s.Run != nil && s.Run.Filter != nil && sameTypes(s.Run.Types, types) {
-		filter = s.Run.Filter // resuming: the filter of the saved run
-	}
+	s.Selection = selection{Types: types, Filter: filterInput}
 	if len(filter) > 0 {
 		if err := validateFilter(ctx, e.c, types, filter, account); err != nil {
 			return nil, err

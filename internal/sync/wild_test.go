@@ -332,4 +332,12 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 			t.Errorf("run %d: lastSynchronizedAt %v, filter %s", i+1, c.LastSynchronizedAt, c.Filter)
 		}
 	}
+	// Without a filter, the remembered one is used.
+	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	calls := app.dataCalls()
+	if c := calls[len(calls)-1]; c.LastSynchronizedAt == nil || string(c.Filter) != `{"q":"y"}` {
+		t.Errorf("remembered filter: lastSynchronizedAt %v, filter %s", c.LastSynchronizedAt, c.Filter)
+	}
 }
