@@ -33,6 +33,13 @@ type walkResult struct {
 // checkData synchronizes every type twice in full and once with
 // lastSynchronizedAt, checking every page.
 func (r *runner) checkData(ctx context.Context) {
+	for _, t := range r.cfg.Types {
+		if !contains(r.syncTypes(), t) {
+			for _, id := range dataChecks {
+				r.skip(id, t, "not a type of the config answer (--types)")
+			}
+		}
+	}
 	for _, t := range r.syncTypes() {
 		sch, ok := r.schema[t]
 		if !ok {
@@ -320,10 +327,12 @@ func valueProblem(fi fieldInfo, v any) string {
 		if !ok {
 			return "a number, got " + got
 		}
-		if fi.subType == "integer" {
-			if _, ok := new(big.Int).SetString(n.String(), 10); !ok {
-				return "an integer, got " + got
-			}
+		f, _, err := big.ParseFloat(n.String(), 10, 128, big.ToNearestEven)
+		if err != nil {
+			return "a number, got " + got
+		}
+		if fi.subType == "integer" && !f.IsInt() {
+			return "an integer, got " + got
 		}
 	case "date":
 		s, ok := v.(string)
