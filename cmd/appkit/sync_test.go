@@ -8,10 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/sync"
 )
 
 func trackerServer(t *testing.T, cfg tracker.Config) *httptest.Server {
@@ -73,5 +75,22 @@ func TestSyncCommandFailures(t *testing.T) {
 		if code != tc.code || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// On a terminal each type gets one line, redrawn in place, finished with
+// the counts.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	p := &progressLine{w: &b}
+	p.event(sync.Event{Type: "task", Pages: 1, Items: 500, Elapsed: time.Second})
+	p.event(sync.Event{Type: "task", Pages: 2, Items: 1000, Elapsed: time.Second}) // within 100 ms: skipped
+	p.event(sync.Event{Type: "task", Pages: 3, Items: 1500, Done: true, Elapsed: 2 * time.Second})
+	got := b.String()
+	lines := strings.Split(got, "\r\033[K")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "task ") || !strings.Contains(lines[1], "500 items") ||
+		!strings.Contains(lines[2], "1500 items") || !strings.Contains(lines[2], "3 pages") || !strings.Contains(lines[2], "750 items/s") ||
+		!strings.HasSuffix(got, "\n") || !strings.Contains(lines[2], strings.Repeat("█", 24)) {
+		t.Errorf("progress output %q", got)
 	}
 }

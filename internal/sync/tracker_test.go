@@ -251,3 +251,42 @@ func TestAccountRejected(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Filters: a multidropdown given by the datalist's titles is sent as its
+// values, a date statement as {_min, _max}; the store holds exactly the
+// matching tasks.
+func TestTrackerFilters(t *testing.T) {
+	ctx := context.Background()
+	cfg := tracker.Config{Projects: 4, Tasks: 900}
+	srv := serveTracker(t, cfg)
+	st := openStore(t)
+	ds := tracker.DatasetOf(cfg)
+	p2 := ds.Project(2)
+	rep, err := sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Types: []string{"task"},
+		Now:    func() time.Time { return trackerNow },
+		Filter: map[string][]string{"projects": {p2.Name}, "status": {"todo,doing"}, "due": {"this year"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for j := 1; j <= ds.Tasks; j++ {
+		task := ds.Task(j, trackerNow)
+		if task.Live(trackerNow) && task.ProjectID == p2.ID && task.Status != "done" && task.Due.Year() == trackerNow.Year() {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatal("the filter selects nothing; pick another")
+	}
+	if got := count(t, st, "tracker/task"); got != want || rep.Types[0].Created != want {
+		t.Errorf("%d tasks stored, %d created; want %d", got, rep.Types[0].Created, want)
+	}
+	_, err = sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Filter: map[string][]string{"projects": {"No such project"}}})
+	if !errors.Is(err, sync.ErrFilterRejected) || !strings.Contains(err.Error(), `"No such project" is not one of the app's values`) {
+		t.Errorf("unknown project: %v", err)
+	}
+	_, err = sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Filter: map[string][]string{"due": {"next week"}}})
+	if !errors.Is(err, sync.ErrFilterRejected) || !strings.Contains(err.Error(), "filter due (Due)") {
+		t.Errorf("bad date statement: %v", err)
+	}
+}
