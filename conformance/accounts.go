@@ -71,7 +71,6 @@ func (r *runner) checkAccounts(ctx context.Context) {
 	case auth.ID != protocol.AuthNone && len(r.cfg.Account) == 0:
 		r.skip(CheckValidateAccount, auth.ID, "no account given (--account KEY=VALUE): checks that need a valid account are skipped")
 	default:
-		r.authID = auth.ID
 		fields := r.cfg.Account
 		if fields == nil {
 			fields = map[string]any{}

@@ -139,6 +139,11 @@ func (r *runner) checkActions(ctx context.Context) {
 		r.skipAll([]string{CheckActionUnknown, CheckActionArgs}, "the app declares no actions")
 		return
 	}
+	if !r.accountOK {
+		// Refused for the account, an execution says nothing of its checks.
+		r.skipAll([]string{CheckActionUnknown, CheckActionArgs}, "no valid account (accounts.validate did not pass)")
+		return
+	}
 	a := r.post(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": unknownID, "args": map[string]any{}}, "account": r.account})
 	r.expectError(CheckActionUnknown, "", a)
 	ran := false

@@ -145,3 +145,57 @@ func failuresOnly(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Without an account, what needs one is skipped with the reason, and
+// nothing fails for it.
+func TestWithoutAccount(t *testing.T) {
+	cfg := brokenConfig(brokenapp.None)
+	cfg.Account = nil
+	rep, err := conformance.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed+rep.Warnings > 0 {
+		t.Fatalf("broken checks without an account: %v", rep.FailedIDs())
+	}
+	skipped := map[string]string{}
+	for _, r := range rep.Results {
+		if r.Status == conformance.Skipped {
+			skipped[r.ID] = r.Why
+		}
+	}
+	for _, id := range []string{conformance.CheckValidateAccount, conformance.CheckConfig, conformance.CheckItemsSchema, conformance.CheckActionArgs} {
+		if skipped[id] == "" {
+			t.Errorf("%s not skipped with a reason", id)
+		}
+	}
+	if skipped[conformance.CheckRejectGarbage] != "" || skipped[conformance.CheckDescriptorRequired] != "" {
+		t.Errorf("checks that need no account were skipped: %v", skipped)
+	}
+}
+
+// A run against an address where nothing listens fails transport.answers
+// and skips the rest; Run itself succeeds.
+func TestNothingListens(t *testing.T) {
+	rep, err := conformance.Run(context.Background(), conformance.Config{URL: "http://127.0.0.1:1", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.FailedIDs(); !slices.Equal(got, []string{conformance.CheckNoAnswer}) || rep.OK() {
+		t.Fatalf("broken checks %v, want [%s]", got, conformance.CheckNoAnswer)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []conformance.Config{
+		{},
+		{URL: "http://a", Handler: brokenapp.New(brokenapp.None)},
+		{URL: "ftp://a"},
+		{URL: "localhost:8080"},
+		{URL: "http://a/?x=1"},
+	} {
+		if _, err := conformance.Run(context.Background(), cfg); err == nil {
+			t.Errorf("Run(%+v) = nil error", cfg)
+		}
+	}
+}

@@ -49,7 +49,6 @@ type runner struct {
 
 	desc      *descriptorDoc // GET / decoded, nil when it failed
 	account   map[string]any // the account sent to synchronizer endpoints
-	authID    string         // the authentication of account
 	accountOK bool           // whether the account validated
 	config    *protocol.ConfigResponse
 	schema    map[string]typeSchema // the synchronized types' fields

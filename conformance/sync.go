@@ -74,15 +74,22 @@ func (r *runner) datalistFilter() string {
 	return ""
 }
 
+// Whether the config endpoint answered a config, as far as the run knows.
+const (
+	configUnknown = iota // not asked: no valid account, or no answer
+	configAnswered
+	configRefused
+)
+
 // checkResponsibility checks responsibleFor against what the app serves.
-func (r *runner) checkResponsibility(configAnswered bool) {
+func (r *runner) checkResponsibility(config int) {
 	rf := r.desc.ResponsibleFor
 	var ps []problem
 	if !rf.DataSynchronization && !rf.Automations {
 		ps = append(ps, problem{"responsibleFor.dataSynchronization or responsibleFor.automations true", "neither"})
 	}
-	if rf.DataSynchronization && !configAnswered {
-		ps = append(ps, problem{"a config answer (responsibleFor.dataSynchronization is true)", "POST " + protocol.PathConfig + " did not answer 200"})
+	if rf.DataSynchronization && config == configRefused {
+		ps = append(ps, problem{"a config answer (responsibleFor.dataSynchronization is true)", "POST " + protocol.PathConfig + " did not answer 200 with an object"})
 	}
 	if rf.Automations && len(r.desc.Actions) == 0 {
 		ps = append(ps, problem{"at least one action (responsibleFor.automations is true)", "no actions"})
@@ -93,18 +100,18 @@ func (r *runner) checkResponsibility(configAnswered bool) {
 // checkSync checks config, filters, datalists, schema and data.
 func (r *runner) checkSync(ctx context.Context) {
 	if !r.desc.ResponsibleFor.DataSynchronization {
-		r.checkResponsibility(false)
+		r.checkResponsibility(configUnknown)
 		r.skipAll(syncChecks, "responsibleFor.dataSynchronization is not true")
 		return
 	}
 	if !r.accountOK {
-		r.checkResponsibility(true)
+		r.checkResponsibility(configUnknown)
 		r.skipAll(syncChecks, "no valid account (accounts.validate did not pass)")
 		return
 	}
 	a := r.post(ctx, protocol.PathConfig, map[string]any{"account": r.account})
 	if !a.ok() {
-		r.checkResponsibility(true)
+		r.checkResponsibility(configUnknown)
 		r.skipAll(syncChecks, "POST "+protocol.PathConfig+" did not answer (see transport.answers)")
 		return
 	}
@@ -114,12 +121,12 @@ func (r *runner) checkSync(ctx context.Context) {
 		if err != nil {
 			got = err.Error()
 		}
-		r.checkResponsibility(false)
+		r.checkResponsibility(configRefused)
 		r.fail(CheckConfig, "", "200 {types, filters}", got)
 		r.skipAll(syncChecks[1:], "no config")
 		return
 	}
-	r.checkResponsibility(true)
+	r.checkResponsibility(configAnswered)
 	r.verdict(CheckConfig, "", configProblems(raw))
 	var cfg protocol.ConfigResponse
 	_ = json.Unmarshal(a.body, &cfg)
@@ -136,7 +143,7 @@ func (r *runner) checkSync(ctx context.Context) {
 	r.checkDatalists(ctx)
 	r.checkFilterValidate(ctx)
 	if !r.checkSchema(ctx) {
-		r.skipAll([]string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta}, "no schema")
+		r.skipAll(dataChecks, "no schema")
 		return
 	}
 	r.checkData(ctx)
