@@ -34,7 +34,11 @@ func TestSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	app.set(func(a *fakeApp) { a.schema = schema2 })
-	page = `{"items":[{"id":"a","name":"A","colour":"blue","kind":4,"extra":"e"},{"id":"b","name":"B"}]}`
+	app.set(func(a *fakeApp) {
+		a.data = func(c dataCall) (int, string) {
+			return 200, `{"items":[{"id":"a","name":"A","colour":"blue","kind":4,"extra":"e"},{"id":"b","name":"B"}]}`
+		}
+	})
 	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,13 +151,17 @@ func testWildApp(t *testing.T, dsn string) {
 func pagedApp(t testing.TB, n, size int, fail func(page, call int) (int, string, bool)) *fakeApp {
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	calls := map[int]int{}
+	var mu gosync.Mutex
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
 		var cur struct{ Next int }
 		json.Unmarshal(c.Pagination, &cur)
 		page := cur.Next / size
+		mu.Lock()
 		calls[page]++
+		call := calls[page]
+		mu.Unlock()
 		if fail != nil {
-			if status, body, ok := fail(page, calls[page]); ok {
+			if status, body, ok := fail(page, call); ok {
 				return status, body
 			}
 		}
@@ -209,9 +215,10 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Now 3 items; page 1 (the second) answers tryLater for a while.
-	broken := true
+	var broken atomic.Bool
+	broken.Store(true)
 	app2 := pagedApp(t, 3, 2, func(page, call int) (int, string, bool) {
-		if page == 1 && broken {
+		if page == 1 && broken.Load() {
 			return 503, `{"message":"rate limited upstream","tryLater":true}`, true
 		}
 		return 0, "", false
@@ -227,7 +234,7 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 	if got := names(t, rows(t, st, "fake/item")); !reflect.DeepEqual(got, itemIDs(0, 5)) {
 		t.Errorf("after the paused run: %v", got)
 	}
-	broken = false
+	broken.Store(false)
 	rep2, err := sync.Run(ctx, st, sync.Options{AppURL: app2.srv.URL, Retry: fastRetry})
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +304,11 @@ func TestDelta(t *testing.T) {
 	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	page = `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
+	app.set(func(a *fakeApp) {
+		a.data = func(c dataCall) (int, string) {
+			return 200, `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
+		}
+	})
 	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)
