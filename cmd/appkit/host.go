@@ -45,8 +45,10 @@ postgres://user@host:port/db?sslmode=disable (several hosts may share it).
 
 At first start the admin user is created from --admin-email/--admin-password
 (or APPKIT_ADMIN_EMAIL/APPKIT_ADMIN_PASSWORD); without a password one is
-generated and printed once on stderr. --token (or APPKIT_TOKEN) registers that
-API token for the admin, so scripts can call the API without signing in.
+generated and printed once on stderr; a chosen password has at least 12
+characters. --token (or APPKIT_TOKEN) registers that API token for the admin,
+so scripts can call the API without signing in; it has at least 16 characters
+(openssl rand -hex 16 makes one).
 --rate-limit is per token and per second (the service's 3 by default; 0 turns
 every limit off). The address it listens on is printed on stdout; SIGINT or
 SIGTERM shuts it down gracefully.
@@ -90,6 +92,12 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *token != "" {
 		if err := auth.ValidateTokenValue(*token); err != nil {
 			fmt.Fprintf(stderr, "appkit host: --token: %v\n", err)
+			return 2
+		}
+	}
+	if *adminPassword != "" {
+		if err := auth.ValidatePassword(*adminPassword); err != nil {
+			fmt.Fprintf(stderr, "appkit host: --admin-password: %v\n", err)
 			return 2
 		}
 	}

@@ -107,7 +107,7 @@ func TestHostCommandServesAndStops(t *testing.T) {
 	}
 	for name, dsn := range stores {
 		t.Run(name, func(t *testing.T) {
-			const token = "cli-test-token-42"
+			const token = "cli-test-token-0042"
 			args := []string{"--addr", "127.0.0.1:0", "--store", dsn, "--token", token, "--rate-limit", "0",
 				"--admin-email", "ops@example.com", "--admin-password", "pw-for-tests"}
 			base, stop, stderr := startHost(t, args...)
@@ -142,12 +142,12 @@ func TestHostCommandServesAndStops(t *testing.T) {
 }
 
 func TestHostCommandRateLimitFlag(t *testing.T) {
-	base, stop, _ := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "rl-token-1234", "--rate-limit", "1")
+	base, stop, _ := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "rl-token-0123456789", "--rate-limit", "1")
 	defer stop()
-	if code, body := post(t, base+"/api/commands", "rl-token-1234", `[{"command":"platform.schema/query"}]`); code != 200 {
+	if code, body := post(t, base+"/api/commands", "rl-token-0123456789", `[{"command":"platform.schema/query"}]`); code != 200 {
 		t.Fatalf("first request: %d %s", code, body)
 	}
-	if code, body := post(t, base+"/api/commands", "rl-token-1234", `[{"command":"platform.schema/query"}]`); code != 429 {
+	if code, body := post(t, base+"/api/commands", "rl-token-0123456789", `[{"command":"platform.schema/query"}]`); code != 429 {
 		t.Fatalf("second immediate request with --rate-limit 1: %d %s", code, body)
 	}
 }
@@ -165,6 +165,10 @@ func TestHostCommandUsageErrors(t *testing.T) {
 		{"bad store", []string{"--store", "mysql://x"}, 1, "unsupported DSN"},
 		{"bad address", []string{"--store", "sqlite::memory:", "--addr", "256.0.0.1:-5"}, 1, "appkit host:"},
 		{"bad token", []string{"--store", "sqlite::memory:", "--token", "has space"}, 2, "--token"},
+		{"one-letter token", []string{"--store", "sqlite::memory:", "--token", "a"}, 2, "--token: auth: invalid argument: the token has 1 characters; use at least 16"},
+		{"15-character token", []string{"--store", "sqlite::memory:", "--token", "fifteen-chars-x"}, 2, "use at least 16"},
+		{"one-letter password", []string{"--store", "sqlite::memory:", "--admin-password", "a"}, 2, "--admin-password: auth: invalid argument: the password has 1 characters; use at least 12"},
+		{"11-character password", []string{"--store", "sqlite::memory:", "--admin-password", "eleven-char"}, 2, "use at least 12"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
@@ -403,14 +404,38 @@ func (s *Service) spendCompare(password string) {
 	_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
 }
 
+// Minimum strength of the secrets an operator chooses (the host's --token
+// and --admin-password): a short token or password can be guessed.
+const (
+	// MinTokenLength is the least number of characters of an operator's
+	// token.
+	MinTokenLength = 16
+	// MinPasswordLength is the least number of characters of an operator's
+	// admin password.
+	MinPasswordLength = 12
+)
+
 // ValidateTokenValue reports whether a token value chosen by an operator
-// (the host's --token) is acceptable: 1 to 512 printable characters without
-// white space.
+// (the host's --token) is acceptable: MinTokenLength to 512 printable
+// characters without white space.
 func ValidateTokenValue(value string) error {
-	if value == "" || len(value) > maxToken || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return fmt.Errorf("%w: a token has 1 to %d printable characters without spaces", ErrInvalid, maxToken)
+	if len(value) > maxToken || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Errorf("%w: a token has %d to %d printable characters without spaces", ErrInvalid, MinTokenLength, maxToken)
+	}
+	if n := utf8.RuneCountInString(value); n < MinTokenLength {
+		return fmt.Errorf("%w: the token has %d characters; use at least %d (for example the output of openssl rand -hex 16)", ErrInvalid, n, MinTokenLength)
 	}
 	return nil
+}
+
+// ValidatePassword reports whether a password chosen by an operator (the
+// host's --admin-password) is acceptable: MinPasswordLength characters up
+// to 72 bytes (bcrypt's limit).
+func ValidatePassword(password string) error {
+	if n := utf8.RuneCountInString(password); n < MinPasswordLength {
+		return fmt.Errorf("%w: the password has %d characters; use at least %d", ErrInvalid, n, MinPasswordLength)
+	}
+	return checkPassword(password)
 }
 
 // SessionTTL is how long a new session lasts.

@@ -214,21 +214,21 @@ func TestRegisterToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first, err := s.RegisterToken(ctx, admin.ID, "dev-token-123", "--token")
+			first, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := s.RegisterToken(ctx, admin.ID, "dev-token-123", "--token")
+			again, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
 			if err != nil || again.ID != first.ID {
 				t.Fatalf("second registration = %+v %v, want the same token %s", again, err, first.ID)
 			}
 			if list, _ := s.ListTokens(ctx, admin.ID); len(list) != 1 {
 				t.Fatalf("%d tokens after two registrations", len(list))
 			}
-			if u, _, err := s.Authenticate(ctx, "dev-token-123"); err != nil || u.ID != admin.ID {
+			if u, _, err := s.Authenticate(ctx, "dev-token-0123456789"); err != nil || u.ID != admin.ID {
 				t.Fatalf("Authenticate = %+v %v", u, err)
 			}
-			for _, bad := range []string{"", "has space", "tab\there", strings.Repeat("t", 513)} {
+			for _, bad := range []string{"", "short-token-15c", "has space but long enough", "tab\there-and-long-enough", strings.Repeat("t", 513)} {
 				if _, err := s.RegisterToken(ctx, admin.ID, bad, ""); !errors.Is(err, ErrInvalid) {
 					t.Errorf("RegisterToken(%.12q) = %v, want ErrInvalid", bad, err)
 				}
@@ -269,5 +269,90 @@ func TestAuthenticateCache(t *testing.T) {
 				t.Fatalf("after the TTL: %v", err)
 			}
 		})
+	}
+}
+
+// TestLoginSweepsExpiredSessions: every sign-in deletes the sessions that
+// have expired, so the table holds only live ones however many sign-ins
+// there were.
+func TestLoginSweepsExpiredSessions(t *testing.T) {
+	ctx := context.Background()
+	for _, tdb := range testDBs(t) {
+		t.Run(tdb.name, func(t *testing.T) {
+			c := newClock()
+			s := newTestService(t, tdb, c.Now)
+			if _, err := s.CreateUser(ctx, "ann@example.com", "correct horse"); err != nil {
+				t.Fatal(err)
+			}
+			count := func() int {
+				t.Helper()
+				var n int
+				if err := tdb.db.QueryRow(`SELECT COUNT(*) FROM host_sessions`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			for i := 0; i < 5; i++ {
+				if _, _, err := s.Login(ctx, "ann@example.com", "correct horse"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := count(); n != 5 {
+				t.Fatalf("%d sessions after 5 sign-ins, want 5", n)
+			}
+			c.Advance(s.SessionTTL() / 2)
+			if _, _, err := s.Login(ctx, "ann@example.com", "correct horse"); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(); n != 6 {
+				t.Fatalf("%d sessions with none expired, want 6", n)
+			}
+			// The first five expire; the sixth is still live.
+			c.Advance(s.SessionTTL()/2 + time.Second)
+			live, _, err := s.Login(ctx, "ann@example.com", "correct horse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := count(); n != 2 {
+				t.Fatalf("%d sessions after a sign-in past five expiries, want 2 (the live one and the new one)", n)
+			}
+			if _, err := s.SessionUser(ctx, live); err != nil {
+				t.Fatalf("the new session: %v", err)
+			}
+		})
+	}
+}
+
+func TestOperatorSecretStrength(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		ok    bool
+	}{
+		{"a", false},
+		{strings.Repeat("t", MinTokenLength-1), false},
+		{strings.Repeat("t", MinTokenLength), true},
+		{strings.Repeat("é", MinTokenLength), true}, // characters, not bytes
+	} {
+		if err := ValidateTokenValue(tc.value); (err == nil) != tc.ok {
+			t.Errorf("ValidateTokenValue(%q) = %v, want ok %v", tc.value, err, tc.ok)
+		} else if err != nil && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "at least 16")) {
+			t.Errorf("ValidateTokenValue(%q) = %v, want ErrInvalid naming the minimum", tc.value, err)
+		}
+	}
+	for _, tc := range []struct {
+		value string
+		ok    bool
+	}{
+		{"a", false},
+		{strings.Repeat("p", MinPasswordLength-1), false},
+		{strings.Repeat("p", MinPasswordLength), true},
+		{strings.Repeat("p", 73), false}, // bcrypt's limit
+	} {
+		if err := ValidatePassword(tc.value); (err == nil) != tc.ok {
+			t.Errorf("ValidatePassword(%q) = %v, want ok %v", tc.value, err, tc.ok)
+		}
+	}
+	if err := ValidatePassword("a"); err == nil || !strings.Contains(err.Error(), "at least 12") {
+		t.Errorf("ValidatePassword(short) = %v, want the minimum named", err)
 	}
 }

@@ -87,11 +87,32 @@ func burstFor(r float64) int {
 	return b
 }
 
+// Decision is the outcome of [Limiter.Take].
+type Decision struct {
+	// OK is true when the request may pass.
+	OK bool
+	// RetryAfter tells, for a refused request, when one would pass.
+	RetryAfter time.Duration
+	// Workspace is true when the shared workspace-wide bucket refused the
+	// request (the key's own bucket had room); false when the key's own
+	// bucket was empty.
+	Workspace bool
+}
+
 // Allow takes one request from key's bucket (and the shared one). When it
 // is refused, retryAfter tells when a request would pass.
 func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
+	d := l.Take(key)
+	return d.OK, d.RetryAfter
+}
+
+// Take takes one request from key's bucket and from the shared one, and
+// tells which limit refused it. A request refused by either bucket spends
+// nothing from the other: a key held back by the workspace-wide limit keeps
+// its own allowance for when the workspace has room again.
+func (l *Limiter) Take(key string) Decision {
 	if l == nil {
-		return true, 0
+		return Decision{OK: true}
 	}
 	now := l.now()
 	l.mu.Lock()
@@ -105,17 +126,38 @@ func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	r := b.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return false, d
+		return Decision{RetryAfter: d}
 	}
 	if l.global != nil {
 		g := l.global.ReserveN(now, 1)
 		if d := g.DelayFrom(now); d > 0 {
 			g.CancelAt(now)
 			r.CancelAt(now)
-			return false, d
+			return Decision{RetryAfter: d, Workspace: true}
 		}
 	}
-	return true, 0
+	return Decision{OK: true}
+}
+
+// Blocked reports, without spending anything, whether key's own bucket is
+// empty, and when it will hold a request again. It is how failures are
+// throttled: check Blocked before the attempt, Allow after a failure.
+func (l *Limiter) Blocked(key string) (blocked bool, retryAfter time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, found := l.buckets[key]
+	if !found {
+		return false, 0
+	}
+	tokens := b.TokensAt(now)
+	if tokens >= 1 {
+		return false, 0
+	}
+	return true, time.Duration((1 - tokens) / float64(l.limit) * float64(time.Second))
 }
 
 // sweep drops full buckets, once a minute or when the map has grown; it is

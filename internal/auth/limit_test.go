@@ -90,3 +90,67 @@ func TestLimiterEvictsIdleBuckets(t *testing.T) {
 		t.Fatalf("%d buckets after every other key idled for two minutes, want 1", n)
 	}
 }
+
+// TestWorkspaceRefusalSpendsNoKeyAllowance: a request refused by the
+// workspace-wide bucket leaves the key's own bucket as it was, and the
+// refusal says which limit was hit.
+func TestWorkspaceRefusalSpendsNoKeyAllowance(t *testing.T) {
+	c := newClock()
+	l := NewLimiter(3, LimiterOptions{Workspace: 2, Now: c.Now})
+	for i := 0; i < 2; i++ {
+		if d := l.Take(fmt.Sprint("other", i)); !d.OK {
+			t.Fatalf("workspace request %d refused", i+1)
+		}
+	}
+	// The workspace bucket is empty: "a" is refused again and again by it.
+	for i := 0; i < 10; i++ {
+		d := l.Take("a")
+		if d.OK || !d.Workspace || d.RetryAfter <= 0 {
+			t.Fatalf("attempt %d: %+v, want a workspace refusal", i+1, d)
+		}
+	}
+	// Once the workspace has room, "a" still has its whole burst of 3: the
+	// refusals above took nothing from it. A per-key refusal then names the
+	// key's own limit.
+	c.Advance(10 * time.Second)
+	for i := 0; i < 2; i++ {
+		if d := l.Take("a"); !d.OK {
+			t.Fatalf("request %d of a's burst refused: %+v", i+1, d)
+		}
+	}
+	c.Advance(time.Second) // the workspace refills 2, "a" gains 3 but holds at most 3
+	if d := l.Take("a"); !d.OK {
+		t.Fatalf("third request of a's burst refused: %+v", d)
+	}
+	l2 := NewLimiter(3, LimiterOptions{Workspace: 100, Now: c.Now})
+	for i := 0; i < 3; i++ {
+		l2.Take("b")
+	}
+	if d := l2.Take("b"); d.OK || d.Workspace {
+		t.Fatalf("fourth immediate request of b: %+v, want a refusal by b's own limit", d)
+	}
+}
+
+func TestBlocked(t *testing.T) {
+	c := newClock()
+	l := NewLimiter(1, LimiterOptions{Burst: 2, Now: c.Now})
+	if b, _ := l.Blocked("ip"); b {
+		t.Fatal("an unknown key is blocked")
+	}
+	l.Allow("ip")
+	if b, _ := l.Blocked("ip"); b {
+		t.Fatal("blocked with one request of two left")
+	}
+	l.Allow("ip")
+	b, retry := l.Blocked("ip")
+	if !b || retry <= 0 || retry > time.Second {
+		t.Fatalf("after the burst: blocked %v, retry %v", b, retry)
+	}
+	if b, _ := l.Blocked("ip"); !b {
+		t.Fatal("Blocked spent or restored a request")
+	}
+	c.Advance(retry)
+	if b, _ := l.Blocked("ip"); b {
+		t.Fatalf("still blocked after the advertised %v", retry)
+	}
+}

@@ -24,7 +24,7 @@ func BenchmarkHostOverhead(b *testing.B) {
 	}
 	defer st.Close()
 	const token = "bench-token-0123456789"
-	h, err := host.New(ctx, host.Config{Store: st, Token: token, RateLimit: 1e9, PasswordCost: 4, AdminPassword: "pw"})
+	h, err := host.New(ctx, host.Config{Store: st, Token: token, RateLimit: 1e9, PasswordCost: 4, AdminPassword: "bench-password"})
 	if err != nil {
 		b.Fatal(err)
 	}

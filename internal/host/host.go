@@ -16,11 +16,26 @@
 // The token endpoints accept only the session cookie, as the spec says: an
 // Authorization header there is ignored, so a token alone gets 401. The
 // command and document endpoints accept only the token: 401 without a valid
-// one. Beyond the limit of requests per second per token, they answer 429
-// with Retry-After. Every error is JSON {"message": "..."} (the command API
-// answers its own {success, result} shapes). Cookie-authenticated requests
-// that change state are refused (403) when their Origin header names another
-// host, and the cookie is SameSite=Lax, HttpOnly, Secure over TLS.
+// one. Beyond the limit of requests per second per token, or the optional
+// limit over all tokens of the workspace, they answer 429 with Retry-After and
+// a message naming the limit that was hit. Every error is JSON
+// {"message": "..."} (the command API answers its own {success, result}
+// shapes).
+//
+// Guessing is throttled per client address: sign-in attempts (all of them)
+// and invalid API tokens each get a burst of 10 and then one per second;
+// beyond that the address gets 429 with Retry-After, without its credentials
+// being checked, until the bucket refills. A valid token is not counted.
+//
+// Requests that sign in or act on the session cookie and change state are
+// refused (403) when their Origin header is not the host's own origin: the
+// same scheme (https when the request came over TLS, else http), host and
+// port (80 and 443 when absent). The cookie is SameSite=Lax, HttpOnly, and
+// Secure over TLS.
+//
+// Logged paths never hold a document secret: anything shaped like a UUID
+// (32 hex digits, hyphens optional, any case), wherever it is in the path,
+// is logged as <secret>.
 //
 // The host uses net/http's ServeMux rather than echo: its surface is a few
 // routes mounting plain http.Handlers (the command API, documents), and the
@@ -97,15 +112,17 @@ type Config struct {
 
 // Host is the workspace host's HTTP handler.
 type Host struct {
-	cfg      Config
-	log      zerolog.Logger
-	auth     *auth.Service
-	admin    auth.User
-	limiter  *auth.Limiter
-	logins   *auth.Limiter
-	docs     *documents.Handler
-	commands http.Handler
-	handler  http.Handler
+	cfg     Config
+	log     zerolog.Logger
+	auth    *auth.Service
+	admin   auth.User
+	limiter *auth.Limiter
+	logins  *auth.Limiter
+	// badTokens counts invalid API tokens per client address.
+	badTokens *auth.Limiter
+	docs      *documents.Handler
+	commands  http.Handler
+	handler   http.Handler
 }
 
 // New prepares the host on an opened store: it creates the host's tables,
@@ -127,6 +144,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.Token != "" {
 		if err := auth.ValidateTokenValue(cfg.Token); err != nil {
 			return nil, fmt.Errorf("host: the start-up token: %w", err)
+		}
+	}
+	if cfg.AdminPassword != "" {
+		if err := auth.ValidatePassword(cfg.AdminPassword); err != nil {
+			return nil, fmt.Errorf("host: the admin password: %w", err)
 		}
 	}
 	db, dialect := cfg.Store.DB(), cfg.Store.Dialect()
@@ -158,12 +180,13 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	cmds := commands.New(cfg.Store)
 	h := &Host{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		auth:     svc,
-		admin:    admin,
-		commands: cmds,
-		logins:   auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+		cfg:       cfg,
+		log:       cfg.Logger,
+		auth:      svc,
+		admin:     admin,
+		commands:  cmds,
+		logins:    auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+		badTokens: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
 	}
 	// Clients get platform.error/internal only; the cause goes to the log.
 	cmds.InternalError = func(ctx context.Context, command string, err error) {
@@ -197,7 +220,7 @@ func (h *Host) Auth() *auth.Service { return h.auth }
 
 func (h *Host) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/login", methods(http.HandlerFunc(h.login), http.MethodPost))
+	mux.Handle("/api/login", methods(h.sameOrigin(http.HandlerFunc(h.login)), http.MethodPost))
 	mux.Handle("/api/logout", methods(h.sameOrigin(http.HandlerFunc(h.logout)), http.MethodPost))
 	mux.Handle("/api/tokens", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.tokens))), http.MethodGet, http.MethodPost))
 	mux.Handle("/api/tokens/{id}", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.deleteToken))), http.MethodDelete))

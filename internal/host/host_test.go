@@ -20,7 +20,7 @@ import (
 
 const (
 	adminEmail = "admin@example.com"
-	adminPass  = "s3cret-pass"
+	adminPass  = "s3cret-pass-42"
 )
 
 // env is one host under test with a client that keeps cookies.

@@ -74,7 +74,14 @@ func FuzzParseAuthorization(f *testing.F) {
 
 func TestRedactPath(t *testing.T) {
 	for in, want := range map[string]string{
-		"/api/documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10": "/api/documents/<secret>",
+		"/api/documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                          "/api/documents/<secret>",
+		"//api/documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                         "//api/documents/<secret>",
+		"/api/./documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                        "/api/./documents/<secret>",
+		"/api//documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                         "/api//documents/<secret>",
+		"/API/documents/0B8F3F8E-5D55-4F43-9C39-5D0B1A7C2F10":                          "/API/documents/<secret>",
+		"/api/documents/0b8f3f8e5d554f439c395d0b1a7c2f10/x":                            "/api/documents/<secret>/x",
+		"/x/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f11": "/x/<secret>/<secret>",
+		"/" + strings.Repeat("x", 190) + "0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":        "/" + strings.Repeat("x", 190) + "<secret>",
 		"/api/documents/":              "/api/documents/",
 		"/api/commands":                "/api/commands",
 		"/" + strings.Repeat("x", 300): "/" + strings.Repeat("x", 199) + "...",

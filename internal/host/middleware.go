@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -68,14 +69,21 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// redactPath keeps document secrets out of logs and messages.
+// secretShape matches a document secret however the path spells it: a
+// UUID's 32 hex digits in any case, hyphens optional.
+var secretShape = regexp.MustCompile(`(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}`)
+
+// maxLoggedPath is how much of a path a log line or message shows.
+const maxLoggedPath = 200
+
+// redactPath keeps document secrets out of logs and messages: every
+// UUID-shaped run anywhere in the path becomes <secret> (whatever the
+// prefix: //api/documents/, /API/documents/, /api/./documents/ all reach
+// the log), then a long path is cut.
 func redactPath(p string) string {
-	const docs = "/api/documents/"
-	if strings.HasPrefix(p, docs) && len(p) > len(docs) {
-		return docs + "<secret>"
-	}
-	if len(p) > 200 {
-		return p[:200] + "..."
+	p = secretShape.ReplaceAllLiteralString(p, "<secret>")
+	if len(p) > maxLoggedPath {
+		return p[:maxLoggedPath] + "..."
 	}
 	return p
 }
@@ -207,7 +215,8 @@ func ParseAuthorization(header string) (string, error) {
 }
 
 // withToken authenticates "Authorization: Token <token>" (401 otherwise) and
-// applies the per-token rate limit (429 with Retry-After).
+// applies the rate limits (429 with Retry-After). A client address that sent
+// too many invalid tokens gets 429 before its token is even looked at.
 func (h *Host) withToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		value, err := ParseAuthorization(r.Header.Get("Authorization"))
@@ -216,8 +225,14 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 			httpjson.Message(w, http.StatusUnauthorized, err.Error())
 			return
 		}
+		ip := clientIP(r)
+		if blocked, retry := h.badTokens.Blocked(ip); blocked {
+			tooMany(w, retry, "too many invalid API tokens from this address; try again later")
+			return
+		}
 		u, tok, err := h.auth.Authenticate(r.Context(), value)
 		if errors.Is(err, auth.ErrUnauthenticated) {
+			h.badTokens.Allow(ip)
 			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
 			httpjson.Message(w, http.StatusUnauthorized, "invalid API token")
 			return
@@ -228,8 +243,12 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 		}
 		ri := info(r.Context())
 		ri.userID, ri.tokenID = u.ID, tok.ID
-		if ok, retry := h.limiter.Allow(tok.ID); !ok {
-			tooMany(w, retry, fmt.Sprintf("rate limit exceeded: at most %g requests per second per token", h.cfg.RateLimit))
+		if d := h.limiter.Take(tok.ID); !d.OK {
+			msg := fmt.Sprintf("rate limit exceeded: at most %g requests per second per token", h.cfg.RateLimit)
+			if d.Workspace {
+				msg = fmt.Sprintf("workspace rate limit exceeded: at most %g requests per second over all tokens of the workspace", h.cfg.WorkspaceRateLimit)
+			}
+			tooMany(w, d.RetryAfter, msg)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
@@ -268,21 +287,56 @@ func (h *Host) withSession(next http.Handler) http.Handler {
 	})
 }
 
-// sameOrigin refuses cookie-authenticated changes sent from another origin
-// (a second line of defence behind SameSite=Lax).
+// sameOrigin refuses state-changing requests whose Origin header is not the
+// host's own origin (a second line of defence behind SameSite=Lax, and the
+// only one for sign-in, which has no cookie yet). A request without Origin
+// (not sent by a browser) passes.
 func (h *Host) sameOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" {
-				u, err := url.Parse(o)
-				if err != nil || u.Host != r.Host {
-					httpjson.Message(w, http.StatusForbidden, "cross-origin request refused")
-					return
-				}
+			if o := r.Header.Get("Origin"); o != "" && !sameOriginAs(o, r) {
+				httpjson.Message(w, http.StatusForbidden, "cross-origin request refused")
+				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sameOriginAs reports whether origin (an Origin header value) is the origin
+// r was sent to: same scheme, host (case-insensitive) and port, a missing
+// port being the scheme's default.
+func sameOriginAs(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return false // "null", a bare word, anything that is not scheme://host[:port]
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if !strings.EqualFold(u.Scheme, scheme) {
+		return false
+	}
+	oHost, oPort := splitHostPortDefault(u.Host, scheme)
+	rHost, rPort := splitHostPortDefault(r.Host, scheme)
+	return oHost != "" && strings.EqualFold(oHost, rHost) && oPort == rPort
+}
+
+// splitHostPortDefault splits host[:port], filling in the scheme's default
+// port.
+func splitHostPortDefault(hostport, scheme string) (host, port string) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = strings.Trim(hostport, "[]"), ""
+	}
+	if port == "" {
+		port = "80"
+		if scheme == "https" {
+			port = "443"
+		}
+	}
+	return host, port
 }
 
 // clientIP is the remote address without the port (proxies' headers are not
