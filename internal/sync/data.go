@@ -65,15 +65,17 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 	next := fetch(cur)
 	// Pages are committed in batches (with the position after the last
 	// one): fewer commits write far fewer pages to disk, and a stopped run
-	// redoes at most one batch.
+	// redoes at most one batch. A batch is opened only once its first page
+	// has arrived and waits for later pages only until CommitEvery, so a
+	// slow app never holds the store's write lock.
 	for {
+		f := <-next
 		var stop error
 		done := false
 		err := e.save(ctx, key, s, func(tx *store.Tx) error {
 			deadline := time.Now().Add(e.opts.CommitEvery)
 			batch := 0
 			for {
-				f := <-next
 				if f.err != nil {
 					var ae *AppError
 					if errors.As(f.err, &ae) && ae.Retryable() {
@@ -121,8 +123,16 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 				}
 				run.Page[t] = nextCfg
 				cur = nextCfg
-				if batch >= e.opts.CommitItems || time.Now().After(deadline) {
+				wait := time.Until(deadline)
+				if batch >= e.opts.CommitItems || wait <= 0 {
 					return nil
+				}
+				timer := time.NewTimer(wait)
+				select {
+				case f = <-next:
+					timer.Stop()
+				case <-timer.C:
+					return nil // the next page starts the next batch
 				}
 			}
 		})

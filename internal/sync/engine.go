@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,6 +23,40 @@ import (
 // is saved and the next Run with the same app resumes it from the page
 // that failed.
 var ErrPaused = errors.New("run paused")
+
+// ErrBusy is wrapped by the error of a Run for an app that another Run of
+// this process is synchronizing into the same store.
+var ErrBusy = errors.New("a synchronization of this app is already running")
+
+// running holds the apps being synchronized, per store.
+var running struct {
+	sync.Mutex
+	keys map[runKey]bool
+}
+
+type runKey struct {
+	st  *store.Store
+	key string
+}
+
+// acquire marks the app as being synchronized into st.
+func acquire(st *store.Store, key string) (release func(), ok bool) {
+	running.Lock()
+	defer running.Unlock()
+	k := runKey{st, key}
+	if running.keys[k] {
+		return nil, false
+	}
+	if running.keys == nil {
+		running.keys = map[runKey]bool{}
+	}
+	running.keys[k] = true
+	return func() {
+		running.Lock()
+		delete(running.keys, k)
+		running.Unlock()
+	}, true
+}
 
 // Options say which app to synchronize and how.
 type Options struct {
@@ -240,6 +275,11 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		e.log("warning: " + warn)
 	}
 	key := stateKey(rep.Space)
+	release, ok := acquire(e.st, key)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrBusy, rep.Space)
+	}
+	defer release()
 	var s state
 	if err := e.st.Write(ctx, func(tx *store.Tx) error {
 		b, err := tx.SyncState(key)

@@ -352,3 +352,29 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 		t.Errorf("remembered filter: lastSynchronizedAt %v, filter %s", c.LastSynchronizedAt, c.Filter)
 	}
 }
+
+// Two runs of one app into one store at once: the second is refused.
+func TestConcurrentRunsRefused(t *testing.T) {
+	ctx := context.Background()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once gosync.Once
+	app := pagedApp(t, 1, 2, func(page, call int) (int, string, bool) {
+		once.Do(func() { close(entered); <-release })
+		return 0, "", false
+	})
+	st := openStore(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+		done <- err
+	}()
+	<-entered
+	_, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	close(release)
+	if !errors.Is(err, sync.ErrBusy) {
+		t.Errorf("second run: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("first run: %v", err)
+	}
+}
