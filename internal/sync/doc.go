@@ -31,4 +31,32 @@
 // Entities get deterministic platform/ids derived from the app's ids, so a
 // relation can be written before its target arrives, whatever the order of
 // pages and types.
+//
+// # Failures
+//
+// Calls that may pass later (tryLater, 429, 5xx, timeouts) are retried with
+// exponential backoff and full jitter (Retry-After honoured within the
+// bound); past the bound the run stops with ErrPaused, its position saved.
+// Other failures stop it with the reason. A stopped run removes nothing: the
+// entities of the last good run stay (those its committed pages delivered
+// carry their newer values), and the next Run with the same selection
+// resumes it from the saved page with the same operationId. Items that
+// cannot be stored (no id, a value of the wrong type) are skipped and
+// reported in TypeReport.Problems, as are ids sent twice (the last wins) and
+// relations to items that never arrive (left empty).
+//
+// # Speed
+//
+// go run ./internal/sync/bench synchronizes N items (10 fields and a
+// relation) from an appkit app over loopback into a SQLite file and inserts
+// the same rows into a table of the same shape and indexes of the same store
+// with one transaction of prepared 500-row INSERTs. Measured on 2 shared
+// cores (the ratio is sync/raw; target at least 0.5):
+//
+//	   items   sync items/s   raw items/s   ratio   peak RSS
+//	 100,000     27,000-38,000 46,000-54,000  0.56-0.74   43 MiB
+//	1,000,000     19,000-26,000 27,000-30,000  0.65-0.96   45 MiB
+//
+// Memory stays flat: one page is decoded at a time (plus the next one in
+// flight), and a batch of pages is committed every 20,000 items or second.
 package sync
