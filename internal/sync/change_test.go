@@ -62,9 +62,23 @@ func TestSchemaChange(t *testing.T) {
 		t.Errorf("entities:\n got %v\nwant %v", got, want)
 	}
 	// A third run with the same schema changes nothing.
+	before, _ := st.Catalog(ctx)
 	rep, err = sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
-	if err != nil || len(rep.SchemaChanges) != 0 {
-		t.Errorf("third run: %v %v", rep.SchemaChanges, err)
+	after, _ := st.Catalog(ctx)
+	if err != nil || len(rep.SchemaChanges) != 0 || after.Version != before.Version {
+		t.Errorf("third run: %v %v, catalog version %d -> %d", rep.SchemaChanges, err, before.Version, after.Version)
+	}
+	// What the app says for display follows it: a new label and order.
+	app.set(func(a *fakeApp) {
+		a.schema = strings.Replace(schema2, `"name":"Extra","type":"text"`, `"name":"More","type":"text","order":3,"ignore":true`, 1)
+	})
+	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := st.Catalog(ctx)
+	m := cat.Type("fake/item").Field("fake.item/extra").Meta
+	if m["ui/label"] != "More" || fmt.Sprint(m["ui/order"]) != "3" || m["ui/hidden?"] != true {
+		t.Errorf("meta %v", m)
 	}
 }
 

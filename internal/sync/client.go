@@ -235,7 +235,18 @@ func (c *client) call(ctx context.Context, method, path string, body, out any) e
 
 // callRetry is call with the retry policy for failures that may pass.
 func (c *client) callRetry(ctx context.Context, method, path string, body, out any) error {
-	attempts := max(c.retry.Attempts, 1)
+	return c.callWith(ctx, c.retry, method, path, body, out)
+}
+
+// quick is the policy of the first call to an app: an address that does not
+// answer is more often wrong than busy, so the user hears of it in seconds.
+func (c *client) quick() Retry {
+	return Retry{Attempts: min(c.retry.Attempts, 3), Base: min(c.retry.Base, 250*time.Millisecond), Max: min(c.retry.Max, time.Second)}
+}
+
+// callWith is call with the given retry policy.
+func (c *client) callWith(ctx context.Context, policy Retry, method, path string, body, out any) error {
+	attempts := max(policy.Attempts, 1)
 	for n := 1; ; n++ {
 		err := c.call(ctx, method, path, body, out)
 		var ae *AppError
@@ -245,9 +256,9 @@ func (c *client) callRetry(ctx context.Context, method, path string, body, out a
 			}
 			return err
 		}
-		wait := c.retry.delay(n)
+		wait := policy.delay(n)
 		if ae.RetryAfter > wait {
-			wait = min(ae.RetryAfter, max(c.retry.Max, wait)) // as asked, within the policy's bound
+			wait = min(ae.RetryAfter, max(policy.Max, wait)) // as asked, within the policy's bound
 		}
 		if c.onRetry != nil {
 			c.onRetry(path, n, err, wait)

@@ -292,16 +292,8 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 // a field of the same name whose kind changed and creates it afresh.
 func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf protocol.SchemaField, changes *[]string) error {
 	ty := tx.Catalog().Type(tm.Store)
-	meta := map[string]any{"ui/label": sf.Name, "app/field-id": fm.AppID}
-	if sf.Readonly {
-		meta["platform/readonly?"] = true
-	}
-	if fm.AppID == "name" {
-		meta["ui/title?"] = true
-	}
-	if sf.Description != "" {
-		meta["ui/description"] = sf.Description
-	}
+	meta := presentation(fm, sf)
+	meta["app/field-id"] = fm.AppID
 	if existing := ty.Field(fm.Store); existing != nil {
 		if fieldFits(tx.Catalog(), existing, fm) {
 			if retired, _ := existing.Meta["app/retired?"].(bool); retired {
@@ -310,10 +302,16 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 				}
 				*changes = append(*changes, "restored field "+fm.Store)
 			}
-			if existing.Meta["ui/label"] != sf.Name {
-				if err := tx.SetFieldMeta(tm.Store, fm.Store, "ui/label", sf.Name); err != nil {
-					return err
+			// What the app says about the field for display follows it.
+			for _, k := range presentationKeys {
+				if fmt.Sprint(existing.Meta[k]) != fmt.Sprint(meta[k]) {
+					if err := tx.SetFieldMeta(tm.Store, fm.Store, k, meta[k]); err != nil {
+						return err
+					}
 				}
+			}
+			if fm.Kind == kSelect {
+				return ensureOptions(tx, fm, sf)
 			}
 			return nil
 		}
@@ -344,14 +342,8 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 		if err := tx.CreateField(store.FieldSpec{Holder: tm.Store, Name: fm.Store, Type: fm.Enum, Meta: meta}); err != nil {
 			return fmt.Errorf("create field %s: %w", fm.Store, err)
 		}
-		if len(sf.Options) > 0 {
-			opts := map[string]string{}
-			for _, o := range sf.Options {
-				opts[optionID(fm.Enum, o)] = o
-			}
-			if err := tx.EnsureEnumOptions(tx.Catalog().Type(fm.Enum), opts); err != nil {
-				return err
-			}
+		if err := ensureOptions(tx, fm, sf); err != nil {
+			return err
 		}
 	case kRefOne, kRefMany:
 		target := storeTypeName(space, fm.Target)
@@ -385,6 +377,54 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 	}
 	*changes = append(*changes, fmt.Sprintf("added field %s (%s)", fm.Store, fm.Kind))
 	return nil
+}
+
+// presentationKeys are the field meta keys that carry what the app says
+// about a field for display.
+var presentationKeys = []string{"ui/label", "ui/description", "ui/title?", "ui/hidden?", "ui/order", "ui/format", "platform/readonly?"}
+
+// presentation is the display meta of an app field (nil values for what the
+// app does not say).
+func presentation(fm *fieldMap, sf protocol.SchemaField) map[string]any {
+	meta := map[string]any{"ui/label": sf.Name}
+	if sf.Description != "" {
+		meta["ui/description"] = sf.Description
+	}
+	if fm.AppID == "name" {
+		meta["ui/title?"] = true
+	}
+	if sf.Ignore {
+		meta["ui/hidden?"] = true
+	}
+	if sf.Order != 0 {
+		meta["ui/order"] = int64(sf.Order)
+	}
+	if sf.Format != nil {
+		f := map[string]any{"type": sf.Format.Type}
+		if sf.Format.Precision != nil {
+			f["precision"] = int64(*sf.Format.Precision)
+		}
+		if sf.Format.Unit != "" {
+			f["unit"] = sf.Format.Unit
+		}
+		meta["ui/format"] = f
+	}
+	if sf.Readonly {
+		meta["platform/readonly?"] = true
+	}
+	return meta
+}
+
+// ensureOptions creates the declared options of a select's enum.
+func ensureOptions(tx *store.Tx, fm *fieldMap, sf protocol.SchemaField) error {
+	if len(sf.Options) == 0 {
+		return nil
+	}
+	opts := map[string]string{}
+	for _, o := range sf.Options {
+		opts[optionID(fm.Enum, o)] = o
+	}
+	return tx.EnsureEnumOptions(tx.Catalog().Type(fm.Enum), opts)
 }
 
 // fieldFits reports whether an existing store field can hold fm's values.

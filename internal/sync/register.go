@@ -30,8 +30,12 @@ var descriptorKeys = map[string]bool{"id": true, "type": true, "name": true, "ve
 // tolerates comes back as warnings.
 func register(ctx context.Context, c *client) (*protocol.Descriptor, []string, error) {
 	var raw map[string]json.RawMessage
-	if err := c.callRetry(ctx, http.MethodGet, protocol.PathDescriptor, nil, &raw); err != nil {
-		return nil, nil, fmt.Errorf("%w: GET /: %v", ErrRefused, err)
+	if err := c.callWith(ctx, c.quick(), http.MethodGet, protocol.PathDescriptor, nil, &raw); err != nil {
+		var ae *AppError
+		if errors.As(err, &ae) && ae.Status == 0 {
+			return nil, nil, fmt.Errorf("cannot reach the app: GET %v", err)
+		}
+		return nil, nil, fmt.Errorf("%w: GET %v", ErrRefused, err)
 	}
 	var d protocol.Descriptor
 	b, _ := json.Marshal(raw)

@@ -378,3 +378,25 @@ func TestConcurrentRunsRefused(t *testing.T) {
 		t.Errorf("first run: %v", err)
 	}
 }
+
+// Descriptors the service could not use are refused with the reason.
+func TestDescriptorRefused(t *testing.T) {
+	for _, tc := range []struct{ descriptor, want string }{
+		{`{"version":"1","authentication":[{"id":"none","name":"None"}]}`, "app refused: GET /: the descriptor has no name"},
+		{`{"name":"X","authentication":[]}`, "app refused: GET /: the descriptor declares no authentication"},
+		{`{"name":"X","authentication":[{"name":"no id"}]}`, "app refused: GET /: authentication 1 has no id"},
+		{`{"name":"X","authentication":"token"}`, "app refused: GET /: the descriptor does not parse"},
+		{`<html>`, "app refused: GET /: 200: malformed JSON"},
+	} {
+		app := newFakeApp(t, `{}`, nil)
+		app.set(func(a *fakeApp) { a.descriptor = tc.descriptor })
+		_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: app.srv.URL})
+		if !errors.Is(err, sync.ErrRefused) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.descriptor, err, tc.want)
+		}
+	}
+	_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: "http://127.0.0.1:1", Retry: fastRetry})
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot reach the app: GET /: ") {
+		t.Errorf("nothing listening: %v", err)
+	}
+}
