@@ -52,7 +52,11 @@ func (rep Report) OK() bool { return rep.Failed == 0 }
 func (rep Report) Summary() string {
 	s := fmt.Sprintf("%d passed, %d failed, %d skipped", rep.Passed, rep.Failed, rep.Skipped)
 	if rep.Warnings > 0 {
-		s += fmt.Sprintf(" (%d warnings)", rep.Warnings)
+		s += fmt.Sprintf(" (%d warning", rep.Warnings)
+		if rep.Warnings > 1 {
+			s += "s"
+		}
+		s += ")"
 	}
 	return s
 }
@@ -116,13 +120,20 @@ func (rep Report) WriteText(w io.Writer) error {
 	if len(rep.Latency) > 0 {
 		fmt.Fprintf(&b, "\nLatency:\n")
 		for _, l := range rep.Latency {
-			fmt.Fprintf(&b, "  %-48s %4d calls  mean %-8s max %-8s", l.Endpoint, l.Calls, round(l.Mean), round(l.Max))
+			calls := "calls"
+			if l.Calls == 1 {
+				calls = "call "
+			}
+			fmt.Fprintf(&b, "  %-48s %4d %s  mean %-8s max %-8s", l.Endpoint, l.Calls, calls, round(l.Mean), round(l.Max))
 			if l.Slow > 0 {
 				fmt.Fprintf(&b, "  SLOW: %d", l.Slow)
 			}
 			if l.Unanswered > 0 {
 				fmt.Fprintf(&b, "  UNANSWERED: %d", l.Unanswered)
 			}
+			trimmed := strings.TrimRight(b.String(), " ")
+			b.Reset()
+			b.WriteString(trimmed)
 			b.WriteByte('\n')
 		}
 	}
