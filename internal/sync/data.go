@@ -217,6 +217,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 	byID := map[string]int{} // entity id -> index in rows
 	var rows []*row
 	var removes []string
+	removed := map[string]bool{}
 	for n, it := range items {
 		obj, ok := it.(map[string]any)
 		if !ok {
@@ -237,7 +238,16 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 		}
 		switch action {
 		case protocol.ActionRemove:
-			removes = append(removes, id)
+			// Items of a page apply in order: a REMOVE cancels an earlier
+			// SET of the same id, a later SET cancels the REMOVE.
+			if i, ok := byID[id]; ok {
+				rows[i] = nil
+				delete(byID, id)
+			}
+			if !removed[id] {
+				removed[id] = true
+				removes = append(removes, id)
+			}
 			continue
 		case protocol.ActionSet:
 		default:
@@ -265,6 +275,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 			tr.problem("item %q skipped: %v", aid, bad)
 			continue
 		}
+		delete(removed, id)
 		if i, dup := byID[id]; dup {
 			tr.Duplicates++
 			tr.problem("item %q sent twice in the run (the last one wins)", aid)
@@ -274,6 +285,20 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 		byID[id] = len(rows)
 		rows = append(rows, r)
 	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if r != nil {
+			kept = append(kept, r)
+		}
+	}
+	rows = kept
+	kept2 := removes[:0]
+	for _, id := range removes {
+		if removed[id] {
+			kept2 = append(kept2, id)
+		}
+	}
+	removes = kept2
 	runF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun))
 	appF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID))
 	if len(rows) > 0 {

@@ -315,6 +315,10 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 
 	var cfg protocol.ConfigResponse
 	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
+		var ae *AppError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			return nil, fmt.Errorf("%w: the app does not synchronize data (config answers 404)", ErrRefused)
+		}
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	// The selection: as given, else that of the run in progress, else the

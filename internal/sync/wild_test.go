@@ -306,7 +306,7 @@ func TestDelta(t *testing.T) {
 	}
 	app.set(func(a *fakeApp) {
 		a.data = func(c dataCall) (int, string) {
-			return 200, `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
+			return 200, `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"},{"id":"e","name":"E","__syncAction":"SET"},{"id":"e","__syncAction":"REMOVE"},{"id":"c","__syncAction":"REMOVE"},{"id":"c","name":"C2","__syncAction":"SET"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
 		}
 	})
 	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
@@ -314,11 +314,11 @@ func TestDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rows(t, st, "fake/item")
-	want := map[string]map[string]any{"a": {"name": "A", "size": "10"}, "c": {"name": "C", "size": "3"}, "d": {"name": "D"}}
+	want := map[string]map[string]any{"a": {"name": "A", "size": "10"}, "c": {"name": "C2", "size": "3"}, "d": {"name": "D"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after delta:\n got %v\nwant %v", got, want)
 	}
-	if tr := rep.Types[0]; tr.Mode != "delta" || tr.Created != 1 || tr.Updated != 1 || tr.Removed != 1 || tr.Skipped != 1 {
+	if tr := rep.Types[0]; tr.Mode != "delta" || tr.Created != 1 || tr.Updated != 2 || tr.Removed != 1 || tr.Skipped != 1 {
 		t.Errorf("delta report: %+v", tr)
 	}
 }
