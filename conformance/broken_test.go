@@ -112,6 +112,11 @@ func TestBrokenApps(t *testing.T) {
 				_ = rep.WriteText(&b)
 				t.Errorf("broken checks %v, want %v\n%s", got, tc.want, failuresOnly(b.String()))
 			}
+			var js strings.Builder
+			_ = rep.WriteJSON(&js)
+			if strings.Contains(js.String(), brokenapp.Token) || strings.Contains(js.String(), brokenapp.AccessToken) {
+				t.Errorf("the report shows the account's token:\n%s", js.String())
+			}
 			warnOnly := true
 			for _, id := range tc.want {
 				for _, c := range conformance.Checks() {

@@ -301,8 +301,10 @@ func (r *runner) pass(id, subject string) {
 	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Passed})
 }
 
-// fail records a broken check: failed or warning by its severity.
+// fail records a broken check: failed or warning by its severity. The
+// account's values never reach a report: they are masked as ***.
 func (r *runner) fail(id, subject, expected, got string) {
+	expected, got = r.redact(expected), r.redact(got)
 	c := mustCheck(id)
 	st := Failed
 	if c.Severity == Warning {
@@ -373,4 +375,22 @@ func decodeObject(a answer, out any) error {
 		return fmt.Errorf("%d with a body that is not the expected JSON (%v): %s", a.status, err, snippet(a.body))
 	}
 	return nil
+}
+
+// redact masks the string values of the given and the validated account
+// (tokens, passwords, refreshed tokens) in s, longest first.
+func (r *runner) redact(s string) string {
+	var secrets []string
+	for _, m := range []map[string]any{r.cfg.Account, r.account} {
+		for k, v := range m {
+			if v, ok := v.(string); ok && len(v) >= 4 && k != "auth" {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "***")
+	}
+	return s
 }

@@ -4,7 +4,7 @@
 // once intact (everything passes) and once per [Break] (the check meant for
 // that rule fails, and no other).
 //
-// The app: token authentication (token "good") and OAuth 2; types project
+// The app: token authentication (token [Token]) and OAuth 2; types project
 // (5 items, pages of 2) and task (7 items, pages of 3, delta when
 // lastSynchronizedAt is set) with a many-to-one relation from task to
 // project; filters projects (datalist), tags (datalist depending on
@@ -85,8 +85,8 @@ const (
 
 // Token is the valid account token; AccessToken the valid OAuth 2 one.
 const (
-	Token       = "good"
-	AccessToken = "good-access"
+	Token       = "tok-3f9a2c81"
+	AccessToken = "acc-77b1e0d4"
 )
 
 // New returns the app with brk broken.
@@ -240,7 +240,7 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 	case *in.ID == "oauth2" && in.Fields["access_token"] != AccessToken && a.brk != OAuthGarbageAccepted:
 		a.error(w, http.StatusUnauthorized, "invalid access token")
 	case a.brk == ValidateWithoutName:
-		a.json(w, http.StatusOK, obj{"account": "good"})
+		a.json(w, http.StatusOK, obj{"account": in.Fields["token"]})
 	default:
 		a.json(w, http.StatusOK, obj{"name": "Good account"})
 	}
