@@ -227,16 +227,19 @@ func printReport(w io.Writer, rep *sync.Report) {
 	}
 	// Added fields and created types are counted; renames and retirements
 	// (which move values) are listed.
-	added := 0
+	types, fields := 0, 0
 	for _, s := range rep.SchemaChanges {
-		if strings.HasPrefix(s, "added ") || strings.HasPrefix(s, "created ") {
-			added++
-			continue
+		switch {
+		case strings.HasPrefix(s, "created type "):
+			types++
+		case strings.HasPrefix(s, "added field "):
+			fields++
+		default:
+			fmt.Fprintln(w, "schema:", s)
 		}
-		fmt.Fprintln(w, "schema:", s)
 	}
-	if added > 0 {
-		fmt.Fprintf(w, "schema: %d types and fields created\n", added)
+	if types+fields > 0 {
+		fmt.Fprintf(w, "schema: %d types created, %d fields added\n", types, fields)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tremoved\tskipped\t")
