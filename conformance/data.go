@@ -79,8 +79,12 @@ func (r *runner) checkData(ctx context.Context) {
 			switch {
 			case id == CheckDeterministic && deterministic != "" && len(f[id]) == 0:
 				r.skip(id, t, deterministic)
-			case id == CheckDelta && !delta.complete && delta.why != "" && len(f[id]) == 0:
-				r.skip(id, t, delta.why)
+			case id == CheckDelta && !delta.complete && len(f[id]) == 0:
+				why := delta.why
+				if why == "" {
+					why = "the run with lastSynchronizedAt did not reach its last page"
+				}
+				r.skip(id, t, why)
 			default:
 				r.verdict(id, t, f[id])
 			}
