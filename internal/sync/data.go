@@ -175,7 +175,7 @@ const maxPending = 10000
 
 // maxRefNames bounds the remembered app ids of relation targets (for
 // reporting targets that never arrive by their app id).
-const maxRefNames = 200000
+const maxRefNames = 100000
 
 // noteRef remembers the app id behind a target's entity id.
 func (e *engine) noteRef(id, appID string) {

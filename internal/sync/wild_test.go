@@ -400,3 +400,26 @@ func TestDescriptorRefused(t *testing.T) {
 		t.Errorf("nothing listening: %v", err)
 	}
 }
+
+// A relation of a type to itself (a task's parent), whatever the order the
+// items arrive in.
+func TestSelfRelation(t *testing.T) {
+	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},
+	  "parent":{"id":"parent","name":"Parent","type":"text","relation":{"cardinality":"many-to-one","name":"Parent","targetType":"item","targetName":"Children","targetFieldId":"id"}}}}`
+	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
+		return 200, `{"items":[{"id":"c","name":"C","parent":"b"},{"id":"b","name":"B","parent":"a"},{"id":"a","name":"A"}]}`
+	})
+	st := openStore(t)
+	if _, err := sync.Run(context.Background(), st, sync.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, st, "fake/item")
+	want := map[string]map[string]any{"a": {"name": "A"}, "b": {"name": "B", "parent": "a"}, "c": {"name": "C", "parent": "b"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	cat, _ := st.Catalog(context.Background())
+	if f := cat.Type("fake/item").Field("fake.item/children"); f == nil || !f.Collection {
+		t.Errorf("no children collection: %v", cat.Type("fake/item").Fields)
+	}
+}
