@@ -410,7 +410,7 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		e.log(fmt.Sprintf("resuming run %d (operation %s)", s.Run.Seq, s.Run.OperationID))
 	} else {
 		s.Seq++
-		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: now.UTC().Format(time.RFC3339Nano),
+		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 			Types: types, Filter: filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
 		if s.LastSuccess != "" && sameTypes(s.LastTypes, types) && sameFilter(s.LastFilter, filter) {
 			ls := s.LastSuccess
