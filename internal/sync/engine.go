@@ -162,7 +162,10 @@ func (r *TypeReport) problem(format string, a ...any) {
 // state is what the engine keeps per app in the store (one JSON document,
 // saved in the same transaction as each page).
 type state struct {
-	URL     string         `json:"url"`
+	URL string `json:"url"`
+	// App is the app's name and Logo its SVG logo (nil: none), as last read.
+	App     string         `json:"app,omitempty"`
+	Logo    []byte         `json:"logo,omitempty"`
 	Auth    string         `json:"auth"`
 	Account map[string]any `json:"account"`
 	// LastSuccess is the start of the last successful run (RFC 3339), and
@@ -200,6 +203,9 @@ type selection struct {
 	Types  []string            `json:"types,omitempty"`
 	Filter map[string][]string `json:"filter,omitempty"`
 }
+
+// maxLogo bounds the logo kept in the state.
+const maxLogo = 256 << 10
 
 func stateKey(space string) string { return "app:" + space }
 
@@ -311,7 +317,10 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if rep.Account, err = validateAccount(ctx, e.c, auth.ID, account); err != nil {
 		return nil, err
 	}
-	s.URL, s.Auth, s.Account = e.opts.AppURL, auth.ID, account
+	s.URL, s.Auth, s.Account, s.App, s.Logo = e.opts.AppURL, auth.ID, account, desc.Name, nil
+	if len(logo) <= maxLogo {
+		s.Logo = logo
+	}
 
 	var cfg protocol.ConfigResponse
 	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {

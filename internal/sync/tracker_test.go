@@ -117,7 +117,7 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Space != "tracker" || rep.Account != "Demo tracker" || rep.Resumed {
+	if rep.Space != "tracker" || rep.Account != "Demo tracker" || rep.Resumed || !strings.HasPrefix(string(rep.Logo), "<svg") {
 		t.Fatalf("report: %+v", rep)
 	}
 	ds := tracker.DatasetOf(tracker.Config{Projects: 3, Tasks: 1200})
