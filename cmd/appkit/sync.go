@@ -80,8 +80,8 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	authID := fs.String("auth", "", "the authentication id to use (default: the app's only one, else none, else the first)")
 	var account, types, filter multiFlag
 	fs.Var(&account, "account", "an account field, KEY=VALUE (repeatable)")
-	fs.Var(&types, "type", "a type to synchronize (repeatable; default: the app's default types)")
-	fs.Var(&filter, "filter", "a filter value, KEY=VALUE (repeatable)")
+	fs.Var(&types, "type", "a type to synchronize (repeatable; default: those of the last run, else the app's default types)")
+	fs.Var(&filter, "filter", "a filter value, KEY=VALUE (repeatable; replaces the filter of the last run)")
 	timeout := fs.Duration("timeout", 60*time.Second, "the longest wait for one answer of the app")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, syncUsage)
