@@ -138,7 +138,8 @@ const maxDescription = 300
 
 // scrub makes a provider's text safe for an error message: every secret of
 // the call is replaced, control characters become spaces, runs of spaces
-// collapse, and the text is cut to maxDescription runes.
+// collapse, and the text is cut to maxDescription runes (the spaces between
+// words count) followed by "…": at most maxDescription+1 runes in all.
 func scrub(s string, secrets []string) string {
 	s = redact(s, secrets)
 	if !utf8.ValidString(s) {
@@ -152,11 +153,16 @@ func scrub(s string, secrets []string) string {
 			space = true
 			continue
 		}
-		if n >= maxDescription {
+		sep := space && b.Len() > 0
+		need := 1
+		if sep {
+			need = 2 // the rune and the space before it must both fit
+		}
+		if n+need > maxDescription {
 			b.WriteString("…")
 			break
 		}
-		if space && b.Len() > 0 {
+		if sep {
 			b.WriteByte(' ')
 			n++
 		}

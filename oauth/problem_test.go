@@ -43,6 +43,28 @@ func TestScrub(t *testing.T) {
 	}
 }
 
+// The cut counts the spaces between words: the text kept is at most
+// maxDescription runes, then "…".
+func TestScrubCutsAtTheCap(t *testing.T) {
+	x := func(n int) string { return strings.Repeat("x", n) }
+	cases := []struct{ name, in, want string }{
+		{"exactly the cap", x(maxDescription), x(maxDescription)},
+		{"one over", x(maxDescription + 1), x(maxDescription) + "…"},
+		{"word ending at the cap", x(maxDescription-2) + " y", x(maxDescription-2) + " y"},
+		{"word ending at the cap, more after", x(maxDescription-2) + " y z", x(maxDescription-2) + " y…"},
+		// The space would be rune 300 and the next word's first rune 301.
+		{"space at the cap", x(maxDescription-1) + " yy", x(maxDescription-1) + "…"},
+		{"space after the cap", x(maxDescription) + " y", x(maxDescription) + "…"},
+	}
+	for _, c := range cases {
+		got := scrub(c.in, nil)
+		if got != c.want {
+			t.Errorf("%s: scrub gives %d runes %q, want %d runes %q", c.name,
+				utf8.RuneCountInString(got), got, utf8.RuneCountInString(c.want), c.want)
+		}
+	}
+}
+
 func TestProviderErrorMessage(t *testing.T) {
 	e := &ProviderError{Version: "oauth2", Op: "token refresh", Status: 400, Code: "invalid_grant", Description: "revoked"}
 	if got := e.Error(); got != "oauth2 token refresh: the provider refused: invalid_grant: revoked (HTTP 400)" {
