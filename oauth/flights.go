@@ -27,6 +27,15 @@ type flights struct {
 	mu     sync.Mutex
 	calls  map[string]*flight
 	recent map[string]recentResult
+	// now is the clock the reuse window is measured with; nil is time.Now.
+	now func() time.Time
+}
+
+func (f *flights) clock() time.Time {
+	if f.now != nil {
+		return f.now()
+	}
+	return time.Now()
 }
 
 type flight struct {
@@ -44,7 +53,7 @@ type recentResult struct {
 // result and the expiry of its token (zero if unknown); a successful result
 // is reused until min(now+reuseWindow, expiry).
 func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (map[string]any, time.Time, error)) (map[string]any, error) {
-	now := time.Now()
+	now := f.clock()
 	f.mu.Lock()
 	if r, ok := f.recent[key]; ok {
 		if now.Before(r.until) {
@@ -79,7 +88,7 @@ func (f *flights) lookup(key string) (map[string]any, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.recent[key]
-	if !ok || !time.Now().Before(r.until) {
+	if !ok || !f.clock().Before(r.until) {
 		return nil, false
 	}
 	return maps.Clone(r.out), true
@@ -90,7 +99,7 @@ func (f *flights) run(ctx context.Context, key string, c *flight, fn func(contex
 	f.mu.Lock()
 	delete(f.calls, key)
 	if err == nil {
-		until := time.Now().Add(reuseWindow)
+		until := f.clock().Add(reuseWindow)
 		if !exp.IsZero() && exp.Before(until) {
 			until = exp
 		}
@@ -107,7 +116,7 @@ func (f *flights) remember(key string, r recentResult) {
 		f.recent = map[string]recentResult{}
 	}
 	if len(f.recent) >= maxRecent {
-		now := time.Now()
+		now := f.clock()
 		for k, v := range f.recent {
 			if !now.Before(v.until) {
 				delete(f.recent, k)

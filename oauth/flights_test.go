@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,11 +83,85 @@ func TestFlightsBounded(t *testing.T) {
 	}
 }
 
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
 // The reuse window is for the retry of a validation whose answer was lost;
 // longer, it would hand out revoked tokens and hide refresh token reuse
-// from the provider.
+// from the provider. A refreshed token answers a retry for up to a minute
+// (never past its own expiry), and a refresh after that reaches the
+// provider again.
 func TestFlightsReuseWindowIsShort(t *testing.T) {
-	if reuseWindow > time.Minute {
-		t.Fatalf("reuseWindow = %s, want at most a minute", reuseWindow)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name        string
+		expiry      time.Time     // of the refreshed token; zero: not known
+		reused, new time.Duration // after the refresh: still answered from memory, refreshed again
+	}{
+		{"expiry unknown", time.Time{}, time.Minute - time.Millisecond, time.Minute},
+		{"expiry far away", t0.Add(time.Hour), time.Minute - time.Millisecond, time.Minute},
+		{"token expires within the window", t0.Add(10 * time.Second), 10*time.Second - time.Millisecond, 10 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clock := &fakeClock{t: t0}
+			f := flights{now: clock.now}
+			var calls atomic.Int32
+			refresh := func(context.Context) (map[string]any, time.Time, error) {
+				n := calls.Add(1)
+				return map[string]any{"access_token": fmt.Sprint("token-", n)}, c.expiry, nil
+			}
+			validate := func() any {
+				t.Helper()
+				// As OAuth2.Validate does: the remembered result first, then a
+				// refresh (shared with concurrent callers).
+				if out, ok := f.lookup("k"); ok {
+					return out["access_token"]
+				}
+				out, err := f.do(t.Context(), "k", refresh)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out["access_token"]
+			}
+			if got := validate(); got != "token-1" {
+				t.Fatalf("first validation answered %v", got)
+			}
+			// A retry within the window gets the same token, from lookup and
+			// from do alike, without asking the provider.
+			clock.set(t0.Add(c.reused))
+			if got := validate(); got != "token-1" {
+				t.Fatalf("retry %s after the refresh answered %v, want the refreshed token-1", c.reused, got)
+			}
+			if out, err := f.do(t.Context(), "k", refresh); err != nil || out["access_token"] != "token-1" {
+				t.Fatalf("do %s after the refresh = %v, %v; want token-1 from memory", c.reused, out, err)
+			}
+			if n := calls.Load(); n != 1 {
+				t.Fatalf("%d provider calls within the window, want 1", n)
+			}
+			// At the end of the window the provider is asked again.
+			clock.set(t0.Add(c.new))
+			if _, ok := f.lookup("k"); ok {
+				t.Fatalf("lookup %s after the refresh still answers from memory", c.new)
+			}
+			if got := validate(); got != "token-2" {
+				t.Fatalf("validation %s after the refresh answered %v, want a new refresh (token-2)", c.new, got)
+			}
+		})
 	}
 }
