@@ -8,10 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// EncodeResults renders a response array as JSON. It is encoding/json's
-// output for these values (object keys sorted, no HTML escaping) without
-// reflection for the shapes the API produces; other values go through
-// encoding/json.
+// EncodeResults renders a response array as JSON without reflection for the
+// shapes the API produces (other values go through encoding/json). The
+// output decodes to the same values as encoding/json's encoding of them:
+// object keys sorted, no HTML escaping, strings escaped as appendString
+// says. It is not promised to be byte for byte encoding/json's output, only
+// equal once decoded.
 func EncodeResults(res []Result) ([]byte, error) {
 	buf := make([]byte, 0, 256)
 	buf = append(buf, '[')
@@ -141,9 +143,12 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes a JSON string as encoding/json does with HTML escaping
-// off: control characters, quote and backslash escaped, invalid UTF-8 as
-// U+FFFD, U+2028 and U+2029 escaped.
+// appendString writes s as a JSON string. The contract is semantic: the
+// output is valid JSON that decodes to s with each invalid UTF-8 byte
+// replaced by U+FFFD, as encoding/json's encoding of s decodes. Quote,
+// backslash and every control character are escaped (\n, \r, \t, \b, \f
+// in short form, the others as \u00XX), U+2028 and U+2029 are escaped as
+// \u2028 and \u2029, and nothing else is (no HTML escaping of <, > and &).
 func appendString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
@@ -164,6 +169,10 @@ func appendString(buf []byte, s string) []byte {
 				buf = append(buf, '\\', 'r')
 			case '\t':
 				buf = append(buf, '\\', 't')
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
 			default:
 				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}

@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -38,14 +39,71 @@ func TestEncodeResultsMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// appendString's contract is semantic equality with encoding/json: its
+// output is valid JSON decoding to the same string as encoding/json's
+// encoding of the input (invalid UTF-8 bytes as U+FFFD), with no raw control
+// character, U+2028 or U+2029 and no HTML escaping. The bytes may differ
+// from encoding/json's ("\u0008" and "\b" are both valid); the table in
+// TestAppendString pins the forms this encoder writes. The seeds under
+// testdata/fuzz/FuzzEncodeString keep inputs that once failed.
 func FuzzEncodeString(f *testing.F) {
-	for _, s := range []string{"", "plain", "\"\\\n\x00", "\u2028\u2029", "\xff", "日本語 🍎"} {
+	for _, s := range []string{"", "plain", "\"\\\n\x00", "\u2028\u2029", "\xff", "日本語 🍎", "\b\f", "<a href='x'>&amp;</a>"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := appendString(nil, s)
-		if want := stdEncode(t, s); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
-		}
+		checkJSONString(t, s, got)
 	})
+}
+
+// checkJSONString checks enc, the encoding of s, against the contract of
+// appendString.
+func checkJSONString(t *testing.T, s string, enc []byte) {
+	t.Helper()
+	if !json.Valid(enc) {
+		t.Fatalf("appendString(%q) = %s: not valid JSON", s, enc)
+	}
+	var got, want string
+	if err := json.Unmarshal(enc, &got); err != nil {
+		t.Fatalf("appendString(%q) = %s: %v", s, enc, err)
+	}
+	if err := json.Unmarshal(stdEncode(t, s), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("appendString(%q) decodes to %q, encoding/json's encoding to %q", s, got, want)
+	}
+	for _, c := range enc {
+		if c < 0x20 {
+			t.Fatalf("appendString(%q) = %q: raw control character %#x", s, enc, c)
+		}
+	}
+	if bytes.ContainsAny(enc, "\u2028\u2029") {
+		t.Fatalf("appendString(%q) = %q: U+2028/U+2029 must be escaped", s, enc)
+	}
+	for _, c := range "<>&" {
+		if strings.Count(string(enc), string(c)) != strings.Count(s, string(c)) {
+			t.Fatalf("appendString(%q) = %q: %q must not be escaped", s, enc, c)
+		}
+	}
+}
+
+// The forms appendString writes, byte for byte.
+func TestAppendString(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", `""`},
+		{"plain <b>&</b>", `"plain <b>&</b>"`},
+		{"\"\\", `"\"\\"`},
+		{"\n\r\t\b\f", `"\n\r\t\b\f"`},
+		{"\x00\x01\x1f\x7f", `"\u0000\u0001\u001f` + "\x7f" + `"`},
+		{"\u2028\u2029", `"\u2028\u2029"`},
+		{"a\xffb\xc3", `"a\ufffdb\ufffd"`},
+		{"日本語 🍎", `"日本語 🍎"`},
+	} {
+		got := appendString(nil, c.in)
+		if string(got) != c.want {
+			t.Errorf("appendString(%q) = %s, want %s", c.in, got, c.want)
+		}
+		checkJSONString(t, c.in, got)
+	}
 }
