@@ -77,7 +77,7 @@ func ParseDay(value string, now time.Time, opts ...Option) (time.Time, error) {
 	}
 	if is(first, "today") || is(first, "yesterday") {
 		t := p.sc.next()
-		sp, err := p.term(t, false, sideBoth)
+		sp, err := p.term(t, formDay, sideBoth)
 		if err == nil {
 			err = p.end()
 		}

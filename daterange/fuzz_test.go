@@ -12,6 +12,8 @@ var fuzzSeeds = []string{
 	"between 6 quarters ago and 2 months ago", "between week ago and today", "from 1-Jan-2017",
 	"to 31 dec 2017", "from 01-01-2017 to yesterday", "13 06 2017", "30 Feb 2017", "last 0 days",
 	"next week", "3 months ago", "last 999999 years", "between today and yesterday", "",
+	"this 2 weeks", "from this week", "to last month", "from today to previous year",
+	"between this week and today", "from 1 01 2017 to 13 06 2017",
 }
 
 // fuzzZones are the named zones FuzzParse evaluates in besides fixed
@@ -21,7 +23,8 @@ var fuzzZones = []string{"America/Sao_Paulo", "America/Santiago", "America/Havan
 	"Asia/Beirut", "America/Los_Angeles", "Australia/Lord_Howe", "Pacific/Apia"}
 
 // FuzzParse: Parse never panics; an error is an *Error pointing into the
-// statement; a success has Min <= Max, Min the first instant of its day and
+// statement; a success is in the language as far as allowedForms checks it,
+// has Min <= Max, Min the first instant of its day and
 // Max the last millisecond of its day (00:00:00.000 and 23:59:59.999 unless
 // a daylight-saving change skips midnight), and survives MarshalJSON then
 // UnmarshalJSON losslessly as wall-clock text. The wire form is
@@ -74,6 +77,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if r.Min == nil && r.Max == nil {
 			t.Fatalf("%q: success with an open range", stmt)
+		}
+		if msg := allowedForms(stmt); msg != "" {
+			t.Fatalf("%q: accepted, but %s", stmt, msg)
 		}
 		if r.Min != nil && r.Max != nil && r.Min.After(*r.Max) {
 			t.Fatalf("%q: Min %v after Max %v", stmt, r.Min, r.Max)
@@ -163,4 +169,25 @@ func FuzzParseDay(f *testing.F) {
 			t.Fatalf("%q: year %d", value, d.Year())
 		}
 	})
+}
+
+// allowedForms checks two rules of the language on an accepted statement
+// word by word: "this" takes one unit and no number, and a statement of from
+// or to holds days only (a date, today or yesterday), no period and no
+// "ago". It returns what is wrong, or "".
+func allowedForms(stmt string) string {
+	sc := scanner{s: stmt}
+	first := sc.next()
+	fromTo := is(first, "from") || is(first, "to")
+	for t := first; t.text != ""; t = sc.next() {
+		if is(t, "this") {
+			if n := sc.peek(); n.text != "" && isDigit(n.text[0]) {
+				return `"this" is followed by a number`
+			}
+		}
+		if fromTo && (is(t, "this") || is(t, "last") || is(t, "previous") || is(t, "ago")) {
+			return "a statement of from or to holds " + t.text
+		}
+	}
+	return ""
 }

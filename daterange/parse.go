@@ -361,7 +361,37 @@ func parseStatement(s string, now time.Time) (result, error) {
 	return p.statement()
 }
 
-const expectTerm = "expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today, yesterday, or a period (this, last or previous)"
+const (
+	expectTerm = "expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today, yesterday, or a period (this, last or previous)"
+	expectDay  = "expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today or yesterday"
+	// noPeriod explains why from and to refuse a period.
+	noPeriod = `from and to take a date, today or yesterday, not a period; for a period use between ("between this week and today")`
+)
+
+// termForm says which terms a place in a statement takes.
+type termForm uint8
+
+const (
+	// formAlone: a statement of one term, a day or a period.
+	formAlone termForm = iota
+	// formBetween: a side of between, which also takes "<unit> ago" and
+	// "N <units> ago".
+	formBetween
+	// formDay: a side of from or to, which takes a day only: a date, today
+	// or yesterday.
+	formDay
+)
+
+// expect says what a place of the form takes.
+func (f termForm) expect() string {
+	switch f {
+	case formBetween:
+		return expectTerm + ", or <unit> ago, N <units> ago"
+	case formDay:
+		return expectDay
+	}
+	return expectTerm
+}
 
 func (p *parser) statement() (result, error) {
 	t := p.sc.next()
@@ -369,14 +399,14 @@ func (p *parser) statement() (result, error) {
 	case t.text == "":
 		return result{}, newError(ErrSyntax, t, "empty statement: "+expectTerm+", or between, from or to")
 	case is(t, "between"):
-		a, _, err := p.side(true, sideLower)
+		a, _, err := p.side(formBetween, sideLower)
 		if err != nil {
 			return result{}, err
 		}
 		if and := p.sc.next(); !is(and, "and") {
 			return result{}, newError(ErrSyntax, and, `expected "and" after the start of "between"`)
 		}
-		b, bt, err := p.side(true, sideUpper)
+		b, bt, err := p.side(formBetween, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -385,7 +415,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return p.closed(a, b, bt)
 	case is(t, "from"):
-		a, _, err := p.side(false, sideLower)
+		a, _, err := p.side(formDay, sideLower)
 		if err != nil {
 			return result{}, err
 		}
@@ -396,7 +426,7 @@ func (p *parser) statement() (result, error) {
 		if !is(to, "to") {
 			return result{}, newError(ErrSyntax, to, `expected "to" or the end of the statement`)
 		}
-		b, bt, err := p.side(false, sideUpper)
+		b, bt, err := p.side(formDay, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -405,7 +435,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return p.closed(a, b, bt)
 	case is(t, "to"):
-		b, _, err := p.side(false, sideUpper)
+		b, _, err := p.side(formDay, sideUpper)
 		if err != nil {
 			return result{}, err
 		}
@@ -414,7 +444,7 @@ func (p *parser) statement() (result, error) {
 		}
 		return result{hi: b.hi, hasHi: true}, nil
 	}
-	s, err := p.term(t, false, sideBoth)
+	s, err := p.term(t, formAlone, sideBoth)
 	if err != nil {
 		return result{}, err
 	}
@@ -465,11 +495,12 @@ func (p *parser) end() error {
 	return nil
 }
 
-// side reads one side of between, from or to, and returns it with its first
-// word; which says which bound of it the statement uses.
-func (p *parser) side(allowAgo bool, which sideUse) (span, token, error) {
+// side reads one side of between, from or to (form says which terms it
+// takes), and returns it with its first word; which says which bound of it
+// the statement uses.
+func (p *parser) side(form termForm, which sideUse) (span, token, error) {
 	t := p.sc.next()
-	s, err := p.term(t, allowAgo, which)
+	s, err := p.term(t, form, which)
 	return s, t, err
 }
 
@@ -483,28 +514,27 @@ const (
 	sideUpper
 )
 
-// term reads one term whose first word is t: a date, today, yesterday, a
-// period, or (when allowAgo) "<unit> ago" or "N <units> ago".
-func (p *parser) term(t token, allowAgo bool, which sideUse) (span, error) {
+// term reads one term whose first word is t: a date, today or yesterday; a
+// period unless form is formDay; "<unit> ago" or "N <units> ago" only when
+// form is formBetween.
+func (p *parser) term(t token, form termForm, which sideUse) (span, error) {
 	switch {
 	case t.text == "":
-		if allowAgo {
-			return span{}, newError(ErrSyntax, t, expectTerm+", or <unit> ago, N <units> ago")
-		}
-		return span{}, newError(ErrSyntax, t, expectTerm)
+		return span{}, newError(ErrSyntax, t, form.expect())
 	case is(t, "today"):
 		return p.check(span{p.c.today, p.c.today}, t, which)
 	case is(t, "yesterday"):
 		return p.check(span{p.c.today - 1, p.c.today - 1}, t, which)
-	case is(t, "this"), is(t, "last"):
-		return p.period(t, false, which)
-	case is(t, "previous"):
-		return p.period(t, true, which)
 	case is(t, "next"):
 		return span{}, newError(ErrSyntax, t, `there is no "next": periods are this, last or previous`)
+	case is(t, "this"), is(t, "last"), is(t, "previous"):
+		if form == formDay {
+			return span{}, newError(ErrSyntax, t, noPeriod)
+		}
+		return p.period(t, which)
 	case isDigit(t.text[0]):
 		if u, plural := unitOf(p.sc.peek()); u != unitNone {
-			return p.ago(t, u, plural, allowAgo, which)
+			return p.ago(t, u, plural, form, which)
 		}
 		return p.date(t)
 	}
@@ -512,15 +542,16 @@ func (p *parser) term(t token, allowAgo bool, which sideUse) (span, error) {
 		if plural {
 			return span{}, newError(ErrSyntax, t, "a plural unit goes with a number (2 "+t.text+" ago); alone the unit is singular")
 		}
-		return p.ago(t, u, false, allowAgo, which)
+		return p.ago(t, u, false, form, which)
 	}
-	return span{}, newError(ErrSyntax, t, "unknown word; "+expectTerm)
+	return span{}, newError(ErrSyntax, t, "unknown word; "+form.expect())
 }
 
-// ago reads "<unit> ago" (t is the unit) or "N <units> ago" (t is N).
-func (p *parser) ago(t token, u unit, plural, allowAgo bool, which sideUse) (span, error) {
-	if !allowAgo {
-		return span{}, newError(ErrSyntax, t, `"ago" is only allowed inside between ... and ...; `+expectTerm)
+// ago reads "<unit> ago" (t is the unit) or "N <units> ago" (t is N), which
+// only a side of between (formBetween) takes.
+func (p *parser) ago(t token, u unit, plural bool, form termForm, which sideUse) (span, error) {
+	if form != formBetween {
+		return span{}, newError(ErrSyntax, t, `"ago" is only allowed inside between ... and ...; `+form.expect())
 	}
 	k := int64(1)
 	if isDigit(t.text[0]) {
@@ -540,19 +571,25 @@ func (p *parser) ago(t token, u unit, plural, allowAgo bool, which sideUse) (spa
 	return p.check(span{lo: start, hi: start - 1}, t, which)
 }
 
-// period reads the rest of "this/last <unit>", "this/last N <units>",
-// "previous <unit>" or "previous N <units>"; t is the keyword.
-func (p *parser) period(t token, previous bool, which sideUse) (span, error) {
+// period reads the rest of "this <unit>", "last <unit>", "last N <units>",
+// "previous <unit>" or "previous N <units>"; t is the keyword. "this" takes
+// one unit and no number.
+func (p *parser) period(t token, which sideUse) (span, error) {
+	this, previous := is(t, "this"), is(t, "previous")
 	nt := p.sc.next()
 	k := int64(1)
 	u, plural := unitOf(nt)
 	switch {
+	case nt.text == "" && this:
+		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) after "+t.text)
 	case nt.text == "":
 		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number after "+t.text)
 	case u != unitNone:
 		if plural {
 			return span{}, newError(ErrSyntax, nt, "a plural unit goes with a number (last 2 weeks); alone the unit is singular")
 		}
+	case isDigit(nt.text[0]) && this:
+		return span{}, newError(ErrSyntax, nt, `"this" takes one unit and no number ("this week"); for N units use "last N units"`)
 	case isDigit(nt.text[0]):
 		var err error
 		if k, err = number(nt); err != nil {

@@ -50,13 +50,12 @@ var formTables = []struct {
 	now   string
 	cases []formCase
 }{
-	{"2017-06-13", []formCase{ // a Tuesday: the spec's and NOTES.md's examples
+	{"2017-06-13", []formCase{ // a Tuesday
 		{"today", "2017-06-13", "2017-06-13"},
 		{"yesterday", "2017-06-12", "2017-06-12"},
 		{"this week", "2017-06-12", "2017-06-18"},
 		{"last week", "2017-06-12", "2017-06-18"},
 		{"last 2 weeks", "2017-06-05", "2017-06-18"},
-		{"this 2 weeks", "2017-06-05", "2017-06-18"},
 		{"previous week", "2017-06-05", "2017-06-11"},
 		{"previous 2 weeks", "2017-05-29", "2017-06-11"},
 		{"this month", "2017-06-01", "2017-06-30"},
@@ -74,8 +73,8 @@ var formTables = []struct {
 		{"last 7 days", "2017-06-07", "2017-06-13"},
 		{"previous day", "2017-06-12", "2017-06-12"},
 		{"previous 3 days", "2017-06-10", "2017-06-12"},
-		// NOTES.md: the lower "N units ago" is the start of the unit N
-		// before the current one; the upper is one millisecond before it.
+		// The lower "N units ago" is the start of the unit N before the
+		// current one; the upper is one millisecond before that.
 		{"between 6 quarters ago and 2 months ago", "2015-10-01", "2017-03-31"},
 		{"between week ago and today", "2017-06-05", "2017-06-13"},
 		{"between 2 days ago and day ago", "2017-06-11", "2017-06-11"},
@@ -84,10 +83,14 @@ var formTables = []struct {
 		{"between previous 2 weeks and last week", "2017-05-29", "2017-06-18"},
 		{"between yesterday and today", "2017-06-12", "2017-06-13"},
 		{"from 1-Jan-2017", "2017-01-01", ""},
-		{"from last month", "2017-06-01", ""},
+		{"between this week and today", "2017-06-12", "2017-06-13"},
+		{"between last month and yesterday", "2017-06-01", "2017-06-12"},
+		{"from yesterday", "2017-06-12", ""},
 		{"to 31 dec 2017", "", "2017-12-31"},
-		{"to previous quarter", "", "2017-03-31"},
+		{"to 31-12-2017", "", "2017-12-31"},
+		{"to today", "", "2017-06-13"},
 		{"from 01-01-2017 to yesterday", "2017-01-01", "2017-06-12"},
+		{"from 1 01 2017 to 13 06 2017", "2017-01-01", "2017-06-13"},
 		{"from today to today", "2017-06-13", "2017-06-13"},
 		{"13 June 2017", "2017-06-13", "2017-06-13"},
 		{"13-jun-2017", "2017-06-13", "2017-06-13"},
@@ -95,7 +98,7 @@ var formTables = []struct {
 		{"13 06 2017", "2017-06-13", "2017-06-13"},
 		{"13-06-2017", "2017-06-13", "2017-06-13"},
 		{"1 jan 2000", "2000-01-01", "2000-01-01"},
-		{"10-12-2017", "2017-12-10", "2017-12-10"}, // DD-MM: NOTES.md accepts what the reference rejects
+		{"10-12-2017", "2017-12-10", "2017-12-10"}, // day first, then month
 		{"29 Feb 2016", "2016-02-29", "2016-02-29"},
 		{"  LAST \t 2\n WEEKS  ", "2017-06-05", "2017-06-18"},
 		{"Between Week Ago And Today", "2017-06-05", "2017-06-13"},
@@ -350,7 +353,8 @@ func TestParseErrors(t *testing.T) {
 		{"113 June 2017", ErrSyntax, 0, "113 June 2017"},
 		{"2017-06-13", ErrSyntax, 0, "2017-06-13"},
 		{"between today and yesterday", ErrStartAfterEnd, 18, "yesterday"},
-		{"from today to previous year", ErrStartAfterEnd, 14, "previous"},
+		{"from today to 1 jan 2017", ErrStartAfterEnd, 14, "1"},
+		{"between today and previous year", ErrStartAfterEnd, 18, "previous"},
 		{"between month ago and month ago", ErrStartAfterEnd, 22, "month"},
 		{"between today", ErrSyntax, 13, ""},
 		{"between today or tomorrow", ErrSyntax, 14, "or"},
@@ -363,6 +367,25 @@ func TestParseErrors(t *testing.T) {
 		{"from today until tomorrow", ErrSyntax, 11, "until"},
 		{"from", ErrSyntax, 4, ""},
 		{"to", ErrSyntax, 2, ""},
+		// "this" takes one unit and no number.
+		{"this 2 weeks", ErrSyntax, 5, "2"},
+		{"THIS 2 WEEKS", ErrSyntax, 5, "2"},
+		{"this 1 week", ErrSyntax, 5, "1"},
+		{"this 0 days", ErrSyntax, 5, "0"},
+		{"this 2weeks", ErrSyntax, 5, "2weeks"},
+		{"this", ErrSyntax, 4, ""},
+		{"between this 2 weeks and today", ErrSyntax, 13, "2"},
+		// from and to take a date, today or yesterday, never a period.
+		{"from this week", ErrSyntax, 5, "this"},
+		{"from last 2 weeks", ErrSyntax, 5, "last"},
+		{"from previous month", ErrSyntax, 5, "previous"},
+		{"to last month", ErrSyntax, 3, "last"},
+		{"To This Year", ErrSyntax, 3, "This"},
+		{"from today to last month", ErrSyntax, 14, "last"},
+		{"from 1 jan 2017 to this week", ErrSyntax, 19, "this"},
+		{"from\u00a0this week", ErrSyntax, 6, "this"},
+		{"from next week", ErrSyntax, 5, "next"},
+		{"from tomorrow", ErrSyntax, 5, "tomorrow"},
 		{"last 1000000 days", ErrOutOfRange, 5, "1000000"},
 		{"previous 9000 years", ErrOutOfRange, 9, "9000"},
 		{"between 999999 quarters ago and today", ErrOutOfRange, 8, "999999"},
@@ -405,6 +428,17 @@ func TestErrorMessage(t *testing.T) {
 	_, err = Parse("last", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
 	if err == nil || !strings.Contains(err.Error(), "at end of statement (position 4)") {
 		t.Fatalf("got %v", err)
+	}
+	// The two forms the service refuses say what to write instead.
+	for stmt, want := range map[string]string{
+		"this 2 weeks": `daterange: syntax error at position 5 ("2"): "this" takes one unit and no number ("this week"); for N units use "last N units"`,
+		"to last month": `daterange: syntax error at position 3 ("last"): from and to take a date, today or yesterday, ` +
+			`not a period; for a period use between ("between this week and today")`,
+		"from tomorrow": `daterange: syntax error at position 5 ("tomorrow"): unknown word; expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today or yesterday`,
+	} {
+		if _, err := Parse(stmt, time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)); err == nil || err.Error() != want {
+			t.Errorf("Parse(%q): got %v, want %s", stmt, err, want)
+		}
 	}
 }
 

@@ -10,8 +10,7 @@ import (
 )
 
 // WireLayout is the layout of _min and _max on the wire: ISO 8601 with
-// milliseconds and no zone (spec 002, "Date range grammar and parsed
-// values": the values are timezone-naive).
+// milliseconds and no zone. The values are timezone-naive wall-clock times.
 const WireLayout = "2006-01-02T15:04:05.000"
 
 // maxWireValue bounds the length of one _min or _max string accepted by
@@ -24,8 +23,8 @@ const maxWireValue = 64
 // sides. Both sides are inclusive; a closed side produced by Parse is the
 // first millisecond (Min) or the last millisecond (Max) of a day.
 //
-// On the wire a Range is the object {"_min": ..., "_max": ...} of spec 002;
-// see MarshalJSON, WireJSON and UnmarshalJSON.
+// On the wire a Range is the object {"_min": ..., "_max": ...}; see
+// MarshalJSON, WireJSON and UnmarshalJSON.
 type Range struct {
 	// Min is the first instant in the range, or nil when the range has no
 	// lower bound.
@@ -66,9 +65,8 @@ func (r Range) MarshalJSON() ([]byte, error) {
 }
 
 // WireJSON writes the range the way the service sends it to an app: only the
-// present keys (spec 002: "For open ranges (from, to) only the present key
-// is sent"), so an open side is absent rather than null. Otherwise it is
-// MarshalJSON.
+// keys of closed sides, so for an open range (from, to) the open side is
+// absent rather than null. Otherwise it is MarshalJSON.
 func (r Range) WireJSON() ([]byte, error) {
 	return r.appendJSON(make([]byte, 0, 64), true)
 }
