@@ -1,8 +1,8 @@
 // Package oauth implements the OAuth 1 and OAuth 2 flows of the custom-app
-// protocol (spec 002, "OAuth endpoints", "Authentication", "POST /validate"):
-// what an app answers on /oauth1/v1/authorize, /oauth1/v1/access_token,
-// /oauth2/v1/authorize, /oauth2/v1/access_token, the token refresh through
-// /validate, and authenticated HTTP clients for an account. The appkit
+// protocol: what an app answers on /oauth1/v1/authorize,
+// /oauth1/v1/access_token, /oauth2/v1/authorize, /oauth2/v1/access_token,
+// the token refresh through /validate, and authenticated HTTP clients for an
+// account. The appkit
 // package mounts these as HTTP endpoints; this package knows nothing of HTTP
 // routing and does not import appkit.
 //
@@ -19,9 +19,9 @@
 // that sends the account's token. Presets ([GitHub], [GitLab], [Google],
 // [Microsoft]) fill in the endpoints of common providers.
 //
-// Expiries are written as RFC 3339 in UTC with whole seconds. The spec calls
-// the access_token step's key expires_on and the /validate key expire_on;
-// every answer carries both with the same value, so whichever key the
+// Expiries are written as RFC 3339 in UTC with whole seconds. The
+// access_token steps name the expiry expires_on and /validate names it
+// expire_on; every answer carries both with the same value, so whichever key the
 // service stores and sends back is current. On reading, expire_on wins, then
 // expires_on; [ParseExpiry] accepts RFC 3339 with or without fraction or
 // zone (no zone = UTC), a space for the "T", a bare date, or Unix seconds or
@@ -32,8 +32,9 @@
 // so that the service drops the stale expiry (read back, "" is "not known")
 // instead of sending it again, which would refresh on every validation.
 //
-// [OAuth2.Authorize] refuses an empty state ([ErrMissingState]): the spec
-// has the state carried in the returned URL. [OAuth2.Exchange] requires the
+// [OAuth2.Authorize] refuses an empty state ([ErrMissingState]): the
+// returned URL must carry the service's state, which ties the callback to
+// its flow. [OAuth2.Exchange] requires the
 // callback_uri and checks it as Authorize does ([ErrBadCallback]).
 //
 // # Carrying the PKCE verifier

@@ -16,11 +16,11 @@ const (
 	KeyAccessSecret = "access_secret" // OAuth 1
 	KeyRefreshToken = "refresh_token"
 	KeyTokenType    = "token_type"
-	// KeyExpiresOn is the expiry as the access_token steps answer it (spec
-	// 002, "OAuth endpoints").
+	// KeyExpiresOn is the expiry as the access_token steps (OAuth 1 and
+	// OAuth 2) answer it.
 	KeyExpiresOn = "expires_on"
 	// KeyExpireOn is the expiry as the /validate refresh request and answer
-	// spell it (spec 002, "POST /validate").
+	// spell it.
 	KeyExpireOn = "expire_on"
 	// KeySessionHandle is an OAuth 1 provider's oauth_session_handle
 	// (session extension), kept for reference; no session refresh is made.

@@ -212,8 +212,8 @@ func (rt *oauth2Runtime) verifier(clientID, callbackURI string) string {
 // URL with the client id, the callback as redirect_uri, the scopes, the
 // given state unchanged, the PKCE challenge when configured, and AuthParams.
 // It makes no network call. An empty state is refused ([ErrMissingState]):
-// the spec requires the state in the returned URL, and without it the
-// service could not tie the callback to its flow.
+// the returned URL must carry the state, and without it the service could
+// not tie the callback to its flow.
 func (p *OAuth2) Authorize(ctx context.Context, callbackURI, state string) (string, error) {
 	rt, err := p.runtime()
 	if err != nil {
@@ -460,8 +460,8 @@ func (rt *oauth2Runtime) fail(ctx context.Context, op string, err error, secrets
 }
 
 // tokenData is the account data of a token. Both expiry keys are written:
-// the spec names the access_token step's key expires_on and the /validate
-// refresh key expire_on; writing both keeps every copy the service stores
+// the access_token step names the expiry expires_on and the /validate
+// refresh expire_on; writing both keeps every copy the service stores
 // up to date, whichever it sends back.
 func tokenData(tok *oauth2.Token) map[string]any {
 	out := map[string]any{KeyAccessToken: tok.AccessToken}
