@@ -130,15 +130,37 @@ func TestUnmarshalJSON(t *testing.T) {
 }
 
 // TestUnmarshalJSONStrictKeysThroughEncodingJSON: the strict key check holds
-// when encoding/json decodes a Range inside another value.
+// when encoding/json decodes a Range inside another value (encoding/json's
+// own matching would take "_MIN" for "_min" and the last of duplicate keys),
+// and the refusal is the Range's own, naming the key.
 func TestUnmarshalJSONStrictKeysThroughEncodingJSON(t *testing.T) {
-	for _, in := range []string{`{"due":{"_MIN":"2017-06-13T00:00:00"}}`,
-		`{"due":{"_max":"2017-06-13T00:00:00","_max":"2017-06-14T00:00:00"}}`} {
-		var holder struct {
-			Due Range `json:"due"`
+	type holder struct {
+		Due  Range `json:"due"`
+		Note string
+	}
+	// The same shape with exact keys decodes, the field after it too.
+	var ok holder
+	if err := json.Unmarshal([]byte(`{"due":{"_min":"2017-06-13T00:00:00"},"Note":"n"}`), &ok); err != nil ||
+		ok.Due.Min == nil || ok.Due.Min.Format(WireLayout) != "2017-06-13T00:00:00.000" || ok.Due.Max != nil || ok.Note != "n" {
+		t.Fatalf("exact keys: %+v, %v", ok, err)
+	}
+	for _, c := range []struct{ in, msg string }{
+		{`{"due":{"_MIN":"2017-06-13T00:00:00"}}`,
+			`daterange: want an object {"_min": ..., "_max": ...}: unknown field "_MIN" (the keys are exactly _min and _max)`},
+		{`{"due":{"_Max":"2017-06-13T00:00:00"}}`,
+			`daterange: want an object {"_min": ..., "_max": ...}: unknown field "_Max" (the keys are exactly _min and _max)`},
+		{`{"due":{"_max":"2017-06-13T00:00:00","_max":"2017-06-14T00:00:00"}}`,
+			`daterange: want an object {"_min": ..., "_max": ...}: duplicate key "_max"`},
+		{`{"due":{"_min":null,"_min":"2017-06-14T00:00:00"}}`,
+			`daterange: want an object {"_min": ..., "_max": ...}: duplicate key "_min"`},
+	} {
+		var h holder
+		err := json.Unmarshal([]byte(c.in), &h)
+		if err == nil || err.Error() != c.msg {
+			t.Errorf("%s: error %v, want %s", c.in, err, c.msg)
 		}
-		if err := json.Unmarshal([]byte(in), &holder); err == nil {
-			t.Errorf("accepted %s as %v", in, holder.Due)
+		if h.Due.Min != nil || h.Due.Max != nil {
+			t.Errorf("%s: refused, yet decoded as %v", c.in, h.Due)
 		}
 	}
 }
