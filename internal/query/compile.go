@@ -11,15 +11,39 @@ import (
 // MaxArgs bounds the values one query binds (both engines cap placeholders).
 const MaxArgs = 30000
 
+// Bounds of one query's result (see the package documentation).
+const (
+	// MaxResultRows is the most objects one result holds: its rows plus
+	// the items of every collection sub-select at every depth.
+	MaxResultRows = 100000
+	// MaxResultBytes is the largest result, measured as its JSON encoding.
+	MaxResultBytes = 32 << 20
+)
+
+// ErrTooLarge names the refusal of a query whose result would cross
+// MaxResultRows or MaxResultBytes (or the lower bounds a Plan was given).
+const ErrTooLarge = "query.error/too-large"
+
 // Plan is a compiled query: one SQL statement, its bound arguments and the
 // shape that turns rows into result objects.
 type Plan struct {
 	// SQL is the statement for the store's dialect.
 	SQL string
 	// Args are the bound values, in placeholder order.
-	Args   []any
-	shapes []shape
-	ncols  int
+	Args []any
+	// MaxRows and MaxBytes bound the result Run returns (rows plus
+	// collection items, and its JSON size). Compile sets them to
+	// MaxResultRows and MaxResultBytes; a caller may lower them. Zero or
+	// less means the default.
+	MaxRows, MaxBytes int
+	// CountSQL, when set, counts the objects of the result (rows plus
+	// collection items) without building it; Run runs it first so that a
+	// query whose collections nest inside collections is refused before the
+	// database builds the result. CountArgs are its bound values.
+	CountSQL  string
+	CountArgs []any
+	shapes    []shape
+	ncols     int
 }
 
 type shapeKind int
@@ -48,6 +72,10 @@ type compiler struct {
 	pg     bool
 	params map[string]any
 	n      int
+	// colls is the depth of collection sub-selects being compiled; fanOut
+	// records a collection inside a collection (results that multiply).
+	colls  int
+	fanOut bool
 }
 
 // scope is one table alias of a type with the join list it adds to.
@@ -118,6 +146,26 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 		out.add(&where)
 	}
 	out.WriteString(" ORDER BY " + order)
+	c.limit(q, &out)
+	if len(out.args) > MaxArgs {
+		return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
+	}
+	plan := &Plan{SQL: d.Rebind(out.String()), Args: out.args, MaxRows: MaxResultRows, MaxBytes: MaxResultBytes, shapes: shapes, ncols: ncols}
+	if c.fanOut {
+		cq, err := compileCount(cat, d, q, params)
+		if err != nil {
+			return nil, err
+		}
+		if len(cq.args) > MaxArgs {
+			return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
+		}
+		plan.CountSQL, plan.CountArgs = d.Rebind(cq.String()), cq.args
+	}
+	return plan, nil
+}
+
+// limit writes the LIMIT and OFFSET of the top-level query.
+func (c *compiler) limit(q *Query, out *sqlPart) {
 	switch {
 	case q.NoLimit:
 		if q.Offset > 0 {
@@ -143,10 +191,137 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			out.arg(int64(q.Offset))
 		}
 	}
-	if len(out.args) > MaxArgs {
-		return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
+}
+
+// compileCount compiles the statement counting the objects of q's result:
+// its rows (with q's filter, order, limit and offset) plus the items of
+// every collection sub-select at every depth, with their filters and limits.
+func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[string]any) (*sqlPart, error) {
+	c := &compiler{cat: cat, d: d, pg: store.IsPostgres(d), params: params}
+	var joins []string
+	base := c.newScope(cat.Type(q.From), &joins)
+	var n sqlPart
+	if err := c.countItems(base, q.Select, &n); err != nil {
+		return nil, err
 	}
-	return &Plan{SQL: d.Rebind(out.String()), Args: out.args, shapes: shapes, ncols: ncols}, nil
+	var where sqlPart
+	if q.Where != nil {
+		if err := c.filter(base, q.Where, &where); err != nil {
+			return nil, err
+		}
+	}
+	order, err := c.order(base, q.Order)
+	if err != nil {
+		return nil, err
+	}
+	out := &sqlPart{}
+	out.WriteString("SELECT COALESCE(SUM(1 + r.n), 0)")
+	if c.pg {
+		out.WriteString("::bigint")
+	}
+	out.WriteString(" FROM (SELECT ")
+	out.add(&n)
+	out.WriteString(" AS n FROM " + base.ty.Table + " " + base.alias)
+	for _, j := range joins {
+		out.WriteString(" " + j)
+	}
+	if q.Where != nil {
+		out.WriteString(" WHERE ")
+		out.add(&where)
+	}
+	if !q.NoLimit || q.Offset > 0 {
+		out.WriteString(" ORDER BY " + order)
+	}
+	c.limit(q, out)
+	out.WriteString(") r")
+	return out, nil
+}
+
+// countItems writes the expression counting the collection items that the
+// select list reads for one object of scope s ("0" when it reads none).
+func (c *compiler) countItems(s *scope, items []Select, out *sqlPart) error {
+	terms := 0
+	term := func() {
+		if terms > 0 {
+			out.WriteString(" + ")
+		}
+		terms++
+	}
+	for _, it := range items {
+		f, err := c.field(s, it.Field)
+		if err != nil {
+			return err
+		}
+		switch {
+		case it.Kind == SelectObject && f.IsToOne():
+			var sub sqlPart
+			if err := c.countItems(c.join(s, f), it.Sub, &sub); err != nil {
+				return err
+			}
+			if sub.String() != "0" {
+				term()
+				out.add(&sub)
+			}
+		case it.Kind == SelectCollection && f.IsCollection(),
+			it.Kind == SelectField && f.Role == store.RoleRelation && f.Collection:
+			var sub sqlPart
+			if err := c.countCollection(s, f, it, &sub); err != nil {
+				return err
+			}
+			term()
+			out.add(&sub)
+		}
+	}
+	if terms == 0 {
+		out.WriteString("0")
+	}
+	return nil
+}
+
+// countCollection writes a scalar sub-query counting the items of collection
+// f of one object of scope s, plus the items of the collections they read.
+func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sqlPart) error {
+	t, from, corr := c.collectionFrom(s, f)
+	var inner sqlPart
+	if it.Kind == SelectCollection {
+		if err := c.countItems(t, it.Sub, &inner); err != nil {
+			return err
+		}
+	} else {
+		inner.WriteString("0")
+	}
+	var where sqlPart
+	if it.Where != nil {
+		if err := c.filter(t, it.Where, &where); err != nil {
+			return err
+		}
+	}
+	limited := it.Kind == SelectCollection && it.Limit > 0
+	order := ""
+	if limited {
+		var err error
+		if order, err = c.order(t, it.Order); err != nil {
+			return err
+		}
+	}
+	out.WriteString("(SELECT COALESCE(SUM(1 + s.n), 0) FROM (SELECT ")
+	out.add(&inner)
+	out.WriteString(" AS n FROM " + from)
+	for _, j := range *t.joins {
+		out.WriteString(" " + j)
+	}
+	out.WriteString(" WHERE " + corr)
+	if it.Where != nil {
+		out.WriteString(" AND (")
+		out.add(&where)
+		out.WriteString(")")
+	}
+	if limited {
+		out.WriteString(" ORDER BY " + order + " LIMIT ")
+		out.arg(int64(it.Limit))
+	}
+	out.WriteString(") s)")
+	return nil
 }
 
 func (c *compiler) newScope(ty *store.Type, joins *[]string) *scope {
@@ -327,6 +502,11 @@ func (c *compiler) collectionFrom(s *scope, f *store.Field) (*scope, string, str
 // collection compiles a collection sub-select into a scalar sub-query giving
 // a JSON array.
 func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart) (shape, error) {
+	c.colls++
+	defer func() { c.colls-- }()
+	if c.colls > 1 {
+		c.fanOut = true
+	}
 	t, from, corr := c.collectionFrom(s, f)
 	var obj sqlPart
 	shapes, err := c.jsonObject(t, it.Sub, &obj)

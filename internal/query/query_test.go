@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
@@ -285,9 +286,151 @@ func TestDeleteFromLoneCollection(t *testing.T) {
 		if got := run(t, st, q, nil); got != `[{"bs":[{"L/name":"b2"}]}]` {
 			t.Errorf("after deleting b1: %s", got)
 		}
-		// No dangling links: with both items gone the field is empty.
+		// No dangling links: with both items gone the field is empty, in the
+		// result, to filters and to aggregates, and it deletes without
+		// delete-values?.
 		write(t, st, func(tx *store.Tx) error { return tx.Delete("L/B", b2) })
+		if got := run(t, st, q, nil); got != `[{"bs":[]}]` {
+			t.Errorf("after deleting both: %s", got)
+		}
+		empty := &query.Query{From: "L/A", Select: append(sel("L/name"), query.Select{Kind: query.SelectAggregate, Key: "n", Field: "L/bs", Agg: query.AggCount, AggField: "platform/id"}),
+			Where: &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"L/bs"}}}}
+		if got := run(t, st, empty, nil); got != `[{"L/name":"a","n":0}]` {
+			t.Errorf("empty collection filter and count: %s", got)
+		}
+		ids := &query.Query{From: "L/A", Select: sel("L/bs")}
+		if got := run(t, st, ids, nil); got != `[{"L/bs":[]}]` {
+			t.Errorf("ids of the emptied collection: %s", got)
+		}
 		write(t, st, func(tx *store.Tx) error { return tx.DeleteField("L/A", "L/bs", false) })
+	})
+}
+
+// Every order ends with platform/id ascending, so entities with equal sort
+// values come in id order and pages over them neither repeat nor skip one.
+// The entities are created in an order that is not their id order.
+func TestOrderTieBreaker(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		st.SetClock(func() time.Time { return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) })
+		write(t, st, func(tx *store.Tx) error {
+			if err := tx.CreateType(store.TypeSpec{Name: "O/Group", Fields: []store.FieldSpec{{Name: "O/name", Type: store.TText}}}); err != nil {
+				return err
+			}
+			if err := tx.CreateType(store.TypeSpec{Name: "O/T", Fields: []store.FieldSpec{{Name: "O/n", Type: store.TInt}, {Name: "O/s", Type: store.TText}}}); err != nil {
+				return err
+			}
+			return tx.CreateField(store.FieldSpec{Holder: "O/T", Name: "O/group", Type: "O/Group"})
+		})
+		id := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+		write(t, st, func(tx *store.Tx) error {
+			g, err := tx.Create("O/Group", map[string]any{"O/name": "g"})
+			if err != nil {
+				return err
+			}
+			// Ids 1..6 created as 5, 3, 6, 1, 4, 2; odd ids have n = 1, even n = 2.
+			for _, i := range []int{5, 3, 6, 1, 4, 2} {
+				e := map[string]any{"platform/id": id(i), "O/n": int64(2 - i%2), "O/s": "same", "O/group": map[string]any{"platform/id": g["platform/id"]}}
+				if _, err := tx.Create("O/T", e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		by := func(desc bool, path ...string) []query.Order {
+			return []query.Order{{Path: query.Path{Fields: path}, Desc: desc}}
+		}
+		for _, c := range []struct {
+			name  string
+			order []query.Order
+			want  []int
+		}{
+			{"default order, equal creation dates", nil, []int{1, 2, 3, 4, 5, 6}},
+			{"equal values", by(false, "O/s"), []int{1, 2, 3, 4, 5, 6}},
+			{"ascending", by(false, "O/n"), []int{1, 3, 5, 2, 4, 6}},
+			{"descending", by(true, "O/n"), []int{2, 4, 6, 1, 3, 5}},
+			{"equal related entity", by(false, "O/group"), []int{1, 2, 3, 4, 5, 6}},
+			{"equal value of a related entity", by(true, "O/group", "O/name"), []int{1, 2, 3, 4, 5, 6}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				var want []string
+				for _, i := range c.want {
+					want = append(want, `{"platform/id":"`+id(i)+`"}`)
+				}
+				full := run(t, st, &query.Query{From: "O/T", Select: sel("platform/id"), Order: c.order}, nil)
+				if full != "["+strings.Join(want, ",")+"]" {
+					t.Errorf("order:\n got %s\nwant [%s]", full, strings.Join(want, ","))
+				}
+				for off := 0; off < len(want); off += 2 {
+					page := run(t, st, &query.Query{From: "O/T", Select: sel("platform/id"), Order: c.order, Limit: 2, Offset: off}, nil)
+					if w := "[" + strings.Join(want[off:off+2], ",") + "]"; page != w {
+						t.Errorf("page at offset %d: %s, want %s", off, page, w)
+					}
+				}
+			})
+		}
+	})
+}
+
+// q/in and q/not-in with empty values in the list: an empty field is in a
+// list holding null and never in one without it, so q/not-in matches it
+// exactly when the list holds no null. Also through an entity field.
+func TestInWithNulls(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		write(t, st, func(tx *store.Tx) error {
+			if err := tx.CreateType(store.TypeSpec{Name: "N/T", Fields: []store.FieldSpec{{Name: "N/name", Type: store.TText}, {Name: "N/n", Type: store.TInt}}}); err != nil {
+				return err
+			}
+			return tx.CreateField(store.FieldSpec{Holder: "N/T", Name: "N/other", Type: "N/T"})
+		})
+		var ids []any
+		write(t, st, func(tx *store.Tx) error {
+			for i, n := range []any{int64(1), int64(2), nil} {
+				e := map[string]any{"N/name": fmt.Sprintf("e%d", i), "N/n": n}
+				if i > 0 {
+					e["N/other"] = map[string]any{"platform/id": ids[i-1]}
+				}
+				r, err := tx.Create("N/T", e)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, r["platform/id"])
+			}
+			return nil
+		})
+		// e0: n 1, no other; e1: n 2, other e0; e2: no n, other e1.
+		for _, c := range []struct {
+			op    query.Op
+			field string
+			list  []any
+			want  string
+		}{
+			{query.OpIn, "N/n", []any{int64(1)}, "e0"},
+			{query.OpIn, "N/n", []any{int64(1), nil}, "e0 e2"},
+			{query.OpIn, "N/n", []any{nil}, "e2"},
+			{query.OpIn, "N/n", []any{}, ""},
+			{query.OpNotIn, "N/n", []any{int64(1)}, "e1 e2"},
+			{query.OpNotIn, "N/n", []any{int64(1), nil}, "e1"},
+			{query.OpNotIn, "N/n", []any{nil}, "e0 e1"},
+			{query.OpNotIn, "N/n", []any{}, "e0 e1 e2"},
+			{query.OpNotIn, "N/n", []any{int64(1), int64(2)}, "e2"},
+			{query.OpIn, "N/other", []any{ids[0], nil}, "e0 e1"},
+			{query.OpNotIn, "N/other", []any{ids[0]}, "e0 e2"},
+			{query.OpNotIn, "N/other", []any{ids[0], nil}, "e2"},
+		} {
+			q := &query.Query{From: "N/T", Select: sel("N/name"), Order: []query.Order{{Path: query.Path{Fields: []string{"N/name"}}}},
+				Where: &query.Filter{Op: c.op, Path: query.Path{Fields: []string{c.field}}, Value: query.Value{IsParam: true, Param: "l"}}}
+			var rows []map[string]string
+			if err := json.Unmarshal([]byte(run(t, st, q, map[string]any{"l": c.list})), &rows); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rows {
+				got = append(got, r["N/name"])
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("%s %s %v: %v, want %s", c.field, c.op, c.list, got, c.want)
+			}
+		}
 	})
 }
 

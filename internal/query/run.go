@@ -11,8 +11,27 @@ import (
 )
 
 // Run executes the plan and shapes the rows into result objects keyed by the
-// selected names.
+// selected names. A result that would hold more than MaxRows objects (rows
+// plus collection items) or encode to more than MaxBytes bytes of JSON is
+// refused with ErrTooLarge: before the query runs when CountSQL is set,
+// otherwise as soon as a row crosses the bound.
 func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, error) {
+	b := &bounds{maxRows: p.MaxRows, maxBytes: p.MaxBytes}
+	if b.maxRows <= 0 {
+		b.maxRows = MaxResultRows
+	}
+	if b.maxBytes <= 0 {
+		b.maxBytes = MaxResultBytes
+	}
+	if p.CountSQL != "" {
+		n, err := p.count(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if n > int64(b.maxRows) {
+			return nil, b.rowsErr()
+		}
+	}
 	rows, err := db.QueryContext(ctx, p.SQL, p.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("query: run: %w", err)
@@ -24,6 +43,7 @@ func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, err
 		ptrs[i] = &vals[i]
 	}
 	out := []map[string]any{}
+	b.bytes = 2 // the enclosing brackets
 	for rows.Next() {
 		for i := range vals {
 			vals[i] = nil
@@ -31,9 +51,19 @@ func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, err
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("query: scan: %w", err)
 		}
+		if err := b.addRows(1); err != nil {
+			return nil, err
+		}
 		pos := 0
-		m, err := decodeColumns(p.shapes, vals, &pos)
+		m, err := decodeColumns(p.shapes, vals, &pos, b)
 		if err != nil {
+			return nil, err
+		}
+		n := EncodedSize(m)
+		if len(out) > 0 {
+			n++ // the comma
+		}
+		if err := b.addBytes(n); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
@@ -44,7 +74,69 @@ func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, err
 	return out, nil
 }
 
-func decodeColumns(shapes []shape, vals []any, pos *int) (map[string]any, error) {
+// count runs CountSQL.
+func (p *Plan) count(ctx context.Context, db store.Querier) (int64, error) {
+	rows, err := db.QueryContext(ctx, p.CountSQL, p.CountArgs...)
+	if err != nil {
+		return 0, fmt.Errorf("query: count: %w", err)
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, fmt.Errorf("query: count: scan: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("query: count: %w", err)
+	}
+	return n, nil
+}
+
+// bounds tracks a result against its limits while it is read.
+type bounds struct {
+	maxRows, maxBytes int
+	rows, bytes       int
+}
+
+func (b *bounds) rowsErr() error {
+	return store.Errorf(ErrTooLarge, map[string]any{"max-rows": b.maxRows},
+		"the result holds more than %d rows and collection items; narrow the query or page through it with q/limit and q/offset", b.maxRows)
+}
+
+func (b *bounds) bytesErr() error {
+	return store.Errorf(ErrTooLarge, map[string]any{"max-bytes": b.maxBytes},
+		"the result is larger than %d bytes; select fewer fields or page through it with q/limit and q/offset", b.maxBytes)
+}
+
+// addRows counts n more objects of the result.
+func (b *bounds) addRows(n int) error {
+	b.rows += n
+	if b.rows > b.maxRows {
+		return b.rowsErr()
+	}
+	return nil
+}
+
+// addBytes counts n more bytes of the result.
+func (b *bounds) addBytes(n int) error {
+	b.bytes += n
+	if b.bytes > b.maxBytes {
+		return b.bytesErr()
+	}
+	return nil
+}
+
+// fits refuses a collection's JSON read from the database before it is
+// decoded when it alone would take the result past its byte bound.
+func (b *bounds) fits(raw int) error {
+	if b.bytes+raw > b.maxBytes {
+		return b.bytesErr()
+	}
+	return nil
+}
+
+func decodeColumns(shapes []shape, vals []any, pos *int, b *bounds) (map[string]any, error) {
 	m := make(map[string]any, len(shapes))
 	for _, sh := range shapes {
 		switch sh.kind {
@@ -60,7 +152,7 @@ func decodeColumns(shapes []shape, vals []any, pos *int) (map[string]any, error)
 		case shObject:
 			isNull := vals[*pos] == nil
 			*pos++
-			sub, err := decodeColumns(sh.sub, vals, pos)
+			sub, err := decodeColumns(sh.sub, vals, pos, b)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +162,7 @@ func decodeColumns(shapes []shape, vals []any, pos *int) (map[string]any, error)
 				m[sh.key] = sub
 			}
 		case shCollection:
-			arr, err := decodeArray(sh.sub, vals[*pos])
+			arr, err := decodeArray(sh.sub, vals[*pos], b)
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +216,7 @@ func aggValue(prim string, v any) any {
 	return store.OutScalar(prim, v)
 }
 
-func decodeArray(shapes []shape, v any) ([]any, error) {
+func decodeArray(shapes []shape, v any, b *bounds) ([]any, error) {
 	var raw []byte
 	switch x := v.(type) {
 	case nil:
@@ -136,15 +228,21 @@ func decodeArray(shapes []shape, v any) ([]any, error) {
 	default:
 		return nil, fmt.Errorf("query: collection column has type %T", v)
 	}
+	if err := b.fits(len(raw)); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var items []map[string]any
 	if err := dec.Decode(&items); err != nil {
 		return nil, fmt.Errorf("query: decode collection: %w", err)
 	}
+	if err := b.addRows(len(items)); err != nil {
+		return nil, err
+	}
 	out := make([]any, 0, len(items))
 	for _, it := range items {
-		m, err := decodeObject(shapes, it)
+		m, err := decodeObject(shapes, it, b)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +251,7 @@ func decodeArray(shapes []shape, v any) ([]any, error) {
 	return out, nil
 }
 
-func decodeObject(shapes []shape, obj map[string]any) (map[string]any, error) {
+func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any, error) {
 	m := make(map[string]any, len(shapes))
 	for _, sh := range shapes {
 		v := obj[sh.jkey]
@@ -173,7 +271,7 @@ func decodeObject(shapes []shape, obj map[string]any) (map[string]any, error) {
 			if !ok {
 				return nil, fmt.Errorf("query: nested object has type %T", v)
 			}
-			sub, err := decodeObject(sh.sub, o)
+			sub, err := decodeObject(sh.sub, o, b)
 			if err != nil {
 				return nil, err
 			}
@@ -183,13 +281,16 @@ func decodeObject(shapes []shape, obj map[string]any) (map[string]any, error) {
 			if !ok && v != nil {
 				return nil, fmt.Errorf("query: nested collection has type %T", v)
 			}
+			if err := b.addRows(len(arr)); err != nil {
+				return nil, err
+			}
 			out := make([]any, 0, len(arr))
 			for _, e := range arr {
 				o, ok := e.(map[string]any)
 				if !ok {
 					return nil, fmt.Errorf("query: nested item has type %T", e)
 				}
-				sub, err := decodeObject(sh.sub, o)
+				sub, err := decodeObject(sh.sub, o, b)
 				if err != nil {
 					return nil, err
 				}
