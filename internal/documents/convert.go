@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,9 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
+	"golang.org/x/net/html"
 )
 
 // Format is a representation of a document at the documents endpoint.
@@ -49,31 +53,50 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // md is the one markdown parser and renderer; goldmark instances are safe
-// for concurrent use.
-var md = goldmark.New(goldmark.WithExtensions(
-	extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList,
-))
+// for concurrent use. The cancel parsers run first at every line and
+// delimiter and stop a parse whose context ended.
+var md = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList),
+	goldmark.WithParserOptions(
+		parser.WithBlockParsers(util.Prioritized(cancelBlockParser{}, 0)),
+		parser.WithInlineParsers(util.Prioritized(cancelInlineParser{}, 0)),
+	),
+)
 
 // htmlConv is the one HTML to markdown converter; it is safe for concurrent
 // use.
-var htmlConv = converter.NewConverter(converter.WithPlugins(
-	base.NewBasePlugin(),
-	commonmark.NewCommonmarkPlugin(
-		commonmark.WithHeadingStyle(commonmark.HeadingStyleATX),
-		commonmark.WithBulletListMarker("-"),
-		commonmark.WithCodeBlockFence("```"),
-		commonmark.WithHorizontalRule("---"),
-		commonmark.WithListEndComment(false),
-	),
-	table.NewTablePlugin(),
-	strikethrough.NewStrikethroughPlugin(),
-))
+var htmlConv = func() *converter.Converter {
+	c := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(
+			commonmark.WithHeadingStyle(commonmark.HeadingStyleATX),
+			commonmark.WithBulletListMarker("-"),
+			commonmark.WithCodeBlockFence("```"),
+			commonmark.WithHorizontalRule("---"),
+			commonmark.WithListEndComment(false),
+		),
+		table.NewTablePlugin(),
+		strikethrough.NewStrikethroughPlugin(),
+	))
+	c.Register.Renderer(cancelRenderer, converter.PriorityEarly-100)
+	c.Register.UnEscaper(escapeBracket, converter.PriorityEarly)
+	return c
+}()
 
 // MarkdownToHTML renders markdown as an HTML fragment. Raw HTML in the
-// markdown is not passed through.
+// markdown is not passed through. Markdown over the input limits (see
+// [MaxContainersPerLine]) is refused with [ErrTooComplex].
 func MarkdownToHTML(src string) (string, error) {
+	return markdownToHTML(context.Background(), src)
+}
+
+func markdownToHTML(ctx context.Context, src string) (out string, err error) {
+	if err := checkMarkdown(src); err != nil {
+		return "", err
+	}
+	defer recoverCancel(ctx, &err)
 	var buf bytes.Buffer
-	if err := md.Convert([]byte(src), &buf); err != nil {
+	if err := md.Convert([]byte(src), &buf, parser.WithContext(parserContext(ctx))); err != nil {
 		return "", fmt.Errorf("documents: render markdown: %w", err)
 	}
 	return buf.String(), nil
@@ -82,11 +105,23 @@ func MarkdownToHTML(src string) (string, error) {
 // HTMLToMarkdown converts an HTML fragment (or page) to markdown, keeping
 // tables and strikethrough.
 func HTMLToMarkdown(src string) (string, error) {
-	out, err := htmlConv.ConvertString(src)
+	return htmlToMarkdown(context.Background(), src)
+}
+
+func htmlToMarkdown(ctx context.Context, src string) (out string, err error) {
+	doc, err := html.Parse(ctxReader{ctx: ctx, r: strings.NewReader(src)})
+	if err != nil {
+		if errors.Is(err, ErrTooComplex) {
+			return "", err
+		}
+		return "", fmt.Errorf("documents: parse html: %w", err)
+	}
+	defer recoverCancel(ctx, &err)
+	b, err := htmlConv.ConvertNode(doc, converter.WithContext(ctx))
 	if err != nil {
 		return "", fmt.Errorf("documents: convert html: %w", err)
 	}
-	return canonical(out), nil
+	return canonical(string(b)), nil
 }
 
 // canonical is the stored form of markdown: unix line ends and exactly one
@@ -102,13 +137,21 @@ func canonical(s string) string {
 
 // Encode renders stored markdown in the requested format.
 func Encode(markdown string, f Format) (string, error) {
+	return encode(context.Background(), markdown, f)
+}
+
+// encode is Encode stopped (with ErrTooComplex) when ctx ends.
+func encode(ctx context.Context, markdown string, f Format) (string, error) {
 	switch f {
 	case "", FormatMarkdown:
 		return markdown, nil
 	case FormatHTML:
-		return MarkdownToHTML(markdown)
+		return markdownToHTML(ctx, markdown)
 	case FormatJSON:
-		tree := MarkdownToTree(markdown)
+		tree, err := markdownToTree(ctx, markdown)
+		if err != nil {
+			return "", err
+		}
 		b, err := marshalTree(tree)
 		if err != nil {
 			return "", err
@@ -120,17 +163,43 @@ func Encode(markdown string, f Format) (string, error) {
 
 // Decode turns content in the given format into the stored markdown.
 func Decode(content string, f Format) (string, error) {
+	return decode(context.Background(), content, f)
+}
+
+// decode is Decode stopped (with ErrTooComplex) when ctx ends. The markdown
+// it returns is known to parse within the input limits.
+func decode(ctx context.Context, content string, f Format) (string, error) {
+	if strings.IndexByte(content, 0) >= 0 {
+		return "", ErrNUL
+	}
+	var md string
+	var err error
 	switch f {
 	case "", FormatMarkdown:
-		return canonical(content), nil
+		md = canonical(content)
 	case FormatHTML:
-		return HTMLToMarkdown(content)
+		md, err = htmlToMarkdown(ctx, content)
 	case FormatJSON:
-		tree, err := UnmarshalTree([]byte(content))
-		if err != nil {
-			return "", err
+		var tree *Node
+		tree, err = UnmarshalTree([]byte(content))
+		if err == nil {
+			md, err = treeToMarkdown(ctx, tree)
 		}
-		return TreeToMarkdown(tree)
+	default:
+		return "", fmt.Errorf("%w: %q", ErrFormat, f)
 	}
-	return "", fmt.Errorf("%w: %q", ErrFormat, f)
+	if err != nil {
+		return "", err
+	}
+	if strings.IndexByte(md, 0) >= 0 {
+		return "", ErrNUL
+	}
+	if _, err := markdownToTree(ctx, md); err != nil {
+		return "", err
+	}
+	return md, nil
 }
+
+// ErrNUL reports content holding a NUL character (U+0000), which documents
+// never keep.
+var ErrNUL = errors.New("documents: the content contains a NUL character (U+0000)")

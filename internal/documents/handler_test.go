@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -176,5 +177,104 @@ func TestHandlerTooComplex(t *testing.T) {
 	code, m := call(t, srv, "PUT", "/api/documents/"+known, string(body))
 	if code != http.StatusUnprocessableEntity {
 		t.Fatalf("%d %v, want 422", code, m)
+	}
+}
+
+// A secret is a UUID: every spelling of it names one document, stored once,
+// under its lower-case form.
+func TestHandlerSecretCase(t *testing.T) {
+	h, srv := newTestHandler(t)
+	upper := strings.ToUpper(known)
+	mixed := strings.ToUpper(known[:8]) + known[8:]
+	code, m := call(t, srv, "PUT", "/api/documents/"+upper, `{"content": "from upper"}`)
+	if code != http.StatusOK || m["secret"] != known {
+		t.Fatalf("upper-case PUT: %d %v", code, m)
+	}
+	for _, s := range []string{known, upper, mixed} {
+		code, m := call(t, srv, "GET", "/api/documents/"+s, "")
+		if code != http.StatusOK || m["content"] != "from upper\n" || m["secret"] != known {
+			t.Fatalf("GET %s: %d %v", s, code, m)
+		}
+	}
+	code, _ = call(t, srv, "PUT", "/api/documents/"+mixed, `{"content": "from mixed"}`)
+	if code != http.StatusOK {
+		t.Fatalf("mixed-case PUT: %d", code)
+	}
+	var n int
+	if err := h.Store.db.QueryRow(`SELECT count(*) FROM host_documents`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d rows (%v), want 1", n, err)
+	}
+	if got, _, _ := h.Store.Get(context.Background(), upper); got != "from mixed\n" {
+		t.Fatalf("Store.Get(upper) = %q", got)
+	}
+	if err := h.Store.Delete(context.Background(), upper); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := h.Store.Get(context.Background(), known); found {
+		t.Fatal("Delete in upper case left the document")
+	}
+	if err := h.Store.Put(context.Background(), "not-a-uuid", "x"); !errors.Is(err, ErrSecret) {
+		t.Fatalf("Put of a malformed secret: %v", err)
+	}
+}
+
+// Rows stored under upper-case secrets before they were normalized are
+// renamed when the store opens; of two spellings the newer content wins.
+func TestStoreLowersOldSecrets(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "docs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := NewStore(ctx, db, liteDialect{}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := "0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10", "1b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10"
+	for _, r := range []struct {
+		secret, content string
+		at              int64
+	}{
+		{strings.ToUpper(a), "a only upper", 1},
+		{b, "b old lower", 1},
+		{strings.ToUpper(b), "b newer upper", 2},
+	} {
+		if _, err := db.Exec(`INSERT INTO host_documents (secret, content, updated_at) VALUES (?, ?, ?)`, r.secret, r.content, r.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := NewStore(ctx, db, liteDialect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for secret, want := range map[string]string{a: "a only upper", b: "b newer upper"} {
+		if got, found, err := st.Get(ctx, secret); err != nil || !found || got != want {
+			t.Errorf("%s: %q %v %v, want %q", secret, got, found, err, want)
+		}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM host_documents WHERE secret <> lower(secret)`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d upper-case rows left (%v)", n, err)
+	}
+}
+
+// Content with a NUL character is refused (PostgreSQL cannot store it), in
+// every format.
+func TestHandlerRefusesNUL(t *testing.T) {
+	h, srv := newTestHandler(t)
+	for _, tc := range []struct{ format, body string }{
+		{"md", `{"content": "a\u0000b"}`},
+		{"json", `{"content": {"type":"doc","children":[{"type":"code_block","text":"a\u0000b"}]}}`},
+	} {
+		code, m := call(t, srv, "PUT", "/api/documents/"+known+"?format="+tc.format, tc.body)
+		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(m["message"]), "NUL") {
+			t.Errorf("%s: %d %v, want 400 naming the NUL", tc.format, code, m)
+		}
+	}
+	if _, found, _ := h.Store.Get(context.Background(), known); found {
+		t.Fatal("a refused write was stored")
+	}
+	if err := h.Store.Put(context.Background(), known, "a\x00b"); !errors.Is(err, ErrNUL) {
+		t.Fatalf("Store.Put with NUL: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -67,12 +69,28 @@ const (
 // ErrTree reports a json document tree that cannot be written.
 var ErrTree = errors.New("documents: invalid document tree")
 
-// MarkdownToTree parses markdown into the document tree.
+// MarkdownToTree parses markdown into the document tree. Markdown over the
+// input limits (see [MaxContainersPerLine]) gives a doc node holding its
+// whole text as one paragraph.
 func MarkdownToTree(markdown string) *Node {
+	n, err := markdownToTree(context.Background(), markdown)
+	if err != nil {
+		return &Node{Type: "doc", Children: []*Node{{Type: "paragraph", Children: []*Node{{Type: "text", Text: markdown}}}}}
+	}
+	return n
+}
+
+// markdownToTree parses markdown into the document tree; it refuses
+// markdown over the input limits and stops when ctx ends (ErrTooComplex).
+func markdownToTree(ctx context.Context, markdown string) (n *Node, err error) {
+	if err := checkMarkdown(markdown); err != nil {
+		return nil, err
+	}
+	defer recoverCancel(ctx, &err)
 	src := []byte(markdown)
-	root := md.Parser().Parse(text.NewReader(src))
+	root := md.Parser().Parse(text.NewReader(src), parser.WithContext(parserContext(ctx)))
 	b := treeBuilder{src: src}
-	return b.node(root)
+	return b.node(root), nil
 }
 
 type treeBuilder struct{ src []byte }
@@ -334,6 +352,11 @@ func checkTree(n *Node, depth int, count *int) error {
 	if depth > MaxTreeDepth {
 		return fmt.Errorf("%w: deeper than %d levels", ErrTree, MaxTreeDepth)
 	}
+	for _, v := range []string{n.Text, n.URL, n.Title, n.Alt, n.Language} {
+		if strings.IndexByte(v, 0) >= 0 {
+			return ErrNUL
+		}
+	}
 	switch n.Type {
 	case "heading":
 		if n.Level < 1 || n.Level > 6 {
@@ -369,11 +392,15 @@ func checkTree(n *Node, depth int, count *int) error {
 // markdown. It renders the tree as HTML with every text escaped and converts
 // that HTML, so markdown syntax inside text nodes stays text.
 func TreeToMarkdown(n *Node) (string, error) {
+	return treeToMarkdown(context.Background(), n)
+}
+
+func treeToMarkdown(ctx context.Context, n *Node) (string, error) {
 	var sb strings.Builder
 	if err := writeHTML(&sb, n); err != nil {
 		return "", err
 	}
-	return HTMLToMarkdown(sb.String())
+	return htmlToMarkdown(ctx, sb.String())
 }
 
 // TreeToHTML renders a document tree as an HTML fragment.
