@@ -163,8 +163,8 @@ func (cancelBlockParser) Continue(node ast.Node, reader text.Reader, pc parser.C
 	return parser.Close
 }
 func (cancelBlockParser) Close(node ast.Node, reader text.Reader, pc parser.Context) {}
-func (cancelBlockParser) CanInterruptParagraph() bool                                  { return true }
-func (cancelBlockParser) CanAcceptIndentedLine() bool                                  { return true }
+func (cancelBlockParser) CanInterruptParagraph() bool                                { return true }
+func (cancelBlockParser) CanAcceptIndentedLine() bool                                { return true }
 
 // cancelInlineParser parses nothing: it is tried first at every delimiter
 // (where the costly inline parsers start) and stops a cancelled parse.
