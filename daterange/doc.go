@@ -51,8 +51,8 @@
 // "previous 2 weeks" 2017-05-29 to 2017-06-11.
 //
 // "from" and "to" take a day only: a date, today or yesterday. A period
-// there ("from this week", "to last month") is an error; "between this
-// week and today" says it. "from A" leaves Max open (nil, _max null)
+// there ("from this week", "to last month") is an error; write "between
+// this week and today" instead. "from A" leaves Max open (nil, _max null)
 // rather than ending it now; "to B" leaves Min open. "this" takes one unit
 // and no number: "this week", never "this 2 weeks" (that is "last 2
 // weeks").
