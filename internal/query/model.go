@@ -1,8 +1,9 @@
 // Package query is the host's one query model and its compiler: the command
 // API (platform.entity/query) and the GraphQL API both decode into a Query,
 // and Compile turns a Query plus the catalog into exactly one SQL statement for
-// the store's dialect, with every value a bound parameter and every name
-// checked against the catalog.
+// the store's dialect (and, when collections nest in collections, one
+// counting statement run before it; see Limits), with every value a bound
+// parameter and every name checked against the catalog.
 //
 // # Compilation
 //
@@ -41,6 +42,27 @@
 //     OpNone (an item of a collection matches a whole sub-filter), and
 //     collections with their own filter, order and limit (a limited
 //     collection numbers its rows with ROW_NUMBER in a derived table).
+//
+// # Limits
+//
+// One query's result holds at most MaxResultRows (100,000) objects, counting
+// its rows and every item of every collection sub-select at every depth
+// (to-one objects are part of their row), and its JSON encoding is at most
+// MaxResultBytes (32 MiB). A query that would cross either bound is refused
+// with query.error/too-large, whose data names the bound ("max-rows" or
+// "max-bytes"); nothing of its result is returned. Callers may lower both
+// bounds per plan (Plan.MaxRows, Plan.MaxBytes); the command API lowers the
+// byte bound to what is left of a request's answer.
+//
+// A collection nested inside another collection's items (directly or
+// through to-one objects) multiplies the result, and the database would
+// build all of it before the first row arrives; such a query first runs a
+// counting statement (Plan.CountSQL, the same filters, order, limits and
+// offsets, aggregating counts instead of JSON) and is refused before the
+// result is built when the count is over the bound. Other queries are
+// counted while their rows are read: a row, or a collection's JSON as read
+// from the database, that takes the result past a bound stops the query
+// there. Compilation also bounds the values one query binds (MaxArgs).
 package query
 
 // DefaultLimit is the number of entities returned when a query sets no limit.
