@@ -287,11 +287,16 @@ func (t *Tx) DocumentSecrets(ty *Type, f *Field, ids []string) (map[string]strin
 // PutDocuments writes document contents (markdown by secret) inside the
 // transaction, into the table the host's documents service reads
 // (host_documents: secret, content, updated_at), so that a page of entities
-// and their documents commit together. The table must exist (the documents
-// service creates it when it starts).
+// and their documents commit together. Secrets are stored in lower case; a
+// content with a NUL character is refused (entity.error/invalid-value).
 func (t *Tx) PutDocuments(contents map[string]string) error {
 	ms := t.now.UnixMilli()
 	for secret, md := range contents {
+		u, err := uuid.Parse(secret)
+		if err != nil || len(secret) != 36 {
+			return Errorf(ErrInvalidValue, nil, "document secret %q is not a uuid", secret)
+		}
+		secret = u.String() // secrets are stored in lower case
 		if _, err := t.exec("INSERT INTO host_documents (secret, content, updated_at) VALUES (?, ?, ?) "+
 			"ON CONFLICT (secret) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at", secret, md, ms); err != nil {
 			return fmt.Errorf("store: write document: %w", err)

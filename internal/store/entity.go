@@ -468,7 +468,7 @@ func (t *Tx) Read(ty *Type, id string) (map[string]any, error) {
 }
 
 // Delete runs platform.entity/delete: removes the entity, clears references
-// to it, removes its links and its rich-text documents.
+// to it, removes its links and its rich-text documents with their contents.
 func (t *Tx) Delete(typeName string, entity map[string]any) error {
 	ty, err := t.typeOf(typeName)
 	if err != nil {
@@ -485,9 +485,14 @@ func (t *Tx) Delete(typeName string, entity map[string]any) error {
 		return err
 	}
 	dt := t.cat.Type(DocumentType)
+	sf := dt.Field(DocumentSecret)
 	for _, f := range ty.Fields {
 		if t.cat.IsRichText(f) && f.Storage == StoreColumn {
-			if _, err := t.exec("DELETE FROM "+dt.Table+" WHERE id = (SELECT "+f.Col+" FROM "+ty.Table+" WHERE id = ?)", id); err != nil {
+			doc := "(SELECT " + f.Col + " FROM " + ty.Table + " WHERE id = ?)"
+			if _, err := t.exec("DELETE FROM "+DocumentsTable+" WHERE secret IN (SELECT "+sf.Col+" FROM "+dt.Table+" WHERE id = "+doc+")", id); err != nil {
+				return err
+			}
+			if _, err := t.exec("DELETE FROM "+dt.Table+" WHERE id = "+doc, id); err != nil {
 				return err
 			}
 		}

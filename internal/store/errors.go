@@ -40,6 +40,9 @@ const (
 	ErrInvalidParam       = "query.error/invalid-param"
 	ErrInternal           = "platform.error/internal"
 	ErrConcurrentSchemaOp = "schema.error/concurrent-change"
+	// ErrTooManyFields: a field would take a type past the columns one
+	// table may hold (see MaxTypeColumns).
+	ErrTooManyFields = "schema.error/too-many-fields"
 )
 
 // Errorf returns an *Error with the given stable name and a formatted message.

@@ -96,6 +96,13 @@ func (t *Tx) addType(ty *Type) error {
 }
 
 func (t *Tx) addPrimitive(ty *Type, f *Field) error {
+	need := 1
+	if IsRange(f.Prim) {
+		need = 2
+	}
+	if err := t.roomForColumns(ty, f.Name, need); err != nil {
+		return err
+	}
 	f.Col = t.cat.newIdent("c")
 	f.HolderID = ty.ID
 	ty.Fields = append(ty.Fields, f)
@@ -271,6 +278,12 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 			return Errorf(ErrInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
 		}
 	}
+	if !f.Collection && (partner == nil || partner.Collection || partner.Storage != StoreColumn) {
+		// The field gets a column of its own (see the StoreColumn case).
+		if err := t.roomForColumns(holder, f.Name, 1); err != nil {
+			return err
+		}
+	}
 	f.HolderID = holder.ID
 	holder.Fields = append(holder.Fields, f)
 	t.cat.reindex()
@@ -425,6 +438,9 @@ func (t *Tx) RenameField(holder, from, to string) error {
 	if err != nil {
 		return err
 	}
+	if err := protectedField(ty, f); err != nil {
+		return err
+	}
 	if !validName(to) {
 		return Errorf(ErrInvalidName, map[string]any{"name": to}, "invalid field name %q", to)
 	}
@@ -433,6 +449,31 @@ func (t *Tx) RenameField(holder, from, to string) error {
 	}
 	f.Name = to
 	t.cat.reindex()
+	return nil
+}
+
+// builtin reports whether f is a built-in field: a field of a built-in type
+// (Collaboration~Documents/Document), a built-in column (platform/id,
+// platform/public-id, the creation and modification dates), or one of the
+// fields the store gives an enum type (enum/name, platform/rank).
+func builtin(ty *Type, f *Field) bool {
+	switch {
+	case ty.Kind == KindBuiltin:
+		return true
+	case f.Role != RolePrimitive && f.Role != RoleRelation:
+		return true
+	case ty.Kind == KindEnum && (f.Name == "enum/name" || f.Name == "platform/rank"):
+		return true
+	}
+	return false
+}
+
+// protectedField is the schema.error/builtin-protected error of a change to
+// a built-in field, or nil.
+func protectedField(ty *Type, f *Field) error {
+	if builtin(ty, f) {
+		return Errorf(ErrBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
+	}
 	return nil
 }
 
@@ -453,8 +494,11 @@ func (t *Tx) SetFieldMeta(holder, name, key string, value any) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	_, f, err := t.field(holder, name)
+	ty, f, err := t.field(holder, name)
 	if err != nil {
+		return err
+	}
+	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	switch key {
@@ -491,6 +535,9 @@ func (t *Tx) InstallMixins(types map[string][]string) error {
 		ty := t.cat.Type(name)
 		if ty == nil {
 			return Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+		}
+		if ty.Kind == KindBuiltin {
+			return Errorf(ErrBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
 		}
 		m, _ := ty.Meta["app/mixins"].(map[string]any)
 		if m == nil {
@@ -544,8 +591,8 @@ func (t *Tx) DeleteField(holder, name string, deleteValues bool) error {
 	if err != nil {
 		return err
 	}
-	if f.Role != RolePrimitive && f.Role != RoleRelation {
-		return Errorf(ErrBuiltinProtected, map[string]any{"field": name}, "field %s is built in", name)
+	if err := protectedField(ty, f); err != nil {
+		return err
 	}
 	if !deleteValues {
 		has, err := t.fieldHasValues(ty, f)
@@ -586,6 +633,11 @@ func (t *Tx) dropField(ty *Type, f *Field) error {
 		case g.Storage == StoreColumn:
 			if t.cat.IsRichText(g) {
 				dt := t.cat.Type(DocumentType)
+				sf := dt.Field(DocumentSecret)
+				if err := t.ddl(fmt.Sprintf("DELETE FROM %s WHERE secret IN (SELECT d.%s FROM %s d WHERE d.id IN (SELECT %s FROM %s))",
+					DocumentsTable, sf.Col, dt.Table, g.Col, gt.Table)); err != nil {
+					return err
+				}
 				if err := t.ddl(fmt.Sprintf("DELETE FROM %s WHERE id IN (SELECT %s FROM %s)", dt.Table, g.Col, gt.Table)); err != nil {
 					return err
 				}

@@ -68,6 +68,25 @@ import (
 	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
 )
 
+// DocumentsTable holds the contents of rich-text documents (secret, a
+// lower-case uuid, primary key; content, markdown; updated_at, Unix
+// milliseconds). The documents service reads and writes it; the store
+// creates it too, and deletes a document's content in the transaction that
+// deletes the document (with its entity, its field or its type).
+const DocumentsTable = "host_documents"
+
+// createDocuments is the documents service's definition of DocumentsTable.
+const createDocuments = `CREATE TABLE IF NOT EXISTS host_documents (
+	secret TEXT PRIMARY KEY,
+	content TEXT NOT NULL,
+	updated_at BIGINT NOT NULL
+)`
+
+// documentsLockID is the PostgreSQL advisory lock under which the documents
+// service creates DocumentsTable; the store takes it too, so that processes
+// starting at once do not race on the CREATE.
+const documentsLockID = 0x61707068
+
 // Store is the workspace host's database: catalog plus entity tables.
 type Store struct {
 	db      *sql.DB
@@ -79,6 +98,9 @@ type Store struct {
 	// now is the clock (tests may replace it).
 	now func() time.Time
 }
+
+// ErrDSN reports a DSN that Open does not accept.
+var ErrDSN = errors.New("store: unsupported DSN")
 
 // Open opens (and migrates) the store. DSN forms: "sqlite:PATH" (file, created
 // if missing), "sqlite::memory:" (private in-memory DB, for tests),
@@ -103,7 +125,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if path == "" || strings.ContainsAny(path, "?#") {
-			return nil, fmt.Errorf("store: invalid sqlite path %q", path)
+			return nil, fmt.Errorf("%w: sqlite path %q is empty or holds ? or #", ErrDSN, path)
 		}
 		var err error
 		db, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
@@ -122,7 +144,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxIdleConns(16)
 		d = Postgres
 	default:
-		return nil, fmt.Errorf("store: unsupported DSN (want sqlite:PATH, sqlite::memory: or postgres://...)")
+		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://...", ErrDSN)
 	}
 	// Entity ids come from a buffered random pool (far fewer reads of
 	// crypto/rand per created entity).
@@ -184,9 +206,16 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migrate lock: %w", err)
 		}
 	}
+	if IsPostgres(s.dialect) {
+		// The documents service creates host_documents under this lock.
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(documentsLockID)); err != nil {
+			return fmt.Errorf("store: migrate lock: %w", err)
+		}
+	}
 	for _, q := range []string{
 		"CREATE TABLE IF NOT EXISTS catalog_state (id INTEGER PRIMARY KEY, version BIGINT NOT NULL, doc TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS catalog_counters (type_id TEXT PRIMARY KEY, next BIGINT NOT NULL)",
+		createDocuments,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("store: migrate: %w", err)

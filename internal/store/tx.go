@@ -186,13 +186,16 @@ func (t *Tx) stmt(q string) (*sql.Stmt, error) {
 
 // exec runs a statement with ? placeholders (cached as a prepared statement).
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
 	st, err := t.stmt(q)
 	if err != nil {
 		return nil, err
 	}
 	r, err := st.ExecContext(t.ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: exec: %w", err)
+		return nil, fmt.Errorf("store: exec: %w", clientError(err))
 	}
 	return r, nil
 }

@@ -115,11 +115,17 @@ func ScalarArg(name, prim string, v any) (any, error) {
 		if !ok {
 			return nil, invalid(name, "want a string, got %s", describe(v))
 		}
+		if err := checkText(name, s); err != nil {
+			return nil, err
+		}
 		return s, nil
 	case TEmail:
 		s, ok := v.(string)
 		if !ok {
 			return nil, invalid(name, "want an e-mail string, got %s", describe(v))
+		}
+		if err := checkText(name, s); err != nil {
+			return nil, err
 		}
 		if s != "" && (!strings.Contains(s, "@") || strings.ContainsAny(s, " \t\r\n")) {
 			return nil, invalid(name, "not an e-mail address: %q", s)
