@@ -11,12 +11,21 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// Limits of the command API.
+// Limits of the command API (the package documentation says how they apply).
 const (
 	// MaxBodyBytes is the largest request body accepted (413 beyond).
 	MaxBodyBytes = 32 << 20
-	// MaxCommands is the largest number of commands in one request or batch.
+	// MaxCommands is the most commands one request holds, counting every
+	// command at every depth: top-level commands, the commands inside
+	// platform.command/batch and platform.schema/batch, and the batches
+	// themselves.
 	MaxCommands = 10000
+	// MaxAnswerBytes is the largest answer of one request, measured as its
+	// JSON encoding.
+	MaxAnswerBytes = 32 << 20
+	// MaxBatchDepth is how deep platform.command/batch nests: a batch
+	// inside MaxBatchDepth enclosing batches is refused.
+	MaxBatchDepth = 4
 )
 
 // Error names of the request layer (the store's names are in package store).
@@ -114,8 +123,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Execute runs an already-read request body: a JSON array of commands. Each
 // top-level command runs in its own transaction. The error is non-nil only
 // when the body itself is unusable (an *store.Error named
-// request.error/malformed or request.error/too-large).
+// request.error/malformed, or request.error/too-large when it holds more
+// than MaxCommands commands counted at every depth; then nothing runs).
 func (a *API) Execute(ctx context.Context, body []byte) ([]Result, error) {
+	return a.execute(ctx, body, newAnswer(MaxAnswerBytes))
+}
+
+// decoded is one top-level command, or why it could not be decoded.
+type decoded struct {
+	cmd command
+	err error
+}
+
+func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands: %v", err)
@@ -124,27 +144,90 @@ func (a *API) Execute(ctx context.Context, body []byte) ([]Result, error) {
 		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands, not null")
 	}
 	if len(raw) > MaxCommands {
-		return nil, store.Errorf(ErrTooLarge, map[string]any{"max": MaxCommands}, "at most %d commands per request", MaxCommands)
+		return nil, tooManyCommands(len(raw))
+	}
+	cmds := make([]decoded, len(raw))
+	total := 0
+	for i, r := range raw {
+		cmds[i].cmd, cmds[i].err = decodeCommand(r)
+		if cmds[i].err != nil {
+			total++
+		} else {
+			total += countCommands(cmds[i].cmd, 0)
+		}
+		if total > MaxCommands {
+			return nil, tooManyCommands(total)
+		}
 	}
 	out := make([]Result, len(raw))
-	for i, r := range raw {
-		out[i] = a.run(ctx, r)
+	for i, d := range cmds {
+		if i > 0 {
+			b.spent++ // the comma
+		}
+		out[i] = a.run(ctx, d, b)
 	}
 	return out, nil
 }
 
-// run executes one top-level command.
-func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
-	var cmd command
+func tooManyCommands(n int) error {
+	return store.Errorf(ErrTooLarge, map[string]any{"max": MaxCommands},
+		"the request holds more than %d commands (counting those inside batches, and the batches); at most %d", n-1, MaxCommands)
+}
+
+// countCommands counts c and the commands inside it, batches included. A
+// command batch nested deeper than MaxBatchDepth counts as one: it is refused
+// without running what it holds.
+func countCommands(c command, depth int) int {
+	n := 1
+	switch c.Name {
+	case CmdSchemaBatch:
+		cmds, _ := c.Args["commands"].([]any)
+		n += len(cmds)
+	case CmdCommandBatch:
+		if depth >= MaxBatchDepth {
+			return n
+		}
+		cmds, _ := c.Args["commands"].([]any)
+		for _, raw := range cmds {
+			m, ok := raw.(map[string]any)
+			if !ok {
+				n++
+				continue
+			}
+			sc, err := commandFromMap(m)
+			if err != nil {
+				n++
+				continue
+			}
+			n += countCommands(sc, depth+1)
+		}
+	}
+	return n
+}
+
+// run executes one top-level command, spending its result from b.
+func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
+	cmd := d.cmd
+	spent := b.spent
 	defer func() {
 		if p := recover(); p != nil {
 			a.internal(ctx, cmd.Name, fmt.Errorf("panic: %v", p))
 			res = failure(store.Errorf(store.ErrInternal, nil, "internal error"))
-			return
+		}
+		if !res.Success {
+			// A failed command's partial results are not in the answer.
+			b.spent = spent
+			b.spent += errorSize(res.Result.(ErrorBody))
 		}
 	}()
-	cmd, err := decodeCommand(raw)
-	if err != nil {
+	if d.err != nil {
+		return a.fail(ctx, cmd.Name, d.err)
+	}
+	if b.over {
+		return a.fail(ctx, cmd.Name, store.Errorf(ErrTooLarge, map[string]any{"max-bytes": b.max},
+			"not run: the answer of this request already reached %d bytes", b.max))
+	}
+	if err := b.add(resultTrue); err != nil {
 		return a.fail(ctx, cmd.Name, err)
 	}
 	if readOnly(cmd.Name) {
@@ -152,20 +235,20 @@ func (a *API) run(ctx context.Context, raw json.RawMessage) (res Result) {
 		if err != nil {
 			return a.fail(ctx, cmd.Name, err)
 		}
-		v, err := a.read(ctx, cat, a.st.DB(), cmd)
+		v, err := a.read(ctx, cat, a.st.DB(), cmd, b)
 		if err != nil {
 			return a.fail(ctx, cmd.Name, err)
 		}
 		return Result{Success: true, Result: v}
 	}
 	write := a.st.Write
-	if changesSchema(cmd) {
+	if changesSchema(cmd, 0) {
 		write = a.st.WriteSchema
 	}
 	var v any
-	err = write(ctx, func(tx *store.Tx) error {
+	err := write(ctx, func(tx *store.Tx) error {
 		var err error
-		v, err = a.write(tx, cmd, 0)
+		v, err = a.write(tx, cmd, 0, b)
 		return err
 	})
 	if err != nil {
@@ -208,15 +291,18 @@ func toErrorBody(err error) ErrorBody {
 
 // changesSchema reports whether a command (or a batch holding it) changes the
 // schema, so its transaction locks the catalog exclusively from the start.
-func changesSchema(c command) bool {
+func changesSchema(c command, depth int) bool {
 	switch c.Name {
 	case CmdSchemaBatch, CmdInstallMixins:
 		return true
 	case CmdCommandBatch:
+		if depth >= MaxBatchDepth {
+			return false // refused before anything in it runs
+		}
 		cmds, _ := c.Args["commands"].([]any)
 		for _, raw := range cmds {
 			if m, ok := raw.(map[string]any); ok {
-				if sc, err := commandFromMap(m); err == nil && changesSchema(sc) {
+				if sc, err := commandFromMap(m); err == nil && changesSchema(sc, depth+1) {
 					return true
 				}
 			}

@@ -10,11 +10,10 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// Nesting limits for hostile input.
+// Nesting limits for hostile input (MaxBatchDepth is with the other limits).
 const (
 	maxFilterDepth = 32
 	maxSelectDepth = 8
-	maxBatchDepth  = 4
 )
 
 type command struct {

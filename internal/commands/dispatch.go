@@ -32,11 +32,16 @@ const (
 
 func readOnly(name string) bool { return name == CmdSchemaQuery || name == CmdEntityQuery }
 
-// read runs a read command against a catalog snapshot and a querier.
-func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command) (any, error) {
+// read runs a read command against a catalog snapshot and a querier,
+// spending its result from b.
+func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command, b *answer) (any, error) {
 	switch c.Name {
 	case CmdSchemaQuery:
-		return cat.SchemaJSON(), nil
+		v := cat.SchemaJSON()
+		if err := b.spend(v); err != nil {
+			return nil, err
+		}
+		return v, nil
 	case CmdEntityQuery:
 		q, err := decodeQuery(c.Args["query"])
 		if err != nil {
@@ -50,16 +55,89 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 		if err != nil {
 			return nil, err
 		}
-		return plan.Run(ctx, db)
+		// The query stops as soon as its result would not fit in what is
+		// left of the answer.
+		lowered := b.left() < plan.MaxBytes
+		if lowered {
+			plan.MaxBytes = max(b.left(), 1)
+		}
+		rows, err := plan.Run(ctx, db)
+		if err != nil {
+			if e, ok := store.AsError(err); ok && lowered && e.Name == query.ErrTooLarge && e.Data["max-bytes"] != nil {
+				b.over = true
+				return nil, b.err()
+			}
+			return nil, err
+		}
+		if err := b.spend(rows); err != nil {
+			return nil, err
+		}
+		return rows, nil
 	}
 	return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
 }
 
-// write runs any command inside a write transaction.
-func (a *API) write(tx *store.Tx, c command, depth int) (any, error) {
+// write runs any command inside a write transaction, spending its result
+// from b; a command batch spends the results of its commands one by one.
+func (a *API) write(tx *store.Tx, c command, depth int, b *answer) (any, error) {
 	switch c.Name {
 	case CmdSchemaQuery, CmdEntityQuery:
-		return a.read(tx.Context(), tx.Catalog(), tx.Querier(), c)
+		return a.read(tx.Context(), tx.Catalog(), tx.Querier(), c, b)
+	case CmdCommandBatch:
+		return a.batch(tx, c, depth, b)
+	}
+	v, err := a.change(tx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.spend(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// batch runs platform.command/batch: its commands in order, in tx.
+func (a *API) batch(tx *store.Tx, c command, depth int, b *answer) (any, error) {
+	if depth >= MaxBatchDepth {
+		return nil, store.Errorf(ErrInvalidArgs, map[string]any{"command": c.Name, "max-depth": MaxBatchDepth},
+			"%s: batches nested deeper than %d", c.Name, MaxBatchDepth)
+	}
+	cmds, err := argArray(c, "commands")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.add(2); err != nil { // the brackets
+		return nil, err
+	}
+	out := make([]Result, 0, len(cmds))
+	for i, raw := range cmds {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, argErr(c.Name, "command %d is not an object", i)
+		}
+		sc, err := commandFromMap(m)
+		if err != nil {
+			return nil, withIndex(err, i, "")
+		}
+		n := resultTrue
+		if i > 0 {
+			n++ // the comma
+		}
+		if err := b.add(n); err != nil {
+			return nil, withIndex(err, i, sc.Name)
+		}
+		v, err := a.write(tx, sc, depth+1, b)
+		if err != nil {
+			return nil, withIndex(err, i, sc.Name)
+		}
+		out = append(out, Result{Success: true, Result: v})
+	}
+	return out, nil
+}
+
+// change runs a command that writes (all but reads and command batches).
+func (a *API) change(tx *store.Tx, c command) (any, error) {
+	switch c.Name {
 	case CmdSchemaBatch:
 		cmds, err := argArray(c, "commands")
 		if err != nil {
@@ -79,31 +157,6 @@ func (a *API) write(tx *store.Tx, c command, depth int) (any, error) {
 			}
 		}
 		return "ok", nil
-	case CmdCommandBatch:
-		if depth >= maxBatchDepth {
-			return nil, argErr(c.Name, "batches nested deeper than %d", maxBatchDepth)
-		}
-		cmds, err := argArray(c, "commands")
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Result, 0, len(cmds))
-		for i, raw := range cmds {
-			m, ok := raw.(map[string]any)
-			if !ok {
-				return nil, argErr(c.Name, "command %d is not an object", i)
-			}
-			sc, err := commandFromMap(m)
-			if err != nil {
-				return nil, withIndex(err, i, "")
-			}
-			v, err := a.write(tx, sc, depth+1)
-			if err != nil {
-				return nil, withIndex(err, i, sc.Name)
-			}
-			out = append(out, Result{Success: true, Result: v})
-		}
-		return out, nil
 	case CmdInstallMixins:
 		types, err := argObject(c, "types", true)
 		if err != nil {
