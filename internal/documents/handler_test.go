@@ -207,6 +207,13 @@ func TestHandlerSecretCase(t *testing.T) {
 	if got, _, _ := h.Store.Get(context.Background(), upper); got != "from mixed\n" {
 		t.Fatalf("Store.Get(upper) = %q", got)
 	}
+	if err := h.Store.Put(context.Background(), upper, "direct"); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := h.Store.db.QueryRow(`SELECT content FROM host_documents WHERE secret = ?`, known).Scan(&stored); err != nil || stored != "direct" {
+		t.Fatalf("Store.Put(upper) stored %q (%v) under the lower-case secret", stored, err)
+	}
 	if err := h.Store.Delete(context.Background(), upper); err != nil {
 		t.Fatal(err)
 	}

@@ -160,14 +160,28 @@ func TestConversionFairness(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A conversion that outlasts the timeout is stopped (its context ends)
-	// and its slots are free when convert returns.
+	// A conversion that outlasts the timeout is stopped (its context ends),
+	// and convert returns only once it has stopped, its slots free.
 	h = &Handler{MaxConversions: 1, MaxClientConversions: 1, ConvertTimeout: 10 * time.Millisecond}
-	_, err = h.convert(request("a"), func(ctx context.Context) (string, error) {
-		<-ctx.Done()
-		return "", ctx.Err()
-	})
-	if !errors.Is(err, ErrTooComplex) {
+	cancelled, proceed := make(chan struct{}), make(chan struct{})
+	result := make(chan error, 1)
+	go func() {
+		_, err := h.convert(request("a"), func(ctx context.Context) (string, error) {
+			<-ctx.Done()
+			close(cancelled)
+			<-proceed // still stopping
+			return "", ctx.Err()
+		})
+		result <- err
+	}()
+	<-cancelled
+	select {
+	case err := <-result:
+		t.Fatalf("convert returned (%v) while its conversion was still running", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(proceed)
+	if err := <-result; !errors.Is(err, ErrTooComplex) {
 		t.Fatalf("err = %v, want ErrTooComplex", err)
 	}
 	if n := len(h.sem); n != 0 {
