@@ -144,7 +144,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxIdleConns(16)
 		d = Postgres
 	default:
-		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://...", ErrDSN)
+		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
 	// Entity ids come from a buffered random pool (far fewer reads of
 	// crypto/rand per created entity).
