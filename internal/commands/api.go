@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -136,15 +137,9 @@ type decoded struct {
 }
 
 func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands: %v", err)
-	}
-	if raw == nil {
-		return nil, store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands, not null")
-	}
-	if len(raw) > MaxCommands {
-		return nil, tooManyCommands(len(raw))
+	raw, err := splitCommands(body)
+	if err != nil {
+		return nil, err
 	}
 	cmds := make([]decoded, len(raw))
 	total := 0
@@ -167,6 +162,43 @@ func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, er
 		out[i] = a.run(ctx, d, b)
 	}
 	return out, nil
+}
+
+// splitCommands splits the body, a JSON array, into its elements, reading
+// no further than MaxCommands + 1 of them.
+func splitCommands(body []byte) ([]json.RawMessage, error) {
+	malformed := func(err error) error {
+		if err == nil {
+			return store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands")
+		}
+		return store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, malformed(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, malformed(nil)
+	}
+	raw := []json.RawMessage{}
+	for dec.More() {
+		if len(raw) == MaxCommands {
+			return nil, tooManyCommands(MaxCommands + 1)
+		}
+		var r json.RawMessage
+		if err := dec.Decode(&r); err != nil {
+			return nil, malformed(err)
+		}
+		raw = append(raw, r)
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return nil, malformed(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, malformed(fmt.Errorf("data after the array"))
+	}
+	return raw, nil
 }
 
 func tooManyCommands(n int) error {

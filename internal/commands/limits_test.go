@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -142,61 +143,77 @@ func TestBatchNesting(t *testing.T) {
 }
 
 // The answer's budget is its JSON size: a request fits at exactly its
-// encoded size, and one byte less refuses the command that crosses it
-// (rolling a batch back) and every command after it.
+// encoded size, and one byte less refuses the command that crosses it,
+// whatever command that is (a write or a batch is rolled back).
 func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, limitsSchema)
 		ok(t, api, batchOf(createM("a"), createM("b\n\"quoted\" ünï \u2028")))
-		q := `{"command":"platform.entity/query","args":{"query":{"q/from":"M/T","q/select":["M/name","platform/id"]}}}`
-		body := "[" + strings.Join([]string{
-			createM("c"),
-			q,
-			`{"command":"platform.schema/query"}`,
-			`{"command":"no/such-command"}`,
-			batchOf(q, createM("d"), batchOf(q), emptyBatch),
-			q,
-		}, ",") + "]"
-		// Run once to learn the size (the creates make later answers larger:
-		// measure on a request that does not create).
-		body = strings.ReplaceAll(body, createM("c"), q)
-		body = strings.ReplaceAll(body, createM("d"), q)
-		res, err := api.Execute(context.Background(), []byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := EncodeResults(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := newAnswer(len(enc))
-		res, err = api.execute(context.Background(), []byte(body), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.spent != len(enc) || b.over {
-			t.Errorf("budget spent %d (over %v), the answer is %d bytes", b.spent, b.over, len(enc))
-		}
-		for i, r := range res {
-			if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
-				t.Errorf("command %d at the bound: %v", i, eb)
-			}
-		}
-		b = newAnswer(len(enc) - 1)
-		res, err = api.execute(context.Background(), []byte(body), b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		last := res[len(res)-1]
-		if eb, isErr := last.Result.(ErrorBody); !isErr || eb.Name != ErrTooLarge {
-			t.Errorf("last command one byte past the bound: %v", last)
-		}
-		for i, r := range res[:len(res)-1] {
-			if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
-				t.Errorf("command %d before the bound: %v", i, eb)
-			}
+		id := ok(t, api, createM("c")).(map[string]any)["platform/id"].(string)
+		q := `{"command":"platform.entity/query","args":{"query":{"q/from":"M/T","q/select":["M/name","platform/id","platform/modification-date"]}}}`
+		update := `{"command":"platform.entity/update","args":{"type":"M/T","entity":{"platform/id":"` + id + `","M/name":"c2"}}}`
+		prefix := []string{q, `{"command":"platform.schema/query"}`, `{"command":"no/such-command"}`, batchOf(q, batchOf(q), emptyBatch)}
+		for _, c := range []struct{ name, last string }{
+			{"query", q},
+			{"schema query", `{"command":"platform.schema/query"}`},
+			{"update", update},
+			{"update in a batch", batchOf(q, update)},
+			{"empty batch", emptyBatch},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				body := "[" + strings.Join(append(prefix, c.last), ",") + "]"
+				// The second run measures: the update changes what the
+				// queries read the first time only.
+				exec(t, api, body)
+				res, err := api.Execute(context.Background(), []byte(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				enc, err := EncodeResults(res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := newAnswer(len(enc))
+				res, err = api.execute(context.Background(), []byte(body), b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b.spent != len(enc) || b.over {
+					t.Errorf("budget spent %d (over %v), the answer is %d bytes", b.spent, b.over, len(enc))
+				}
+				for i, r := range res {
+					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
+						t.Errorf("command %d at the bound: %v", i, eb)
+					}
+				}
+				modified := lastModified(t, api)
+				b = newAnswer(len(enc) - 1)
+				res, err = api.execute(context.Background(), []byte(body), b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				last := res[len(res)-1]
+				if eb, isErr := last.Result.(ErrorBody); !isErr || eb.Name != ErrTooLarge {
+					t.Errorf("last command one byte past the bound: %v", last)
+				}
+				for i, r := range res[:len(res)-1] {
+					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
+						t.Errorf("command %d before the bound: %v", i, eb)
+					}
+				}
+				if got := lastModified(t, api); got != modified {
+					t.Errorf("the refused command was applied: %s, was %s", got, modified)
+				}
+			})
 		}
 	})
+}
+
+// lastModified is the latest modification date of the M/T entities.
+func lastModified(t *testing.T, api *API) string {
+	t.Helper()
+	rows := ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"M/T","q/select":["platform/modification-date"],"q/order-by":[[["platform/modification-date"],"q/desc"]],"q/limit":1}}}`)
+	return mustJSON(t, rows)
 }
 
 // MaxAnswerBytes bounds what one request answers: 1 MiB values read again
@@ -274,4 +291,45 @@ func TestQueryTooLarge(t *testing.T) {
 			t.Errorf("got %s, want %s", name, query.ErrTooLarge)
 		}
 	})
+}
+
+// The body is split into commands as encoding/json would decode it into an
+// array, reading no further than MaxCommands + 1 elements.
+func TestSplitCommands(t *testing.T) {
+	for _, body := range []string{
+		`[]`, ` [ ] `, "[{}]\n", `[1,"x",{"a":[1,{}]},null]`, `null`, `{}`, `"x"`, ``, `[`, `[1,]`, `[1 2]`, `[,1]`,
+		`[1]]`, `[1] [2]`, `[1]x`, `[{"a":}]`, `[1,` + strings.Repeat(" ", 10) + `2]`,
+	} {
+		var want []json.RawMessage
+		wantErr := json.Unmarshal([]byte(body), &want) != nil || want == nil
+		got, err := splitCommands([]byte(body))
+		if (err != nil) != wantErr {
+			t.Errorf("%q: error %v, want error %v", body, err, wantErr)
+			continue
+		}
+		if err != nil {
+			if e, _ := store.AsError(err); e == nil || e.Name != ErrMalformed {
+				t.Errorf("%q: %v, want %s", body, err, ErrMalformed)
+			}
+			continue
+		}
+		if len(got) != len(want) {
+			t.Errorf("%q: %d elements, want %d", body, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(bytes.TrimSpace(got[i]), bytes.TrimSpace(want[i])) {
+				t.Errorf("%q: element %d = %s, want %s", body, i, got[i], want[i])
+			}
+		}
+	}
+	for _, n := range []int{MaxCommands, MaxCommands + 1, 3 * MaxCommands} {
+		body := "[" + repeat("1", n) + "]"
+		got, err := splitCommands([]byte(body))
+		if n <= MaxCommands && (err != nil || len(got) != n) {
+			t.Errorf("%d elements: %d, %v", n, len(got), err)
+		}
+		if e, _ := store.AsError(err); n > MaxCommands && (e == nil || e.Name != ErrTooLarge) {
+			t.Errorf("%d elements: %v, want %s", n, err, ErrTooLarge)
+		}
+	}
 }
