@@ -1,5 +1,5 @@
 // Package commands is the workspace host's command API: POST /api/commands
-// as ../shared/spec/000_*.txt specifies it, over internal/store (writes and
+// as the workspace service answers it, over internal/store (writes and
 // schema) and internal/query (reads).
 //
 // The body is a JSON array of commands {command, args}; the answer is a JSON
@@ -17,16 +17,42 @@
 // remove-collection-items and platform.entity/delete ({type, entity:
 // {platform/id}}, result "ok").
 //
-// Choices where the spec says "not shown": a type created without the
+// Choices the service's documentation leaves open: a type created without the
 // built-in fields (platform/id, public-id, creation- and modification-date)
 // gets them; platform/public-id is a per-type counter written as a string
 // ("1", "2", ...); creation and modification dates may be set explicitly on
 // create (imports), platform/public-id never. platform.app/install-mixins
 // records mixins in the type's app/mixins meta, and platform/rank-mixin adds
-// a platform/rank field. Limits: MaxBodyBytes per request (413 beyond),
-// MaxCommands per request or batch, batches nested at most 4 deep, filters
-// 32 deep, select lists 8 deep. Query semantics (default order and limit,
-// empty values, parameters) are documented in package query.
+// a platform/rank field. Query semantics (default order and limit, empty
+// values, parameters) are documented in package query.
+//
+// # Limits
+//
+//   - Body: at most MaxBodyBytes (32 MiB); beyond, HTTP 413 with
+//     request.error/too-large.
+//   - Commands: at most MaxCommands (10,000) per request, counting every
+//     command at every depth: each top-level command, each command inside a
+//     platform.command/batch or platform.schema/batch, and the batches
+//     themselves (a request holding one batch of 9,999 commands holds
+//     10,000). A request over the cap is refused as a whole with
+//     request.error/too-large (data "max") before any of its commands runs.
+//   - Nesting: a platform.command/batch nests at most MaxBatchDepth (4)
+//     deep, the top-level batch included; a deeper one fails with
+//     request.error/invalid-args (data "max-depth"), its enclosing batch
+//     with it, and nothing of it is applied. What a refused batch holds is
+//     not counted against the cap.
+//   - Answer: at most MaxAnswerBytes (32 MiB), measured as the JSON of the
+//     answer while results are produced (a query stops as soon as its rows
+//     would not fit in what is left). The command whose result would cross
+//     the bound fails with request.error/too-large (data "max-bytes"); a
+//     write or a batch is rolled back with it, and every later command of
+//     the request fails the same way without running. Commands before it
+//     keep their results.
+//   - One query's result: at most 100,000 rows and collection items and
+//     32 MiB (query.error/too-large; package query says how it is counted).
+//   - Query syntax: filters nest at most 32 deep, select lists 8 deep, paths
+//     hold at most 8 fields, at most 16 sort keys, 10,000 values in a q/in
+//     list and 30,000 bound values per query.
 //
 // # Errors
 //
@@ -34,7 +60,7 @@
 // "data"}}. The names are stable:
 //
 //	request.error/malformed          body is not a JSON array of command objects (HTTP 400 for the body)
-//	request.error/too-large          body over MaxBodyBytes (HTTP 413) or too many commands
+//	request.error/too-large          body over MaxBodyBytes (HTTP 413), over MaxCommands commands, or an answer over MaxAnswerBytes
 //	request.error/unknown-command    no such command (or a schema command outside platform.schema/batch)
 //	request.error/invalid-args       args missing or of the wrong JSON type
 //	request.error/cancelled          the client went away or the request timed out
@@ -55,6 +81,7 @@
 //	query.error/invalid              a query that does not fit the query language or the schema
 //	query.error/unknown-param        a $parameter missing from params
 //	query.error/invalid-param        a parameter value of the wrong shape for the compared field
+//	query.error/too-large            a query result over 100,000 rows and collection items or 32 MiB
 //	platform.error/internal          anything else; the message is generic and carries no SQL or values
 //
 // # Benchmarks
@@ -75,6 +102,7 @@
 //	BenchmarkCreate/sqlite   12,369 entities/s vs raw 16,247  ratio 0.76
 //	BenchmarkCreate/postgres  5,158 entities/s vs raw  6,509  ratio 0.79
 //
-// Memory stays flat: rows are shaped one at a time from the cursor and
-// command batches hold only their own results.
+// Memory stays flat: rows are shaped one at a time from the cursor,
+// command batches hold only their own results, and every answer is bounded
+// (see Limits).
 package commands
