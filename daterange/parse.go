@@ -576,14 +576,16 @@ func (p *parser) ago(t token, u unit, plural bool, form termForm, which sideUse)
 // one unit and no number.
 func (p *parser) period(t token, which sideUse) (span, error) {
 	this, previous := is(t, "this"), is(t, "previous")
+	want := "expected a unit (day, week, month, quarter, year) or a number"
+	if this {
+		want = "expected a unit (day, week, month, quarter, year)"
+	}
 	nt := p.sc.next()
 	k := int64(1)
 	u, plural := unitOf(nt)
 	switch {
-	case nt.text == "" && this:
-		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) after "+t.text)
 	case nt.text == "":
-		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number after "+t.text)
+		return span{}, newError(ErrSyntax, nt, want+" after "+t.text)
 	case u != unitNone:
 		if plural {
 			return span{}, newError(ErrSyntax, nt, "a plural unit goes with a number (last 2 weeks); alone the unit is singular")
@@ -603,7 +605,7 @@ func (p *parser) period(t token, which sideUse) (span, error) {
 			return span{}, newError(ErrSyntax, ut, "after a number the unit is plural")
 		}
 	default:
-		return span{}, newError(ErrSyntax, nt, "expected a unit (day, week, month, quarter, year) or a number")
+		return span{}, newError(ErrSyntax, nt, want)
 	}
 	if previous {
 		return p.check(span{lo: p.c.start(u, k), hi: p.c.end(u, 1)}, nt, which)

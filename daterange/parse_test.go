@@ -434,7 +434,10 @@ func TestErrorMessage(t *testing.T) {
 		"this 2 weeks": `daterange: syntax error at position 5 ("2"): "this" takes one unit and no number ("this week"); for N units use "last N units"`,
 		"to last month": `daterange: syntax error at position 3 ("last"): from and to take a date, today or yesterday, ` +
 			`not a period; for a period use between ("between this week and today")`,
-		"from tomorrow": `daterange: syntax error at position 5 ("tomorrow"): unknown word; expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today or yesterday`,
+		"this":           `daterange: syntax error at end of statement (position 4): expected a unit (day, week, month, quarter, year) after this`,
+		"this fortnight": `daterange: syntax error at position 5 ("fortnight"): expected a unit (day, week, month, quarter, year)`,
+		"last fortnight": `daterange: syntax error at position 5 ("fortnight"): expected a unit (day, week, month, quarter, year) or a number`,
+		"from tomorrow":  `daterange: syntax error at position 5 ("tomorrow"): unknown word; expected a date (DD MMMM YYYY, DD-MM-YYYY, ...), today or yesterday`,
 	} {
 		if _, err := Parse(stmt, time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)); err == nil || err.Error() != want {
 			t.Errorf("Parse(%q): got %v, want %s", stmt, err, want)
