@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -19,12 +21,11 @@ import (
 // once, when the handler is built, and every problem is reported with its
 // place (see [App.Check]).
 type App struct {
-	// ID, Type, Name, Version, Description and Website make the descriptor
-	// (spec: all fields are sent; ID, Name and Version must not be empty).
+	// ID, Name, Version, Description and Website make the descriptor (all
+	// are sent; ID, Name and Version must not be empty).
 	ID string
-	// Type is the descriptor's type key (the samples carry one; "custom" is
-	// a fine value when nothing else fits).
-	Type string
+	// DescriptorType is the descriptor's "type" key; empty means "custom".
+	DescriptorType string
 	// Name is the app's display name.
 	Name string
 	// Version is the app's version string.
@@ -64,21 +65,23 @@ type App struct {
 type Sync struct {
 	// Types lists the synchronizable types.
 	Types []Type
-	// Filters are offered to the user.
+	// Filters are offered to the user; each is a handle built with
+	// [TextFilter], [MultiDropdownFilter], ... and read with its Get method.
 	Filters []Filter
-	// Datalist serves the options of filters declared with Datalist.
-	Datalist func(ctx context.Context, req *DatalistRequest) ([]Option, error)
 	// ValidateFilter checks filter values beyond their types (which appkit
 	// checks itself); an error answers 400 with its message.
 	ValidateFilter func(ctx context.Context, req *Request) error
 	// Webhooks, when set, enables webhook-based delta synchronization.
 	Webhooks *Webhooks
 	// Resource streams a file behind authentication for file fields whose
-	// URL is app://resource?... (NOTES.md).
+	// URL is app://resource?...: the service posts the URL's parameters to
+	// /api/v1/synchronizer/resource with the account.
 	Resource func(ctx context.Context, req *ResourceRequest) (*Resource, error)
 }
 
-// Type declares one synchronizable type.
+// Type declares one synchronizable type. Its schema comes from one place:
+// the item struct of its Data handler (see "Struct types" in the package
+// doc), or, for items of type [Item], Fields or FieldsFunc.
 type Type struct {
 	// ID is the type's id in config, schema and data requests.
 	ID string
@@ -86,16 +89,20 @@ type Type struct {
 	Name string
 	// Default pre-selects the type in the service's form.
 	Default bool
-	// Fields is the static schema. Every type needs an "id" field of kind id
-	// and a "name" field.
+	// Fields is the static schema of a type whose items are [Item]s. Every
+	// type needs an "id" field of kind id and a "name" field.
 	Fields []Field
-	// FieldsFunc computes the schema per request (from account and filter)
-	// instead; its result is checked like Fields, per request.
+	// FieldsFunc computes the schema of a type whose items are [Item]s per
+	// request (from account and filter) instead; its result is checked like
+	// Fields, per request. Items of such a type are sent with no schema at
+	// hand: their Go values in wire form (see [Item]).
 	FieldsFunc func(ctx context.Context, req *SchemaRequest) ([]Field, error)
-	// Delta adds the reserved __syncAction field to the schema: the type's
-	// data handler answers delta pages with SET and REMOVE items.
+	// Delta says the type can answer delta pages (changes since the last
+	// run): the schema gets the reserved __syncAction field, and its handler
+	// chooses per request between a full and a delta page. A type without
+	// Delta never answers a delta page.
 	Delta bool
-	// Data loads the type's items page by page.
+	// Data loads the type's items page by page: [Pages] or [All].
 	Data DataHandler
 }
 
@@ -107,8 +114,9 @@ type Action struct {
 	Name string
 	// Description, optional, is shown as help.
 	Description string
-	// Args declares the arguments; arguments the service sends that are not
-	// declared (left over from an older version) are dropped.
+	// Args declares the arguments. A call without a declared argument that
+	// is not Optional is refused with 400; arguments the service sends that
+	// are not declared (left over from an older version) are dropped.
 	Args []Arg
 	// Run executes the action; success answers 200 {}.
 	Run func(ctx context.Context, req *ActionRequest) error
@@ -133,23 +141,50 @@ type Arg struct {
 	Description string
 	// Type is ArgText or ArgTextArea.
 	Type ArgType
-	// TextTemplate says the argument accepts text templates.
+	// TextTemplate says the argument accepts text templates: the service
+	// renders {{...}} references against an entity before the call.
 	TextTemplate bool
+	// Optional lets a call leave the argument out.
+	Optional bool
 }
 
 // Webhooks declares webhook support: all four handlers are required.
 type Webhooks struct {
 	// Install installs a webhook, or updates the one in req.Webhook (nil on a
 	// first install), and returns the object that the service stores.
-	Install func(ctx context.Context, req *WebhookRequest) (*protocol.Webhook, error)
+	Install func(ctx context.Context, req *WebhookRequest) (*Webhook, error)
 	// Delete removes req.Webhook.
 	Delete func(ctx context.Context, req *WebhookRequest) error
 	// Verify checks an incoming event (typically its signature) and returns
 	// the id of the webhook it belongs to.
 	Verify func(ctx context.Context, ev *WebhookEvent) (string, error)
-	// Transform turns a verified event into items by type id; items carry
-	// __syncAction and are applied with delta rules.
-	Transform func(ctx context.Context, ev *WebhookEvent) (map[string][]any, error)
+	// Transform turns a verified event into changes by type id, applied with
+	// delta rules (items are SET, Removed ids deleted).
+	Transform func(ctx context.Context, ev *WebhookEvent) (Changes, error)
+}
+
+// Webhook is the webhook object that the service stores and sends back.
+type Webhook struct {
+	// ID identifies the webhook; required.
+	ID string
+	// Events optionally lists the events the webhook receives.
+	Events []string
+	// Data holds whatever else the app needs to find the webhook again.
+	Data json.RawMessage
+}
+
+func (w *Webhook) wire() *protocol.Webhook {
+	if w == nil {
+		return nil
+	}
+	return &protocol.Webhook{ID: w.ID, Events: w.Events, Data: w.Data}
+}
+
+func webhookOf(w *protocol.Webhook) *Webhook {
+	if w == nil {
+		return nil
+	}
+	return &Webhook{ID: w.ID, Events: w.Events, Data: w.Data}
 }
 
 // WebhookRequest is the request of a webhook install or delete.
@@ -159,7 +194,7 @@ type WebhookRequest struct {
 	// service gives one.
 	URL string
 	// Webhook is the stored webhook object, nil on a first install.
-	Webhook *protocol.Webhook
+	Webhook *Webhook
 }
 
 // WebhookEvent is an event that arrived from the external system.
@@ -190,6 +225,7 @@ func (ev *WebhookEvent) Body() []byte {
 // ResourceRequest asks for a file behind authentication.
 type ResourceRequest struct {
 	Request
+	// Params are the parameters of the file's app://resource?... URL.
 	Params map[string]any
 }
 
@@ -224,10 +260,21 @@ type built struct {
 	descriptor protocol.Descriptor
 	config     protocol.ConfigResponse
 	auths      map[string]*Auth
-	types      map[string]*Type
-	filters    map[string]*Filter
+	types      map[string]*builtType
+	filters    map[string]*filterSpec
 	actions    map[string]*Action
 	secrets    map[string]bool
+}
+
+// builtType is a checked type with its schema and encoder.
+type builtType struct {
+	decl *Type
+	// fields is the static schema (nil with FieldsFunc).
+	fields []Field
+	// structs encodes struct items; maps encodes Items of a static schema;
+	// both nil: Items of a computed schema.
+	structs *structSchema
+	maps    *mapSchema
 }
 
 // Check reports every problem of the declaration, joined. A nil error means
@@ -241,7 +288,7 @@ func (a *App) build() (*built, error) {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	b := &built{
-		auths: map[string]*Auth{}, types: map[string]*Type{}, filters: map[string]*Filter{},
+		auths: map[string]*Auth{}, types: map[string]*builtType{}, filters: map[string]*filterSpec{},
 		actions: map[string]*Action{}, secrets: map[string]bool{},
 	}
 	if a.ID == "" {
@@ -321,7 +368,10 @@ func (a *App) build() (*built, error) {
 		return nil, errors.Join(errs...)
 	}
 	d := &b.descriptor
-	d.ID, d.Type, d.Name, d.Version, d.Description, d.Website = a.ID, a.Type, a.Name, a.Version, a.Description, a.Website
+	d.ID, d.Type, d.Name, d.Version, d.Description, d.Website = a.ID, a.DescriptorType, a.Name, a.Version, a.Description, a.Website
+	if d.Type == "" {
+		d.Type = "custom"
+	}
 	d.Sources = []any{}
 	d.ResponsibleFor = protocol.ResponsibleFor{DataSynchronization: a.Sync != nil, Automations: len(a.Actions) > 0}
 	if d.Actions == nil {
@@ -339,7 +389,6 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 	if len(s.Types) == 0 {
 		add("sync: no types declared")
 	}
-	relations := map[string]string{} // "a|b" (sorted type pair + names) → declaring field
 	for i := range s.Types {
 		t := &s.Types[i]
 		if t.ID == "" || t.Name == "" {
@@ -350,68 +399,113 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 			add("type %q: declared twice", t.ID)
 			continue
 		}
-		b.types[t.ID] = t
+		bt := &builtType{decl: t}
+		b.types[t.ID] = bt
+		b.config.Types = append(b.config.Types, protocol.TypeDescriptor{ID: t.ID, Name: t.Name, Default: t.Default})
 		if t.Data == nil {
 			add("type %q: Data handler is nil", t.ID)
-		} else if err := checkCursorType(t.Data.cursorType()); err != nil {
+			continue
+		}
+		if err := checkCursorType(t.Data.cursorType()); err != nil {
 			add("type %q: %v", t.ID, err)
 		}
-		if t.FieldsFunc == nil {
-			if err := checkFields(t.ID, t.Fields); err != nil {
-				errs = append(errs, err)
-			}
-		} else if len(t.Fields) > 0 {
-			add("type %q: set Fields or FieldsFunc, not both", t.ID)
+		it := t.Data.itemType()
+		st := it
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
 		}
-		b.config.Types = append(b.config.Types, protocol.TypeDescriptor{ID: t.ID, Name: t.Name, Default: t.Default})
+		switch {
+		case it == reflect.TypeFor[Item]():
+			switch {
+			case t.FieldsFunc != nil && len(t.Fields) > 0:
+				add("type %q: set Fields or FieldsFunc, not both", t.ID)
+			case t.FieldsFunc != nil:
+			case len(t.Fields) == 0:
+				add("type %q: items are appkit.Item but neither Fields nor FieldsFunc declares the schema", t.ID)
+			default:
+				bt.fields = t.Fields
+			}
+		case st.Kind() == reflect.Struct:
+			if len(t.Fields) > 0 || t.FieldsFunc != nil {
+				add("type %q: the schema comes from the item struct %s; leave Fields and FieldsFunc empty", t.ID, st)
+				continue
+			}
+			ss, serrs := schemaOf(st, t.Name)
+			for _, err := range serrs {
+				add("type %q: %s: %v", t.ID, st, err)
+			}
+			bt.structs, bt.fields = ss, ss.schemaFields()
+		default:
+			add("type %q: items of Go type %s: use a struct (or a pointer to one) or appkit.Item", t.ID, it)
+			continue
+		}
+		if bt.fields != nil {
+			for j := range bt.fields {
+				if r := bt.fields[j].Relation; r != nil && r.TargetName == "" {
+					r2 := *r
+					r2.TargetName = t.Name
+					bt.fields[j].Relation = &r2
+				}
+			}
+			errs = append(errs, checkFields(t.ID, bt.fields)...)
+			if bt.structs == nil {
+				bt.maps = newMapSchema(bt.fields)
+			}
+		}
 	}
-	for i := range s.Types {
-		t := &s.Types[i]
-		for _, f := range t.Fields {
+	relations := map[string]string{} // sorted pair of "type.relation name" → declaring field
+	for _, id := range sortedKeys(b.types) {
+		bt := b.types[id]
+		for _, f := range bt.fields {
 			r := f.Relation
 			if r == nil {
 				continue
 			}
 			if _, ok := b.types[r.TargetType]; !ok {
-				add("type %q: field %q: relation targets undeclared type %q", t.ID, f.ID, r.TargetType)
+				add("type %q: field %q: relation targets undeclared type %q", id, f.ID, r.TargetType)
 				continue
 			}
-			k1, k2 := t.ID+"."+r.Name, r.TargetType+"."+r.TargetName
+			k1, k2 := id+"."+r.Name, r.TargetType+"."+r.TargetName
 			if k2 < k1 {
 				k1, k2 = k2, k1
 			}
 			key := k1 + "|" + k2
 			if prev, dup := relations[key]; dup {
-				add("type %q: field %q: relation %q ↔ %q is already declared by %s; declare a relation on one side only", t.ID, f.ID, r.Name, r.TargetName, prev)
+				add("type %q: field %q: relation %q ↔ %q is already declared by %s; declare a relation on one side only", id, f.ID, r.Name, r.TargetName, prev)
 				continue
 			}
-			relations[key] = fmt.Sprintf("%s.%s", t.ID, f.ID)
+			relations[key] = fmt.Sprintf("%s.%s", id, f.ID)
 		}
 	}
-	needDatalist := false
-	for i := range s.Filters {
-		f := &s.Filters[i]
-		if err := f.check(); err != nil {
-			errs = append(errs, err)
+	declared := map[Filter]bool{}
+	for i, f := range s.Filters {
+		if f == nil {
+			add("filter %d: nil", i)
 			continue
 		}
-		if _, dup := b.filters[f.ID]; dup {
-			add("filter %q: declared twice", f.ID)
+		spec := f.spec()
+		errs = append(errs, spec.check()...)
+		if _, dup := b.filters[spec.id]; dup {
+			add("filter %q: declared twice", spec.id)
 			continue
 		}
-		b.filters[f.ID] = f
-		needDatalist = needDatalist || f.Datalist
-		b.config.Filters = append(b.config.Filters, f.wire())
+		b.filters[spec.id] = spec
+		declared[f] = true
+		b.config.Filters = append(b.config.Filters, spec.wire())
 	}
 	for _, f := range s.Filters {
-		for _, req := range f.DatalistRequires {
-			if _, ok := b.filters[req]; !ok || req == f.ID {
-				add("filter %q: datalist_requires names %q, which is not another declared filter", f.ID, req)
+		if f == nil {
+			continue
+		}
+		for _, req := range f.spec().requires {
+			if req == nil || !declared[req] || req == f {
+				name := "nil"
+				if req != nil {
+					name = fmt.Sprintf("%q", req.spec().id)
+				}
+				add("filter %q: Requires names %s, which is not another filter of Sync.Filters", f.spec().id, name)
 			}
 		}
-	}
-	if needDatalist && s.Datalist == nil {
-		add("sync: a filter has Datalist set but Sync.Datalist is nil")
 	}
 	if b.config.Filters == nil {
 		b.config.Filters = []protocol.Filter{}
@@ -423,4 +517,13 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 		b.config.Webhooks = &protocol.WebhooksConfig{Enabled: true}
 	}
 	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -8,8 +8,7 @@ import (
 	"github.com/appkitgo/appkit/oauth"
 )
 
-// FieldType is the type of an authentication field or of a filter
-// (spec 002, "Field types").
+// FieldType is the type of an authentication field or of a filter.
 type FieldType string
 
 // The field types of the protocol.
@@ -88,18 +87,30 @@ type Auth struct {
 	Description string
 	// Fields make the account form (none for "none").
 	Fields []AuthField
-	// ResponsibleFor narrows the account to synchronization or automations;
-	// nil means both.
-	ResponsibleFor *protocol.ResponsibleFor
+	// For narrows the accounts of this authentication to synchronization or
+	// to automations; the zero value serves both.
+	For Purpose
 	// Validate checks an account of this authentication. Required, except for
 	// "none" (always valid) and OAuth (validated and refreshed by the flow,
 	// where Validate must stay nil: use the flow's Account callback).
 	Validate ValidateFunc
-	// OAuth1 or OAuth2 configure the OAuth flows; set with [OAuth1Auth] and
-	// [OAuth2Auth].
+	// OAuth1 configures the OAuth 1 flow; set it with [OAuth1Auth].
 	OAuth1 *oauth.OAuth1
+	// OAuth2 configures the OAuth 2 flow; set it with [OAuth2Auth].
 	OAuth2 *oauth.OAuth2
 }
+
+// Purpose narrows what the accounts of an authentication are used for.
+type Purpose int
+
+const (
+	// ForEverything (the zero value): synchronization and automations.
+	ForEverything Purpose = iota
+	// ForSync: synchronization only.
+	ForSync
+	// ForActions: automations (external actions) only.
+	ForActions
+)
 
 // NoAuth declares an app that needs no account.
 func NoAuth() Auth {
@@ -244,7 +255,13 @@ func (a *Auth) check() error {
 }
 
 func (a *Auth) wire() protocol.Authentication {
-	out := protocol.Authentication{ID: a.ID, Name: a.Name, Description: a.Description, ResponsibleFor: a.ResponsibleFor}
+	out := protocol.Authentication{ID: a.ID, Name: a.Name, Description: a.Description}
+	switch a.For {
+	case ForSync:
+		out.ResponsibleFor = &protocol.ResponsibleFor{DataSynchronization: true}
+	case ForActions:
+		out.ResponsibleFor = &protocol.ResponsibleFor{Automations: true}
+	}
 	for _, f := range a.Fields {
 		out.Fields = append(out.Fields, protocol.Field{
 			ID: f.ID, Name: f.Name, Type: string(f.Type), Description: f.Description,

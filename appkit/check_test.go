@@ -9,15 +9,62 @@ import (
 )
 
 func TestCheckRejectsBadDeclarations(t *testing.T) {
-	noop := appkit.Pages(func(context.Context, *appkit.DataRequest, *struct{}) (*appkit.Page[struct{}], error) { return nil, nil })
+	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
 	run := func(context.Context, *appkit.ActionRequest) error { return nil }
 	validate := func(context.Context, appkit.Account) (*appkit.Validation, error) { return nil, nil }
+	options := func(context.Context, *appkit.DatalistRequest) ([]appkit.Option, error) { return nil, nil }
 	basicType := func(id string, fields ...appkit.Field) appkit.Type {
-		return appkit.Type{ID: id, Name: id, Fields: append([]appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")}, fields...), Data: noop}
+		return appkit.Type{ID: id, Name: id, Fields: append([]appkit.Field{appkit.ID(), appkit.Text("name", "Name")}, fields...), Data: noop}
 	}
+	structType := func(data appkit.DataHandler) appkit.Type { return appkit.Type{ID: "a", Name: "As", Data: data} }
 	base := func() *appkit.App {
 		return &appkit.App{ID: "x", Name: "x", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()},
 			Sync: &appkit.Sync{Types: []appkit.Type{basicType("a"), basicType("b")}}}
+	}
+	type good struct {
+		ID   string
+		Name string
+		B    string `appkit:"b,ref=b"`
+	}
+	type noName struct{ ID string }
+	type badKind struct {
+		ID, Name string
+		Size     complex64
+	}
+	type badTag struct {
+		ID, Name string
+		Colour   string `appkit:"colour,shiny"`
+	}
+	type reserved struct {
+		ID, Name string
+		Action   string `appkit:"__syncAction"`
+	}
+	type refOnNumber struct {
+		ID, Name string
+		B        int `appkit:"b,ref=b"`
+	}
+	type subTypeMismatch struct {
+		ID, Name string
+		N        int `appkit:"n,md"`
+	}
+	structPages := func(t any) appkit.DataHandler {
+		switch t.(type) {
+		case good:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]good, error) { return nil, nil })
+		case noName:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]*noName, error) { return nil, nil })
+		case badKind:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badKind, error) { return nil, nil })
+		case badTag:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badTag, error) { return nil, nil })
+		case reserved:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]reserved, error) { return nil, nil })
+		case refOnNumber:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]refOnNumber, error) { return nil, nil })
+		case subTypeMismatch:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]subTypeMismatch, error) { return nil, nil })
+		}
+		return appkit.All(func(context.Context, *appkit.DataRequest) ([]string, error) { return nil, nil })
 	}
 	tests := []struct {
 		name   string
@@ -40,22 +87,20 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "key", Name: "Key", Type: appkit.FieldText}}}}
 		}, `field "key" has no description`},
 		{"cursor that is not an object", func(a *appkit.App) {
-			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *int) (*appkit.Page[int], error) { return nil, nil })
+			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *int) (*appkit.Page[appkit.Item, int], error) {
+				return nil, nil
+			})
 		}, `type "a": page cursor type int does not encode to a JSON object`},
 		{"map cursor is fine", func(a *appkit.App) {
-			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *map[string]int) (*appkit.Page[map[string]int], error) {
+			a.Sync.Types[0].Data = appkit.Pages(func(context.Context, *appkit.DataRequest, *map[string]int) (*appkit.Page[appkit.Item, map[string]int], error) {
 				return nil, nil
 			})
 		}, ""},
-		{"datalist on a text filter", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldText, Datalist: true}}
-			a.Sync.Datalist = func(context.Context, *appkit.DatalistRequest) ([]appkit.Option, error) { return nil, nil }
-		}, "apply to list and multidropdown"},
 		{"default of the wrong type", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "n", Title: "N", Type: appkit.FieldNumber, Default: "many"}}
+			a.Sync.Filters = []appkit.Filter{appkit.NumberFilter("n", "N").Default("many")}
 		}, `filter "n": default value "many" does not fit type number`},
 		{"default of the right type", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "n", Title: "N", Type: appkit.FieldNumber, Default: 3}, {ID: "b", Title: "B", Type: appkit.FieldBool, Default: true}}
+			a.Sync.Filters = []appkit.Filter{appkit.NumberFilter("n", "N").Default(3), appkit.BoolFilter("b", "B").Default(true)}
 		}, ""},
 		{"none with fields", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "none", Name: "None", Fields: []appkit.AuthField{{ID: "x", Name: "X", Type: appkit.FieldText, Description: "d"}}}}
@@ -76,7 +121,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 			a.Sync.Types = []appkit.Type{{ID: "a", Name: "A", Fields: []appkit.Field{appkit.Text("name", "Name")}, Data: noop}}
 		}, `type "a": has no "id" field`},
 		{"type without name field", func(a *appkit.App) {
-			a.Sync.Types = []appkit.Type{{ID: "a", Name: "A", Fields: []appkit.Field{appkit.ID("ID")}, Data: noop}}
+			a.Sync.Types = []appkit.Type{{ID: "a", Name: "A", Fields: []appkit.Field{appkit.ID()}, Data: noop}}
 		}, `type "a": has no "name" field`},
 		{"id field of wrong kind", func(a *appkit.App) {
 			a.Sync.Types = []appkit.Type{{ID: "a", Name: "A", Fields: []appkit.Field{appkit.Text("id", "ID"), appkit.Text("name", "N")}, Data: noop}}
@@ -86,26 +131,48 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"field declared twice", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("name", "Again")) }, `field "name" declared twice`},
 		{"subtype on wrong kind", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Number("n", "N").As(appkit.SubURL)) }, `subType "url" does not apply to type "number"`},
 		{"unknown subtype", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("n", "N").As("colour")) }, `unknown subType "colour"`},
-		{"relation to undeclared type", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Ref("c", "C", "c", "As")) }, `relation targets undeclared type "c"`},
+		{"map schema declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("__syncAction", "S")) }, "__syncAction is reserved"},
+		{"relation to undeclared type", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Ref("c", "C", "c")) }, `relation targets undeclared type "c"`},
 		{"relation declared on both sides", func(a *appkit.App) {
-			a.Sync.Types = []appkit.Type{basicType("a", appkit.Ref("b", "B", "b", "As")), basicType("b", appkit.Refs("as", "As", "a", "B"))}
+			a.Sync.Types = []appkit.Type{basicType("a", appkit.Ref("b", "B", "b").Inverse("As")), basicType("b", appkit.Refs("as", "As", "a").Inverse("B"))}
+		}, "declare a relation on one side only"},
+		{"relation declared on both sides, default inverse names", func(a *appkit.App) {
+			a.Sync.Types = []appkit.Type{basicType("a", appkit.Ref("b", "b", "b")), basicType("b", appkit.Refs("as", "a", "a"))}
 		}, "declare a relation on one side only"},
 		{"relation declared twice on one side", func(a *appkit.App) {
-			a.Sync.Types[0] = basicType("a", appkit.Ref("b", "B", "b", "As"), appkit.Ref("b2", "B", "b", "As"))
+			a.Sync.Types[0] = basicType("a", appkit.Ref("b", "B", "b"), appkit.Ref("b2", "B", "b"))
 		}, "already declared"},
-		{"bad filter type", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldPassword}}
-		}, `type "password" is not a filter type`},
-		{"filter without title", func(a *appkit.App) { a.Sync.Filters = []appkit.Filter{{ID: "f", Type: appkit.FieldText}} }, "id and title are required"},
-		{"datalist without handler", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldList, Datalist: true}}
-		}, "Sync.Datalist is nil"},
-		{"datalist_requires unknown filter", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "f", Title: "F", Type: appkit.FieldList, DatalistRequires: []string{"g"}}}
-		}, `datalist_requires names "g"`},
-		{"datalist_requires on text", func(a *appkit.App) {
-			a.Sync.Filters = []appkit.Filter{{ID: "g", Title: "G", Type: appkit.FieldText}, {ID: "f", Title: "F", Type: appkit.FieldText, DatalistRequires: []string{"g"}}}
-		}, "apply to list and multidropdown"},
+		{"items neither struct nor Item", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages("")) }, "items of Go type string"},
+		{"Item type without a schema", func(a *appkit.App) { a.Sync.Types[0] = appkit.Type{ID: "a", Name: "A", Data: noop} }, "neither Fields nor FieldsFunc"},
+		{"struct type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(good{})) }, ""},
+		{"struct type with Fields too", func(a *appkit.App) {
+			a.Sync.Types[0] = structType(structPages(good{}))
+			a.Sync.Types[0].Fields = []appkit.Field{appkit.ID()}
+		}, "the schema comes from the item struct"},
+		{"struct without name", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(noName{})) }, `type "a": has no "name" field`},
+		{"struct field of no kind", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badKind{})) }, "struct field Size (\"size\"): type complex64 has no schema kind"},
+		{"struct tag option unknown", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badTag{})) }, `unknown tag option "shiny"`},
+		{"struct declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(reserved{})) }, "__syncAction is reserved"},
+		{"struct relation on a number", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(refOnNumber{})) }, "a relation needs a string or []string field"},
+		{"struct subType against its Go type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(subTypeMismatch{})) }, `subType "md" does not apply to type "number"`},
+		{"filter without title", func(a *appkit.App) { a.Sync.Filters = []appkit.Filter{appkit.TextFilter("f", "")} }, "id and title are required"},
+		{"highlightText filter without editorMode", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{appkit.HighlightTextFilter("q", "Query", "")}
+		}, "highlightText needs editorMode json or sql"},
+		{"filter declared twice", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{appkit.TextFilter("f", "F"), appkit.NumberFilter("f", "G")}
+		}, `filter "f": declared twice`},
+		{"Requires a filter not in Sync.Filters", func(a *appkit.App) {
+			a.Sync.Filters = []appkit.Filter{appkit.ListFilter("f", "F", options).Requires(appkit.TextFilter("g", "G"))}
+		}, `Requires names "g", which is not another filter of Sync.Filters`},
+		{"Requires without a datalist", func(a *appkit.App) {
+			g := appkit.TextFilter("g", "G")
+			a.Sync.Filters = []appkit.Filter{g, appkit.ListFilter("f", "F", nil).Requires(g)}
+		}, "Requires applies to a filter with a datalist"},
+		{"dependent datalist", func(a *appkit.App) {
+			g := appkit.ListFilter("g", "G", options)
+			a.Sync.Filters = []appkit.Filter{g, appkit.MultiDropdownFilter("f", "F", options).Requires(g)}
+		}, ""},
 		{"incomplete webhooks", func(a *appkit.App) { a.Sync.Webhooks = &appkit.Webhooks{} }, "Webhooks needs Install, Delete, Verify and Transform"},
 		{"action without run", func(a *appkit.App) { a.Actions = []appkit.Action{{ID: "x", Name: "X"}} }, `action "x": Run is nil`},
 		{"action arg of bad type", func(a *appkit.App) {
@@ -137,12 +204,16 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 }
 
 func TestCheckReportsEveryProblem(t *testing.T) {
-	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}}}}
+	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
+	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}, {ID: "b", Name: "B", Data: noop,
+		Fields: []appkit.Field{appkit.Text("x", ""), appkit.Number("y", "Y").As(appkit.SubMarkdown), appkit.Text("z", "Z").As("odd")}}}}}
 	err := a.Check()
 	if err == nil {
 		t.Fatal("Check() = nil")
 	}
-	for _, want := range []string{"name is empty", "version is empty", "no authentication", `has no "id" field`, "Data handler is nil"} {
+	for _, want := range []string{"name is empty", "version is empty", "no authentication", "Data handler is nil",
+		`type "b": field "x": the name is empty`, `type "b": field "y": subType "md" does not apply`, `type "b": field "z": unknown subType "odd"`,
+		`type "b": has no "id" field`, `type "b": has no "name" field`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

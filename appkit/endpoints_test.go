@@ -145,17 +145,23 @@ func TestEndpoints(t *testing.T) {
 			}
 		}},
 		{"data typed filters", "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"min":"3.5","open":true,"since":"2024-02-29","team":"core","projects":["a",7],"due":{"_min":"2017-06-13T00:00:00.000","_max":null}}}`, 200, func(t *testing.T, r response) {
-			f := s.data.Filter
-			if n, ok := f.Number("min"); !ok || n != 3.5 {
+			v, f := s.data.Filter, s.f
+			if n, ok := f.min.Get(v); !ok || n != 3.5 {
 				t.Errorf("min = %v %v", n, ok)
 			}
-			if !f.Bool("open") || f.String("team") != "core" || strings.Join(f.Strings("projects"), ",") != "a,7" {
-				t.Errorf("filters = %v %v %v", f.Bool("open"), f.String("team"), f.Strings("projects"))
+			open, _ := f.open.Get(v)
+			team, _ := f.team.Get(v)
+			projects, _ := f.projects.Get(v)
+			if !open || team != "core" || strings.Join(projects, ",") != "a,7" {
+				t.Errorf("filters = %v %v %v", open, team, projects)
 			}
-			if d, ok := f.Day("since"); !ok || d.Format(time.DateOnly) != "2024-02-29" {
+			if d, ok := f.since.Get(v); !ok || d.String() != "2024-02-29" {
 				t.Errorf("since = %v", d)
 			}
-			due, ok := f.Range("due")
+			if _, ok := f.mode.Get(v); ok || v.Has(f.mode) {
+				t.Errorf("mode has a value, though none was sent")
+			}
+			due, ok := f.due.Get(v)
 			if !ok || due.Min == nil || !due.Min.Equal(time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)) || due.Max != nil {
 				t.Errorf("due = %v (ok %v), want [2017-06-13, open)", due, ok)
 			}
@@ -189,7 +195,7 @@ func TestEndpoints(t *testing.T) {
 				t.Errorf("items = %v", items)
 			}
 		}},
-		{"datalist unknown field", "POST", "/api/v1/synchronizer/datalist", `{"field":"mode"}`, 400, message(`"mode" is not a datalist filter`)},
+		{"datalist unknown field", "POST", "/api/v1/synchronizer/datalist", `{"field":"mode"}`, 400, message(`"mode" is not a filter with a datalist`)},
 		{"filter valid", "POST", "/api/v1/synchronizer/filter/validate", `{"types":["task"],"filter":{"team":"core"}}`, 204, nil},
 		{"filter missing required", "POST", "/api/v1/synchronizer/filter/validate", `{"types":["task"],"filter":{}}`, 400, message(`filter "team" (Team) is required`)},
 		{"filter app check", "POST", "/api/v1/synchronizer/filter/validate", `{"filter":{"team":"core","mode":"bad"}}`, 400, message("mode bad is not allowed")},

@@ -2,6 +2,7 @@ package appkit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -11,138 +12,168 @@ import (
 	"github.com/appkitgo/appkit/daterange"
 )
 
-// Filter declares a synchronization filter offered to the user.
-type Filter struct {
-	// ID is the key of the filter's value in requests.
-	ID string
-	// Title is the filter's label.
-	Title string
-	// Type is one of text, number, bool, datebox, date, list, multidropdown
-	// or highlightText.
-	Type FieldType
-	// Datalist says the values come from the app's Datalist handler.
-	Datalist bool
-	// DatalistRequires names the filters whose values the datalist depends
-	// on; they arrive in DatalistRequest.DependsOn.
-	DatalistRequires []string
-	// Optional filters may be left empty; filter/validate refuses a
-	// request without a value for a filter that is not optional.
-	Optional bool
-	// Secured values cannot be changed by a non-owner.
-	Secured bool
-	// EditorMode is "json" or "sql", required for highlightText.
-	EditorMode string
-	// Default is the default value, in the filter's wire shape.
-	Default any
+// Filter is a declared synchronization filter: build one with
+// [TextFilter], [NumberFilter], [BoolFilter], [DayFilter],
+// [DateRangeFilter], [ListFilter], [MultiDropdownFilter] or
+// [HighlightTextFilter], list it in [Sync].Filters, and read its value in
+// handlers with its Get method: no filter is ever named by a string twice.
+type Filter interface {
+	// spec returns the declaration.
+	spec() *filterSpec
 }
 
-func (f *Filter) check() error {
-	if f.ID == "" || f.Title == "" {
-		return fmt.Errorf("filter %q: id and title are required", f.ID)
+// filterSpec is a filter's declaration.
+type filterSpec struct {
+	id, title  string
+	typ        FieldType
+	datalist   DatalistFunc
+	requires   []Filter
+	optional   bool
+	secured    bool
+	editorMode string
+	def        any
+}
+
+// DatalistFunc serves the options of one list or multidropdown filter.
+type DatalistFunc func(ctx context.Context, req *DatalistRequest) ([]Option, error)
+
+// FilterOf is a typed filter handle: declared once, listed in
+// [Sync].Filters, read with [FilterOf.Get]. T is the Go type of its value.
+type FilterOf[T any] struct{ s filterSpec }
+
+func (f *FilterOf[T]) spec() *filterSpec { return &f.s }
+
+// ID returns the filter's id, the key of its value on the wire.
+func (f *FilterOf[T]) ID() string { return f.s.id }
+
+// Get returns the filter's value in v and whether it has one (a value that
+// is null or "" counts as none).
+func (f *FilterOf[T]) Get(v Filters) (T, bool) {
+	x, ok := v.values[f.s.id].(T)
+	return x, ok
+}
+
+// Optional lets the user leave the filter empty; filter/validate refuses a
+// filter without a value for every filter that is not optional.
+func (f *FilterOf[T]) Optional() *FilterOf[T] { f.s.optional = true; return f }
+
+// Secured keeps a non-owner from changing the filter's value.
+func (f *FilterOf[T]) Secured() *FilterOf[T] { f.s.secured = true; return f }
+
+// Default sets the default value, in the filter's wire form (a statement
+// such as "last week" for a date range filter); it is checked at start.
+func (f *FilterOf[T]) Default(v any) *FilterOf[T] { f.s.def = v; return f }
+
+// Requires names the filters that this filter's datalist depends on
+// (datalist_requires): their values arrive in DatalistRequest.DependsOn.
+func (f *FilterOf[T]) Requires(others ...Filter) *FilterOf[T] {
+	f.s.requires = append(f.s.requires, others...)
+	return f
+}
+
+func newFilter[T any](id, title string, typ FieldType) *FilterOf[T] {
+	return &FilterOf[T]{s: filterSpec{id: id, title: title, typ: typ}}
+}
+
+// TextFilter declares a free-text filter.
+func TextFilter(id, title string) *FilterOf[string] { return newFilter[string](id, title, FieldText) }
+
+// NumberFilter declares a number filter.
+func NumberFilter(id, title string) *FilterOf[float64] {
+	return newFilter[float64](id, title, FieldNumber)
+}
+
+// BoolFilter declares a yes/no filter.
+func BoolFilter(id, title string) *FilterOf[bool] { return newFilter[bool](id, title, FieldBool) }
+
+// DayFilter declares a single-date filter (a datebox).
+func DayFilter(id, title string) *FilterOf[Day] { return newFilter[Day](id, title, FieldDatebox) }
+
+// DateRangeFilter declares a date filter: the user writes a statement of
+// the date-range grammar ("last 2 weeks", "between 1 March 2024 and
+// today"); the service parses it and the handler gets the range.
+func DateRangeFilter(id, title string) *FilterOf[daterange.Range] {
+	return newFilter[daterange.Range](id, title, FieldDate)
+}
+
+// ListFilter declares a filter of one value chosen from the options that
+// datalist serves (nil: no datalist). Values arrive as strings (numbers in
+// their shortest form).
+func ListFilter(id, title string, datalist DatalistFunc) *FilterOf[string] {
+	f := newFilter[string](id, title, FieldList)
+	f.s.datalist = datalist
+	return f
+}
+
+// MultiDropdownFilter declares a filter of several values chosen from the
+// options that datalist serves (nil: no datalist).
+func MultiDropdownFilter(id, title string, datalist DatalistFunc) *FilterOf[[]string] {
+	f := newFilter[[]string](id, title, FieldMultiDropdown)
+	f.s.datalist = datalist
+	return f
+}
+
+// HighlightTextFilter declares a text filter edited with syntax
+// highlighting; editorMode is [EditorJSON] or [EditorSQL].
+func HighlightTextFilter(id, title, editorMode string) *FilterOf[string] {
+	f := newFilter[string](id, title, FieldHighlightText)
+	f.s.editorMode = editorMode
+	return f
+}
+
+func (f *filterSpec) check() []error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("filter %q: "+format, append([]any{f.id}, args...)...))
 	}
-	switch f.Type {
-	case FieldText, FieldNumber, FieldBool, FieldDatebox, FieldDate, FieldList, FieldMultiDropdown:
-	case FieldHighlightText:
-		if f.EditorMode != EditorJSON && f.EditorMode != EditorSQL {
-			return fmt.Errorf("filter %q: highlightText needs editorMode json or sql, got %q", f.ID, f.EditorMode)
-		}
-	default:
-		return fmt.Errorf("filter %q: type %q is not a filter type", f.ID, f.Type)
+	if f.id == "" || f.title == "" {
+		add("id and title are required")
 	}
-	if (f.Datalist || len(f.DatalistRequires) > 0) && f.Type != FieldList && f.Type != FieldMultiDropdown {
-		return fmt.Errorf("filter %q: datalist and datalist_requires apply to list and multidropdown filters only", f.ID)
+	if f.typ == FieldHighlightText && f.editorMode != EditorJSON && f.editorMode != EditorSQL {
+		add("highlightText needs editorMode json or sql, got %q", f.editorMode)
 	}
-	if f.Default != nil {
-		raw, err := json.Marshal(f.Default)
+	if len(f.requires) > 0 && f.datalist == nil {
+		add("Requires applies to a filter with a datalist")
+	}
+	if f.def != nil {
+		raw, err := json.Marshal(f.def)
 		if err != nil {
-			return fmt.Errorf("filter %q: default value: %v", f.ID, err)
-		}
-		if _, err := decodeFilterValue(f.Type, raw); err != nil {
-			return fmt.Errorf("filter %q: default value %s does not fit type %s: %v", f.ID, raw, f.Type, err)
+			add("default value: %v", err)
+		} else if _, err := decodeFilterValue(f.typ, raw); err != nil {
+			add("default value %s does not fit type %s: %v", raw, f.typ, err)
 		}
 	}
-	return nil
+	return errs
 }
 
-func (f *Filter) wire() protocol.Filter {
-	return protocol.Filter{
-		ID: f.ID, Title: f.Title, Type: string(f.Type), Datalist: f.Datalist, DatalistRequires: f.DatalistRequires,
-		Optional: f.Optional, Secured: f.Secured, EditorMode: f.EditorMode, DefaultValue: f.Default,
+func (f *filterSpec) wire() protocol.Filter {
+	out := protocol.Filter{
+		ID: f.id, Title: f.title, Type: string(f.typ), Datalist: f.datalist != nil,
+		Optional: f.optional, Secured: f.secured, EditorMode: f.editorMode, DefaultValue: f.def,
 	}
+	for _, r := range f.requires {
+		out.DatalistRequires = append(out.DatalistRequires, r.spec().id)
+	}
+	return out
 }
 
 // Filters holds the filter values of a request, decoded and checked against
-// the declared filters: handlers read them with typed accessors and never see
-// the raw wire values. Values of undeclared filters are kept as raw JSON
-// (see [Filters.Raw]).
+// the declared filters; read them with each filter's Get method. Values of
+// undeclared filters are kept as raw JSON (see [Filters.Raw]).
 type Filters struct {
 	values map[string]any
 	raw    map[string]json.RawMessage
 }
 
-// Has reports whether the filter has a (non-null) value.
-func (f Filters) Has(id string) bool { _, ok := f.values[id]; return ok }
+// Has reports whether the filter has a value.
+func (v Filters) Has(f Filter) bool { _, ok := v.values[f.spec().id]; return ok }
 
-// String returns a text, list, highlightText or datebox value as a string
-// ("" when unset). Numbers are formatted in their shortest form.
-func (f Filters) String(id string) string {
-	switch v := f.values[id].(type) {
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(v)
-	case time.Time:
-		return v.Format(time.DateOnly)
-	}
-	return ""
-}
-
-// Strings returns a multidropdown value (or a single value as one element).
-func (f Filters) Strings(id string) []string {
-	switch v := f.values[id].(type) {
-	case []string:
-		return v
-	case nil:
-		return nil
-	}
-	if s := f.String(id); s != "" {
-		return []string{s}
-	}
-	return nil
-}
-
-// Number returns a number value.
-func (f Filters) Number(id string) (float64, bool) {
-	v, ok := f.values[id].(float64)
-	return v, ok
-}
-
-// Bool returns a bool value (false when unset).
-func (f Filters) Bool(id string) bool {
-	v, _ := f.values[id].(bool)
-	return v
-}
-
-// Day returns a datebox value as midnight UTC of that day.
-func (f Filters) Day(id string) (time.Time, bool) {
-	v, ok := f.values[id].(time.Time)
-	return v, ok
-}
-
-// Range returns a date filter's value, parsed by the service from the
-// date-range grammar into {_min, _max}.
-func (f Filters) Range(id string) (daterange.Range, bool) {
-	v, ok := f.values[id].(daterange.Range)
-	return v, ok
-}
-
-// Raw returns the value as it arrived on the wire.
-func (f Filters) Raw(id string) json.RawMessage { return f.raw[id] }
+// Raw returns a value as it arrived on the wire, by filter id: for values
+// of filters the app does not declare.
+func (v Filters) Raw(id string) json.RawMessage { return v.raw[id] }
 
 // decodeFilters checks raw filter values against the declarations.
-func decodeFilters(decls map[string]*Filter, raw map[string]json.RawMessage) (Filters, error) {
+func decodeFilters(decls map[string]*filterSpec, raw map[string]json.RawMessage) (Filters, error) {
 	out := Filters{raw: raw}
 	if len(raw) == 0 {
 		return out, nil
@@ -153,7 +184,7 @@ func decodeFilters(decls map[string]*Filter, raw map[string]json.RawMessage) (Fi
 		if !declared || isUnset(msg) {
 			continue
 		}
-		v, err := decodeFilterValue(d.Type, msg)
+		v, err := decodeFilterValue(d.typ, msg)
 		if err != nil {
 			return out, BadRequest("filter %q: %v", id, err)
 		}
@@ -225,9 +256,13 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 		if err := json.Unmarshal(msg, &v); err != nil {
 			return nil, err
 		}
-		switch v.(type) {
-		case string, float64, bool:
-			return v, nil
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case float64:
+			return strconv.FormatFloat(x, 'f', -1, 64), nil
+		case bool:
+			return strconv.FormatBool(x), nil
 		}
 		return nil, fmt.Errorf("want one value")
 	case FieldMultiDropdown:
@@ -259,14 +294,13 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 
 // parseDay reads a datebox value: a date, or a date-time of which the day
 // counts.
-func parseDay(s string) (time.Time, error) {
+func parseDay(s string) (Day, error) {
 	for _, layout := range []string{time.DateOnly, "2006-01-02T15:04:05.999999999", time.RFC3339Nano} {
 		if t, err := time.Parse(layout, s); err == nil {
-			y, m, d := t.Date()
-			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), nil
+			return DayOf(t), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("want a date as YYYY-MM-DD, got %q", s)
+	return Day{}, fmt.Errorf("want a date as YYYY-MM-DD, got %q", s)
 }
 
 // decodeRange reads a date filter's {_min, _max}. It is lenient where the

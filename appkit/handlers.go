@@ -153,22 +153,29 @@ func (s *server) schema(c *echo.Context) error {
 	out := make(protocol.Schema, len(in.Types))
 	for _, id := range in.Types {
 		t := s.b.types[id]
-		fields := t.Fields
-		if t.FieldsFunc != nil {
-			fields, err = t.FieldsFunc(c.Request().Context(), &SchemaRequest{Request: base})
+		fields := t.fields
+		if fn := t.decl.FieldsFunc; fn != nil {
+			fields, err = fn(c.Request().Context(), &SchemaRequest{Request: base})
 			if err != nil {
 				return err
 			}
-			if err := checkFields(id, fields); err != nil {
-				return &Error{Status: http.StatusInternalServerError, Message: "computed schema is invalid: " + err.Error(), Err: err}
+			if errs := checkFields(id, fields); len(errs) > 0 {
+				err := errors.Join(errs...)
+				return &Error{Status: http.StatusInternalServerError, Message: "the app's computed schema is invalid: " + err.Error(), Err: err}
 			}
 		}
 		m := make(map[string]protocol.SchemaField, len(fields)+1)
 		for i := range fields {
-			m[fields[i].ID] = fields[i].wire()
+			f := fields[i]
+			if r := f.Relation; r != nil && r.TargetName == "" {
+				r2 := *r
+				r2.TargetName = t.decl.Name
+				f.Relation = &r2
+			}
+			m[f.ID] = f.wire()
 		}
-		if t.Delta {
-			m[protocol.SyncAction] = protocol.SchemaField{ID: protocol.SyncAction, Name: "Sync action", Type: string(KindText)}
+		if t.decl.Delta {
+			m[protocol.SyncAction] = protocol.SchemaField{ID: protocol.SyncAction, Name: "Sync action", Type: string(KindText), Ignore: true}
 		}
 		out[id] = m
 	}
@@ -197,11 +204,16 @@ func (s *server) data(c *echo.Context) error {
 		}
 		req.LastSynchronizedAt = ts
 	}
-	resp, err := t.Data.page(c.Request().Context(), req, in.Pagination)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	pp := &pageProblems{typ: t.decl.ID}
+	out, err := t.decl.Data.page(c.Request().Context(), req, in.Pagination, t, (*buf)[:0], pp)
+	*buf = out
+	s.logViolations(pp)
 	if err != nil {
 		return err
 	}
-	return writeJSON(c.Response(), http.StatusOK, resp)
+	return writeBytes(c.Response(), http.StatusOK, out)
 }
 
 func (s *server) datalist(c *echo.Context) error {
@@ -210,8 +222,8 @@ func (s *server) datalist(c *echo.Context) error {
 		return err
 	}
 	f, ok := s.b.filters[in.Field]
-	if !ok || !f.Datalist {
-		return BadRequest("field: %q is not a datalist filter", in.Field)
+	if !ok || f.datalist == nil {
+		return BadRequest("field: %q is not a filter with a datalist", in.Field)
 	}
 	base, err := s.request(c, in.Account, in.Types, nil)
 	if err != nil {
@@ -221,7 +233,7 @@ func (s *server) datalist(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opts, err := s.app.Sync.Datalist(c.Request().Context(), &DatalistRequest{Request: base, Field: in.Field, DependsOn: deps})
+	opts, err := f.datalist(c.Request().Context(), &DatalistRequest{Request: base, Field: in.Field, DependsOn: deps})
 	if err != nil {
 		return err
 	}
@@ -252,8 +264,10 @@ func (s *server) filterValidate(c *echo.Context) error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if f := s.b.filters[id]; !f.Optional && !base.Filter.Has(id) {
-			return BadRequest("filter %q (%s) is required", id, f.Title)
+		if f := s.b.filters[id]; !f.optional {
+			if _, has := base.Filter.values[id]; !has {
+				return BadRequest("filter %q (%s) is required", id, f.title)
+			}
 		}
 	}
 	if fn := s.app.Sync.ValidateFilter; fn != nil {
@@ -314,7 +328,7 @@ func (s *server) webhookRequest(c *echo.Context) (*WebhookRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WebhookRequest{Request: base, URL: in.URL, Webhook: in.Webhook}, nil
+	return &WebhookRequest{Request: base, URL: in.URL, Webhook: webhookOf(in.Webhook)}, nil
 }
 
 func (s *server) webhookInstall(c *echo.Context) error {
@@ -329,7 +343,7 @@ func (s *server) webhookInstall(c *echo.Context) error {
 	if w == nil || w.ID == "" {
 		return NewError(http.StatusInternalServerError, "webhook install returned no webhook id")
 	}
-	return writeJSON(c.Response(), http.StatusOK, w)
+	return writeJSON(c.Response(), http.StatusOK, w.wire())
 }
 
 func (s *server) webhookDelete(c *echo.Context) error {
@@ -371,19 +385,46 @@ func (s *server) webhookTransform(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := s.app.Sync.Webhooks.Transform(c.Request().Context(), &WebhookEvent{Request: base, Params: in.Params, Payload: in.Payload})
+	changes, err := s.app.Sync.Webhooks.Transform(c.Request().Context(), &WebhookEvent{Request: base, Params: in.Params, Payload: in.Payload})
 	if err != nil {
 		return err
 	}
-	out := make(map[string][]any, len(data))
-	for typ, items := range data {
-		if _, ok := s.b.types[typ]; !ok {
-			return NewError(http.StatusInternalServerError, "webhook transform returned items of undeclared type %q", typ)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	dst := append((*buf)[:0], `{"data":{`...)
+	for i, typ := range sortedKeys(changes) {
+		t, ok := s.b.types[typ]
+		if !ok {
+			return handlerMistake("webhook transform returned changes of undeclared type %q", typ)
 		}
-		out[typ] = withSyncAction(items)
+		if !t.decl.Delta && len(changes[typ].Removed) > 0 {
+			return handlerMistake("webhook transform removes items of type %q, which does not declare Delta", typ)
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, typ)
+		dst = append(dst, ":["...)
+		pp := &pageProblems{typ: typ}
+		ch := changes[typ]
+		dst = encodeLoose(dst, ch.Items, t, pp)
+		s.logViolations(pp)
+		if pp.mistake != "" {
+			return handlerMistake("webhook transform, type %q: %s", typ, pp.mistake)
+		}
+		for j, id := range ch.Removed {
+			if len(ch.Items) > 0 || j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"id":`...)
+			dst = appendString(dst, id)
+			dst = append(dst, `,"__syncAction":"REMOVE"}`...)
+		}
+		dst = append(dst, ']')
 	}
-	data = out
-	return writeJSON(c.Response(), http.StatusOK, protocol.WebhookTransformResponse{Data: data})
+	dst = append(dst, "}}\n"...)
+	*buf = dst
+	return writeBytes(c.Response(), http.StatusOK, dst)
 }
 
 func (s *server) actionExecute(c *echo.Context) error {
@@ -395,6 +436,11 @@ func (s *server) actionExecute(c *echo.Context) error {
 	ac, ok := s.b.actions[in.Action.Action]
 	if !ok {
 		return BadRequest("action.action: unknown action %q", in.Action.Action)
+	}
+	for _, a := range ac.Args {
+		if v, ok := in.Action.Args[a.ID]; !a.Optional && (!ok || v == nil) {
+			return BadRequest("action.args.%s: the argument %q is required", a.ID, a.Name)
+		}
 	}
 	args := make(Args, len(in.Action.Args))
 	for id, v := range in.Action.Args {

@@ -36,10 +36,10 @@ func TestLenientRequestShapes(t *testing.T) {
 		})
 	}
 	call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","version":2.5,"operationId":7,"filter":{"open":"true","due":{"_max":"2017-06-13T23:59:59.999","x":1}}}`)
-	if s.data.Version != "2.5" || s.data.OperationID != "7" || !s.data.Filter.Bool("open") {
+	if s.data.Version != "2.5" || s.data.OperationID != "7" || !must(s.f.open.Get(s.data.Filter)) {
 		t.Errorf("request = %+v", s.data)
 	}
-	if due, ok := s.data.Filter.Range("due"); !ok || due.Min != nil || due.Max == nil || due.Max.Format(time.RFC3339Nano) != "2017-06-13T23:59:59.999Z" {
+	if due, ok := s.f.due.Get(s.data.Filter); !ok || due.Min != nil || due.Max == nil || due.Max.Format(time.RFC3339Nano) != "2017-06-13T23:59:59.999Z" {
 		t.Errorf("due = %v %v", due, ok)
 	}
 	if r := call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"task","filter":{"due":{"_min":"2017-06-14T00:00:00","_max":"2017-06-13T00:00:00"}}}`); r.status != 400 {
@@ -53,12 +53,12 @@ func TestLenientRequestShapes(t *testing.T) {
 // Handlers may return items they share between requests: appkit adds
 // __syncAction to copies, never to the handler's maps.
 func TestDeltaDoesNotMutateSharedItems(t *testing.T) {
-	shared := []any{appkit.Item{"id": "1", "name": "One"}, appkit.Item{"id": "2", "name": "Two"}}
+	shared := []appkit.Item{{"id": "1", "name": "One"}, {"id": "2", "name": "Two"}}
 	app := &appkit.App{ID: "shared", Name: "shared", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: true,
-			Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")},
-			Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[cursor], error) {
-				return &appkit.Page[cursor]{Items: shared, Sync: appkit.Delta}, nil
+			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name")},
+			Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[appkit.Item, cursor], error) {
+				return &appkit.Page[appkit.Item, cursor]{Items: shared, Delta: true}, nil
 			}),
 		}}}}
 	h := handler(t, app)
@@ -78,7 +78,7 @@ func TestDeltaDoesNotMutateSharedItems(t *testing.T) {
 	}
 	wg.Wait()
 	for _, it := range shared {
-		if _, has := it.(appkit.Item)["__syncAction"]; has {
+		if _, has := it["__syncAction"]; has {
 			t.Fatalf("the handler's item was changed: %v", it)
 		}
 	}
@@ -90,8 +90,8 @@ func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
 	closed := make(chan bool, 2)
 	app := &appkit.App{ID: "files", Name: "files", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
-			Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")},
-				Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[cursor], error) { return nil, nil })}},
+			Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name")},
+				Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })}},
 			Resource: func(ctx context.Context, r *appkit.ResourceRequest) (*appkit.Resource, error) {
 				res := &appkit.Resource{ContentType: "text/plain", Body: closeRecorder{strings.NewReader(body), closed}}
 				if r.Params["fail"] == true {

@@ -8,3 +8,12 @@ import (
 type contextT = context.Context
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+// must returns v when ok, else the zero value.
+func must[T any](v T, ok bool) T {
+	if !ok {
+		var zero T
+		return zero
+	}
+	return v
+}

@@ -24,8 +24,8 @@ import (
 func oauthApp(auth appkit.Auth, itemsURL string, logger *zerolog.Logger) *appkit.App {
 	return &appkit.App{ID: "oauth-app", Name: "OAuth app", Version: "1", Logger: logger, Auth: []appkit.Auth{auth},
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "item", Name: "Items",
-			Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Title")},
-			Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, page *cursor) (*appkit.Page[cursor], error) {
+			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Title")},
+			Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, page *cursor) (*appkit.Page[appkit.Item, cursor], error) {
 				client, err := r.HTTPClient(ctx)
 				if err != nil {
 					return nil, err
@@ -50,7 +50,7 @@ func oauthApp(auth appkit.Auth, itemsURL string, logger *zerolog.Logger) *appkit
 				if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 					return nil, err
 				}
-				p := &appkit.Page[cursor]{}
+				p := &appkit.Page[appkit.Item, cursor]{}
 				for _, it := range body.Items {
 					p.Items = append(p.Items, appkit.Item{"id": it.ID, "name": it.Title})
 				}

@@ -81,8 +81,10 @@ type DataRequest struct {
 	// OperationID identifies the synchronization run; all types of one run
 	// share it.
 	OperationID string
-	// LastSynchronizedAt is the end of the last successful run; zero for a
-	// first (full) run. Apps answering delta should subtract a safety margin.
+	// LastSynchronizedAt is when the last successful run started; zero for
+	// a first run. An app answering delta should look for changes since a
+	// safety margin (an hour, say) before it, for clock skew and runs that
+	// overlapped a change.
 	LastSynchronizedAt time.Time
 	// Version is the service's protocol version, when sent.
 	Version string

@@ -1,12 +1,14 @@
 package appkit
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
-// Kind is the type of a schema field (spec 002, "Schema field description").
+// Kind is the type of a schema field.
 type Kind string
 
 // The schema field types.
@@ -18,25 +20,26 @@ const (
 	KindArrayText Kind = "array[text]"
 )
 
-// SubType refines a field's type (spec 002 and NOTES.md's mapping table).
+// SubType refines a field's type; the comment of each says what the
+// workspace makes of it.
 type SubType string
 
 // The subtypes the service understands.
 const (
-	SubURL           SubType = "url"
-	SubEmail         SubType = "email"
-	SubInteger       SubType = "integer"    // number → int
-	SubBoolean       SubType = "boolean"    // text → bool
-	SubHTML          SubType = "html"       // text → rich text
-	SubMarkdown      SubType = "md"         // text → rich text
-	SubFile          SubType = "file"       // text or array[text] → files
-	SubFiles         SubType = "files"      // array[text] → files
-	SubDateRange     SubType = "date-range" // text JSON {"start","end"}
-	SubDateTimeRange SubType = "date-time-range"
-	SubDay           SubType = "day" // date → YYYY-MM-DD
-	SubSingleSelect  SubType = "single-select"
-	SubMultiSelect   SubType = "multi-select"
-	SubWorkflow      SubType = "workflow"
+	SubURL           SubType = "url"             // text: a link
+	SubEmail         SubType = "email"           // text: an e-mail address
+	SubInteger       SubType = "integer"         // number: an integer
+	SubBoolean       SubType = "boolean"         // text: a yes/no value ("true", "false", ...)
+	SubHTML          SubType = "html"            // text: rich text written in HTML
+	SubMarkdown      SubType = "md"              // text: rich text written in Markdown
+	SubFile          SubType = "file"            // text or array[text]: file URL(s)
+	SubFiles         SubType = "files"           // text or array[text]: file URL(s)
+	SubDateRange     SubType = "date-range"      // text: JSON {"start","end"}, days
+	SubDateTimeRange SubType = "date-time-range" // text: JSON {"start","end"}, date-times
+	SubDay           SubType = "day"             // date: a day, YYYY-MM-DD
+	SubSingleSelect  SubType = "single-select"   // text: one of Options
+	SubMultiSelect   SubType = "multi-select"    // text or array[text]: some of Options
+	SubWorkflow      SubType = "workflow"        // text: a workflow state of Options
 )
 
 // subTypeKinds lists the field types each subtype may refine.
@@ -68,21 +71,36 @@ const (
 
 // Relation declares that a field holds the id(s) of items of another type.
 type Relation struct {
+	// Cardinality is ManyToOne (the field holds one id) or ManyToMany (an
+	// array of ids).
 	Cardinality Cardinality
 	// Name is the relation's field name on the source side.
 	Name string
 	// TargetType is the id of the related type.
 	TargetType string
-	// TargetName is the relation's field name on the target side.
+	// TargetName is the relation's field name on the target side; empty
+	// means the declaring type's name.
 	TargetName string
 	// TargetFieldID is the target field matched against this field's value;
 	// empty means "id".
 	TargetFieldID string
 }
 
-// Field is one field of a type's schema. Build it with [ID], [Text],
-// [Number], [Date], [TextArray] or [Ref]/[Refs] and refine it with the
-// chainable methods; the zero Field is not valid.
+// NumberFormat is the display format of a number field.
+type NumberFormat struct {
+	// Type is Money, Percent or Number.
+	Type string
+	// Precision is the number of decimals shown, nil for the default.
+	Precision *int
+	// Unit is shown after the number (a currency, "h", ...).
+	Unit string
+}
+
+// Field is one field of a map schema (types whose items are [Item]s). Build
+// it with [ID], [Text], [Bool], [Number], [Integer], [Time], [Date],
+// [TextArray] or [Ref]/[Refs] and refine it with the chainable methods; the
+// zero Field is not valid. Types declared from a Go struct get their fields
+// from the struct instead.
 type Field struct {
 	// ID is the key of the field's value in items.
 	ID string
@@ -102,17 +120,23 @@ type Field struct {
 	Ignore bool
 	// Relation, when set, makes the field hold related ids.
 	Relation *Relation
-	// Format is the number format (NOTES.md: Money, Percent or Number).
-	Format *protocol.NumberFormat
+	// Format is the number format.
+	Format *NumberFormat
 	// Options of a single-select, multi-select or workflow field.
 	Options []string
 }
 
-// ID declares the identity field; every type needs one with id "id".
-func ID(name string) Field { return Field{ID: "id", Name: name, Kind: KindID} }
+// ID declares the identity field "id"; every type has one.
+func ID() Field { return Field{ID: "id", Name: "ID", Kind: KindID} }
 
 // Text declares a text field.
 func Text(id, name string) Field { return Field{ID: id, Name: name, Kind: KindText} }
+
+// Bool declares a yes/no field (text of subType boolean: values "true" and
+// "false"; a Go bool in an Item is sent that way).
+func Bool(id, name string) Field {
+	return Field{ID: id, Name: name, Kind: KindText, SubType: SubBoolean}
+}
 
 // Number declares a decimal number field.
 func Number(id, name string) Field { return Field{ID: id, Name: name, Kind: KindNumber} }
@@ -122,29 +146,50 @@ func Integer(id, name string) Field {
 	return Field{ID: id, Name: name, Kind: KindNumber, SubType: SubInteger}
 }
 
-// Date declares a date-time field (ISO 8601 values).
-func Date(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate} }
+// Time declares a date-time field (ISO 8601 values; a time.Time in an Item
+// is sent with milliseconds).
+func Time(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate} }
 
-// Day declares a date field (YYYY-MM-DD values).
-func Day(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate, SubType: SubDay} }
+// Date declares a calendar-day field (a date of subType day: YYYY-MM-DD; a
+// [Day] or time.Time in an Item is sent that way).
+func Date(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate, SubType: SubDay} }
 
 // TextArray declares an array[text] field.
 func TextArray(id, name string) Field { return Field{ID: id, Name: name, Kind: KindArrayText} }
 
-// Ref declares a many-to-one relation: the field holds the id of one item of
-// targetType; targetName is the relation's name on the target side.
-func Ref(id, name, targetType, targetName string) Field {
-	return Field{ID: id, Name: name, Kind: KindText, Relation: &Relation{
-		Cardinality: ManyToOne, Name: name, TargetType: targetType, TargetName: targetName, TargetFieldID: "id",
-	}}
+// Ref declares a many-to-one relation: the field holds the id of one item
+// of targetType. The relation's name on the target side is the declaring
+// type's name unless [Field.Inverse] says otherwise.
+func Ref(id, name, targetType string) Field {
+	return Field{ID: id, Name: name, Kind: KindText, Relation: &Relation{Cardinality: ManyToOne, Name: name, TargetType: targetType}}
 }
 
 // Refs declares a many-to-many relation: the field holds ids of items of
 // targetType.
-func Refs(id, name, targetType, targetName string) Field {
-	return Field{ID: id, Name: name, Kind: KindArrayText, Relation: &Relation{
-		Cardinality: ManyToMany, Name: name, TargetType: targetType, TargetName: targetName, TargetFieldID: "id",
-	}}
+func Refs(id, name, targetType string) Field {
+	return Field{ID: id, Name: name, Kind: KindArrayText, Relation: &Relation{Cardinality: ManyToMany, Name: name, TargetType: targetType}}
+}
+
+// Inverse names a relation on its target side ("Tasks" for a task's
+// project).
+func (f Field) Inverse(name string) Field {
+	if f.Relation != nil {
+		r := *f.Relation
+		r.TargetName = name
+		f.Relation = &r
+	}
+	return f
+}
+
+// MatchOn makes a relation match its value against another field of the
+// target than its id.
+func (f Field) MatchOn(targetField string) Field {
+	if f.Relation != nil {
+		r := *f.Relation
+		r.TargetFieldID = targetField
+		f.Relation = &r
+	}
+	return f
 }
 
 // As sets the subtype.
@@ -166,50 +211,53 @@ func (f Field) Hidden() Field { f.Ignore = true; return f }
 func (f Field) WithOptions(options ...string) Field { f.Options = options; return f }
 
 // WithFormat sets the number format.
-func (f Field) WithFormat(format protocol.NumberFormat) Field { f.Format = &format; return f }
+func (f Field) WithFormat(format NumberFormat) Field { f.Format = &format; return f }
 
-func (f *Field) check() error {
+// check reports every problem of one field.
+func (f *Field) check() []error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("field %q: "+format, append([]any{f.ID}, args...)...))
+	}
 	if f.ID == "" {
-		return fmt.Errorf("a field has an empty id")
+		add("the id is empty")
 	}
 	if f.Name == "" {
-		return fmt.Errorf("field %q has an empty name", f.ID)
+		add("the name is empty")
 	}
 	switch f.Kind {
 	case KindID, KindText, KindNumber, KindDate, KindArrayText:
 	default:
-		return fmt.Errorf("field %q: unknown type %q", f.ID, f.Kind)
+		add("unknown type %q", f.Kind)
 	}
 	if f.SubType != "" {
 		kinds, ok := subTypeKinds[f.SubType]
 		if !ok {
-			return fmt.Errorf("field %q: unknown subType %q", f.ID, f.SubType)
-		}
-		fits := false
-		for _, k := range kinds {
-			fits = fits || k == f.Kind
-		}
-		if !fits {
-			return fmt.Errorf("field %q: subType %q does not apply to type %q", f.ID, f.SubType, f.Kind)
+			add("unknown subType %q", f.SubType)
+		} else if !slices.Contains(kinds, f.Kind) {
+			add("subType %q does not apply to type %q", f.SubType, f.Kind)
 		}
 	}
 	if r := f.Relation; r != nil {
 		switch r.Cardinality {
 		case ManyToOne, ManyToMany:
 		default:
-			return fmt.Errorf("field %q: unknown relation cardinality %q", f.ID, r.Cardinality)
+			add("unknown relation cardinality %q", r.Cardinality)
 		}
-		if r.TargetType == "" || r.Name == "" || r.TargetName == "" {
-			return fmt.Errorf("field %q: a relation needs name, targetType and targetName", f.ID)
+		if r.TargetType == "" || r.Name == "" {
+			add("a relation needs a name and a target type")
 		}
 	}
-	return nil
+	return errs
 }
 
 func (f *Field) wire() protocol.SchemaField {
 	out := protocol.SchemaField{
 		ID: f.ID, Name: f.Name, Description: f.Description, Type: string(f.Kind), SubType: string(f.SubType),
-		Readonly: f.Readonly, Ignore: f.Ignore, Order: f.Order, Format: f.Format, Options: f.Options,
+		Readonly: f.Readonly, Ignore: f.Ignore, Order: f.Order, Options: f.Options,
+	}
+	if nf := f.Format; nf != nil {
+		out.Format = &protocol.NumberFormat{Type: nf.Type, Precision: nf.Precision, Unit: nf.Unit}
 	}
 	if r := f.Relation; r != nil {
 		tf := r.TargetFieldID
@@ -223,27 +271,36 @@ func (f *Field) wire() protocol.SchemaField {
 	return out
 }
 
-// checkFields checks one type's field list: unique ids, an id and a name field.
-func checkFields(typeID string, fields []Field) error {
+// checkFields reports every problem of one type's field list: each bad
+// field, ids declared twice, a missing id or name field.
+func checkFields(typeID string, fields []Field) []error {
+	var errs []error
+	add := func(err error) { errs = append(errs, fmt.Errorf("type %q: %w", typeID, err)) }
 	seen := make(map[string]bool, len(fields))
 	for i := range fields {
 		f := &fields[i]
-		if err := f.check(); err != nil {
-			return fmt.Errorf("type %q: %w", typeID, err)
+		for _, err := range f.check() {
+			add(err)
+		}
+		if f.ID == "" {
+			continue
 		}
 		if seen[f.ID] {
-			return fmt.Errorf("type %q: field %q declared twice", typeID, f.ID)
+			add(fmt.Errorf("field %q declared twice", f.ID))
 		}
 		seen[f.ID] = true
 		if f.ID == "id" && f.Kind != KindID {
-			return fmt.Errorf("type %q: field \"id\" must have type id", typeID)
+			add(errors.New(`field "id" must have type id`))
+		}
+		if f.ID == protocol.SyncAction {
+			add(errors.New("__syncAction is reserved: declare Delta on the type and appkit adds it"))
 		}
 	}
 	if !seen["id"] {
-		return fmt.Errorf("type %q: has no \"id\" field", typeID)
+		add(errors.New(`has no "id" field`))
 	}
 	if !seen["name"] {
-		return fmt.Errorf("type %q: has no \"name\" field", typeID)
+		add(errors.New(`has no "name" field (the item's title)`))
 	}
-	return nil
+	return errs
 }

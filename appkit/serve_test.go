@@ -87,13 +87,14 @@ func TestServeRefusesInvalidApp(t *testing.T) {
 }
 
 func TestComputedSchema(t *testing.T) {
+	extra := appkit.TextFilter("extra", "Extra field").Optional()
 	app := &appkit.App{ID: "dyn", Name: "dyn", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
-			Filters: []appkit.Filter{{ID: "extra", Title: "Extra field", Type: appkit.FieldText, Optional: true}},
+			Filters: []appkit.Filter{extra},
 			Types: []appkit.Type{{ID: "row", Name: "Rows",
 				FieldsFunc: func(ctx context.Context, r *appkit.SchemaRequest) ([]appkit.Field, error) {
-					fields := []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")}
-					switch x := r.Filter.String("extra"); x {
+					fields := []appkit.Field{appkit.ID(), appkit.Text("name", "Name")}
+					switch x, _ := extra.Get(r.Filter); x {
 					case "":
 					case "broken":
 						return []appkit.Field{appkit.Text("name", "Name")}, nil
@@ -104,7 +105,9 @@ func TestComputedSchema(t *testing.T) {
 					}
 					return fields, nil
 				},
-				Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *struct{}) (*appkit.Page[struct{}], error) { return nil, nil }),
+				Data: appkit.Pages(func(context.Context, *appkit.DataRequest, *appkit.NoCursor) (*appkit.Page[appkit.Item, appkit.NoCursor], error) {
+					return nil, nil
+				}),
 			}}}}
 	h := handler(t, app)
 	r := call(t, h, "POST", "/api/v1/synchronizer/schema", `{"types":["row"],"filter":{"extra":"colour"}}`)
@@ -128,8 +131,9 @@ func TestComputedSchema(t *testing.T) {
 func TestConcurrentRequests(t *testing.T) {
 	var s seen
 	app := newTestApp(&s, quietLogger())
-	app.Sync.Types[1].Data = appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[cursor], error) {
-		return &appkit.Page[cursor]{Items: []any{appkit.Item{"id": r.Filter.String("mode"), "name": "x"}}}, nil
+	app.Sync.Types[1].Data = appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[task, cursor], error) {
+		mode, _ := s.f.mode.Get(r.Filter)
+		return &appkit.Page[task, cursor]{Items: []task{{ID: mode, Name: "x"}}}, nil
 	})
 	h := handler(t, app)
 	var wg sync.WaitGroup

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -26,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/testhook"
 )
 
 const defaultMaxBody = 10 << 20
@@ -75,6 +77,20 @@ type server struct {
 	b       *built
 	log     zerolog.Logger
 	maxBody int64
+	// logged holds "type\x00rule" of the item violations already logged:
+	// each is logged once, not per item.
+	logged sync.Map
+}
+
+// logViolations logs the first violation of each type and rule.
+func (s *server) logViolations(pp *pageProblems) {
+	for _, v := range pp.violations {
+		if _, seen := s.logged.LoadOrStore(v.Type+"\x00"+string(v.Rule), true); seen {
+			continue
+		}
+		s.log.Warn().Str("type", v.Type).Str("rule", string(v.Rule)).Str("violation", v.Error()).
+			Msg("an item breaks the protocol (logged once per type and rule)")
+	}
 }
 
 // logKey is where a request's log details live in the echo context.
@@ -109,7 +125,11 @@ func (a *App) routes(b *built) http.Handler {
 	e.POST(protocol.PathConfig, s.when(sync != nil, s.config))
 	e.POST(protocol.PathSchema, s.when(sync != nil, s.schema))
 	e.POST(protocol.PathData, s.when(sync != nil, s.data))
-	e.POST(protocol.PathDatalist, s.when(sync != nil && sync.Datalist != nil, s.datalist))
+	hasDatalist := false
+	for _, f := range b.filters {
+		hasDatalist = hasDatalist || f.datalist != nil
+	}
+	e.POST(protocol.PathDatalist, s.when(hasDatalist, s.datalist))
 	e.POST(protocol.PathFilterValidate, s.when(sync != nil, s.filterValidate))
 	e.POST(protocol.PathResource, s.when(sync != nil && sync.Resource != nil, s.resource))
 	hooks := sync != nil && sync.Webhooks != nil
@@ -206,14 +226,68 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// redact masks secret values in a log message.
+// minSecretLen is the shortest secret that redact masks wherever it
+// appears; a shorter one is masked only where it is a whole quoted value
+// (masking every "ab" in a message would garble it and hide nothing).
+const minSecretLen = 4
+
+// redact masks secrets in a message: every value (a run of characters
+// between spaces, quotes and the punctuation that delimits values) that
+// contains a secret of at least minSecretLen characters is replaced whole by
+// ***, and so is a quoted value equal to a shorter secret.
 func redact(msg string, secrets []string) string {
-	for _, v := range secrets {
-		if len(v) >= 4 {
-			msg = strings.ReplaceAll(msg, v, "***")
+	if len(secrets) == 0 {
+		return msg
+	}
+	for _, sec := range secrets {
+		if len(sec) >= minSecretLen && strings.ContainsFunc(sec, func(r rune) bool { return r < 0x80 && isValueDelim(byte(r)) }) {
+			msg = strings.ReplaceAll(msg, sec, "***")
 		}
 	}
-	return msg
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if isValueDelim(msg[i]) {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(msg) && !isValueDelim(msg[j]) {
+			j++
+		}
+		value := msg[i:j]
+		quoted := i > 0 && j < len(msg) && msg[i-1] == '"' && msg[j] == '"'
+		if containsSecret(value, quoted, secrets) {
+			b.WriteString("***")
+		} else {
+			b.WriteString(value)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func isValueDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '"', '\'', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>':
+		return true
+	}
+	return false
+}
+
+func containsSecret(value string, quoted bool, secrets []string) bool {
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		if len(sec) >= minSecretLen && strings.Contains(value, sec) {
+			return true
+		}
+		if quoted && value == sec {
+			return true
+		}
+	}
+	return false
 }
 
 // handleError turns any error into the protocol's {message[, tryLater]}.
@@ -244,6 +318,11 @@ func (s *server) handleError(c *echo.Context, err error) {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		status, body.TryLater = http.StatusServiceUnavailable, true
 		body.Message = "timed out: " + upstreamText(err)
+	case unreachable(err):
+		// The upstream refused the connection or its name did not resolve:
+		// that says nothing about the account and may pass.
+		status, body.TryLater = http.StatusServiceUnavailable, true
+		body.Message = "unreachable: " + upstreamText(err)
 	case errors.As(err, &ue):
 		// An outgoing call failed: name the host, not the URL (its path and
 		// query may hold keys).
@@ -268,6 +347,16 @@ func (s *server) handleError(c *echo.Context, err error) {
 	_ = writeJSON(c.Response(), status, body)
 }
 
+// unreachable reports an outgoing call that could not reach its host: a
+// refused or reset connection, a failed name lookup, any failed dial.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) ||
+		errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial")
+}
+
 // upstreamText describes a failed outgoing call by its host and cause only.
 func upstreamText(err error) string {
 	var ue *url.Error
@@ -286,6 +375,28 @@ func upstreamText(err error) string {
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// pagePool holds the buffers that pages are encoded into.
+var pagePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+func getBuffer() *[]byte { return pagePool.Get().(*[]byte) }
+
+// putBuffer returns a buffer to the pool, unless it grew past 4 MiB.
+func putBuffer(b *[]byte) {
+	if cap(*b) <= 4<<20 {
+		pagePool.Put(b)
+	}
+}
+
+// writeBytes writes an encoded JSON answer with its length.
+func writeBytes(w http.ResponseWriter, status int, body []byte) error {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, err := w.Write(body)
+	return err
+}
 
 // writeJSON encodes v into a pooled buffer, then writes it with its length.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
@@ -422,5 +533,10 @@ func Serve(ctx context.Context, srv *http.Server, app *App) error {
 func ListenAndServe(ctx context.Context, addr string, app *App) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
+	if hook := testhook.Stop(); hook != nil {
+		// Under appkittest.Main: the test stops the app's own main.
+		unhook := context.AfterFunc(hook, stop)
+		defer unhook()
+	}
 	return Serve(ctx, &http.Server{Addr: addr}, app)
 }

@@ -11,16 +11,40 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
-	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/daterange"
 )
 
 // cursor is the typed page cursor of the test app.
 type cursor struct {
 	Offset int `json:"offset"`
+}
+
+// task is the test app's struct type.
+type task struct {
+	ID      string     `appkit:"id"`
+	Name    string     `appkit:"name,name=Title"`
+	Points  int        `appkit:"points"`
+	Due     appkit.Day `appkit:"due,desc=Due day"`
+	Body    string     `appkit:"body,md"`
+	Project string     `appkit:"project,ref=project,inverse=Tasks"`
+	Done    bool       `appkit:"done"`
+	Updated time.Time  `appkit:"updated,omitempty"`
+}
+
+// testFilters are the test app's filter handles.
+type testFilters struct {
+	mode     *appkit.FilterOf[string]
+	min      *appkit.FilterOf[float64]
+	open     *appkit.FilterOf[bool]
+	since    *appkit.FilterOf[appkit.Day]
+	due      *appkit.FilterOf[daterange.Range]
+	team     *appkit.FilterOf[string]
+	projects *appkit.FilterOf[[]string]
 }
 
 // seen records what handlers received, for assertions.
@@ -30,13 +54,29 @@ type seen struct {
 	datalist *appkit.DatalistRequest
 	action   *appkit.ActionRequest
 	hook     *appkit.WebhookRequest
+	f        testFilters
 }
 
 // newTestApp declares an app that uses every feature of the SDK.
 func newTestApp(s *seen, logger *zerolog.Logger) *appkit.App {
 	const total = 5
+	f := &s.f
+	f.mode = appkit.TextFilter("mode", "Mode").Optional()
+	f.min = appkit.NumberFilter("min", "Min points").Optional()
+	f.open = appkit.BoolFilter("open", "Open only").Optional()
+	f.since = appkit.DayFilter("since", "Since").Optional()
+	f.due = appkit.DateRangeFilter("due", "Due").Optional()
+	f.team = appkit.ListFilter("team", "Team", func(ctx context.Context, r *appkit.DatalistRequest) ([]appkit.Option, error) {
+		s.datalist = r
+		return []appkit.Option{{Title: "Core", Value: "core"}, {Title: "Web", Value: "web"}}, nil
+	})
+	f.projects = appkit.MultiDropdownFilter("projects", "Projects", func(ctx context.Context, r *appkit.DatalistRequest) ([]appkit.Option, error) {
+		s.datalist = r
+		team, _ := f.team.Get(r.DependsOn)
+		return []appkit.Option{{Title: "Project of " + team, Value: 7}}, nil
+	}).Requires(f.team).Optional()
 	return &appkit.App{
-		ID: "test", Type: "custom", Name: "Test app", Version: "1.2.3", Description: "Exercises the SDK", Website: "https://example.com",
+		ID: "test", Name: "Test app", Version: "1.2.3", Description: "Exercises the SDK", Website: "https://example.com",
 		Logger: logger,
 		Auth: []appkit.Auth{
 			appkit.TokenAuth("API token", "Your token", func(ctx context.Context, token string) (string, error) {
@@ -63,39 +103,31 @@ func newTestApp(s *seen, logger *zerolog.Logger) *appkit.App {
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{
 				{ID: "project", Name: "Projects", Default: true,
-					Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name"), appkit.Text("url", "Link").As(appkit.SubURL)},
-					Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *struct{}) (*appkit.Page[struct{}], error) {
-						return &appkit.Page[struct{}]{Items: []any{appkit.Item{"id": "p1", "name": "P1"}}}, nil
+					Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name"), appkit.Text("url", "Link").As(appkit.SubURL)},
+					Data: appkit.All(func(ctx context.Context, r *appkit.DataRequest) ([]appkit.Item, error) {
+						return []appkit.Item{{"id": "p1", "name": "P1"}}, nil
 					}),
 				},
 				{ID: "task", Name: "Tasks", Delta: true,
-					Fields: []appkit.Field{
-						appkit.ID("ID"), appkit.Text("name", "Title"),
-						appkit.Integer("points", "Points"), appkit.Day("due", "Due").Describe("Due day"),
-						appkit.Text("body", "Body").As(appkit.SubMarkdown),
-						appkit.Ref("project", "Project", "project", "Tasks"),
-					},
-					Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[cursor], error) {
+					Data: appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[task, cursor], error) {
 						s.data, s.cursor = r, c
-						if r.Filter.String("mode") == "fail" {
+						mode, _ := f.mode.Get(r.Filter)
+						if mode == "fail" {
 							return nil, appkit.TryLater(errors.New("upstream said 429"))
 						}
-						if r.Filter.String("mode") == "panic" {
+						if mode == "panic" {
 							panic("boom: secret internals")
 						}
 						off := 0
 						if c != nil {
 							off = c.Offset
 						}
-						p := &appkit.Page[cursor]{}
-						if !r.LastSynchronizedAt.IsZero() {
-							p.Sync = appkit.Delta
-						}
+						p := &appkit.Page[task, cursor]{Delta: !r.LastSynchronizedAt.IsZero()}
 						for i := off; i < off+2 && i < total; i++ {
-							p.Items = append(p.Items, appkit.Item{"id": fmt.Sprint(i), "name": fmt.Sprintf("Task %d", i), "project": "p1"})
+							p.Items = append(p.Items, task{ID: fmt.Sprint(i), Name: fmt.Sprintf("Task %d", i), Project: "p1", Points: i, Due: appkit.Day{Year: 2024, Month: 2, Day: 29}})
 						}
-						if p.Sync == appkit.Delta {
-							p.Items = append(p.Items, appkit.Removed("gone"))
+						if p.Delta {
+							p.Removed = []string{"gone"}
 						}
 						if off+2 < total {
 							p.Next = &cursor{Offset: off + 2}
@@ -104,35 +136,20 @@ func newTestApp(s *seen, logger *zerolog.Logger) *appkit.App {
 					}),
 				},
 			},
-			Filters: []appkit.Filter{
-				{ID: "mode", Title: "Mode", Type: appkit.FieldText, Optional: true},
-				{ID: "min", Title: "Min points", Type: appkit.FieldNumber, Optional: true},
-				{ID: "open", Title: "Open only", Type: appkit.FieldBool, Optional: true},
-				{ID: "since", Title: "Since", Type: appkit.FieldDatebox, Optional: true},
-				{ID: "due", Title: "Due", Type: appkit.FieldDate, Optional: true},
-				{ID: "team", Title: "Team", Type: appkit.FieldList, Datalist: true},
-				{ID: "projects", Title: "Projects", Type: appkit.FieldMultiDropdown, Datalist: true, DatalistRequires: []string{"team"}, Optional: true},
-			},
-			Datalist: func(ctx context.Context, r *appkit.DatalistRequest) ([]appkit.Option, error) {
-				s.datalist = r
-				if r.Field == "team" {
-					return []appkit.Option{{Title: "Core", Value: "core"}, {Title: "Web", Value: "web"}}, nil
-				}
-				return []appkit.Option{{Title: "Project of " + r.DependsOn.String("team"), Value: 7}}, nil
-			},
+			Filters: []appkit.Filter{f.mode, f.min, f.open, f.since, f.due, f.team, f.projects},
 			ValidateFilter: func(ctx context.Context, r *appkit.Request) error {
-				if r.Filter.String("mode") == "bad" {
+				if mode, _ := f.mode.Get(r.Filter); mode == "bad" {
 					return errors.New("mode bad is not allowed")
 				}
 				return nil
 			},
 			Webhooks: &appkit.Webhooks{
-				Install: func(ctx context.Context, r *appkit.WebhookRequest) (*protocol.Webhook, error) {
+				Install: func(ctx context.Context, r *appkit.WebhookRequest) (*appkit.Webhook, error) {
 					s.hook = r
 					if r.Webhook != nil {
 						return r.Webhook, nil
 					}
-					return &protocol.Webhook{ID: "wh1", Events: []string{"task.updated"}}, nil
+					return &appkit.Webhook{ID: "wh1", Events: []string{"task.updated"}}, nil
 				},
 				Delete: func(ctx context.Context, r *appkit.WebhookRequest) error {
 					if r.Webhook.ID != "wh1" {
@@ -146,12 +163,12 @@ func newTestApp(s *seen, logger *zerolog.Logger) *appkit.App {
 					}
 					return "wh1", nil
 				},
-				Transform: func(ctx context.Context, ev *appkit.WebhookEvent) (map[string][]any, error) {
+				Transform: func(ctx context.Context, ev *appkit.WebhookEvent) (appkit.Changes, error) {
 					var p struct{ ID string }
 					if err := json.Unmarshal(ev.Payload, &p); err != nil {
 						return nil, appkit.BadRequest("payload: %v", err)
 					}
-					return map[string][]any{"task": {appkit.Item{"id": p.ID, "name": "changed"}, appkit.Removed("old")}}, nil
+					return appkit.Changes{"task": {Items: []any{task{ID: p.ID, Name: "changed"}}, Removed: []string{"old"}}}, nil
 				},
 			},
 			Resource: func(ctx context.Context, r *appkit.ResourceRequest) (*appkit.Resource, error) {
@@ -163,7 +180,7 @@ func newTestApp(s *seen, logger *zerolog.Logger) *appkit.App {
 		},
 		Actions: []appkit.Action{{
 			ID: "notify", Name: "Notify", Description: "Sends a message",
-			Args: []appkit.Arg{{ID: "text", Name: "Text", Type: appkit.ArgTextArea, TextTemplate: true}, {ID: "to", Name: "To", Type: appkit.ArgText}},
+			Args: []appkit.Arg{{ID: "text", Name: "Text", Type: appkit.ArgTextArea, TextTemplate: true, Optional: true}, {ID: "to", Name: "To", Type: appkit.ArgText, Optional: true}},
 			Run: func(ctx context.Context, r *appkit.ActionRequest) error {
 				s.action = r
 				if r.Args.String("to") == "" {

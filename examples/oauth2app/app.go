@@ -65,7 +65,6 @@ func newApp(cfg Config) *appkit.App {
 	}
 	return &appkit.App{
 		ID:          "oauth2app",
-		Type:        "custom",
 		Name:        "OAuth 2 items",
 		Version:     "1.0.0",
 		Description: "Synchronizes the items of an API protected by OAuth 2.",
@@ -74,21 +73,26 @@ func newApp(cfg Config) *appkit.App {
 		Logger:      cfg.Logger,
 		Sync: &appkit.Sync{Types: []appkit.Type{{
 			ID: "items", Name: "Items", Default: true,
-			Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Title")},
-			Data:   appkit.Pages(itemsPage(api)),
+			Data: appkit.Pages(itemsPage(api)),
 		}}},
 	}
 }
 
+// Item is one item of the provider: the struct declares the type's schema.
+type Item struct {
+	ID    string `appkit:"id"`
+	Title string `appkit:"name,name=Title"`
+}
+
 // pageCursor is the page cursor: the provider's page number (an object on
-// the wire, as the spec makes nextPageConfig).
+// the wire, as nextPageConfig must be).
 type pageCursor struct {
 	Page int `json:"page"`
 }
 
 // itemsPage loads one page of items.
-func itemsPage(api string) appkit.PageFunc[pageCursor] {
-	return func(ctx context.Context, req *appkit.DataRequest, cursor *pageCursor) (*appkit.Page[pageCursor], error) {
+func itemsPage(api string) appkit.PageFunc[Item, pageCursor] {
+	return func(ctx context.Context, req *appkit.DataRequest, cursor *pageCursor) (*appkit.Page[Item, pageCursor], error) {
 		page := 1
 		if cursor != nil {
 			page = cursor.Page
@@ -110,12 +114,12 @@ func itemsPage(api string) appkit.PageFunc[pageCursor] {
 		if err := getJSON(ctx, c, api+"/items?page="+strconv.Itoa(page), &out); err != nil {
 			return nil, err
 		}
-		p := &appkit.Page[pageCursor]{Items: make([]any, 0, len(out.Items))}
+		p := &appkit.Page[Item, pageCursor]{Items: make([]Item, 0, len(out.Items))}
 		for _, it := range out.Items {
 			if it.ID == "" {
 				return nil, fmt.Errorf("the provider answered an item without an id on page %d", page)
 			}
-			p.Items = append(p.Items, appkit.Item{"id": it.ID, "name": it.Title})
+			p.Items = append(p.Items, Item{ID: it.ID, Title: it.Title})
 		}
 		if out.Next > page { // a next page that does not move forward would loop
 			p.Next = &pageCursor{Page: out.Next}

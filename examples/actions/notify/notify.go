@@ -141,7 +141,6 @@ func New(cfg Config) *appkit.App {
 	}
 	return &appkit.App{
 		ID:          "notify",
-		Type:        "custom",
 		Name:        "Notify",
 		Version:     "1.0.0",
 		Description: "Posts messages to chat webhooks and opens issues, from automations (appkit example)",
@@ -153,8 +152,8 @@ func New(cfg Config) *appkit.App {
 				Description: "Posts a message to a chat's incoming webhook",
 				Args: []appkit.Arg{
 					{ID: "text", Name: "Text", Description: "The message (required)", Type: appkit.ArgTextArea, TextTemplate: true},
-					{ID: "channel", Name: "Channel", Description: "Channel override, when the webhook allows one", Type: appkit.ArgText, TextTemplate: true},
-					{ID: "webhook_url", Name: "Webhook URL", Description: "Incoming webhook; the account's when empty", Type: appkit.ArgText},
+					{ID: "channel", Name: "Channel", Description: "Channel override, when the webhook allows one", Type: appkit.ArgText, TextTemplate: true, Optional: true},
+					{ID: "webhook_url", Name: "Webhook URL", Description: "Incoming webhook; the account's when empty", Type: appkit.ArgText, Optional: true},
 				},
 				Run: n.postMessage,
 			},
@@ -163,9 +162,9 @@ func New(cfg Config) *appkit.App {
 				Description: "Opens an issue through an issue tracker's create-issue endpoint",
 				Args: []appkit.Arg{
 					{ID: "title", Name: "Title", Description: "The issue's title (required)", Type: appkit.ArgText, TextTemplate: true},
-					{ID: "body", Name: "Body", Description: "The issue's description (Markdown)", Type: appkit.ArgTextArea, TextTemplate: true},
-					{ID: "labels", Name: "Labels", Description: "Comma-separated labels", Type: appkit.ArgText, TextTemplate: true},
-					{ID: "issues_url", Name: "Issues URL", Description: "Create-issue endpoint; the account's when empty", Type: appkit.ArgText},
+					{ID: "body", Name: "Body", Description: "The issue's description (Markdown)", Type: appkit.ArgTextArea, TextTemplate: true, Optional: true},
+					{ID: "labels", Name: "Labels", Description: "Comma-separated labels", Type: appkit.ArgText, TextTemplate: true, Optional: true},
+					{ID: "issues_url", Name: "Issues URL", Description: "Create-issue endpoint; the account's when empty", Type: appkit.ArgText, Optional: true},
 				},
 				Run: n.createIssue,
 			},

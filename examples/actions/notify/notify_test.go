@@ -339,12 +339,14 @@ func TestActionInput(t *testing.T) {
 		code    int
 		want    string
 	}{
-		{"no text", "post-message", map[string]any{"webhook_url": hook}, tokenAccount, 400, `post-message: text is required`},
+		{"no text", "post-message", map[string]any{"webhook_url": hook}, tokenAccount, 400, `action.args.text: the argument \"Text\" is required`},
+		{"empty text", "post-message", map[string]any{"webhook_url": hook, "text": "  "}, tokenAccount, 400, `post-message: text is required`},
 		{"blank text", "post-message", map[string]any{"text": "  ", "webhook_url": hook}, tokenAccount, 400, `text is required`},
 		{"text too long", "post-message", map[string]any{"text": strings.Repeat("a", MaxText+1), "webhook_url": hook}, tokenAccount, 400, `longer than 40000 bytes`},
 		{"channel too long", "post-message", map[string]any{"text": "ok", "channel": strings.Repeat("c", MaxTitle+1), "webhook_url": hook}, tokenAccount, 400, `channel is longer than 256 bytes`},
 		{"no target", "post-message", map[string]any{"text": "hi"}, tokenAccount, 400, `no target: give the webhook_url argument or set webhook_url in the account`},
-		{"no title", "create-issue", map[string]any{"issues_url": hook}, tokenAccount, 400, `create-issue: title is required`},
+		{"no title", "create-issue", map[string]any{"issues_url": hook}, tokenAccount, 400, `action.args.title: the argument \"Title\" is required`},
+		{"empty title", "create-issue", map[string]any{"issues_url": hook, "title": ""}, tokenAccount, 400, `create-issue: title is required`},
 		{"too many labels", "create-issue", map[string]any{"title": "t", "labels": strings.Repeat("a,b,c,d,e,", 5), "issues_url": hook}, tokenAccount, 200, ``},
 		{"bad label", "create-issue", map[string]any{"title": "t", "labels": "ok,\x07bell", "issues_url": hook}, tokenAccount, 400, `control characters`},
 		{"stale argument is dropped", "post-message", map[string]any{"text": "hi", "to": "x", "webhook_url": hook}, tokenAccount, 200, ``},

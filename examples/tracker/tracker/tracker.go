@@ -33,15 +33,19 @@
 // When the data request carries lastSynchronizedAt and no task filter is set
 // (none of due, projects and status), task pages answer delta relative to
 // cutoff = lastSynchronizedAt − [SafetyMargin] (one hour, for clock skew
-// between the service and the app and for runs that overlapped an update;
-// NOTES.md advises a margin):
+// between the service and the app and for runs that overlapped an update):
 //
 //   - a task updated after the cutoff: SET with only the fields an update
 //     changes (id, status, priority, updated) when the service surely holds
 //     it (it existed all through [cutoff, lastSynchronizedAt]), otherwise SET
 //     with the full item;
-//   - a task deleted after the cutoff: REMOVE (when the service may hold it);
+//   - a task deleted after the cutoff: removed (Page.Removed), when the
+//     service may hold it;
 //   - anything else is left out.
+//
+// The partial SET works because every other field of [TaskItem] never
+// changes after a task is created and can be left out: left out, it stays
+// as the service has it.
 //
 // With any task filter set, pages answer full (every live matching task):
 // a filter may select other tasks than at the last run (a relative due
@@ -56,7 +60,7 @@
 // The cursor is the position in the index space. Each page examines at most
 // [ScanLimit] indices and returns at most [PageSize] items, so with filters
 // or in delta mode pages are often short or empty; hasNext stays true until
-// the index space is exhausted (NOTES.md: do not stop on a short page).
+// the index space is exhausted (a client must not stop on a short page).
 package tracker
 
 import (
@@ -69,7 +73,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
-	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/daterange"
 )
 
 // DemoToken is the one valid token.
@@ -121,6 +125,10 @@ const (
 type tracker struct {
 	ds  Dataset
 	now func() time.Time
+
+	projectsFilter *appkit.FilterOf[[]string]
+	statusFilter   *appkit.FilterOf[[]string]
+	dueFilter      *appkit.FilterOf[daterange.Range]
 }
 
 // DatasetOf returns the dataset that [New] serves for cfg (after defaults
@@ -146,9 +154,11 @@ func New(cfg Config) *appkit.App {
 	if t.now == nil {
 		t.now = time.Now
 	}
+	t.projectsFilter = appkit.MultiDropdownFilter(FilterProjects, "Projects", t.projectOptions).Optional()
+	t.statusFilter = appkit.MultiDropdownFilter(FilterStatus, "Status", statusOptions).Optional()
+	t.dueFilter = appkit.DateRangeFilter(FilterDue, "Due").Optional()
 	return &appkit.App{
 		ID:          "tracker",
-		Type:        "custom",
 		Name:        "Tracker",
 		Version:     "1.0.0",
 		Description: "Projects and tasks of a task tracker, generated deterministically (appkit example)",
@@ -156,15 +166,10 @@ func New(cfg Config) *appkit.App {
 		Auth:        []appkit.Auth{appkit.TokenAuth("API token", "Your tracker API token (the demo token is \"demo\")", validateToken)},
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{
-				{ID: "project", Name: "Projects", Default: true, Fields: projectFields(), Data: appkit.Pages(t.projects)},
-				{ID: "task", Name: "Tasks", Default: true, Fields: taskFields(), Delta: true, Data: appkit.Pages(t.tasks)},
+				{ID: "project", Name: "Projects", Default: true, Data: appkit.Pages(t.projects)},
+				{ID: "task", Name: "Tasks", Default: true, Delta: true, Data: appkit.Pages(t.tasks)},
 			},
-			Filters: []appkit.Filter{
-				{ID: FilterProjects, Title: "Projects", Type: appkit.FieldMultiDropdown, Datalist: true, Optional: true},
-				{ID: FilterStatus, Title: "Status", Type: appkit.FieldMultiDropdown, Datalist: true, Optional: true},
-				{ID: FilterDue, Title: "Due", Type: appkit.FieldDate, Optional: true},
-			},
-			Datalist:       t.datalist,
+			Filters:        []appkit.Filter{t.projectsFilter, t.statusFilter, t.dueFilter},
 			ValidateFilter: t.validateFilter,
 		},
 		Logo:   appkit.LogoSVG(logo),
@@ -192,35 +197,6 @@ func checkAccount(a appkit.Account) error {
 	return err
 }
 
-func projectFields() []appkit.Field {
-	return []appkit.Field{
-		appkit.ID("ID").At(1),
-		appkit.Text("name", "Name").At(2),
-		appkit.Text("description", "Description").As(appkit.SubMarkdown).At(3),
-		appkit.Text("url", "URL").As(appkit.SubURL).At(4),
-		appkit.Date("created", "Created").ReadOnly().At(5),
-	}
-}
-
-func taskFields() []appkit.Field {
-	one := 1
-	return []appkit.Field{
-		appkit.ID("ID").At(1),
-		appkit.Text("name", "Name").At(2),
-		appkit.Text("description", "Description").As(appkit.SubMarkdown).At(3),
-		appkit.Text("status", "Status").As(appkit.SubSingleSelect).WithOptions(Statuses...).At(4),
-		appkit.Integer("priority", "Priority").Describe("1 (highest) to 5").At(5),
-		appkit.Number("estimate", "Estimate").WithFormat(protocol.NumberFormat{Type: "Number", Precision: &one, Unit: "h"}).At(6),
-		appkit.Day("due", "Due").At(7),
-		appkit.Date("created", "Created").ReadOnly().At(8),
-		appkit.Date("updated", "Updated").ReadOnly().At(9),
-		appkit.Text("assignee", "Assignee").As(appkit.SubEmail).At(10),
-		appkit.Text("url", "URL").As(appkit.SubURL).At(11),
-		appkit.TextArray("tags", "Tags").As(appkit.SubMultiSelect).WithOptions(Tags...).At(12),
-		appkit.Ref("project", "Project", "project", "Tasks").At(13),
-	}
-}
-
 // query is the decoded filter of a request.
 type query struct {
 	projects map[int]bool    // nil: every project
@@ -234,7 +210,7 @@ func (q *query) filtered() bool { return q.projects != nil || q.statuses != nil 
 
 func (t *tracker) query(f appkit.Filters) query {
 	var q query
-	if ids := f.Strings(FilterProjects); len(ids) > 0 {
+	if ids, _ := t.projectsFilter.Get(f); len(ids) > 0 {
 		// Unknown ids select nothing (filter/validate refuses them; a saved
 		// filter may outlive a smaller dataset).
 		q.projects = make(map[int]bool, len(ids))
@@ -244,13 +220,13 @@ func (t *tracker) query(f appkit.Filters) query {
 			}
 		}
 	}
-	if ss := f.Strings(FilterStatus); len(ss) > 0 {
+	if ss, _ := t.statusFilter.Get(f); len(ss) > 0 {
 		q.statuses = make(map[string]bool, len(ss))
 		for _, s := range ss {
 			q.statuses[s] = true
 		}
 	}
-	if r, ok := f.Range(FilterDue); ok {
+	if r, ok := t.dueFilter.Get(f); ok {
 		q.due, q.hasDue = dueRange(r), true
 	}
 	return q
@@ -268,8 +244,13 @@ func (q *query) static(ds *Dataset, j int) bool {
 func (q *query) status(s string) bool { return q.statuses == nil || q.statuses[s] }
 
 func (t *tracker) validateFilter(_ context.Context, req *appkit.Request) error {
+	// The account first: a wrong token learns nothing about the data.
+	if err := checkAccount(req.Account); err != nil {
+		return err
+	}
 	var bad []string
-	for _, id := range req.Filter.Strings(FilterProjects) {
+	ids, _ := t.projectsFilter.Get(req.Filter)
+	for _, id := range ids {
 		if _, ok := ParseProjectID(id, t.ds.Projects); !ok {
 			bad = append(bad, fmt.Sprintf("%q", id))
 		}
@@ -277,7 +258,8 @@ func (t *tracker) validateFilter(_ context.Context, req *appkit.Request) error {
 	if len(bad) > 0 {
 		return appkit.BadRequest("filter %q: unknown project(s) %s", FilterProjects, strings.Join(bad, ", "))
 	}
-	for _, s := range req.Filter.Strings(FilterStatus) {
+	statuses, _ := t.statusFilter.Get(req.Filter)
+	for _, s := range statuses {
 		if !isStatus(s) {
 			return appkit.BadRequest("filter %q: unknown status %q (want one of %s)", FilterStatus, s, strings.Join(Statuses, ", "))
 		}
@@ -294,26 +276,29 @@ func isStatus(s string) bool {
 	return false
 }
 
-func (t *tracker) datalist(_ context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+// projectOptions serves the projects filter's datalist.
+func (t *tracker) projectOptions(_ context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
 	if err := checkAccount(req.Account); err != nil {
 		return nil, err
 	}
-	switch req.Field {
-	case FilterProjects:
-		out := make([]appkit.Option, t.ds.Projects)
-		for i := range out {
-			p := t.ds.Project(i + 1)
-			out[i] = appkit.Option{Title: p.Name, Value: p.ID}
-		}
-		return out, nil
-	case FilterStatus:
-		out := make([]appkit.Option, len(Statuses))
-		for i, s := range Statuses {
-			out[i] = appkit.Option{Title: s, Value: s}
-		}
-		return out, nil
+	out := make([]appkit.Option, t.ds.Projects)
+	for i := range out {
+		p := t.ds.Project(i + 1)
+		out[i] = appkit.Option{Title: p.Name, Value: p.ID}
 	}
-	return nil, appkit.BadRequest("field: %q has no datalist", req.Field)
+	return out, nil
+}
+
+// statusOptions serves the status filter's datalist.
+func statusOptions(_ context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+	if err := checkAccount(req.Account); err != nil {
+		return nil, err
+	}
+	out := make([]appkit.Option, len(Statuses))
+	for i, s := range Statuses {
+		out[i] = appkit.Option{Title: s, Value: s}
+	}
+	return out, nil
 }
 
 // start checks a cursor against the size of the index space.
@@ -327,7 +312,7 @@ func start(c *Cursor, size int) (int, error) {
 	return c.Next, nil
 }
 
-func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Cursor], error) {
+func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[ProjectItem, Cursor], error) {
 	if err := checkAccount(req.Account); err != nil {
 		return nil, err
 	}
@@ -336,7 +321,7 @@ func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Curs
 		return nil, err
 	}
 	q := t.query(req.Filter)
-	page := &appkit.Page[Cursor]{Items: make([]any, 0, min(PageSize, t.ds.Projects-from))}
+	page := &appkit.Page[ProjectItem, Cursor]{Items: make([]ProjectItem, 0, min(PageSize, t.ds.Projects-from))}
 	i := from
 	for ; i < t.ds.Projects && i-from < ScanLimit && len(page.Items) < PageSize; i++ {
 		if q.projects != nil && !q.projects[i+1] {
@@ -350,7 +335,7 @@ func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Curs
 	return page, ctx.Err()
 }
 
-func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Cursor], error) {
+func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[TaskItem, Cursor], error) {
 	if err := checkAccount(req.Account); err != nil {
 		return nil, err
 	}
@@ -365,12 +350,9 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 	// may differ from the last run's, so those runs answer full.
 	delta := !req.LastSynchronizedAt.IsZero() && !q.filtered()
 	cutoff := req.LastSynchronizedAt.Add(-SafetyMargin)
-	page := &appkit.Page[Cursor]{Items: make([]any, 0, 64)}
-	if delta {
-		page.Sync = appkit.Delta
-	}
+	page := &appkit.Page[TaskItem, Cursor]{Items: make([]TaskItem, 0, 64), Delta: delta}
 	i := from
-	for ; i < t.ds.Tasks && i-from < ScanLimit && len(page.Items) < PageSize; i++ {
+	for ; i < t.ds.Tasks && i-from < ScanLimit && len(page.Items)+len(page.Removed) < PageSize; i++ {
 		if i&1023 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -378,13 +360,9 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 		if !q.static(&t.ds, j) {
 			continue
 		}
-		var item any
 		if delta {
-			item = t.deltaItem(j, cutoff, req.LastSynchronizedAt, now)
-		} else {
-			item = t.fullItem(j, &q, now)
-		}
-		if item != nil {
+			t.deltaItem(page, j, cutoff, req.LastSynchronizedAt, now)
+		} else if item, ok := t.fullItem(j, &q, now); ok {
 			page.Items = append(page.Items, item)
 		}
 	}
@@ -396,100 +374,86 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 
 // fullItem returns task j when it is live at now and passes the status
 // filter.
-func (t *tracker) fullItem(j int, q *query, now time.Time) any {
+func (t *tracker) fullItem(j int, q *query, now time.Time) (TaskItem, bool) {
 	tl := taskTimeline(j)
 	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
-		return nil
+		return TaskItem{}, false
 	}
 	if q.statuses != nil {
 		k, _ := tl.updates(now)
 		if !q.status(status(j, k)) {
-			return nil
+			return TaskItem{}, false
 		}
 	}
 	task := t.ds.Task(j, now)
-	return newTaskItem(&task)
+	return newTaskItem(&task), true
 }
 
-// deltaItem returns what changed about task j since the last run (nil:
-// nothing); it runs only without filters. The service's copy is as of some
-// moment in [cutoff, last]: a partial SET is sent only when the task existed
-// during all of it, a REMOVE when it existed at some moment of it.
-func (t *tracker) deltaItem(j int, cutoff, last, now time.Time) any {
+// deltaItem adds to page what changed about task j since the last run; it
+// runs only without filters. The service's copy is as of some moment in
+// [cutoff, last]: a partial SET is sent only when the task existed during
+// all of it, a removal when it existed at some moment of it.
+func (t *tracker) deltaItem(page *appkit.Page[TaskItem, Cursor], j int, cutoff, last, now time.Time) {
 	tl := taskTimeline(j)
 	always, ever := !tl.created.After(cutoff), !tl.created.After(last)
 	if !tl.deleted.IsZero() && !tl.deleted.After(now) {
 		if tl.deleted.After(cutoff) && ever {
-			return appkit.Removed(TaskID(j))
+			page.Removed = append(page.Removed, TaskID(j))
 		}
-		return nil
+		return
 	}
 	kNow, updated := tl.updates(now)
 	if !updated.After(cutoff) && always {
-		return nil
+		return
 	}
 	if always {
-		return &taskChange{
-			ID: TaskID(j), Status: status(j, kNow), Priority: priority(j, kNow),
-			Updated: updated.Format(time.RFC3339), SyncAction: protocol.ActionSet,
-		}
+		page.Items = append(page.Items, TaskItem{ID: TaskID(j), Status: status(j, kNow), Priority: priority(j, kNow), Updated: updated})
+		return
 	}
 	task := t.ds.Task(j, now)
-	item := newTaskItem(&task)
-	item.SyncAction = protocol.ActionSet
-	return item
+	page.Items = append(page.Items, newTaskItem(&task))
 }
 
-// Items are structs rather than maps: they encode several times faster,
-// which matters for the sync engine's benchmarks that page through
-// millions of tasks.
-
-// projectItem is a project on the wire.
-type projectItem struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	URL         string `json:"url"`
-	Created     string `json:"created"`
+// ProjectItem is a project as the app sends it: the struct declares the
+// project type's schema.
+type ProjectItem struct {
+	ID          string    `appkit:"id"`
+	Name        string    `appkit:"name"`
+	Description string    `appkit:"description,md"`
+	URL         string    `appkit:"url,url,name=URL"`
+	Created     time.Time `appkit:"created,readonly"`
 }
 
-func newProjectItem(p Project) *projectItem {
-	return &projectItem{ID: p.ID, Name: p.Name, Description: p.Description, URL: p.URL, Created: p.Created.Format(time.RFC3339)}
+func newProjectItem(p Project) ProjectItem {
+	return ProjectItem{ID: p.ID, Name: p.Name, Description: p.Description, URL: p.URL, Created: p.Created}
 }
 
-// taskItem is a whole task on the wire; SyncAction is set in delta pages.
-type taskItem struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Status      string   `json:"status"`
-	Priority    int      `json:"priority"`
-	Estimate    float64  `json:"estimate"`
-	Due         string   `json:"due"`
-	Created     string   `json:"created"`
-	Updated     string   `json:"updated"`
-	Assignee    string   `json:"assignee"`
-	URL         string   `json:"url"`
-	Tags        []string `json:"tags"`
-	Project     string   `json:"project"`
-	SyncAction  string   `json:"__syncAction,omitempty"`
+// TaskItem is a task as the app sends it: the struct declares the task
+// type's schema. The fields an update never changes are left out of a
+// partial task (id, status, priority, updated) in a delta page: omitempty
+// for those that are never empty, a pointer (nil: left out) for the tags,
+// which may be.
+type TaskItem struct {
+	ID          string     `appkit:"id"`
+	Name        string     `appkit:"name,omitempty"`
+	Description string     `appkit:"description,md,omitempty"`
+	Status      string     `appkit:"status,single-select,options=todo|doing|done"`
+	Priority    int        `appkit:"priority,desc=1 (highest) to 5"`
+	Estimate    float64    `appkit:"estimate,format=Number,precision=1,unit=h,omitempty"`
+	Due         appkit.Day `appkit:"due,omitempty"`
+	Created     time.Time  `appkit:"created,readonly,omitempty"`
+	Updated     time.Time  `appkit:"updated,readonly"`
+	Assignee    string     `appkit:"assignee,email,omitempty"`
+	URL         string     `appkit:"url,url,name=URL,omitempty"`
+	Tags        *[]string  `appkit:"tags,multi-select,options=bug|feature|chore|docs|security|performance"`
+	Project     string     `appkit:"project,ref=project,inverse=Tasks,omitempty"`
 }
 
-func newTaskItem(t *Task) *taskItem {
-	return &taskItem{
+func newTaskItem(t *Task) TaskItem {
+	return TaskItem{
 		ID: t.ID, Name: t.Name, Description: t.Description, Status: t.Status,
-		Priority: t.Priority, Estimate: t.Estimate, Due: t.Due.Format(time.DateOnly),
-		Created: t.Created.Format(time.RFC3339), Updated: t.Updated.Format(time.RFC3339),
-		Assignee: t.Assignee, URL: t.URL, Tags: t.Tags, Project: t.ProjectID,
+		Priority: t.Priority, Estimate: t.Estimate, Due: appkit.DayOf(t.Due),
+		Created: t.Created, Updated: t.Updated,
+		Assignee: t.Assignee, URL: t.URL, Tags: &t.Tags, Project: t.ProjectID,
 	}
-}
-
-// taskChange is the partial SET of a task the service holds: the fields an
-// update changes.
-type taskChange struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	Priority   int    `json:"priority"`
-	Updated    string `json:"updated"`
-	SyncAction string `json:"__syncAction"`
 }

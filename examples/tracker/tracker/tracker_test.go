@@ -518,8 +518,8 @@ func TestDatalist(t *testing.T) {
 		want       string
 	}{
 		{"status", `{"field":"status","account":{"token":"demo"}}`, 200, `{"items":[{"title":"todo","value":"todo"},{"title":"doing","value":"doing"},{"title":"done","value":"done"}]}`},
-		{"not a datalist filter", `{"field":"due","account":{"token":"demo"}}`, 400, `not a datalist filter`},
-		{"unknown field", `{"field":"owner","account":{"token":"demo"}}`, 400, `not a datalist filter`},
+		{"not a datalist filter", `{"field":"due","account":{"token":"demo"}}`, 400, `\"due\" is not a filter with a datalist`},
+		{"unknown field", `{"field":"owner","account":{"token":"demo"}}`, 400, `\"owner\" is not a filter with a datalist`},
 		{"missing field", `{"account":{"token":"demo"}}`, 400, `field is required`},
 		{"bad token", `{"field":"projects","account":{"token":"x"}}`, 401, `invalid token`},
 	} {
@@ -539,11 +539,15 @@ func TestFilterValidate(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"empty", `{"types":["task"],"filter":{}}`, 204, ``},
-		{"good", `{"types":["task"],"filter":{"projects":["p1","p4"],"status":["done"],"due":{"_min":"2026-01-01T00:00:00.000"}}}`, 204, ``},
-		{"unknown project", `{"types":["task"],"filter":{"projects":["p1","p5","p01"]}}`, 400, `unknown project(s) \"p5\", \"p01\"`},
-		{"unknown status", `{"types":["task"],"filter":{"status":["blocked"]}}`, 400, `unknown status \"blocked\"`},
-		{"unknown type", `{"types":["bug"],"filter":{}}`, 400, `unknown type`},
+		{"empty", `{"types":["task"],"filter":{},"account":{"token":"demo"}}`, 204, ``},
+		{"good", `{"types":["task"],"filter":{"projects":["p1","p4"],"status":["done"],"due":{"_min":"2026-01-01T00:00:00.000"}},"account":{"token":"demo"}}`, 204, ``},
+		{"unknown project", `{"types":["task"],"filter":{"projects":["p1","p5","p01"]},"account":{"token":"demo"}}`, 400, `unknown project(s) \"p5\", \"p01\"`},
+		{"unknown status", `{"types":["task"],"filter":{"status":["blocked"]},"account":{"token":"demo"}}`, 400, `unknown status \"blocked\"`},
+		{"unknown type", `{"types":["bug"],"filter":{},"account":{"token":"demo"}}`, 400, `unknown type`},
+		// The account is checked first: a wrong token learns nothing of
+		// which projects exist.
+		{"wrong token, unknown project", `{"types":["task"],"filter":{"projects":["p5"]},"account":{"token":"x"}}`, 401, `invalid token`},
+		{"no account", `{"types":["task"],"filter":{}}`, 401, `invalid token`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := post(t, h, pathFilter, tc.body)

@@ -122,19 +122,19 @@ func runChild(n int) (*result, error) {
 	return &r, nil
 }
 
-// benchItem is one item on the wire.
+// benchItem is one row item; its struct declares the row type's schema.
 type benchItem struct {
-	ID     string  `json:"id"`
-	Name   string  `json:"name"`
-	Email  string  `json:"email"`
-	Score  int     `json:"score"`
-	Amount float64 `json:"amount"`
-	Day    string  `json:"day"`
-	At     string  `json:"at"`
-	Done   string  `json:"done"`
-	Note   string  `json:"note"`
-	URL    string  `json:"url"`
-	Group  string  `json:"group"`
+	ID     string     `appkit:"id"`
+	Name   string     `appkit:"name"`
+	Email  string     `appkit:"email,email,name=E-mail"`
+	Score  int        `appkit:"score"`
+	Amount float64    `appkit:"amount"`
+	Day    appkit.Day `appkit:"day"`
+	At     time.Time  `appkit:"at"`
+	Done   bool       `appkit:"done"`
+	Note   string     `appkit:"note"`
+	URL    string     `appkit:"url,url,name=URL"`
+	Group  string     `appkit:"group,ref=group,inverse=Rows"`
 }
 
 var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -142,49 +142,50 @@ var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 func item(i int) benchItem {
 	return benchItem{
 		ID: "r" + strconv.Itoa(i), Name: "Row number " + strconv.Itoa(i), Email: "user" + strconv.Itoa(i%5000) + "@example.com",
-		Score: i % 1000, Amount: float64(i%100000) / 100, Day: epoch.AddDate(0, 0, i%700).Format(time.DateOnly),
-		At: epoch.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Done: strconv.FormatBool(i%3 == 0),
+		Score: i % 1000, Amount: float64(i%100000) / 100, Day: appkit.DayOf(epoch.AddDate(0, 0, i%700)),
+		At: epoch.Add(time.Duration(i) * time.Minute), Done: i%3 == 0,
 		Note: "A short note about row " + strconv.Itoa(i), URL: "https://example.com/rows/" + strconv.Itoa(i), Group: "g" + strconv.Itoa(i%groups),
 	}
 }
 
 type cursor struct{ Next int }
 
+// group is a group item; its struct declares the group type's schema.
+type group struct {
+	ID   string `appkit:"id"`
+	Name string `appkit:"name"`
+}
+
+// pages serves total items made by gen, pageSize a page.
+func pages[T any](total int, gen func(i int) T) appkit.DataHandler {
+	return appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *cursor) (*appkit.Page[T, cursor], error) {
+		start := 0
+		if c != nil {
+			start = c.Next
+		}
+		end := min(start+pageSize, total)
+		items := make([]T, 0, end-start)
+		for i := start; i < end; i++ {
+			items = append(items, gen(i))
+		}
+		p := &appkit.Page[T, cursor]{Items: items}
+		if end < total {
+			p.Next = &cursor{Next: end}
+		}
+		return p, nil
+	})
+}
+
 // benchApp is an appkit app serving n rows and their groups.
 func benchApp(n int) *appkit.App {
 	nop := zerolog.Nop()
-	page := func(total int, gen func(i int) any) appkit.DataHandler {
-		return appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *cursor) (*appkit.Page[cursor], error) {
-			start := 0
-			if c != nil {
-				start = c.Next
-			}
-			end := min(start+pageSize, total)
-			items := make([]any, 0, end-start)
-			for i := start; i < end; i++ {
-				items = append(items, gen(i))
-			}
-			p := &appkit.Page[cursor]{Items: items}
-			if end < total {
-				p.Next = &cursor{Next: end}
-			}
-			return p, nil
-		})
-	}
 	return &appkit.App{
 		ID: "bench", Name: "Bench", Version: "1.0.0", Description: "rows for the sync benchmark", Website: "https://example.com",
 		Auth: []appkit.Auth{appkit.NoAuth()},
 		Sync: &appkit.Sync{Types: []appkit.Type{
-			{ID: "group", Name: "Groups", Default: true, Fields: []appkit.Field{appkit.ID("ID"), appkit.Text("name", "Name")},
-				Data: page(groups, func(i int) any {
-					return map[string]any{"id": "g" + strconv.Itoa(i), "name": "Group " + strconv.Itoa(i)}
-				})},
-			{ID: "row", Name: "Rows", Default: true, Fields: []appkit.Field{
-				appkit.ID("ID"), appkit.Text("name", "Name"), appkit.Text("email", "E-mail").As(appkit.SubEmail),
-				appkit.Integer("score", "Score"), appkit.Number("amount", "Amount"), appkit.Day("day", "Day"), appkit.Date("at", "At"),
-				appkit.Text("done", "Done").As(appkit.SubBoolean), appkit.Text("note", "Note"), appkit.Text("url", "URL").As(appkit.SubURL),
-				appkit.Ref("group", "Group", "group", "Rows"),
-			}, Data: page(n, func(i int) any { it := item(i); return &it })},
+			{ID: "group", Name: "Groups", Default: true,
+				Data: pages(groups, func(i int) group { return group{ID: "g" + strconv.Itoa(i), Name: "Group " + strconv.Itoa(i)} })},
+			{ID: "row", Name: "Rows", Default: true, Data: pages(n, item)},
 		}},
 		Logger: &nop,
 	}
@@ -292,10 +293,9 @@ func rawInsert(ctx context.Context, st *store.Store, n int) (float64, error) {
 	rows := 0
 	for i := 0; i < n; i++ {
 		it := item(i)
-		at, _ := time.Parse(time.RFC3339, it.At)
 		args = append(args, uuid.NewString(), strconv.Itoa(i+1), now, now, it.ID, 1,
-			it.Name, it.Email, it.Score, strconv.FormatFloat(it.Amount, 'f', -1, 64), it.Day,
-			at.UnixMilli(), it.Done == "true", it.Note, it.URL, groupIDs[i%groups])
+			it.Name, it.Email, it.Score, strconv.FormatFloat(it.Amount, 'f', -1, 64), it.Day.String(),
+			it.At.UnixMilli(), it.Done, it.Note, it.URL, groupIDs[i%groups])
 		rows++
 		if rows == per {
 			if err := flush(rows); err != nil {

@@ -1,0 +1,590 @@
+package appkit
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
+)
+
+// Pages are encoded from the schema: appkit knows every field's kind, so
+// each value is appended to a pooled buffer in the form the service reads
+// (a day as YYYY-MM-DD, a date-time in ISO 8601, a boolean as "true" or
+// "false", ids as strings), with no reflection per item and no HTML
+// escaping. Struct items go through encoders compiled once per struct type;
+// map items are encoded field by field in schema order.
+
+// timeLayout writes date-times in ISO 8601 with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// appendString appends s as a JSON string. It escapes what JSON requires
+// (quote, backslash, control characters), plus U+2028 and U+2029, and
+// replaces invalid UTF-8 with U+FFFD; HTML characters are left as they are.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safeByte[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				const hex = "0123456789abcdef"
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', byte('0'+r-'\u2028'+8))
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// safeByte marks the ASCII bytes written as they are inside a JSON string.
+var safeByte = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendFloat appends f as encoding/json does: the shortest form, in
+// exponent notation only for very small or large magnitudes. NaN and
+// infinities, which JSON cannot hold, are written as null.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json writes it.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+func appendTime(dst []byte, t time.Time, day bool) []byte {
+	if t.IsZero() {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '"')
+	if day {
+		dst = DayOf(t).appendTo(dst)
+	} else {
+		dst = appendISOTime(dst, t)
+	}
+	return append(dst, '"')
+}
+
+// appendISOTime appends t as timeLayout does (2006-01-02T15:04:05.000Z07:00),
+// without the layout interpretation of time.Format.
+func appendISOTime(dst []byte, t time.Time) []byte {
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(dst, timeLayout)
+	}
+	h, mi, sec := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	two := func(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+	dst = append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	dst = two(dst, int(mo))
+	dst = append(dst, '-')
+	dst = two(dst, d)
+	dst = append(dst, 'T')
+	dst = two(dst, h)
+	dst = append(dst, ':')
+	dst = two(dst, mi)
+	dst = append(dst, ':')
+	dst = two(dst, sec)
+	dst = append(dst, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	_, off := t.Zone()
+	if off == 0 {
+		return append(dst, 'Z')
+	}
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	off /= 60
+	dst = append(dst, sign)
+	dst = two(dst, off/60)
+	dst = append(dst, ':')
+	return two(dst, off%60)
+}
+
+func appendDay(dst []byte, d Day) []byte {
+	if d.IsZero() {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '"')
+	dst = d.appendTo(dst)
+	return append(dst, '"')
+}
+
+// The encoders of struct fields, by Go type.
+
+func encString(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return appendString(dst, *(*string)(p)), true
+}
+
+func encBool(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	if *(*bool)(p) {
+		return append(dst, `"true"`...), true
+	}
+	return append(dst, `"false"`...), true
+}
+
+func encFloat64(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return appendFloat(dst, *(*float64)(p), 64), true
+}
+
+func encFloat32(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return appendFloat(dst, float64(*(*float32)(p)), 32), true
+}
+
+func encTime(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return appendTime(dst, *(*time.Time)(p), false), true
+}
+
+func encDay(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return appendDay(dst, *(*Day)(p)), true
+}
+
+func encStrings(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	ss := *(*[]string)(p)
+	if ss == nil {
+		return append(dst, "null"...), true
+	}
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']'), true
+}
+
+func intEncoder(k reflect.Kind) valueEncoder {
+	switch k {
+	case reflect.Int8:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int8)(p))), true }
+	case reflect.Int16:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int16)(p))), true }
+	case reflect.Int32:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int32)(p))), true }
+	case reflect.Int64:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, *(*int64)(p)), true }
+	}
+	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int)(p))), true }
+}
+
+func uintEncoder(k reflect.Kind) valueEncoder {
+	u := func(dst []byte, n uint64) []byte { return strconv.AppendUint(dst, n, 10) }
+	switch k {
+	case reflect.Uint8:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint8)(p))), true }
+	case reflect.Uint16:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint16)(p))), true }
+	case reflect.Uint32:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint32)(p))), true }
+	case reflect.Uint64:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, *(*uint64)(p)), true }
+	case reflect.Uintptr:
+		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uintptr)(p))), true }
+	}
+	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint)(p))), true }
+}
+
+// quoted writes a number as a JSON string (numeric ids).
+func quoted(enc valueEncoder) valueEncoder {
+	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+		dst = append(dst, '"')
+		dst, _ = enc(dst, p)
+		return append(dst, '"'), true
+	}
+}
+
+// encodeStruct appends the struct at p as an item.
+func (s *structSchema) encode(dst []byte, p unsafe.Pointer, delta bool) []byte {
+	dst = append(dst, '{')
+	first := true
+	for i := range s.fields {
+		f := &s.fields[i]
+		mark := len(dst)
+		if !first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, f.key...)
+		var ok bool
+		dst, ok = f.enc(dst, unsafe.Add(p, f.offset))
+		if !ok {
+			dst = dst[:mark]
+			continue
+		}
+		first = false
+	}
+	if delta {
+		if !first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"__syncAction":"SET"`...)
+	}
+	return append(dst, '}')
+}
+
+// mapSchema encodes map items of a declared schema.
+type mapSchema struct {
+	fields []mapField
+	index  map[string]int
+}
+
+type mapField struct {
+	id    string
+	key   []byte // "id":
+	kind  Kind
+	sub   SubType
+	card  Cardinality
+	check pagerules.Field
+}
+
+func newMapSchema(fields []Field) *mapSchema {
+	m := &mapSchema{fields: make([]mapField, len(fields)), index: make(map[string]int, len(fields))}
+	for i, f := range fields {
+		mf := mapField{id: f.ID, key: fieldKey(f.ID), kind: f.Kind, sub: f.SubType}
+		mf.check = pagerules.Field{Type: string(f.Kind), SubType: string(f.SubType)}
+		if f.Relation != nil {
+			mf.card = f.Relation.Cardinality
+			mf.check.Cardinality = string(f.Relation.Cardinality)
+		}
+		m.fields[i] = mf
+		m.index[f.ID] = i
+	}
+	return m
+}
+
+// fieldKey is a field's `"id":` prefix.
+func fieldKey(id string) []byte { return append(appendString(nil, id), ':') }
+
+// pageProblems collects what a page's encoding found: handler mistakes
+// that stop the page, and violations to log.
+type pageProblems struct {
+	typ        string
+	mistake    string
+	violations []pagerules.Violation
+}
+
+func (pp *pageProblems) violate(item, field string, rule pagerules.Rule, detail string) {
+	if len(pp.violations) >= 64 {
+		return
+	}
+	pp.violations = append(pp.violations, pagerules.Violation{Type: pp.typ, Index: -1, Item: item, Field: field, Rule: rule, Detail: detail})
+}
+
+// encode appends a map item. Keys outside the schema are kept (sorted,
+// after the schema's) and reported.
+func (m *mapSchema) encode(dst []byte, it map[string]any, delta bool, pp *pageProblems) []byte {
+	id, _ := it["id"].(string)
+	if _, has := it["id"]; !has {
+		pp.violate("", "", pagerules.IDMissing, "the item has no id")
+	}
+	dst = append(dst, '{')
+	first := true
+	found := 0
+	for i := range m.fields {
+		f := &m.fields[i]
+		v, ok := it[f.id]
+		if !ok {
+			continue
+		}
+		found++
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, f.key...)
+		dst = f.encode(dst, v, id, pp)
+	}
+	if found < len(it) {
+		var extra []string
+		for k := range it {
+			if _, known := m.index[k]; !known {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		for _, k := range extra {
+			if k == protocol.SyncAction {
+				pp.mistake = "an item carries __syncAction: appkit adds it to delta pages; send removals in Page.Removed"
+				continue
+			}
+			pp.violate(id, k, pagerules.UnknownKey, "the type's schema has no such field")
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, fieldKey(k)...)
+			dst = appendAny(dst, it[k])
+		}
+	}
+	if delta {
+		if !first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"__syncAction":"SET"`...)
+	}
+	return append(dst, '}')
+}
+
+// encode appends v by the field's kind, converting Go values to the wire
+// form; a value that does not fit is reported and sent as it is.
+func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []byte {
+	if v == nil {
+		return append(dst, "null"...)
+	}
+	mark := len(dst)
+	switch f.kind {
+	case KindID:
+		if s, ok := idString(v); ok {
+			return appendString(dst, s)
+		}
+	case KindText:
+		if f.card == ManyToOne {
+			if s, ok := idString(v); ok {
+				return appendString(dst, s)
+			}
+			break
+		}
+		switch x := v.(type) {
+		case string:
+			return appendString(dst, x)
+		case bool:
+			if f.sub == SubBoolean {
+				return strconv.AppendQuote(dst, strconv.FormatBool(x))
+			}
+		case []string:
+			if f.sub == SubMultiSelect || f.sub == SubFile || f.sub == SubFiles {
+				return encStringsValue(dst, x)
+			}
+		}
+	case KindNumber:
+		var out []byte
+		var whole bool
+		switch x := v.(type) {
+		case int:
+			out, whole = appendInt(dst, int64(x)), true
+		case int64:
+			out, whole = appendInt(dst, x), true
+		case int32:
+			out, whole = appendInt(dst, int64(x)), true
+		case uint:
+			out, whole = strconv.AppendUint(dst, uint64(x), 10), true
+		case uint64:
+			out, whole = strconv.AppendUint(dst, x, 10), true
+		case float64:
+			out, whole = appendFloat(dst, x, 64), math.Trunc(x) == x
+		case float32:
+			out, whole = appendFloat(dst, float64(x), 32), math.Trunc(float64(x)) == float64(x)
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(x), 64); err == nil {
+				out, whole = append(dst, x...), true
+			}
+		}
+		if out != nil {
+			if f.sub == SubInteger && !whole {
+				pp.violate(item, f.id, pagerules.ValueShape, "want an integer, got "+pagerules.Describe(v))
+			}
+			return out
+		}
+	case KindDate:
+		switch x := v.(type) {
+		case time.Time:
+			return appendTime(dst, x, f.sub == SubDay)
+		case Day:
+			return appendDay(dst, x)
+		case string:
+			if f.sub != SubDay || len(x) == len(time.DateOnly) {
+				return appendString(dst, x)
+			}
+		}
+	case KindArrayText:
+		switch x := v.(type) {
+		case []string:
+			return encStringsValue(dst, x)
+		case []any:
+			ok := true
+			for _, e := range x {
+				if _, isStr := idString(e); !isStr {
+					ok = false
+				}
+			}
+			if ok {
+				dst = append(dst, '[')
+				for i, e := range x {
+					if i > 0 {
+						dst = append(dst, ',')
+					}
+					s, _ := idString(e)
+					dst = appendString(dst, s)
+				}
+				return append(dst, ']')
+			}
+		}
+	}
+	// The value does not fit: report it, in the wire words, and send it as
+	// encoding/json would.
+	dst = appendAny(dst[:mark], v)
+	var decoded any
+	_ = json.Unmarshal(dst[mark:], &decoded)
+	if rule, detail := pagerules.ValueProblem(f.check, decoded); rule != "" {
+		pp.violate(item, f.id, rule, detail)
+	} else {
+		pp.violate(item, f.id, pagerules.ValueShape, "want a "+string(f.kind)+" value, got a Go "+reflect.TypeOf(v).String())
+	}
+	return dst
+}
+
+func encStringsValue(dst []byte, ss []string) []byte {
+	dst, _ = encStrings(dst, unsafe.Pointer(&ss))
+	return dst
+}
+
+// idString returns an id value as a string: strings as they are, integers
+// in decimal.
+func idString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int:
+		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case uint64:
+		return strconv.FormatUint(x, 10), true
+	case json.Number:
+		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return string(x), true
+		}
+	case float64:
+		if math.Trunc(x) == x && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10), true
+		}
+	}
+	return "", false
+}
+
+// appendAny appends v with no schema: the Go value's own form, with the
+// wire conversions that hold for every field (a bool as "true"/"false",
+// time.Time in ISO 8601, a Day as YYYY-MM-DD).
+func appendAny(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return appendString(dst, x)
+	case bool:
+		return strconv.AppendQuote(dst, strconv.FormatBool(x))
+	case float64:
+		return appendFloat(dst, x, 64)
+	case int:
+		return appendInt(dst, int64(x))
+	case int64:
+		return appendInt(dst, x)
+	case time.Time:
+		return appendTime(dst, x, false)
+	case Day:
+		return appendDay(dst, x)
+	case []string:
+		return encStringsValue(dst, x)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendAny(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		return appendMap(dst, x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, b...)
+}
+
+// appendMap appends a map with sorted keys and schema-free values.
+func appendMap(dst []byte, m map[string]any) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		dst = appendAny(dst, m[k])
+	}
+	return append(dst, '}')
+}

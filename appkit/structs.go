@@ -1,0 +1,365 @@
+package appkit
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unsafe"
+)
+
+// A struct type declares a type's schema once: each exported field becomes
+// a schema field, and a page carries the structs themselves. The field's Go
+// type gives its kind:
+//
+//	string                  text (the field with id "id": id)
+//	bool                    text, subType boolean, sent as "true" or "false"
+//	int, int8 … uint64      number, subType integer
+//	float32, float64        number
+//	time.Time               date, sent as ISO 8601 with milliseconds (zero: null)
+//	Day                     date, subType day, sent as YYYY-MM-DD (zero: null)
+//	[]string                array[text]
+//	*T of any of these      the same; nil leaves the key out of the item
+//
+// The `appkit` struct tag refines it: the field id first (default: the Go
+// name with its leading capitals lowered, "DueDate" → "dueDate", "URL" →
+// "url"; "-" skips the field), then comma-separated options:
+//
+//	name=Due date        the display name (default: the Go name in words)
+//	desc=...             the description
+//	md, html, url, email, file, files, single-select, multi-select,
+//	workflow, date-range, date-time-range
+//	                     the subType
+//	options=a|b|c        options of a select or workflow field
+//	ref=project          a relation to the type "project": many-to-one on a
+//	                     string, many-to-many on a []string
+//	inverse=Tasks        the relation's name on the target side (default: the
+//	                     declaring type's name)
+//	match=email          the target field matched (default: id)
+//	order=3              the display order (default: the field's position)
+//	readonly, hidden     the schema flags of the same names
+//	omitempty            a zero value leaves the key out of the item (in a
+//	                     delta page: "unchanged")
+//	format=Money         the number format (Money, Percent or Number), with
+//	precision=2, unit=h  its precision and unit
+//
+// Commas cannot appear inside an option's value. (The package doc, section
+// "Struct types", says the same to users.)
+
+var (
+	timeType = reflect.TypeFor[time.Time]()
+	dayType  = reflect.TypeFor[Day]()
+)
+
+// structField is one field of a struct item: where it lives and how it
+// encodes.
+type structField struct {
+	Field
+	key       []byte // "id":
+	goName    string
+	offset    uintptr
+	omitEmpty bool
+	enc       valueEncoder
+}
+
+// valueEncoder appends the JSON of the value at p; ok false leaves the key
+// out.
+type valueEncoder func(dst []byte, p unsafe.Pointer) (out []byte, ok bool)
+
+// structSchema is a struct type's schema and its compiled encoder.
+type structSchema struct {
+	rtype  reflect.Type
+	fields []structField
+	idAt   int // index of the id field
+	// idString: the id field is a plain string (checked for emptiness
+	// without encoding it).
+	idString bool
+}
+
+// schemaOf derives a type's schema from a struct type; typeName is the
+// declaring type's display name (the default inverse relation name).
+func schemaOf(t reflect.Type, typeName string) (*structSchema, []error) {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	s := &structSchema{rtype: t, idAt: -1}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() || sf.Anonymous {
+			if sf.Anonymous {
+				add("struct field %s: embedded structs are not supported; name the field", sf.Name)
+			}
+			continue
+		}
+		tag, hasTag := sf.Tag.Lookup("appkit")
+		if tag == "-" {
+			continue
+		}
+		id, opts, _ := strings.Cut(tag, ",")
+		if id == "" {
+			id = lowerLeading(sf.Name)
+		}
+		f := structField{goName: sf.Name, offset: sf.Offset}
+		f.ID, f.Name = id, words(sf.Name)
+		where := fmt.Sprintf("struct field %s (%q)", sf.Name, id)
+		if id == "__syncAction" {
+			add("%s: __syncAction is reserved: declare Delta on the type and appkit adds it", where)
+			continue
+		}
+		ft := sf.Type
+		ptr := ft.Kind() == reflect.Pointer
+		if ptr {
+			ft = ft.Elem()
+		}
+		var relTarget, inverse, match string
+		var many bool
+		if hasTag && opts != "" {
+			for opt := range strings.SplitSeq(opts, ",") {
+				key, val, hasVal := strings.Cut(strings.TrimSpace(opt), "=")
+				switch key {
+				case "name":
+					f.Name = val
+				case "desc":
+					f.Description = val
+				case "options":
+					f.Options = strings.Split(val, "|")
+				case "ref":
+					relTarget = val
+				case "inverse":
+					inverse = val
+				case "match":
+					match = val
+				case "order":
+					n, err := strconv.Atoi(val)
+					if err != nil {
+						add("%s: order=%q is not a number", where, val)
+					}
+					f.Order = n
+				case "readonly":
+					f.Readonly = true
+				case "hidden":
+					f.Ignore = true
+				case "omitempty":
+					f.omitEmpty = true
+				case "format", "precision", "unit":
+					if f.Format == nil {
+						f.Format = &NumberFormat{}
+					}
+					switch key {
+					case "format":
+						f.Format.Type = val
+					case "unit":
+						f.Format.Unit = val
+					default:
+						n, err := strconv.Atoi(val)
+						if err != nil {
+							add("%s: precision=%q is not a number", where, val)
+						}
+						f.Format.Precision = &n
+					}
+				default:
+					if _, ok := subTypeKinds[SubType(key)]; ok && !hasVal {
+						f.SubType = SubType(key)
+						continue
+					}
+					add("%s: unknown tag option %q", where, opt)
+				}
+			}
+		}
+		if f.Order == 0 {
+			f.Order = len(s.fields) + 1
+		}
+		enc, kind, sub, err := encoderFor(ft, id == "id")
+		if err != nil {
+			add("%s: %v", where, err)
+			continue
+		}
+		f.Kind = kind
+		if f.SubType == "" {
+			f.SubType = sub
+		} else if sub != "" && sub != f.SubType {
+			add("%s: subType %s does not fit a Go %s (which is %s)", where, f.SubType, sf.Type, sub)
+		}
+		if relTarget != "" {
+			switch kind {
+			case KindText:
+				many = false
+			case KindArrayText:
+				many = true
+			default:
+				add("%s: a relation needs a string or []string field, not %s", where, sf.Type)
+				continue
+			}
+			if inverse == "" {
+				inverse = typeName
+			}
+			card := ManyToOne
+			if many {
+				card = ManyToMany
+			}
+			f.Relation = &Relation{Cardinality: card, Name: f.Name, TargetType: relTarget, TargetName: inverse, TargetFieldID: match}
+		} else if inverse != "" || match != "" {
+			add("%s: inverse= and match= need ref=", where)
+		}
+		if ptr {
+			inner := enc
+			enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+				q := *(*unsafe.Pointer)(p)
+				if q == nil {
+					return dst, false
+				}
+				return inner(dst, q)
+			}
+		}
+		if f.omitEmpty {
+			zero := zeroTest(ft, ptr)
+			inner := enc
+			enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+				if zero(p) {
+					return dst, false
+				}
+				return inner(dst, p)
+			}
+		}
+		f.enc = enc
+		f.key = fieldKey(id)
+		if id == "id" {
+			s.idAt = len(s.fields)
+			s.idString = ft.Kind() == reflect.String && !ptr
+		}
+		s.fields = append(s.fields, f)
+	}
+	return s, errs
+}
+
+// schemaFields returns the declared fields of a struct schema.
+func (s *structSchema) schemaFields() []Field {
+	out := make([]Field, len(s.fields))
+	for i := range s.fields {
+		out[i] = s.fields[i].Field
+	}
+	return out
+}
+
+// encoderFor returns the encoder of a Go type and the kind it maps to.
+func encoderFor(t reflect.Type, isID bool) (valueEncoder, Kind, SubType, error) {
+	switch {
+	case t == timeType:
+		return encTime, KindDate, "", nil
+	case t == dayType:
+		return encDay, KindDate, SubDay, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if isID {
+			return encString, KindID, "", nil
+		}
+		return encString, KindText, "", nil
+	case reflect.Bool:
+		if isID {
+			break
+		}
+		return encBool, KindText, SubBoolean, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		enc := intEncoder(t.Kind())
+		if isID {
+			return quoted(enc), KindID, "", nil
+		}
+		return enc, KindNumber, SubInteger, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		enc := uintEncoder(t.Kind())
+		if isID {
+			return quoted(enc), KindID, "", nil
+		}
+		return enc, KindNumber, SubInteger, nil
+	case reflect.Float32:
+		if !isID {
+			return encFloat32, KindNumber, "", nil
+		}
+	case reflect.Float64:
+		if !isID {
+			return encFloat64, KindNumber, "", nil
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String && !isID {
+			return encStrings, KindArrayText, "", nil
+		}
+	}
+	if isID {
+		return nil, "", "", fmt.Errorf("the id field must be a string or an integer, not %s", t)
+	}
+	return nil, "", "", fmt.Errorf("type %s has no schema kind (use string, bool, an integer, a float, time.Time, appkit.Day, []string or a pointer to one)", t)
+}
+
+// zeroTest reports whether the value at p is its type's zero value (a nil
+// pointer for pointer fields).
+func zeroTest(t reflect.Type, ptr bool) func(unsafe.Pointer) bool {
+	if ptr {
+		return func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
+	}
+	switch {
+	case t == timeType:
+		return func(p unsafe.Pointer) bool { return (*time.Time)(p).IsZero() }
+	case t == dayType:
+		return func(p unsafe.Pointer) bool { return *(*Day)(p) == Day{} }
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return func(p unsafe.Pointer) bool { return *(*string)(p) == "" }
+	case reflect.Slice:
+		return func(p unsafe.Pointer) bool { return len(*(*[]string)(p)) == 0 }
+	}
+	size := t.Size()
+	return func(p unsafe.Pointer) bool {
+		for _, b := range unsafe.Slice((*byte)(p), size) {
+			if b != 0 {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// lowerLeading lowers a name's leading capitals: "DueDate" → "dueDate",
+// "URL" → "url", "HTMLBody" → "htmlBody".
+func lowerLeading(name string) string {
+	r := []rune(name)
+	n := 0
+	for n < len(r) && unicode.IsUpper(r[n]) {
+		n++
+	}
+	if n > 1 && n < len(r) {
+		n-- // the last capital starts the next word
+	}
+	for i := range n {
+		r[i] = unicode.ToLower(r[i])
+	}
+	return string(r)
+}
+
+// words spells a Go name as a display name: "DueDate" → "Due date",
+// "ID" → "ID", "ProjectURL" → "Project URL", "HTMLBody" → "HTML body".
+func words(name string) string {
+	r := []rune(name)
+	var parts []string
+	start := 0
+	for i := 1; i < len(r); i++ {
+		if !unicode.IsUpper(r[i]) {
+			continue
+		}
+		prev := r[i-1]
+		acronymEnd := unicode.IsUpper(prev) && i+1 < len(r) && unicode.IsLower(r[i+1])
+		if unicode.IsLower(prev) || unicode.IsDigit(prev) || acronymEnd {
+			parts = append(parts, string(r[start:i]))
+			start = i
+		}
+	}
+	parts = append(parts, string(r[start:]))
+	for i := 1; i < len(parts); i++ {
+		if p := parts[i]; strings.ToUpper(p) != p {
+			parts[i] = strings.ToLower(p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
