@@ -16,7 +16,6 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/util"
-	"golang.org/x/net/html"
 )
 
 // Format is a representation of a document at the documents endpoint.
@@ -78,7 +77,6 @@ var htmlConv = func() *converter.Converter {
 		table.NewTablePlugin(),
 		strikethrough.NewStrikethroughPlugin(),
 	))
-	c.Register.Renderer(cancelRenderer, converter.PriorityEarly-100)
 	c.Register.UnEscaper(escapeBracket, converter.PriorityEarly)
 	return c
 }()
@@ -108,18 +106,18 @@ func HTMLToMarkdown(src string) (string, error) {
 	return htmlToMarkdown(context.Background(), src)
 }
 
+// htmlToMarkdown is HTMLToMarkdown stopped (with ErrTooComplex) when ctx
+// ends while the HTML is parsed; rendering the parsed HTML is linear.
 func htmlToMarkdown(ctx context.Context, src string) (out string, err error) {
-	doc, err := html.Parse(ctxReader{ctx: ctx, r: strings.NewReader(src)})
+	b, err := htmlConv.ConvertReader(ctxReader{ctx: ctx, r: strings.NewReader(src)}, converter.WithContext(ctx))
 	if err != nil {
 		if errors.Is(err, ErrTooComplex) {
 			return "", err
 		}
-		return "", fmt.Errorf("documents: parse html: %w", err)
-	}
-	defer recoverCancel(ctx, &err)
-	b, err := htmlConv.ConvertNode(doc, converter.WithContext(ctx))
-	if err != nil {
 		return "", fmt.Errorf("documents: convert html: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrTooComplex, err)
 	}
 	return canonical(string(b)), nil
 }

@@ -46,7 +46,8 @@
 // slot. A conversion that has not finished [DefaultConvertTimeout] (5 s)
 // after the request asked for it, waiting for a slot included, answers 422
 // and is stopped: the parsers check for cancellation at every line, every
-// container opened on a line, every inline delimiter and every HTML node,
+// container opened on a line, every inline delimiter and every 4 KB of HTML
+// read (rendering parsed HTML is linear and not interrupted),
 // and the slots are given back when the work has stopped.
 //
 // The spec leaves the PUT body and the json structure "not shown": PUT takes

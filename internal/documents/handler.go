@@ -85,7 +85,7 @@ type clientSlots struct {
 // client (the API token, see [DefaultClientKey]). One that outlasts
 // ConvertTimeout is answered 422 "too complex" and stopped: the parsers check
 // for cancellation at every line, every container opened on a line, every
-// inline delimiter and every HTML node, and give the slot back when they
+// inline delimiter and every 4 KB of HTML read, and give the slot back when they
 // stop. Markdown written with PUT is parsed once under the same limits
 // before it is stored, so stored documents are known to convert.
 const (

@@ -7,11 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
-	"golang.org/x/net/html"
 )
 
 // Input limits of the converters. The markdown parser takes time quadratic
@@ -209,15 +207,6 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		p = p[:4096]
 	}
 	return c.r.Read(p)
-}
-
-// cancelRenderer is tried first for every HTML node the converter renders
-// and stops a cancelled conversion.
-func cancelRenderer(ctx converter.Context, w converter.Writer, n *html.Node) converter.RenderStatus {
-	if ctx.Err() != nil {
-		panic(errCancelled{})
-	}
-	return converter.RenderTryNext
 }
 
 // escapeBracket always escapes a literal '[' in converted text. The
