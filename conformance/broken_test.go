@@ -92,6 +92,9 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.HangingData, want: []string{conformance.CheckNoAnswer},
 			cfg: func(c *conformance.Config) { c.Timeout = 300 * time.Millisecond }},
 		{brk: brokenapp.ErrorTryLaterString, want: []string{conformance.CheckErrorBody}},
+		{brk: brokenapp.BooleanAsJSON, want: []string{conformance.CheckItemsWireForm}},
+		// The items' __syncAction is then a key outside the schema too.
+		{brk: brokenapp.DeltaUndeclared, want: []string{conformance.CheckDeltaDeclared, conformance.CheckItemsExtra}},
 		{brk: brokenapp.TryLaterOnce, want: nil},
 		{brk: brokenapp.SlowLogo, want: []string{conformance.CheckSlow},
 			cfg: func(c *conformance.Config) { c.SlowAfter = 40 * time.Millisecond }},

@@ -110,9 +110,11 @@ const (
 	CheckPagingEnds    = "data.paging-ends"
 	CheckItemsSchema   = "data.items-match-schema"
 	CheckItemsExtra    = "data.items-extra-keys"
+	CheckItemsWireForm = "data.items-wire-form"
 	CheckIDsUnique     = "data.ids-unique"
 	CheckDeterministic = "data.deterministic"
 	CheckDelta         = "data.delta"
+	CheckDeltaDeclared = "data.delta-declared"
 
 	CheckWebhookInstall   = "webhooks.install"
 	CheckWebhookDelete    = "webhooks.delete"
@@ -176,9 +178,11 @@ func init() {
 	def(CheckPagingEnds, "paging ends: no repeated cursor, hasNext ends, within the time bound", rulePaging, Failure)
 	def(CheckItemsSchema, "items match the schema: id present, values of the declared types", ruleItems, Failure)
 	def(CheckItemsExtra, "items carry only keys of the schema", ruleItems, Warning)
+	def(CheckItemsWireForm, "values are in the form the protocol states (booleans as text)", ruleItems, Warning)
 	def(CheckIDsUnique, "ids are unique across the pages of a run", ruleItems, Failure)
 	def(CheckDeterministic, "two full runs give the same ids", ruleItems, Failure)
 	def(CheckDelta, "with lastSynchronizedAt, synchronizationType and __syncAction values are valid", ruleDelta, Failure)
+	def(CheckDeltaDeclared, "only a type whose schema declares __syncAction answers delta pages", ruleDelta, Warning)
 
 	def(CheckWebhookInstall, "webhook install answers an object with an id", ruleWebhooks, Failure)
 	def(CheckWebhookDelete, "webhook delete answers 200 or 204", ruleWebhooks, Failure)

@@ -4,17 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"regexp"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // dataChecks are the checks evaluated per synchronized type.
-var dataChecks = []string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta}
+var dataChecks = []string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic, CheckDelta, CheckDeltaDeclared}
+
+// ruleChecks files each item and page rule (shared with appkittest and the
+// SDK, see internal/pagerules) under its check, with what was expected.
+var ruleChecks = map[pagerules.Rule]struct{ check, expected string }{
+	pagerules.UnknownKey:      {CheckItemsExtra, "only keys of the schema"},
+	pagerules.ValueShape:      {CheckItemsSchema, "values of the declared types"},
+	pagerules.WireForm:        {CheckItemsWireForm, "values in the form the protocol states"},
+	pagerules.IDMissing:       {CheckItemsSchema, "id: a non-empty string"},
+	pagerules.IDNotString:     {CheckItemsSchema, "id: a non-empty string"},
+	pagerules.IDRepeated:      {CheckIDsUnique, "each id once per run"},
+	pagerules.SyncAction:      {CheckDelta, `__syncAction "SET" or "REMOVE" on every delta item`},
+	pagerules.RemoveInFull:    {CheckDelta, "REMOVE only in delta pages"},
+	pagerules.MixedSync:       {CheckDelta, "the pages of a run all full or all delta"},
+	pagerules.DeltaUndeclared: {CheckDeltaDeclared, "delta pages only from types whose schema declares __syncAction"},
+	pagerules.CursorRepeats:   {CheckPagingEnds, "a new nextPageConfig on every page"},
+}
 
 // findings collects the problems of one type's runs by check id.
 type findings map[string][]problem
@@ -130,7 +145,7 @@ func firstFew(s []string) string {
 
 // walk requests every page of type t, following nextPageConfig, and files
 // what it finds. since, when set, is sent as lastSynchronizedAt.
-func (r *runner) walk(ctx context.Context, t string, since *string, sch typeSchema, f findings) walkResult {
+func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerules.Schema, f findings) walkResult {
 	req := map[string]any{
 		"requestedType": t, "types": r.syncTypes(), "filter": r.filterValues(), "account": r.account,
 		"pagination": nil, "lastSynchronizedAt": nil, "operationId": "conformance-" + nonce(8),
@@ -142,8 +157,8 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch typeSche
 		shape = CheckDelta
 	}
 	var res walkResult
-	seenID := map[string]int{}
-	seenCursor := map[string]int{}
+	rules := pagerules.NewRun(t, sch)
+	seenID := map[string]bool{}
 	deadline := time.Now().Add(r.cfg.RunTimeout)
 	for page := 1; ; page++ {
 		if page > r.cfg.MaxPages {
@@ -182,35 +197,29 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch typeSche
 				syncType = s
 			}
 		}
-		for i, it := range items {
-			where := fmt.Sprintf("%sitems[%d]", at, i)
-			obj, ok := it.(map[string]any)
-			if !ok {
-				f.add(CheckItemsSchema, "items are objects", where+": "+describeValue(it, true))
-				continue
-			}
-			id := r.checkItem(obj, sch, syncType, where, f)
-			if id == "" || syncType == protocol.SyncDelta {
-				continue
-			}
-			if p, dup := seenID[id]; dup {
-				f.add(CheckIDsUnique, "each id once per run", fmt.Sprintf("id %q on page %d and page %d", id, p, page))
-			} else {
-				seenID[id] = page
-				res.ids = append(res.ids, id)
+		next, more := r.nextPage(body, at, f)
+		ids, vs := rules.Page(items, syncType, more, next)
+		repeated := false
+		for _, v := range vs {
+			rc := ruleChecks[v.Rule]
+			f.add(rc.check, rc.expected, v.Error())
+			repeated = repeated || v.Rule == pagerules.CursorRepeats
+		}
+		if syncType != protocol.SyncDelta {
+			for _, id := range ids {
+				if id != "" && !seenID[id] {
+					seenID[id] = true
+					res.ids = append(res.ids, id)
+				}
 			}
 		}
-		next, more := r.nextPage(body, at, f)
 		if !more {
 			res.complete = next == nil
 			return res
 		}
-		key := string(next)
-		if p, again := seenCursor[key]; again {
-			f.add(CheckPagingEnds, "a new nextPageConfig on every page", fmt.Sprintf("page %d repeats the cursor of page %d: %s", page, p, snippet(next)))
+		if repeated {
 			return res
 		}
-		seenCursor[key] = page
 		req["pagination"] = json.RawMessage(next)
 	}
 }
@@ -242,125 +251,6 @@ func (r *runner) nextPage(body map[string]any, at string, f findings) (json.RawM
 	}
 	b, _ := json.Marshal(cur) // maps marshal with sorted keys: a canonical form
 	return b, true
-}
-
-var (
-	dayLayout   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"}
-)
-
-// checkItem checks one item against its type's schema and returns its id
-// ("" when it has none).
-func (r *runner) checkItem(it map[string]any, sch typeSchema, syncType, where string, f findings) string {
-	id, _ := it["id"].(string)
-	if id == "" {
-		f.add(CheckItemsSchema, "id: a non-empty string", where+": id "+describeValue(it["id"], it["id"] != nil))
-	}
-	action, hasAction := it[protocol.SyncAction]
-	switch {
-	case hasAction && action != protocol.ActionSet && action != protocol.ActionRemove:
-		f.add(CheckDelta, `__syncAction "SET" or "REMOVE"`, where+": "+describeValue(action, true))
-	case !hasAction && syncType == protocol.SyncDelta:
-		f.add(CheckDelta, "__syncAction on every item of a delta page", where+": missing")
-	}
-	for _, k := range sortedTypes(it) {
-		v := it[k]
-		if k == protocol.SyncAction || k == "id" {
-			continue
-		}
-		fi, declared := sch[k]
-		if !declared {
-			f.add(CheckItemsExtra, "only keys of the schema", fmt.Sprintf("%s: key %q", where, k))
-			continue
-		}
-		if v == nil {
-			continue
-		}
-		if msg := valueProblem(fi, v); msg != "" {
-			f.add(CheckItemsSchema, "values of the declared types", fmt.Sprintf("%s.%s: %s", where, k, msg))
-		}
-	}
-	return id
-}
-
-// valueProblem says how v does not fit the field, "" when it does.
-func valueProblem(fi fieldInfo, v any) string {
-	got := describeValue(v, true)
-	isString := func(x any) bool { _, ok := x.(string); return ok }
-	stringArray := func(x any) bool {
-		arr, ok := x.([]any)
-		if !ok {
-			return false
-		}
-		for _, e := range arr {
-			if !isString(e) {
-				return false
-			}
-		}
-		return true
-	}
-	switch fi.cardinality {
-	case "many-to-one":
-		if !isString(v) {
-			return "a related id (string), got " + got
-		}
-		return ""
-	case "many-to-many":
-		if !stringArray(v) {
-			return "an array of related ids, got " + got
-		}
-		return ""
-	}
-	switch fi.typ {
-	case "id", "text":
-		switch fi.subType {
-		case "boolean":
-			if _, ok := v.(bool); ok {
-				return ""
-			}
-		case "multi-select", "files", "file":
-			if stringArray(v) {
-				return ""
-			}
-		}
-		if !isString(v) {
-			return "a string, got " + got
-		}
-	case "number":
-		n, ok := v.(json.Number)
-		if !ok {
-			return "a number, got " + got
-		}
-		f, _, err := big.ParseFloat(n.String(), 10, 128, big.ToNearestEven)
-		if err != nil {
-			return "a number, got " + got
-		}
-		if fi.subType == "integer" && !f.IsInt() {
-			return "an integer, got " + got
-		}
-	case "date":
-		s, ok := v.(string)
-		if !ok {
-			return "an ISO 8601 date string, got " + got
-		}
-		if fi.subType == "day" {
-			if _, err := time.Parse(time.DateOnly, s); err != nil || !dayLayout.MatchString(s) {
-				return "a day YYYY-MM-DD, got " + got
-			}
-			return ""
-		}
-		for _, l := range dateLayouts {
-			if _, err := time.Parse(l, s); err == nil {
-				return ""
-			}
-		}
-		return "an ISO 8601 date, got " + got
-	case "array[text]":
-		if !stringArray(v) {
-			return "an array of strings, got " + got
-		}
-	}
-	return ""
 }
 
 // maxRetries bounds the retries of a page answered with tryLater.

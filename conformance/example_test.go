@@ -28,7 +28,7 @@ func ExampleRun() {
 	// Output:
 	// data.ids-unique [task]
 	//   expected: each id once per run
-	//   got: id "t1" on page 1 and page 2 (and 1 more problem)
+	//   got: type "task", page 2, item "t1": id repeated: already sent on page 1 (and 1 more problem)
 	//   rule: docs/protocol.md#items
-	// 107 passed, 1 failed, 0 skipped
+	// 111 passed, 1 failed, 0 skipped
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // Run checks the app that cfg names and returns the report. The error is
@@ -51,7 +52,7 @@ type runner struct {
 	account   map[string]any // the account sent to synchronizer endpoints
 	accountOK bool           // whether the account validated
 	config    *protocol.ConfigResponse
-	schema    map[string]typeSchema // the synchronized types' fields
+	schema    map[string]pagerules.Schema // the synchronized types' fields
 	rawSchema map[string]any        // the schema answer, sent back with data requests
 }
 

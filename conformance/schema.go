@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // Field types and subTypes of a schema.
@@ -18,16 +19,6 @@ var (
 	}
 	cardinalities = map[string]bool{"many-to-one": true, "many-to-many": true}
 )
-
-// fieldInfo is what the item checks need of a schema field.
-type fieldInfo struct {
-	typ, subType string
-	// cardinality is the relation's, "" for a plain field.
-	cardinality string
-}
-
-// typeSchema maps field ids of one type to their description.
-type typeSchema map[string]fieldInfo
 
 // checkSchema asks for the schema of the synchronized types and checks it;
 // it reports whether a schema to check items against was obtained.
@@ -69,7 +60,7 @@ func (r *runner) checkSchema(ctx context.Context) bool {
 		}
 	}
 	r.verdict(CheckSchemaTypes, "", ps)
-	r.schema = map[string]typeSchema{}
+	r.schema = map[string]pagerules.Schema{}
 	known := map[string]bool{}
 	for _, t := range r.config.Types {
 		known[t.ID] = true
@@ -78,15 +69,19 @@ func (r *runner) checkSchema(ctx context.Context) bool {
 		r.verdict(CheckSchemaIDName, t, schemaIDName(fields[t]))
 		r.verdict(CheckSchemaFieldTypes, t, schemaFieldTypes(fields[t]))
 		r.verdict(CheckSchemaRelations, t, schemaRelations(t, fields, known))
-		ts := typeSchema{}
+		ts := pagerules.Schema{Fields: map[string]pagerules.Field{}}
 		for id, f := range fields[t] {
-			fi := fieldInfo{}
-			fi.typ, _ = f["type"].(string)
-			fi.subType, _ = f["subType"].(string)
-			if rel, ok := f["relation"].(map[string]any); ok {
-				fi.cardinality, _ = rel["cardinality"].(string)
+			if id == protocol.SyncAction {
+				ts.Delta = true
+				continue
 			}
-			ts[id] = fi
+			var fi pagerules.Field
+			fi.Type, _ = f["type"].(string)
+			fi.SubType, _ = f["subType"].(string)
+			if rel, ok := f["relation"].(map[string]any); ok {
+				fi.Cardinality, _ = rel["cardinality"].(string)
+			}
+			ts.Fields[id] = fi
 		}
 		r.schema[t] = ts
 	}

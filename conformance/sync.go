@@ -15,7 +15,7 @@ var syncChecks = []string{
 	CheckConfig, CheckFilters, CheckDatalist, CheckDatalistField, CheckDatalistDependsOn,
 	CheckFilterValidate, CheckFilterInvalid, CheckSchemaTypes, CheckSchemaIDName, CheckSchemaFieldTypes,
 	CheckSchemaRelations, CheckSchemaRelOnce, CheckSchemaUnknown, CheckPageShape, CheckPagingEnds,
-	CheckItemsSchema, CheckItemsExtra, CheckIDsUnique, CheckDeterministic, CheckDelta,
+	CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic, CheckDelta, CheckDeltaDeclared,
 }
 
 // skipAll records every check of ids as skipped for why.

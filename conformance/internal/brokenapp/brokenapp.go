@@ -76,6 +76,8 @@ const (
 	HangingData            Break = "project page 2 never answers"
 	SlowLogo               Break = "logo answers slowly"
 	ErrorTryLaterString    Break = "an error's tryLater is a string"
+	BooleanAsJSON          Break = "a boolean text value sent as JSON true"
+	DeltaUndeclared        Break = "delta pages of a type whose schema lacks __syncAction"
 
 	// TryLaterOnce breaks nothing: the second task page asks once to be
 	// retried later (503 tryLater, Retry-After: 0), as an app may when
@@ -310,18 +312,23 @@ func (a *app) schemaOf(t string) obj {
 		return s
 	case "task":
 		s := obj{
-			"id":       obj{"id": "id", "name": "ID", "type": "id"},
-			"name":     obj{"id": "name", "name": "Title", "type": "text"},
-			"priority": obj{"id": "priority", "name": "Priority", "type": "number", "subType": "integer"},
-			"due":      obj{"id": "due", "name": "Due", "type": "date", "subType": "day"},
-			"updated":  obj{"id": "updated", "name": "Updated", "type": "date"},
-			"tags":     obj{"id": "tags", "name": "Tags", "type": "array[text]"},
-			"notes":    obj{"id": "notes", "name": "Notes", "type": "text", "subType": "md"},
+			"id":           obj{"id": "id", "name": "ID", "type": "id"},
+			"name":         obj{"id": "name", "name": "Title", "type": "text"},
+			"priority":     obj{"id": "priority", "name": "Priority", "type": "number", "subType": "integer"},
+			"due":          obj{"id": "due", "name": "Due", "type": "date", "subType": "day"},
+			"updated":      obj{"id": "updated", "name": "Updated", "type": "date"},
+			"tags":         obj{"id": "tags", "name": "Tags", "type": "array[text]"},
+			"notes":        obj{"id": "notes", "name": "Notes", "type": "text", "subType": "md"},
+			"__syncAction": obj{"id": "__syncAction", "name": "Sync action", "type": "text", "ignore": true},
+			"done":         obj{"id": "done", "name": "Done", "type": "text", "subType": "boolean"},
 			"project": obj{"id": "project", "name": "Project", "type": "text", "relation": obj{
 				"cardinality": "many-to-one", "name": "Project", "targetType": "project", "targetName": "Tasks", "targetFieldId": "id"}},
 		}
 		if a.brk == MissingIDField {
 			delete(s, "id")
+		}
+		if a.brk == DeltaUndeclared {
+			delete(s, "__syncAction")
 		}
 		if a.brk == RelationUnknownTarget {
 			s["owner"] = obj{"id": "owner", "name": "Owner", "type": "text", "relation": obj{
@@ -422,8 +429,10 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 		for i := 1; i <= 7; i++ {
 			it := obj{"id": fmt.Sprintf("t%d", i), "name": fmt.Sprintf("Task %d", i), "priority": i % 3,
 				"due": fmt.Sprintf("2024-01-%02d", i), "updated": "2024-01-01T10:00:00Z", "tags": []any{"a"},
-				"notes": "*hi*", "project": fmt.Sprintf("p%d", 1+i%5)}
+				"notes": "*hi*", "project": fmt.Sprintf("p%d", 1+i%5), "done": "yes"}
 			switch {
+			case a.brk == BooleanAsJSON && i == 3:
+				it["done"] = true
 			case a.brk == WrongItemType && i == 4:
 				it["priority"] = "high"
 			case a.brk == BadDay && i == 2:
