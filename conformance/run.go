@@ -53,7 +53,7 @@ type runner struct {
 	accountOK bool           // whether the account validated
 	config    *protocol.ConfigResponse
 	schema    map[string]pagerules.Schema // the synchronized types' fields
-	rawSchema map[string]any        // the schema answer, sent back with data requests
+	rawSchema map[string]any              // the schema answer, sent back with data requests
 }
 
 // endpointStats accumulates what the run saw of one endpoint.
