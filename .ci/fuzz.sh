@@ -3,16 +3,21 @@
 #
 # Usage: FUZZTIME=60s .ci/fuzz.sh [dir ...]
 #
-#   FUZZTIME  how long to fuzz each target (default 60s; any -fuzztime value,
-#             such as 10s or 5000x). CI runs it with 10s per target.
-#   dir ...   only the fuzz targets of these package directories
-#             (./daterange ./oauth); default: every package of the module.
+#   FUZZTIME          how long to fuzz each target (default 60s; any -fuzztime
+#                     value, such as 10s or 5000x). CI runs it with 10s.
+#   FUZZMINIMIZETIME  how long the fuzzer may shrink one input (default 2s;
+#                     go's own default, 60s, lets a slow target such as
+#                     conformance's FuzzAnswers spend its whole turn shrinking
+#                     the first new input instead of fuzzing).
+#   dir ...           only the fuzz targets of these package directories
+#                     (./daterange ./oauth); default: every package.
 #
 # Targets are found by looking for `func FuzzXxx(` in the module's _test.go
 # files (testdata, vendor and hidden directories are skipped, as the go tool
 # skips them), and each is run as
 #
-#   go test -run='^$' -fuzz='^FuzzXxx$' -fuzztime=$FUZZTIME ./pkg
+#   go test -run='^$' -fuzz='^FuzzXxx$' -fuzztime=$FUZZTIME \
+#     -fuzzminimizetime=$FUZZMINIMIZETIME ./pkg
 #
 # The script stops at the first failing target, names it, and exits 1. The go
 # tool has then written the failing input to pkg/testdata/fuzz/FuzzXxx/: fix
@@ -30,6 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime=${FUZZTIME:-60s}
+minimizetime=${FUZZMINIMIZETIME:-2s}
 if [ "$#" -eq 0 ]; then
   set -- .
 fi
@@ -64,7 +70,8 @@ trap 'rm -f "$out"' EXIT
 # input, nothing but "context deadline exceeded" under its FAIL line).
 fuzz() {
   local pkg=$1 name=$2
-  if go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" "$pkg" 2>&1 | tee "$out"; then
+  if go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "$pkg" 2>&1 |
+    tee "$out"; then
     return 0
   fi
   if ! grep -q 'Failing input written to' "$out" &&
