@@ -456,7 +456,11 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 		case Day:
 			return appendDay(dst, x)
 		case string:
-			if f.sub != SubDay || len(x) == len(time.DateOnly) {
+			if f.sub == SubDay {
+				if _, err := ParseDay(x); err == nil {
+					return appendString(dst, x)
+				}
+			} else if isISODate(x) {
 				return appendString(dst, x)
 			}
 		}
@@ -495,6 +499,19 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 		pp.violate(item, f.id, pagerules.ValueShape, "want a "+string(f.kind)+" value, got a Go "+reflect.TypeOf(v).String())
 	}
 	return dst
+}
+
+// isoLayouts are the ISO 8601 forms a date-time value may take.
+var isoLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", time.DateOnly}
+
+// isISODate reports whether s is an ISO 8601 date or date-time.
+func isISODate(s string) bool {
+	for _, l := range isoLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func encStringsValue(dst []byte, ss []string) []byte {

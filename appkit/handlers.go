@@ -143,6 +143,7 @@ func (s *server) schema(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
+	s.noteSecrets(c, in.Account)
 	if err := s.knownTypes(in.Types); err != nil {
 		return err
 	}
@@ -187,6 +188,7 @@ func (s *server) data(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
+	s.noteSecrets(c, in.Account)
 	details(c).requestedType = in.RequestedType
 	t, ok := s.b.types[in.RequestedType]
 	if !ok {
@@ -221,6 +223,7 @@ func (s *server) datalist(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
+	s.noteSecrets(c, in.Account)
 	f, ok := s.b.filters[in.Field]
 	if !ok || f.datalist == nil {
 		return BadRequest("field: %q is not a filter with a datalist", in.Field)
@@ -251,6 +254,7 @@ func (s *server) filterValidate(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
+	s.noteSecrets(c, in.Account)
 	if err := s.knownTypes(in.Types); err != nil {
 		return err
 	}
@@ -432,6 +436,7 @@ func (s *server) actionExecute(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
+	s.noteSecrets(c, in.Account)
 	details(c).action = in.Action.Action
 	ac, ok := s.b.actions[in.Action.Action]
 	if !ok {

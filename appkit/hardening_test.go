@@ -1,16 +1,21 @@
 package appkit_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
 )
@@ -169,18 +174,209 @@ func TestErrorBodiesHideSecrets(t *testing.T) {
 	}
 }
 
+// HEAD answers what GET answers, without the body.
 func TestHeadRequests(t *testing.T) {
 	var s seen
 	srv := httptest.NewServer(handler(t, newTestApp(&s, quietLogger())))
 	defer srv.Close()
 	for _, p := range []string{"/", "/logo"} {
-		resp, err := http.Head(srv.URL + p)
+		get, err := http.Get(srv.URL + p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") == "" {
-			t.Errorf("HEAD %s = %d %v", p, resp.StatusCode, resp.Header)
+		body, _ := io.ReadAll(get.Body)
+		get.Body.Close()
+		head, err := http.Head(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
 		}
+		headBody, _ := io.ReadAll(head.Body)
+		head.Body.Close()
+		if head.StatusCode != get.StatusCode || head.StatusCode != 200 || len(headBody) != 0 || len(body) == 0 {
+			t.Errorf("HEAD %s = %d with %d body bytes, GET = %d with %d", p, head.StatusCode, len(headBody), get.StatusCode, len(body))
+		}
+		for _, h := range []string{"Content-Type", "Cache-Control"} {
+			if head.Header.Get(h) != get.Header.Get(h) {
+				t.Errorf("HEAD %s %s = %q, GET's %q", p, h, head.Header.Get(h), get.Header.Get(h))
+			}
+		}
+		if cl := head.Header.Get("Content-Length"); cl != "" && cl != strconv.Itoa(len(body)) {
+			t.Errorf("HEAD %s Content-Length = %s, GET's body has %d bytes", p, cl, len(body))
+		}
+	}
+}
+
+// Secrets are masked as whole values: a value containing a secret of at
+// least 4 characters is hidden whole, a shorter secret only where it is a
+// whole quoted value (as when it is echoed as a type id).
+func TestSecretsMaskedAsWholeValues(t *testing.T) {
+	var buf bytes.Buffer
+	logger := zerolog.New(&buf)
+	for _, tc := range []struct {
+		name, token, body string
+		hidden            []string
+		shown             []string
+	}{
+		{"substring of a longer value", "demo", `{"requestedType":"demo-SECRET"}`, []string{"demo", "SECRET"}, []string{"***"}},
+		{"the 4-character threshold", "abcd", `{"requestedType":"xabcdx"}`, []string{"abcd"}, nil},
+		{"a 3-character secret echoed whole", "abc", `{"requestedType":"abc"}`, []string{`"abc"`}, []string{`"***"`}},
+		{"a 3-character secret inside a word is left", "abc", `{"requestedType":"xabcx"}`, nil, []string{"xabcx"}},
+		{"a secret with spaces", "my secret pass", `{"requestedType":"say my secret pass now"}`, []string{"secret pass"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf.Reset()
+			var s seen
+			app := newTestApp(&s, &logger)
+			h := handler(t, app)
+			body := strings.TrimSuffix(tc.body, "}") + `,"account":{"token":"` + tc.token + `"}}`
+			r := call(t, h, "POST", "/api/v1/synchronizer/data", body)
+			if r.status != 400 {
+				t.Fatalf("status = %d %s", r.status, r.raw)
+			}
+			for _, where := range []string{string(r.raw), buf.String()} {
+				where = strings.ReplaceAll(where, `\"`, `"`) // read JSON strings as text
+				for _, h := range tc.hidden {
+					if strings.Contains(where, h) {
+						t.Errorf("%q shows %q", where, h)
+					}
+				}
+				for _, sh := range tc.shown {
+					if !strings.Contains(where, sh) {
+						t.Errorf("%q lacks %q", where, sh)
+					}
+				}
+			}
+		})
+	}
+}
+
+// An upstream that refuses the connection or whose name does not resolve
+// says nothing about the account: 503 tryLater.
+func TestUnreachableUpstreamIsTemporary(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	for _, tc := range []struct{ name, url string }{
+		{"connection refused", closed + "/x"},
+		{"name not found", "http://no-such-host.invalid/x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := &appkit.App{ID: "u", Name: "u", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()},
+				Actions: []appkit.Action{{ID: "call", Name: "Call", Run: func(ctx context.Context, _ *appkit.ActionRequest) error {
+					req, _ := http.NewRequestWithContext(ctx, "GET", tc.url, nil)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return err
+					}
+					resp.Body.Close()
+					return nil
+				}}}}
+			r := call(t, handler(t, app), "POST", "/api/v1/automations/action/execute", `{"action":{"action":"call"}}`)
+			if r.status != 503 || r.body["tryLater"] != true || !strings.Contains(r.body["message"].(string), "unreachable") {
+				t.Fatalf("got %d %s, want 503 tryLater", r.status, r.raw)
+			}
+		})
+	}
+}
+
+// A handler's page that breaks the delta rules is never sent: 500 naming
+// the mistake, and the log says it.
+func TestHandlerMistakesAreRefused(t *testing.T) {
+	type thing struct {
+		ID   string `appkit:"id"`
+		Name string `appkit:"name"`
+	}
+	var buf bytes.Buffer
+	logger := zerolog.New(&buf)
+	mk := func(delta bool, page appkit.PageFunc[appkit.Item, cursor]) http.Handler {
+		return handler(t, &appkit.App{ID: "m", Name: "m", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
+			Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: delta, Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N")}, Data: appkit.Pages(page)}},
+				Webhooks: &appkit.Webhooks{
+					Install: func(context.Context, *appkit.WebhookRequest) (*appkit.Webhook, error) { return nil, nil },
+					Delete:  func(context.Context, *appkit.WebhookRequest) error { return nil },
+					Verify:  func(context.Context, *appkit.WebhookEvent) (string, error) { return "", nil },
+					Transform: func(_ context.Context, ev *appkit.WebhookEvent) (appkit.Changes, error) {
+						switch string(ev.Payload) {
+						case `"removal"`:
+							return appkit.Changes{"t": {Removed: []string{"1"}}}, nil
+						case `"undeclared"`:
+							return appkit.Changes{"u": {Items: []any{appkit.Item{"id": "1"}}}}, nil
+						}
+						return appkit.Changes{"t": {Items: []any{thing{ID: "1"}}}}, nil
+					},
+				}}})
+	}
+	for _, tc := range []struct {
+		name  string
+		delta bool
+		page  appkit.PageFunc[appkit.Item, cursor]
+		want  string
+	}{
+		{"delta page of a type without Delta", false, func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[appkit.Item, cursor], error) {
+			return &appkit.Page[appkit.Item, cursor]{Delta: true}, nil
+		}, `type "t": the handler answered a delta page, but the type does not declare Delta`},
+		{"removals in a full page", true, func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[appkit.Item, cursor], error) {
+			return &appkit.Page[appkit.Item, cursor]{Removed: []string{"1"}}, nil
+		}, `type "t": the handler sent removals (Page.Removed) in a full page`},
+		{"__syncAction in an item", true, func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[appkit.Item, cursor], error) {
+			return &appkit.Page[appkit.Item, cursor]{Delta: true, Items: []appkit.Item{{"id": "1", "__syncAction": "REMOVE"}}}, nil
+		}, `an item carries __syncAction`},
+		{"a nil item", true, func(context.Context, *appkit.DataRequest, *cursor) (*appkit.Page[appkit.Item, cursor], error) {
+			return &appkit.Page[appkit.Item, cursor]{Items: []appkit.Item{{"id": "1"}, nil}}, nil
+		}, `items[1] is nil`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf.Reset()
+			r := call(t, mk(tc.delta, tc.page), "POST", "/api/v1/synchronizer/data", `{"requestedType":"t"}`)
+			msg, _ := r.body["message"].(string)
+			if r.status != 500 || !strings.HasPrefix(msg, "the app's handler broke the protocol: ") || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %d %s, want 500 naming %q", r.status, r.raw, tc.want)
+			}
+			if !strings.Contains(buf.String(), strings.ReplaceAll(tc.want, `"`, `\"`)) {
+				t.Fatalf("the log does not name the mistake:\n%s", buf.String())
+			}
+		})
+	}
+	h := mk(false, nil)
+	for payload, want := range map[string]string{
+		`"removal"`:    `removes items of type "t", which does not declare Delta`,
+		`"undeclared"`: `changes of undeclared type "u"`,
+		`"thing"`:      `items[0] is a appkit_test.thing, not an item of the type`,
+	} {
+		r := call(t, h, "POST", "/api/v1/synchronizer/webhooks/transform", `{"payload":`+payload+`}`)
+		if r.status != 500 || !strings.Contains(r.body["message"].(string), want) {
+			t.Errorf("transform %s = %d %s, want 500 naming %q", payload, r.status, r.raw, want)
+		}
+	}
+}
+
+// Items that break the schema are sent as they are; each kind of break is
+// logged once per type and rule, not per item.
+func TestViolationsLoggedOncePerTypeAndRule(t *testing.T) {
+	var buf bytes.Buffer
+	logger := zerolog.New(&buf)
+	h := handler(t, &appkit.App{ID: "v", Name: "v", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("n", "N")},
+			Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) {
+				return []appkit.Item{{"id": "1", "n": 1.5, "x": 1}, {"id": "2", "n": 2.5, "y": 2}}, nil
+			})}}}})
+	for range 3 {
+		r := call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"t"}`)
+		if r.status != 200 || !strings.Contains(string(r.raw), `"n":2.5,"y":2`) {
+			t.Fatalf("got %d %s", r.status, r.raw)
+		}
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if strings.Contains(l, "breaks the protocol") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], `type \"t\", item \"1\", field \"n\": value shape: want an integer, got 1.5`) ||
+		!strings.Contains(lines[1], `field \"x\": unknown key`) {
+		t.Fatalf("violation lines:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -207,10 +207,10 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		ev = ev.Str("method", req.Method).Str("path", req.URL.Path).Int("status", status).
 			Dur("latency", time.Since(start)).Str("request_id", id)
 		if details.requestedType != "" {
-			ev = ev.Str("requestedType", details.requestedType)
+			ev = ev.Str("requestedType", redactValue(details.requestedType, details.secrets))
 		}
 		if details.action != "" {
-			ev = ev.Str("action", details.action)
+			ev = ev.Str("action", redactValue(details.action, details.secrets))
 		}
 		if err != nil {
 			ev = ev.Str("error", redact(err.Error(), details.secrets))
@@ -265,6 +265,17 @@ func redact(msg string, secrets []string) string {
 		i = j
 	}
 	return b.String()
+}
+
+// redactValue masks a whole value (a type or action id) that is a secret
+// or contains one.
+func redactValue(v string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" && (v == sec || len(sec) >= minSecretLen && strings.Contains(v, sec)) {
+			return "***"
+		}
+	}
+	return v
 }
 
 func isValueDelim(c byte) bool {
