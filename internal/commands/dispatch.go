@@ -61,7 +61,7 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 		if lowered {
 			plan.MaxBytes = max(b.left(), 1)
 		}
-		rows, err := plan.Run(ctx, db)
+		rows, size, err := plan.RunSized(ctx, db)
 		if err != nil {
 			if e, ok := store.AsError(err); ok && lowered && e.Name == query.ErrTooLarge && e.Data["max-bytes"] != nil {
 				b.over = true
@@ -69,7 +69,7 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 			}
 			return nil, err
 		}
-		if err := b.spend(rows); err != nil {
+		if err := b.add(size); err != nil {
 			return nil, err
 		}
 		return rows, nil

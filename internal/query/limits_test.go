@@ -217,6 +217,9 @@ func TestResultBounds(t *testing.T) {
 				}
 				b, _ := json.Marshal(all)
 				size := len(b)
+				if _, n, err := plan.RunSized(context.Background(), st.DB()); err != nil || n != size || query.EncodedSize(all) != size {
+					t.Errorf("RunSized: %d bytes (%v), EncodedSize %d, encoding/json %d", n, err, query.EncodedSize(all), size)
+				}
 
 				// Rows: at the bound, and one past it.
 				plan.MaxRows = c.rows

@@ -16,6 +16,21 @@ import (
 // refused with ErrTooLarge: before the query runs when CountSQL is set,
 // otherwise as soon as a row crosses the bound.
 func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, error) {
+	rows, _, err := p.RunSized(ctx, db)
+	return rows, err
+}
+
+// RunSized is Run that also returns the size of the result encoded as JSON
+// (EncodedSize of the rows), measured while the rows were read.
+func (p *Plan) RunSized(ctx context.Context, db store.Querier) ([]map[string]any, int, error) {
+	rows, b, err := p.run(ctx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, b.bytes, nil
+}
+
+func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bounds, error) {
 	b := &bounds{maxRows: p.MaxRows, maxBytes: p.MaxBytes}
 	if b.maxRows <= 0 {
 		b.maxRows = MaxResultRows
@@ -26,15 +41,15 @@ func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, err
 	if p.CountSQL != "" {
 		n, err := p.count(ctx, db)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if n > int64(b.maxRows) {
-			return nil, b.rowsErr()
+			return nil, nil, b.rowsErr()
 		}
 	}
 	rows, err := db.QueryContext(ctx, p.SQL, p.Args...)
 	if err != nil {
-		return nil, fmt.Errorf("query: run: %w", err)
+		return nil, nil, fmt.Errorf("query: run: %w", err)
 	}
 	defer rows.Close()
 	vals := make([]any, p.ncols)
@@ -49,29 +64,29 @@ func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, err
 			vals[i] = nil
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("query: scan: %w", err)
+			return nil, nil, fmt.Errorf("query: scan: %w", err)
 		}
 		if err := b.addRows(1); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pos := 0
 		m, err := decodeColumns(p.shapes, vals, &pos, b)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := EncodedSize(m)
 		if len(out) > 0 {
 			n++ // the comma
 		}
 		if err := b.addBytes(n); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("query: rows: %w", err)
+		return nil, nil, fmt.Errorf("query: rows: %w", err)
 	}
-	return out, nil
+	return out, b, nil
 }
 
 // count runs CountSQL.
