@@ -7,6 +7,7 @@ import (
 
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/examples/actions/notify"
+	"github.com/appkitgo/appkit/examples/supportdesk/desk"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
@@ -21,6 +22,18 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := conformance.Test(t, conformance.Config{Handler: h, Account: map[string]any{"token": tracker.DemoToken}})
+		if rep.Warnings > 0 {
+			t.Errorf("warnings: %v", rep.FailedIDs())
+		}
+	})
+	t.Run("supportdesk", func(t *testing.T) {
+		app := desk.New(120, nil).App()
+		app.Logger = &quiet
+		h, err := app.Handler()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := conformance.Test(t, conformance.Config{Handler: h, Account: map[string]any{"token": desk.Token}})
 		if rep.Warnings > 0 {
 			t.Errorf("warnings: %v", rep.FailedIDs())
 		}
