@@ -77,6 +77,7 @@
 //	schema.error/type-has-related-fields  type delete without delete-related-fields? while other types relate to it
 //	schema.error/field-has-values    field delete without delete-values? while values exist
 //	schema.error/builtin-protected   built-in types and fields cannot be changed
+//	schema.error/too-many-fields     a type would pass the store's column limit (store.MaxTypeColumns)
 //	schema.error/concurrent-change   another host process changed the schema (PostgreSQL); retry
 //	query.error/invalid              a query that does not fit the query language or the schema
 //	query.error/unknown-param        a $parameter missing from params

@@ -1109,6 +1109,11 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 		if !ok {
 			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs a string value", f.Op)
 		}
+		if err := store.CheckText("$"+f.Value.Param, s); err != nil {
+			// A NUL or invalid UTF-8 would reach the engine (PostgreSQL
+			// refuses it with an internal error): refuse it by name.
+			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%v", err)
+		}
 		switch prim {
 		case store.TText, store.TEmail, store.TEmoji, store.TUUID, store.TDate, store.TJSON:
 		default:

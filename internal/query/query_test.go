@@ -3,6 +3,7 @@ package query_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -526,6 +527,36 @@ func TestUpsertAndExec(t *testing.T) {
 		}
 		if b, _ := json.Marshal(rows); string(b) != `[{"U/n":1}]` {
 			t.Errorf("rows = %s", b)
+		}
+	})
+}
+
+// A contains parameter with a NUL or invalid UTF-8 is refused by name on
+// both engines, before it reaches the database.
+func TestContainsRefusesBadText(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		write(t, st, func(tx *store.Tx) error {
+			return tx.CreateType(store.TypeSpec{Name: "C/T", Fields: []store.FieldSpec{{Name: "C/name", Type: store.TText}}})
+		})
+		cat, err := st.Catalog(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []query.Op{query.OpContains, query.OpNotContains} {
+			for _, bad := range []string{"a\x00b", "\xff"} {
+				q := &query.Query{From: "C/T", Select: sel("C/name"),
+					Where: &query.Filter{Op: op, Path: query.Path{Fields: []string{"C/name"}}, Value: query.Value{IsParam: true, Param: "s"}}}
+				_, err := query.Compile(cat, st.Dialect(), q, map[string]any{"s": bad})
+				var se *store.Error
+				if !errors.As(err, &se) || se.Name != store.ErrInvalidParam {
+					t.Errorf("%s %q: err = %v, want %s", op, bad, err, store.ErrInvalidParam)
+				}
+			}
+			q := &query.Query{From: "C/T", Select: sel("C/name"),
+				Where: &query.Filter{Op: op, Path: query.Path{Fields: []string{"C/name"}}, Value: query.Value{IsParam: true, Param: "s"}}}
+			if out := run(t, st, q, map[string]any{"s": "fine"}); out == "" {
+				t.Errorf("%s of a good string failed", op)
+			}
 		}
 	})
 }
