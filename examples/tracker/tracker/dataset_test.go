@@ -1,9 +1,13 @@
 package tracker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -51,6 +55,32 @@ func TestDatasetIsDeterministic(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a.Project(7), b.Project(7)) {
 		t.Fatal("project 7 differs")
+	}
+	// The same dataset across versions: apps, tests and documentation
+	// depend on its values, so a change to the generator must be seen (and
+	// the golden file rewritten with -update on purpose).
+	var sample bytes.Buffer
+	for _, i := range []int{1, 7, 50} {
+		fmt.Fprintf(&sample, "%+v\n", a.Project(i))
+	}
+	for _, j := range []int{1, 2, 37, 500, 999, 1000} {
+		for _, at := range []time.Time{Epoch, testNow} {
+			task := a.Task(j, at)
+			fmt.Fprintf(&sample, "%s %+v\n", at.Format(time.DateOnly), task)
+		}
+	}
+	golden := filepath.Join("testdata", "dataset.golden.txt")
+	if *update {
+		if err := os.WriteFile(golden, sample.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(want, sample.Bytes()) {
+		t.Errorf("the dataset differs from %s (run go test -update if the change is meant):\n%s", golden, sample.String())
 	}
 }
 
