@@ -19,11 +19,17 @@ type Report struct {
 	Results []Result `json:"results"`
 	// Latency holds the answer times of each endpoint, sorted by endpoint.
 	Latency []Latency `json:"latency"`
-	// Passed, Failed, Warnings and Skipped count Results by status.
-	Passed   int `json:"passed"`
-	Failed   int `json:"failed"`
+	// Passed counts the Results whose status is Passed.
+	Passed int `json:"passed"`
+	// Failed counts the Results whose status is Failed; the run is OK only
+	// when it is 0.
+	Failed int `json:"failed"`
+	// Warnings counts the Results whose status is Warned: findings that do
+	// not fail the run.
 	Warnings int `json:"warnings"`
-	Skipped  int `json:"skipped"`
+	// Skipped counts the Results whose status is Skipped: checks that could
+	// not run (Result.Why says why).
+	Skipped int `json:"skipped"`
 	// Duration is the wall time of the run.
 	Duration time.Duration `json:"durationNs"`
 }
@@ -34,9 +40,10 @@ type Latency struct {
 	Endpoint string `json:"endpoint"`
 	// Calls counts the answered requests.
 	Calls int `json:"calls"`
-	// Mean and Max are the answer times.
+	// Mean is the mean answer time of the answered requests.
 	Mean time.Duration `json:"meanNs"`
-	Max  time.Duration `json:"maxNs"`
+	// Max is the longest answer time.
+	Max time.Duration `json:"maxNs"`
 	// Slow counts the answers slower than Config.SlowAfter.
 	Slow int `json:"slow"`
 	// Unanswered counts requests without an answer (timeouts, refused

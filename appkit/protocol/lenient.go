@@ -7,16 +7,19 @@ import (
 )
 
 // The service is the protocol's reference, not this package: keys it adds
-// are ignored, and a few values whose JSON type the spec does not pin down
-// are read leniently, so that no request is refused for a shape that carries
-// the same meaning.
+// to a request are ignored, and a few values whose JSON type varies between
+// senders are read leniently, so that no request is refused for a shape that
+// carries the same meaning.
 
 // LooseString is a string that also accepts a JSON number or boolean (kept
-// as its JSON text) and null (empty). The spec does not give the types of
-// operationId and version.
+// as its JSON text) and null (empty). It holds [DataRequest.OperationID] and
+// [DataRequest.Version], which the service may send as strings or as
+// numbers; an absent key is empty too.
 type LooseString string
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler: a string keeps its value, a
+// number or boolean its JSON text, null reads as empty, and an object or
+// array is an error.
 func (s *LooseString) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -36,11 +39,16 @@ func (s *LooseString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Values maps ids to raw JSON values (filter values, dependsOn). Null and
-// an empty array (how some serializers write an empty map) read as empty.
+// Values maps filter ids to the user's raw JSON values, as sent by the service
+// in the filter of schema, data, filter/validate, webhook and resource
+// requests and in a datalist request's dependsOn. Each value has its filter's
+// wire shape ([Filter.Type]); an absent key or null means "no value", and
+// appkit also reads "" as unset. The whole map may be null or an empty array
+// (how some serializers write an empty map): both read as empty.
 type Values map[string]json.RawMessage
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler: an object is kept value by
+// value, unparsed; null and [] read as an empty map.
 func (v *Values) UnmarshalJSON(b []byte) error {
 	if emptyContainer(b) {
 		*v = nil
@@ -54,11 +62,15 @@ func (v *Values) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Object is a JSON object (account, fields, params). Null and an empty
-// array read as empty.
+// Object is an open JSON object sent by the service: an account (the form's
+// values by field id plus keys the service adds, which apps ignore when they
+// do not know them), the fields of /validate, the params of a webhook event
+// or of a resource URL, or an action's args. Every key is kept. Null and an
+// empty array read as empty.
 type Object map[string]any
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler: an object is kept key by key;
+// null and [] read as an empty map.
 func (o *Object) UnmarshalJSON(b []byte) error {
 	if emptyContainer(b) {
 		*o = nil
