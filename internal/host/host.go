@@ -108,6 +108,9 @@ type Config struct {
 	// RequestTimeout bounds the handling of one request (0:
 	// DefaultRequestTimeout).
 	RequestTimeout time.Duration
+	// Apps configures the apps service (registered apps, accounts,
+	// scheduled syncs, webhooks, actions); see apps.go.
+	Apps AppsConfig
 }
 
 // Host is the workspace host's HTTP handler.
@@ -226,6 +229,8 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/tokens/{id}", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.deleteToken))), http.MethodDelete))
 	mux.Handle("/api/commands", methods(h.withToken(h.limitBody(h.commands)), http.MethodPost))
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
+	h.mountGraphQL(mux)
+	h.mountApps(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
 	})
