@@ -49,7 +49,7 @@ type AuthField struct {
 	Name string
 	// Type is the input's type (text, password, link, ...).
 	Type FieldType
-	// Description is the help text; the spec requires it.
+	// Description is the help text; the protocol requires it.
 	Description string
 	// Optional fields may be left empty.
 	Optional bool
@@ -227,7 +227,7 @@ func (a *Auth) check() error {
 			return fmt.Errorf("authentication %q: a field has an empty id or name", a.ID)
 		}
 		if f.Description == "" {
-			return fmt.Errorf("authentication %q: field %q has no description (the spec requires one: it is the form's help text)", a.ID, f.ID)
+			return fmt.Errorf("authentication %q: field %q has no description (the protocol requires one: it is the form's help text)", a.ID, f.ID)
 		}
 		if seen[f.ID] {
 			return fmt.Errorf("authentication %q: field %q declared twice", a.ID, f.ID)

@@ -1,16 +1,20 @@
 // Package appkit serves the custom-app protocol of the workspace service: a
 // developer declares an app as plain Go values and gets every endpoint served
-// with validation, the error contract, logging and graceful shutdown.
+// with validation, the error contract, logging and graceful shutdown. The
+// protocol itself is described in the repository's docs/protocol.md.
 //
 // # The model in one screen
 //
 // An [App] is a declaration: a descriptor (ID, Name, Version, ...), one or
-// more [Auth] (how the user sets up an account), and what the app does:
+// more [Auth] (how the user sets up an account: [NoAuth], [TokenAuth],
+// [BasicAuth], custom fields, [OAuth1Auth], [OAuth2Auth]), and what the app
+// does:
 //
-//   - [Sync] makes it a synchronization app: [Type]s with a schema of
-//     [Field]s (built with [ID], [Text], [Number], [Date], [Ref], ...), a
-//     [DataHandler] per type built with [Pages], [Filter]s, and optionally a
-//     datalist, webhooks and a resource handler.
+//   - [Sync] makes it a synchronization app: [Type]s whose items are Go
+//     structs (the struct is the schema, see "Struct types") or [Item] maps
+//     with a schema of [Field]s; a [DataHandler] per type built with [Pages]
+//     or [All]; [Filter]s declared as typed handles; optionally webhooks and a
+//     resource handler.
 //   - [Action]s make it an external-action app: each has typed arguments and
 //     a Run function.
 //
@@ -21,13 +25,76 @@
 // whose feature is not declared answers 404 {message}. [ListenAndServe] adds
 // timeouts, a body-size limit and graceful shutdown on SIGINT/SIGTERM.
 //
-// Handlers receive typed requests: the [Account], the selected types, the
-// filter values decoded against their declarations ([Filters]: a date filter
-// arrives as a daterange.Range, a datebox as a time.Time), and for data the
-// requested type, the run's operation id, lastSynchronizedAt as a time.Time
-// and the page cursor as the handler's own Go type: [Pages] round-trips it
-// through nextPageConfig. A page says whether it is [Full] or [Delta]; delta
-// items carry __syncAction SET (added for you) or REMOVE ([Removed]).
+// # Struct types
+//
+// A type declared from a struct states each fact once: the struct's exported
+// fields are the schema, and its pages carry []T (or []*T). A field's Go
+// type gives its kind, and appkit sends each value in the form the service
+// reads:
+//
+//	string                  text (the field with id "id": id)
+//	bool                    text, subType boolean, sent as "true" or "false"
+//	int, int8 … uint64      number, subType integer (an integer id is sent as a string)
+//	float32, float64        number
+//	time.Time               date, ISO 8601 with milliseconds (zero: null)
+//	Day                     date, subType day, YYYY-MM-DD (zero: null)
+//	[]string                array[text]
+//	*T of any of these      the same; nil leaves the key out of the item
+//
+// The `appkit` struct tag refines it: the field id first (default: the Go
+// name with its leading capitals lowered, "DueDate" → "dueDate", "URL" →
+// "url"; "-" skips the field), then comma-separated options:
+//
+//	name=Due date        the display name (default: the Go name in words, "Due date")
+//	desc=...             the description
+//	md, html, url, email, file, files, single-select, multi-select,
+//	workflow, date-range, date-time-range
+//	                     the subType
+//	options=a|b|c        options of a select or workflow field
+//	ref=project          a relation to type "project": many-to-one on a
+//	                     string, many-to-many on a []string
+//	inverse=Tasks        the relation's name on the target side (default:
+//	                     the declaring type's name)
+//	match=email          the target field matched (default: id)
+//	order=3              the display order (default: the field's position)
+//	readonly, hidden     the schema flags of the same names
+//	omitempty            a zero value leaves the key out (in a delta page:
+//	                     "unchanged")
+//	format=Money         the number format (Money, Percent or Number), with
+//	precision=2, unit=h  its precision and unit
+//
+// Commas cannot appear inside an option's value. A type whose schema is
+// only known at run time uses [Item] maps with Fields (or FieldsFunc, per
+// request); map values are converted the same way from their Go types, and
+// with a static schema by their field's kind.
+//
+// # Pages, delta and removals
+//
+// A [Page] carries items and the typed cursor of the next page (any struct:
+// appkit sends it as nextPageConfig and decodes it back). A type that can
+// answer changes only declares Delta once; its handler then answers a delta
+// page (Page.Delta) when it can express the change and a full page when it
+// cannot. Delta items are sent with __syncAction SET and may be partial;
+// removals are ids in Page.Removed. appkit refuses to send a page that
+// breaks these rules (a delta page of a type without Delta, removals in a
+// full page, an item carrying __syncAction): the answer is 500 naming the
+// handler's mistake, and the log says the same. Items that do not fit their
+// schema (an unknown key, a value of the wrong shape, a missing id) are sent
+// as they are and logged once per type and rule; appkittest fails a test on
+// them.
+//
+// # Filters
+//
+// Filters are typed handles: [TextFilter], [NumberFilter], [BoolFilter],
+// [DayFilter] (a datebox, read as a [Day]), [DateRangeFilter] (the
+// date-range grammar, read as a daterange.Range), [ListFilter] and
+// [MultiDropdownFilter] (each with its own datalist function) and
+// [HighlightTextFilter]. Declare them once, list them in Sync.Filters and
+// read them with Get:
+//
+//	status := appkit.MultiDropdownFilter("status", "Status", statusOptions).Optional()
+//	...
+//	wanted, ok := status.Get(req.Filter)
 //
 // # Errors
 //
@@ -39,12 +106,15 @@
 //	invalid filter on filter/validate     400
 //	TryLater(err)                         503 {"message", "tryLater": true}
 //	unknown type, action, datalist field  400 naming it
-//	unknown authentication id            401
+//	missing required action argument      400 naming it
+//	unknown authentication id             401
 //	timeout (deadline, network)           503 {"message", "tryLater": true}
+//	upstream unreachable (refused, DNS)   503 {"message", "tryLater": true}
 //	malformed JSON, failed validation     400 naming the field
 //	body over the size limit              413
 //	undeclared feature                    404
 //	*Error                                its Status
+//	a page breaking the protocol          500 naming the handler's mistake
 //	any other error                       500 with the error's text
 //	a panic                               500 "internal error", stack in the log only
 //
@@ -54,7 +124,15 @@
 //
 // One zerolog line per request: method, path, status, latency, request id
 // (X-Request-Id, generated when absent) and requestedType or action where
-// relevant. Request bodies are never logged; values of secret account fields
-// (password fields, [AuthField.Secret], OAuth tokens) are masked in error
-// messages that reach the log.
+// relevant. Request bodies are never logged. Secret account values
+// (password fields, [AuthField.Secret], OAuth tokens) are masked in every
+// error message and log line: a value that contains a secret of at least
+// four characters is replaced whole by ***, and so is a quoted value equal
+// to a shorter one.
+//
+// # Testing
+//
+// Package appkit/appkittest drives an app in process as the service does and
+// fails a test on any answer that breaks the protocol, with the same rules
+// as the conformance suite.
 package appkit

@@ -305,7 +305,7 @@ func parseDay(s string) (Day, error) {
 
 // decodeRange reads a date filter's {_min, _max}. It is lenient where the
 // daterange package's own decoder is strict: other keys (say, the statement
-// the user typed) are ignored, so a service that sends more than the spec
+// the user typed) are ignored, so a service that sends more than the protocol
 // shows is not refused.
 func decodeRange(msg json.RawMessage) (daterange.Range, error) {
 	var wire struct {

@@ -20,7 +20,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 )
 
-// The service may send shapes the spec does not pin down; none of them is
+// The service may send shapes the protocol does not pin down; none of them is
 // refused.
 func TestLenientRequestShapes(t *testing.T) {
 	var s seen

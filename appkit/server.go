@@ -492,7 +492,7 @@ func decodeBody(data []byte, v any) error {
 // of srv get safe defaults: 10 s to read headers, 60 s to read a request,
 // 5 minutes to write an answer (a longer resource stream is cut: raise
 // WriteTimeout for big files), 2 minutes idle. When srv.TLSConfig holds a
-// certificate (Certificates or GetCertificate), it serves HTTPS, as the spec
+// certificate (Certificates or GetCertificate), it serves HTTPS, as the protocol
 // recommends.
 func Serve(ctx context.Context, srv *http.Server, app *App) error {
 	h, err := app.Handler()

@@ -10,43 +10,8 @@ import (
 	"unsafe"
 )
 
-// A struct type declares a type's schema once: each exported field becomes
-// a schema field, and a page carries the structs themselves. The field's Go
-// type gives its kind:
-//
-//	string                  text (the field with id "id": id)
-//	bool                    text, subType boolean, sent as "true" or "false"
-//	int, int8 … uint64      number, subType integer
-//	float32, float64        number
-//	time.Time               date, sent as ISO 8601 with milliseconds (zero: null)
-//	Day                     date, subType day, sent as YYYY-MM-DD (zero: null)
-//	[]string                array[text]
-//	*T of any of these      the same; nil leaves the key out of the item
-//
-// The `appkit` struct tag refines it: the field id first (default: the Go
-// name with its leading capitals lowered, "DueDate" → "dueDate", "URL" →
-// "url"; "-" skips the field), then comma-separated options:
-//
-//	name=Due date        the display name (default: the Go name in words)
-//	desc=...             the description
-//	md, html, url, email, file, files, single-select, multi-select,
-//	workflow, date-range, date-time-range
-//	                     the subType
-//	options=a|b|c        options of a select or workflow field
-//	ref=project          a relation to the type "project": many-to-one on a
-//	                     string, many-to-many on a []string
-//	inverse=Tasks        the relation's name on the target side (default: the
-//	                     declaring type's name)
-//	match=email          the target field matched (default: id)
-//	order=3              the display order (default: the field's position)
-//	readonly, hidden     the schema flags of the same names
-//	omitempty            a zero value leaves the key out of the item (in a
-//	                     delta page: "unchanged")
-//	format=Money         the number format (Money, Percent or Number), with
-//	precision=2, unit=h  its precision and unit
-//
-// Commas cannot appear inside an option's value. (The package doc, section
-// "Struct types", says the same to users.)
+// Struct types: the mapping from Go types and `appkit` struct tags to
+// schema fields is described in the package doc, section "Struct types".
 
 var (
 	timeType = reflect.TypeFor[time.Time]()
