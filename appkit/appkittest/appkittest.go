@@ -135,7 +135,12 @@ func (c *Client) Do(method, path string, body any) Response {
 	c.t.Helper()
 	if m, ok := body.(map[string]any); ok && path != protocol.PathValidate {
 		if _, has := m["account"]; !has {
-			m["account"] = c.Account
+			with := make(map[string]any, len(m)+1)
+			for k, v := range m {
+				with[k] = v
+			}
+			with["account"] = c.Account
+			body = with
 		}
 	}
 	var rd io.Reader
