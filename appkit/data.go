@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
@@ -136,7 +137,7 @@ func (fn pageFunc[T, C]) page(ctx context.Context, req *DataRequest, raw json.Ra
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"id":`...)
-		dst = appendString(dst, id)
+		dst = jsonw.AppendString(dst, id)
 		dst = append(dst, `,"__syncAction":"REMOVE"}`...)
 	}
 	dst = append(dst, `],"pagination":{"hasNext":`...)

@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
@@ -23,96 +23,6 @@ import (
 
 // timeLayout writes date-times in ISO 8601 with milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// appendString appends s as a JSON string. It escapes what JSON requires
-// (quote, backslash, control characters), plus U+2028 and U+2029, and
-// replaces invalid UTF-8 with U+FFFD; HTML characters are left as they are.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeByte[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				const hex = "0123456789abcdef"
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', byte('0'+r-'\u2028'+8))
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// safeByte marks the ASCII bytes written as they are inside a JSON string.
-var safeByte = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendFloat appends f as encoding/json does: the shortest form, in
-// exponent notation only for very small or large magnitudes. NaN and
-// infinities, which JSON cannot hold, are written as null.
-func appendFloat(dst []byte, f float64, bits int) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(dst, "null"...)
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, bits)
-	if format == 'e' {
-		// e-09 → e-9, as encoding/json writes it.
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
-}
 
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
 
@@ -177,7 +87,7 @@ func appendDay(dst []byte, d Day) []byte {
 // The encoders of struct fields, by Go type.
 
 func encString(dst []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendString(dst, *(*string)(p)), true
+	return jsonw.AppendString(dst, *(*string)(p)), true
 }
 
 func encBool(dst []byte, p unsafe.Pointer) ([]byte, bool) {
@@ -188,11 +98,11 @@ func encBool(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 }
 
 func encFloat64(dst []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendFloat(dst, *(*float64)(p), 64), true
+	return jsonw.AppendFloat(dst, *(*float64)(p), 64), true
 }
 
 func encFloat32(dst []byte, p unsafe.Pointer) ([]byte, bool) {
-	return appendFloat(dst, float64(*(*float32)(p)), 32), true
+	return jsonw.AppendFloat(dst, float64(*(*float32)(p)), 32), true
 }
 
 func encTime(dst []byte, p unsafe.Pointer) ([]byte, bool) {
@@ -213,7 +123,7 @@ func encStrings(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = jsonw.AppendString(dst, s)
 	}
 	return append(dst, ']'), true
 }
@@ -317,7 +227,7 @@ func newMapSchema(fields []Field) *mapSchema {
 }
 
 // fieldKey is a field's `"id":` prefix.
-func fieldKey(id string) []byte { return append(appendString(nil, id), ':') }
+func fieldKey(id string) []byte { return append(jsonw.AppendString(nil, id), ':') }
 
 // pageProblems collects what a page's encoding found: handler mistakes
 // that stop the page, and violations to log.
@@ -399,18 +309,18 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 	switch f.kind {
 	case KindID:
 		if s, ok := idString(v); ok {
-			return appendString(dst, s)
+			return jsonw.AppendString(dst, s)
 		}
 	case KindText:
 		if f.card == ManyToOne {
 			if s, ok := idString(v); ok {
-				return appendString(dst, s)
+				return jsonw.AppendString(dst, s)
 			}
 			break
 		}
 		switch x := v.(type) {
 		case string:
-			return appendString(dst, x)
+			return jsonw.AppendString(dst, x)
 		case bool:
 			if f.sub == SubBoolean {
 				return strconv.AppendQuote(dst, strconv.FormatBool(x))
@@ -435,9 +345,9 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 		case uint64:
 			out, whole = strconv.AppendUint(dst, x, 10), true
 		case float64:
-			out, whole = appendFloat(dst, x, 64), math.Trunc(x) == x
+			out, whole = jsonw.AppendFloat(dst, x, 64), math.Trunc(x) == x
 		case float32:
-			out, whole = appendFloat(dst, float64(x), 32), math.Trunc(float64(x)) == float64(x)
+			out, whole = jsonw.AppendFloat(dst, float64(x), 32), math.Trunc(float64(x)) == float64(x)
 		case json.Number:
 			if _, err := strconv.ParseFloat(string(x), 64); err == nil {
 				out, whole = append(dst, x...), true
@@ -458,10 +368,10 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 		case string:
 			if f.sub == SubDay {
 				if _, err := ParseDay(x); err == nil {
-					return appendString(dst, x)
+					return jsonw.AppendString(dst, x)
 				}
 			} else if isISODate(x) {
-				return appendString(dst, x)
+				return jsonw.AppendString(dst, x)
 			}
 		}
 	case KindArrayText:
@@ -482,7 +392,7 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 						dst = append(dst, ',')
 					}
 					s, _ := idString(e)
-					dst = appendString(dst, s)
+					dst = jsonw.AppendString(dst, s)
 				}
 				return append(dst, ']')
 			}
@@ -553,11 +463,11 @@ func appendAny(dst []byte, v any) []byte {
 	case nil:
 		return append(dst, "null"...)
 	case string:
-		return appendString(dst, x)
+		return jsonw.AppendString(dst, x)
 	case bool:
 		return strconv.AppendQuote(dst, strconv.FormatBool(x))
 	case float64:
-		return appendFloat(dst, x, 64)
+		return jsonw.AppendFloat(dst, x, 64)
 	case int:
 		return appendInt(dst, int64(x))
 	case int64:
@@ -599,7 +509,7 @@ func appendMap(dst []byte, m map[string]any) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = jsonw.AppendString(dst, k)
 		dst = append(dst, ':')
 		dst = appendAny(dst, m[k])
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
 func details(c *echo.Context) *logDetails {
@@ -407,7 +408,7 @@ func (s *server) webhookTransform(c *echo.Context) error {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, typ)
+		dst = jsonw.AppendString(dst, typ)
 		dst = append(dst, ":["...)
 		pp := &pageProblems{typ: typ}
 		ch := changes[typ]
@@ -421,7 +422,7 @@ func (s *server) webhookTransform(c *echo.Context) error {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"id":`...)
-			dst = appendString(dst, id)
+			dst = jsonw.AppendString(dst, id)
 			dst = append(dst, `,"__syncAction":"REMOVE"}`...)
 		}
 		dst = append(dst, ']')

@@ -2,10 +2,10 @@ package commands
 
 import (
 	"encoding/json"
-	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
 // EncodeResults renders a response array as JSON without reflection for the
@@ -56,14 +56,7 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 	case int:
 		return strconv.AppendInt(buf, int64(x), 10), nil
 	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return append(buf, "null"...), nil
-		}
-		b, err := json.Marshal(x)
-		if err != nil {
-			return nil, err
-		}
-		return append(buf, b...), nil
+		return jsonw.AppendFloat(buf, x, 64), nil
 	case json.RawMessage:
 		if !json.Valid(x) {
 			return append(buf, "null"...), nil
@@ -141,62 +134,9 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string. The contract is semantic: the
-// output is valid JSON that decodes to s with each invalid UTF-8 byte
-// replaced by U+FFFD, as encoding/json's encoding of s decodes. Quote,
-// backslash and every control character are escaped (\n, \r, \t, \b, \f
-// in short form, the others as \u00XX), U+2028 and U+2029 are escaped as
-// \u2028 and \u2029, and nothing else is (no HTML escaping of <, > and &).
-func appendString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
-}
+// appendString writes s as a JSON string: valid JSON that decodes to s
+// (invalid UTF-8 replaced by U+FFFD, as encoding/json does), with control
+// characters, U+2028 and U+2029 escaped and no HTML escaping (package
+// jsonw).
+func appendString(buf []byte, s string) []byte { return jsonw.AppendString(buf, s) }
