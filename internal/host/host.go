@@ -207,6 +207,14 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Exists:  cfg.Store.DocumentSecretExists,
 		MaxBody: docLimit,
 		OnError: func(r *http.Request, err error) { h.logError(r, err) },
+		// A client's share of the conversion slots is its API token's,
+		// known once withToken has run.
+		ClientKey: func(r *http.Request) string {
+			if ri := info(r.Context()); ri != nil && ri.tokenID != "" {
+				return "token:" + ri.tokenID
+			}
+			return documents.DefaultClientKey(r)
+		},
 	}
 	h.handler = h.routes()
 	return h, nil
