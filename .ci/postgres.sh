@@ -22,7 +22,15 @@ start_postgres() {
   chown postgres "$PG_DIR" 2>/dev/null || true
   local as=()
   if [ "$(id -u)" = 0 ]; then as=(runuser -u postgres --); fi
-  PG_PORT=${APPKIT_PG_PORT:-55432}
+  PG_PORT=${APPKIT_PG_PORT:-}
+  if [ -z "$PG_PORT" ]; then
+    # The first free port from 55432: a server left running on this machine
+    # (by a developer's session) must not stop CI's own.
+    PG_PORT=55432
+    while (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null; do
+      PG_PORT=$((PG_PORT + 1))
+    done
+  fi
   "${as[@]}" "$bindir/initdb" -D "$PG_DIR/data" -U appkit --auth=trust -E UTF8 >/dev/null
   "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
     -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null
