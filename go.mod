@@ -12,8 +12,10 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/labstack/echo/v5 v5.3.1
 	github.com/mattn/go-isatty v0.0.24
+	github.com/mozillazg/go-unidecode v0.2.0
 	github.com/rs/zerolog v1.35.1
 	github.com/tj/go-naturaldate v1.3.0
+	github.com/vektah/gqlparser/v2 v2.5.64
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.37.0
@@ -23,6 +25,7 @@ require (
 
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
+	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect

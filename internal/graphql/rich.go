@@ -1,0 +1,244 @@
+package graphql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// commentsTable holds the comments of entities (addComment), kept by the
+// GraphQL API: id, entity_id, author (e-mail), content (markdown), created
+// (Unix milliseconds).
+const commentsTable = "graphql_comments"
+
+var createComments = []string{
+	`CREATE TABLE IF NOT EXISTS graphql_comments (
+	id TEXT PRIMARY KEY,
+	entity_id TEXT NOT NULL,
+	author TEXT NOT NULL,
+	content TEXT NOT NULL,
+	created BIGINT NOT NULL
+)`,
+	`CREATE INDEX IF NOT EXISTS graphql_comments_entity ON graphql_comments (entity_id, created, id)`,
+}
+
+// ensureTables creates the API's own tables once per process.
+func (s *Service) ensureTables(ctx context.Context) error {
+	s.mu.Lock()
+	done := s.tablesDone
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	db := s.cfg.Store.DB()
+	for _, q := range createComments {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			// Another process may have created it at the same moment.
+			if _, err2 := db.ExecContext(ctx, q); err2 != nil {
+				return fmt.Errorf("graphql: create %s: %w", commentsTable, err)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.tablesDone = true
+	s.mu.Unlock()
+	return nil
+}
+
+// comment is one stored comment.
+type comment struct {
+	author  string
+	content string
+	created int64
+}
+
+// loader batches the reads the rows of an answer point at.
+type loader struct {
+	secrets  []string
+	ids      []string
+	docs     map[string]string // secret (lower case) → markdown
+	comments map[string][]comment
+	seenDoc  map[string]bool
+	seenID   map[string]bool
+}
+
+func (l *loader) wantDoc(secret string) {
+	secret = strings.ToLower(secret)
+	if l.seenDoc == nil {
+		l.seenDoc = map[string]bool{}
+	}
+	if !l.seenDoc[secret] {
+		l.seenDoc[secret] = true
+		l.secrets = append(l.secrets, secret)
+	}
+}
+
+func (l *loader) wantComments(id string) {
+	if l.seenID == nil {
+		l.seenID = map[string]bool{}
+	}
+	if !l.seenID[id] {
+		l.seenID[id] = true
+		l.ids = append(l.ids, id)
+	}
+}
+
+const loadChunk = 500
+
+func (l *loader) load(ctx context.Context, svc *Service) error {
+	return l.loadFrom(ctx, svc, svc.cfg.Store.DB())
+}
+
+// loadFrom reads the documents and comments through db (the store, or the
+// transaction of a mutation).
+func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) error {
+	l.docs = map[string]string{}
+	l.comments = map[string][]comment{}
+	d := svc.cfg.Store.Dialect()
+	for i := 0; i < len(l.secrets); i += loadChunk {
+		chunk := l.secrets[i:min(i+loadChunk, len(l.secrets))]
+		q := "SELECT secret, content FROM " + store.DocumentsTable + " WHERE secret IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		args := make([]any, len(chunk))
+		for j, s := range chunk {
+			args[j] = s
+		}
+		rows, err := db.QueryContext(ctx, d.Rebind(q), args...)
+		if err != nil {
+			return fmt.Errorf("graphql: read documents: %w", err)
+		}
+		for rows.Next() {
+			var secret, content string
+			if err := rows.Scan(&secret, &content); err != nil {
+				rows.Close()
+				return fmt.Errorf("graphql: read documents: %w", err)
+			}
+			l.docs[secret] = content
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("graphql: read documents: %w", err)
+		}
+	}
+	if len(l.ids) == 0 {
+		return nil
+	}
+	if err := svc.ensureTables(ctx); err != nil {
+		return err
+	}
+	for i := 0; i < len(l.ids); i += loadChunk {
+		chunk := l.ids[i:min(i+loadChunk, len(l.ids))]
+		q := "SELECT entity_id, author, content, created FROM " + commentsTable + " WHERE entity_id IN (?" + strings.Repeat(", ?", len(chunk)-1) + ") ORDER BY created, id"
+		args := make([]any, len(chunk))
+		for j, s := range chunk {
+			args[j] = s
+		}
+		rows, err := db.QueryContext(ctx, d.Rebind(q), args...)
+		if err != nil {
+			return fmt.Errorf("graphql: read comments: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var c comment
+			if err := rows.Scan(&id, &c.author, &c.content, &c.created); err != nil {
+				rows.Close()
+				return fmt.Errorf("graphql: read comments: %w", err)
+			}
+			l.comments[id] = append(l.comments[id], c)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("graphql: read comments: %w", err)
+		}
+	}
+	return nil
+}
+
+// rich writes a RichText (or Comment) object of markdown md.
+func (e *executor) rich(c *cfield, typeName, md string, cm *comment, path []any) *omap {
+	fields := e.sub(c, typeName)
+	m := newOmap(len(fields))
+	for _, f := range fields {
+		switch f.name {
+		case "__typename":
+			m.set(f.key, typeName)
+		case "md":
+			m.set(f.key, md)
+		case "html":
+			h, err := documents.MarkdownToHTML(md)
+			if err != nil {
+				e.failErr(f.first(), extend2(path, f.key), err)
+				m.set(f.key, nil)
+				continue
+			}
+			m.set(f.key, h)
+		case "jsonString":
+			j, err := documents.Encode(md, documents.FormatJSON)
+			if err != nil {
+				e.failErr(f.first(), extend2(path, f.key), err)
+				m.set(f.key, nil)
+				continue
+			}
+			m.set(f.key, j)
+		case "text":
+			m.set(f.key, plainText(documents.MarkdownToTree(md)))
+		case "author":
+			if cm != nil {
+				m.set(f.key, cm.author)
+			} else {
+				m.set(f.key, nil)
+			}
+		case "createdAt":
+			if cm != nil {
+				m.set(f.key, store.FormatDateTime(cm.created))
+			} else {
+				m.set(f.key, nil)
+			}
+		}
+	}
+	return m
+}
+
+func (e *executor) comments(c *cfield, list []comment, path []any) []any {
+	out := make([]any, 0, len(list))
+	for i := range list {
+		out = append(out, e.rich(c, tComment, list[i].content, &list[i], append(path, i)))
+	}
+	return out
+}
+
+// plainText is the text of a document tree: blocks on their own lines,
+// breaks as spaces.
+func plainText(n *documents.Node) string {
+	var sb strings.Builder
+	var walk func(n *documents.Node)
+	walk = func(n *documents.Node) {
+		switch n.Type {
+		case "text", "code", "code_block":
+			sb.WriteString(n.Text)
+		case "soft_break", "hard_break":
+			sb.WriteByte(' ')
+		case "image":
+			sb.WriteString(n.Alt)
+		case "html_block", "html_inline":
+		default:
+			for _, ch := range n.Children {
+				walk(ch)
+			}
+		}
+		switch n.Type {
+		case "paragraph", "heading", "code_block", "list_item", "table_row", "blockquote":
+			if sb.Len() > 0 && !strings.HasSuffix(sb.String(), "\n") {
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}

@@ -1,0 +1,775 @@
+package graphql
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// fieldKind tells how a field of an entity is read, filtered and written.
+type fieldKind int
+
+const (
+	kID     fieldKind = iota // platform/id: ID!
+	kScalar                  // a primitive: String, Int, Float or Boolean
+	kRange                   // a date or date-time range: DateRange
+	kJSON                    // a JSON value, shown as its JSON text (String)
+	kRich                    // a rich-text field: RichText
+	kToOne                   // an entity or single-select field: an object
+	kList                    // a collection: a list of objects
+)
+
+// object is one GraphQL object type of entities: a database of the space,
+// or Option (the options of single selects, shared by every enum).
+type object struct {
+	name   string      // GraphQL type name
+	plural string      // find<plural>, and lower-cased the mutation group
+	st     *store.Type // nil for Option
+	label  string
+	option bool
+	fields []*field
+	byName map[string]*field
+	// actions of the mutation group, in schema order (databases only).
+	actions []*action
+	byStore map[string]*field
+}
+
+// field is one field of an object.
+type field struct {
+	name   string // GraphQL name
+	store  string // store field name
+	kind   fieldKind
+	scalar string // GraphQL scalar of kID, kScalar, kJSON
+	prim   string // store primitive of kScalar, kRange, kJSON, kID
+	target *object
+	desc   string
+	sf     *store.Field
+}
+
+// actionKind names what a mutation action does.
+type actionKind int
+
+const (
+	aCreate actionKind = iota
+	aCreateBatch
+	aUpdate
+	aDelete
+	aCount
+	aList
+	aAddComment
+	aAppend
+	aPrepend
+	aOverwrite
+	aAddItem
+	aAddItemBatch
+	aLink
+	aUnlink
+	aDeleteRel
+)
+
+// action is one field of a database's mutation group.
+type action struct {
+	name  string
+	kind  actionKind
+	field *field // the rich-text or relation field it acts on
+}
+
+// Names of the shared types every space schema has.
+const (
+	tOption     = "Option"
+	tRichText   = "RichText"
+	tComment    = "Comment"
+	tDateRange  = "DateRange"
+	tResult     = "ActionResult"
+	tEntityRef  = "EntityRef"
+	tMe         = "Me"
+	tDirection  = "SortDirection"
+	tStringF    = "StringFilter"
+	tIntF       = "IntFilter"
+	tFloatF     = "FloatFilter"
+	tBoolF      = "BooleanFilter"
+	tIDF        = "IDFilter"
+	tRangeF     = "DateRangeFilter"
+	tRangeInput = "DateRangeInput"
+)
+
+// Suffixes of the types generated per database.
+const (
+	sFilter     = "Filter"
+	sListFilter = "ListFilter"
+	sOrderBy    = "OrderBy"
+	sSelector   = "Selector"
+	sInput      = "Input"
+	sActions    = "Actions"
+)
+
+var dbSuffixes = []string{"", sFilter, sListFilter, sOrderBy, sSelector, sInput, sActions}
+
+// reservedTypes may not be taken by a database.
+var reservedTypes = []string{"Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID",
+	tOption, tOption + sFilter, tOption + sListFilter, tOption + sOrderBy, tOption + sSelector,
+	tRichText, tComment, tDateRange, tResult, tEntityRef, tMe, tDirection,
+	tStringF, tIntF, tFloatF, tBoolF, tIDF, tRangeF, tRangeInput}
+
+// reservedFields are field names given to built-in fields or used as
+// arguments beside the filter fields of a find (limit, offset, orderBy); a
+// store field whose name would be one of them gets a number appended.
+var reservedFields = []string{"id", "publicId", "createdAt", "modifiedAt", "comments", "limit", "offset", "orderBy", "data"}
+
+// Argument defaults.
+const (
+	// DefaultLimit is the number of entities a find returns without limit.
+	DefaultLimit = 100
+)
+
+// spaceSchema is the GraphQL schema of one space at one catalog version.
+type spaceSchema struct {
+	space   string
+	cat     *store.Catalog
+	schema  *ast.Schema
+	sdl     string
+	objects map[string]*object // by GraphQL name
+	dbs     []*object          // the space's databases, catalog order
+	finds   map[string]*object // find<Plural> → database
+	groups  map[string]*object // mutation group name → database
+	option  *object
+}
+
+// Spaces lists the spaces of the catalog: the <app> part of the names of its
+// domain types, sorted.
+func Spaces(cat *store.Catalog) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range cat.Types {
+		if sp, ok := spaceOf(t); ok && !seen[sp] {
+			seen[sp] = true
+			out = append(out, sp)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func spaceOf(t *store.Type) (string, bool) {
+	if t.Kind != store.KindDomain {
+		return "", false
+	}
+	sp, _, ok := strings.Cut(t.Name, "/")
+	return sp, ok && sp != ""
+}
+
+func localName(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+func label(meta map[string]any) string {
+	s, _ := meta["ui/label"].(string)
+	return strings.TrimSpace(s)
+}
+
+// buildSchema generates the schema of one space from the catalog; ok is
+// false when the space has no database.
+func buildSchema(cat *store.Catalog, space string) (*spaceSchema, bool, error) {
+	s := &spaceSchema{space: space, cat: cat, objects: map[string]*object{}, finds: map[string]*object{}, groups: map[string]*object{}}
+	types := newNamer(reservedTypes...)
+	for _, t := range cat.Types {
+		if sp, ok := spaceOf(t); !ok || sp != space {
+			continue
+		}
+		name := types.claim(pascalName(localName(t.Name)), "Database", dbSuffixes...)
+		lbl := label(t.Meta)
+		pl := pascalName(lbl)
+		if pl == "" {
+			pl = name
+		}
+		o := &object{name: name, st: t, label: lbl, plural: plural(pl)}
+		s.dbs = append(s.dbs, o)
+		s.objects[name] = o
+	}
+	if len(s.dbs) == 0 {
+		return nil, false, nil
+	}
+	// find<Plural> and the mutation groups are unique too.
+	roots := newNamer("me", "__schema", "__type", "__typename")
+	for _, o := range s.dbs {
+		o.plural = roots.claim(o.plural, "Database", "")
+		s.finds["find"+o.plural] = o
+		s.groups[lowerFirst(o.plural)] = o
+	}
+	s.option = &object{name: tOption, option: true, plural: "Options"}
+	s.option.fields = []*field{
+		{name: "id", store: "platform/id", kind: kID, scalar: "ID", prim: store.TUUID, desc: "The option's id."},
+		{name: "name", store: "enum/name", kind: kScalar, scalar: "String", prim: store.TText, desc: "The option's name."},
+		{name: "rank", store: "platform/rank", kind: kScalar, scalar: "Int", prim: store.TRank, desc: "The option's position."},
+	}
+	s.option.index()
+	byType := map[string]*object{}
+	for _, o := range s.dbs {
+		byType[o.st.ID] = o
+	}
+	for _, o := range s.dbs {
+		s.fields(o, byType)
+	}
+	for _, o := range s.dbs {
+		s.actions(o)
+	}
+	s.sdl = s.render()
+	schema, err := gqlparser.LoadSchema(&ast.Source{Name: "space " + space, Input: s.sdl, BuiltIn: false})
+	if err != nil {
+		return nil, false, fmt.Errorf("graphql: schema of space %s: %w", space, err)
+	}
+	s.schema = schema
+	return s, true, nil
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func (o *object) index() {
+	o.byName = make(map[string]*field, len(o.fields))
+	o.byStore = make(map[string]*field, len(o.fields))
+	for _, f := range o.fields {
+		o.byName[f.name] = f
+		o.byStore[f.store] = f
+	}
+}
+
+// fields works out the fields of a database.
+func (s *spaceSchema) fields(o *object, byType map[string]*object) {
+	names := newNamer(reservedFields...)
+	cat := s.cat
+	for _, f := range o.st.Fields {
+		fd := &field{store: f.Name, sf: f, prim: f.Prim}
+		switch f.Role {
+		case store.RoleID:
+			fd.name, fd.kind, fd.scalar, fd.desc = "id", kID, "ID", "The entity's id."
+		case store.RolePublicID:
+			fd.name, fd.kind, fd.scalar, fd.desc = "publicId", kScalar, "String", "The entity's public id, numbered per database."
+		case store.RoleCreated:
+			fd.name, fd.kind, fd.scalar, fd.desc = "createdAt", kScalar, "String", "When the entity was created (ISO 8601, UTC)."
+		case store.RoleModified:
+			fd.name, fd.kind, fd.scalar, fd.desc = "modifiedAt", kScalar, "String", "When the entity was last changed (ISO 8601, UTC)."
+		default:
+			if hidden, _ := f.Meta["ui/hidden?"].(bool); hidden {
+				continue
+			}
+			if !s.fieldKind(fd, f, byType) {
+				continue
+			}
+			base := label(f.Meta)
+			if camelName(base) == "" {
+				base = localName(f.Name)
+			}
+			fd.name = names.claim(camelName(base), "field", "")
+			fd.desc = fieldDesc(f, cat)
+		}
+		o.fields = append(o.fields, fd)
+	}
+	o.index()
+}
+
+func fieldDesc(f *store.Field, cat *store.Catalog) string {
+	d := label(f.Meta)
+	if x, _ := f.Meta["ui/description"].(string); x != "" {
+		if d != "" {
+			d += ": "
+		}
+		d += x
+	}
+	if d != "" {
+		d += " "
+	}
+	return d + "(store field " + f.Name + ", " + cat.TypeName(f) + ")"
+}
+
+// fieldKind sets the kind of a primitive or relation field; false leaves
+// the field out of the schema (a relation to a type outside the space).
+func (s *spaceSchema) fieldKind(fd *field, f *store.Field, byType map[string]*object) bool {
+	if f.Role == store.RolePrimitive {
+		switch f.Prim {
+		case store.TInt, store.TRank:
+			fd.kind, fd.scalar = kScalar, "Int"
+		case store.TDecimal:
+			fd.kind, fd.scalar = kScalar, "Float"
+		case store.TBool:
+			fd.kind, fd.scalar = kScalar, "Boolean"
+		case store.TDateRange, store.TDateTimeRange:
+			fd.kind = kRange
+		case store.TJSON:
+			fd.kind, fd.scalar = kJSON, "String"
+		default:
+			fd.kind, fd.scalar = kScalar, "String"
+		}
+		return true
+	}
+	if f.Role != store.RoleRelation {
+		return false
+	}
+	target := s.cat.Target(f)
+	switch {
+	case target == nil:
+		return false
+	case target.Name == store.DocumentType && !f.Collection:
+		fd.kind = kRich
+		return true
+	case target.Kind == store.KindEnum:
+		fd.target = s.option
+	default:
+		fd.target = byType[target.ID]
+		if fd.target == nil {
+			return false
+		}
+	}
+	fd.kind = kToOne
+	if f.Collection {
+		fd.kind = kList
+	}
+	return true
+}
+
+// actions works out the mutation actions of a database.
+func (s *spaceSchema) actions(o *object) {
+	names := newNamer()
+	add := func(base string, k actionKind, f *field) {
+		o.actions = append(o.actions, &action{name: names.claim(base, "action", ""), kind: k, field: f})
+	}
+	add("create", aCreate, nil)
+	add("createBatch", aCreateBatch, nil)
+	add("update", aUpdate, nil)
+	add("delete", aDelete, nil)
+	add("countOfEntities", aCount, nil)
+	add("listEntities", aList, nil)
+	add("addComment", aAddComment, nil)
+	for _, f := range o.fields {
+		p := capitalize(f.name)
+		switch {
+		case f.kind == kRich:
+			add("appendContentTo"+p, aAppend, f)
+			add("prependContentTo"+p, aPrepend, f)
+			add("overwriteContentOf"+p, aOverwrite, f)
+		case (f.kind == kToOne || f.kind == kList) && !f.target.option:
+			add("add"+p+"Item", aAddItem, f)
+			add("add"+p+"ItemBatch", aAddItemBatch, f)
+			add("link"+p, aLink, f)
+			add("unlink"+p, aUnlink, f)
+			add("delete"+p, aDeleteRel, f)
+		}
+	}
+}
+
+// Filterable, orderable and writable fields.
+
+func (f *field) filterType() string {
+	switch f.kind {
+	case kID:
+		return tIDF
+	case kScalar:
+		return f.scalar + "Filter"
+	case kRange:
+		return tRangeF
+	case kToOne:
+		return f.target.name + sFilter
+	case kList:
+		return f.target.name + sListFilter
+	}
+	return ""
+}
+
+func (f *field) orderType() string {
+	switch f.kind {
+	case kID, kScalar, kRange:
+		return tDirection
+	case kToOne:
+		return f.target.name + sOrderBy
+	}
+	return ""
+}
+
+// inputType is the type of the field in create and update arguments.
+func (f *field) inputType() string {
+	switch f.kind {
+	case kID:
+		return "ID"
+	case kScalar:
+		if f.sf != nil && f.sf.Role != store.RolePrimitive {
+			return "" // public id, creation and modification dates
+		}
+		return f.scalar
+	case kJSON, kRich:
+		return "String"
+	case kRange:
+		return tRangeInput
+	case kToOne, kList:
+		return f.target.name + sSelector
+	}
+	return ""
+}
+
+func (f *field) outputType() string {
+	switch f.kind {
+	case kID:
+		return "ID!"
+	case kScalar, kJSON:
+		return f.scalar
+	case kRange:
+		return tDateRange
+	case kRich:
+		return tRichText
+	case kToOne:
+		return f.target.name
+	case kList:
+		return "[" + f.target.name + "!]!"
+	}
+	return ""
+}
+
+// SDL rendering.
+
+type sdl struct{ strings.Builder }
+
+func (b *sdl) desc(indent, d string) {
+	if d == "" {
+		return
+	}
+	b.WriteString(indent)
+	b.WriteString(quoteGraphQL(d))
+	b.WriteString("\n")
+}
+
+// quoteGraphQL quotes s as a GraphQL string value.
+func quoteGraphQL(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func (s *spaceSchema) filterArgs(o *object) string {
+	var parts []string
+	for _, f := range o.fields {
+		if t := f.filterType(); t != "" {
+			parts = append(parts, f.name+": "+t)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *spaceSchema) render() string {
+	var b sdl
+	b.WriteString("schema { query: Query mutation: Mutation }\n\n")
+	b.desc("", "Reads of the space "+s.space+".")
+	b.WriteString("type Query {\n")
+	b.desc("  ", "The user the request is authenticated as.")
+	b.WriteString("  me: Me!\n")
+	for _, o := range s.dbs {
+		b.desc("  ", fmt.Sprintf("Entities of %s (store type %s), filtered by field (conditions combined with AND), ordered by orderBy (default: creation, then id), at most limit (default %d) from offset.", o.display(), o.st.Name, DefaultLimit))
+		fmt.Fprintf(&b, "  find%s(%s, orderBy: [%s!], limit: Int = %d, offset: Int = 0): [%s!]\n", o.plural, s.filterArgs(o), o.name+sOrderBy, DefaultLimit, o.name)
+	}
+	b.WriteString("}\n\n")
+	b.desc("", "Changes to the space "+s.space+": each field selects entities by its filter arguments and runs its actions in order.")
+	b.WriteString("type Mutation {\n")
+	for _, o := range s.dbs {
+		b.desc("  ", fmt.Sprintf("Actions on entities of %s selected by the filter, orderBy, limit and offset (default: all of them).", o.display()))
+		fmt.Fprintf(&b, "  %s(%s, orderBy: [%s!], limit: Int, offset: Int = 0): %s!\n", lowerFirst(o.plural), s.filterArgs(o), o.name+sOrderBy, o.name+sActions)
+	}
+	b.WriteString("}\n\n")
+	b.WriteString(sharedSDL)
+	for _, o := range append([]*object{s.option}, s.dbs...) {
+		s.renderObject(&b, o)
+	}
+	return b.String()
+}
+
+func (o *object) display() string {
+	if o.label != "" {
+		return o.label
+	}
+	return o.name
+}
+
+func (s *spaceSchema) renderObject(b *sdl, o *object) {
+	if o.option {
+		b.desc("", "An option of a single select.")
+	} else {
+		b.desc("", fmt.Sprintf("An entity of %s (store type %s).", o.display(), o.st.Name))
+	}
+	fmt.Fprintf(b, "type %s {\n", o.name)
+	for _, f := range o.fields {
+		b.desc("  ", f.desc)
+		if f.kind == kList {
+			fmt.Fprintf(b, "  %s(%s, orderBy: [%s!], limit: Int, offset: Int = 0): %s\n", f.name, s.filterArgs(f.target), f.target.name+sOrderBy, f.outputType())
+			continue
+		}
+		fmt.Fprintf(b, "  %s: %s\n", f.name, f.outputType())
+	}
+	if !o.option {
+		b.desc("  ", "The comments on the entity, oldest first.")
+		b.WriteString("  comments: [Comment!]!\n")
+	}
+	b.WriteString("}\n\n")
+	// Filter: one condition per field.
+	b.desc("", "Conditions on the fields of "+o.name+", combined with AND.")
+	fmt.Fprintf(b, "input %s%s {\n", o.name, sFilter)
+	for _, f := range o.fields {
+		if t := f.filterType(); t != "" {
+			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
+		}
+	}
+	b.WriteString("}\n\n")
+	b.desc("", "Conditions on the items of a list of "+o.name+".")
+	fmt.Fprintf(b, "input %s%s {\n", o.name, sListFilter)
+	b.desc("  ", "true: the list is empty; false: it is not.")
+	b.WriteString("  isEmpty: Boolean\n")
+	b.desc("  ", "Every condition is met by some item.")
+	fmt.Fprintf(b, "  contains: [%s%s!]\n", o.name, sFilter)
+	b.desc("  ", "At least one condition is met by some item.")
+	fmt.Fprintf(b, "  containsAny: [%s%s!]\n", o.name, sFilter)
+	b.desc("  ", "Not every condition is met by some item (contains, negated).")
+	fmt.Fprintf(b, "  notContains: [%s%s!]\n", o.name, sFilter)
+	b.desc("  ", "No condition is met by any item (containsAny, negated).")
+	fmt.Fprintf(b, "  notContainsAny: [%s%s!]\n", o.name, sFilter)
+	b.WriteString("}\n\n")
+	b.desc("", "Sort keys of "+o.name+"; several keys sort by the first, then the next (give a list to fix their order).")
+	fmt.Fprintf(b, "input %s%s {\n", o.name, sOrderBy)
+	for _, f := range o.fields {
+		if t := f.orderType(); t != "" {
+			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
+		}
+	}
+	b.WriteString("}\n\n")
+	b.desc("", "Chooses entities of "+o.name+" for a relation: those matching the conditions, in orderBy order, at most limit (a one-to-one field takes the first).")
+	fmt.Fprintf(b, "input %s%s {\n", o.name, sSelector)
+	for _, f := range o.fields {
+		if t := f.filterType(); t != "" {
+			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
+		}
+	}
+	fmt.Fprintf(b, "  orderBy: [%s%s!]\n  limit: Int\n}\n\n", o.name, sOrderBy)
+	if o.option {
+		return
+	}
+	b.desc("", "The field values of a new "+o.name+" (relations are chosen by selectors; rich text is markdown; JSON values are JSON text).")
+	fmt.Fprintf(b, "input %s%s {\n", o.name, sInput)
+	for _, f := range o.fields {
+		if t := f.inputType(); t != "" {
+			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
+		}
+	}
+	b.WriteString("}\n\n")
+	b.desc("", "Actions on the selected entities of "+o.name+", run in order; create and createBatch make the created entities the ones later actions act on.")
+	fmt.Fprintf(b, "type %s%s {\n", o.name, sActions)
+	inputs := s.inputArgs(o)
+	for _, a := range o.actions {
+		switch a.kind {
+		case aCreate:
+			b.desc("  ", "Creates one entity.")
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, inputs)
+		case aCreateBatch:
+			b.desc("  ", "Creates one entity per item of data.")
+			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, o.name, sInput)
+		case aUpdate:
+			b.desc("  ", "Sets the given fields of the selected entities.")
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, strings.ReplaceAll(inputs, "id: ID, ", ""))
+		case aDelete:
+			b.desc("  ", "Deletes the selected entities.")
+			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
+		case aCount:
+			b.desc("  ", "The number of selected entities.")
+			fmt.Fprintf(b, "  %s: Int!\n", a.name)
+		case aList:
+			b.desc("  ", "The selected entities.")
+			fmt.Fprintf(b, "  %s: [%s!]!\n", a.name, o.name)
+		case aAddComment:
+			b.desc("  ", "Adds a comment (markdown; {{...}} references are filled in per entity) to each selected entity.")
+			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
+		case aAppend, aPrepend, aOverwrite:
+			verb := map[actionKind]string{aAppend: "Appends", aPrepend: "Prepends", aOverwrite: "Overwrites"}[a.kind]
+			b.desc("  ", verb+" markdown ({{...}} references are filled in per entity) to the rich text "+a.field.name+".")
+			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
+		case aAddItem:
+			b.desc("  ", "Creates one "+a.field.target.name+" and links it through "+a.field.name+" (one per selected entity).")
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(a.field.target))
+		case aAddItemBatch:
+			b.desc("  ", "Creates one "+a.field.target.name+" per item of data and links them through "+a.field.name+".")
+			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, a.field.target.name, sInput)
+		case aLink:
+			b.desc("  ", "Links the matching "+a.field.target.name+" entities through "+a.field.name+".")
+			fmt.Fprintf(b, "  %s(%s, orderBy: [%s!], limit: Int): ActionResult!\n", a.name, s.filterArgs(a.field.target), a.field.target.name+sOrderBy)
+		case aUnlink:
+			b.desc("  ", "Unlinks the matching "+a.field.target.name+" entities (all of them without arguments) from "+a.field.name+".")
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.filterArgs(a.field.target))
+		case aDeleteRel:
+			b.desc("  ", "Deletes the "+a.field.target.name+" entities linked through "+a.field.name+" (those matching the conditions, when given).")
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.filterArgs(a.field.target))
+		}
+	}
+	b.WriteString("}\n\n")
+}
+
+// inputArgs are the arguments of create and add<Relation>Item.
+func (s *spaceSchema) inputArgs(o *object) string {
+	var parts []string
+	for _, f := range o.fields {
+		if t := f.inputType(); t != "" {
+			parts = append(parts, f.name+": "+t)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+const sharedSDL = `"The authenticated user."
+type Me {
+  "The user's e-mail address."
+  email: String!
+}
+
+"A rich-text value in each of its forms."
+type RichText {
+  "The document tree as JSON text."
+  jsonString: String
+  "Plain text."
+  text: String
+  "Markdown (CommonMark with GitHub tables, strikethrough, autolinks, task lists)."
+  md: String
+  "HTML."
+  html: String
+}
+
+"A comment on an entity."
+type Comment {
+  "The document tree as JSON text."
+  jsonString: String
+  "Plain text."
+  text: String
+  "Markdown."
+  md: String
+  "HTML."
+  html: String
+  "The e-mail address of its author."
+  author: String
+  "When it was written (ISO 8601, UTC)."
+  createdAt: String
+}
+
+"A date or date-time range; each end is null when open."
+type DateRange {
+  start: String
+  end: String
+}
+
+"A date or date-time range to write."
+input DateRangeInput {
+  start: String
+  end: String
+}
+
+"What an action did."
+type ActionResult {
+  "What was done, in words."
+  message: String!
+  "The entities acted on."
+  entities: [EntityRef!]!
+}
+
+"An entity acted on."
+type EntityRef {
+  id: ID!
+  "The database's display name."
+  type: String!
+}
+
+"Sort direction: empty values come first ascending, last descending."
+enum SortDirection {
+  ASC
+  DESC
+}
+
+"Conditions on a String field (contains is a case-insensitive substring test; comparisons are bytewise)."
+input StringFilter {
+  is: String
+  isNot: String
+  contains: String
+  notContains: String
+  greater: String
+  greaterOrEquals: String
+  less: String
+  lessOrEquals: String
+  in: [String!]
+  notIn: [String!]
+  "true: the field is empty; false: it is not."
+  isNull: Boolean
+}
+
+"Conditions on an Int field."
+input IntFilter {
+  is: Int
+  isNot: Int
+  greater: Int
+  greaterOrEquals: Int
+  less: Int
+  lessOrEquals: Int
+  in: [Int!]
+  notIn: [Int!]
+  isNull: Boolean
+}
+
+"Conditions on a Float field."
+input FloatFilter {
+  is: Float
+  isNot: Float
+  greater: Float
+  greaterOrEquals: Float
+  less: Float
+  lessOrEquals: Float
+  in: [Float!]
+  notIn: [Float!]
+  isNull: Boolean
+}
+
+"Conditions on a Boolean field."
+input BooleanFilter {
+  is: Boolean
+  isNull: Boolean
+}
+
+"Conditions on an ID field."
+input IDFilter {
+  is: ID
+  isNot: ID
+  in: [ID!]
+  notIn: [ID!]
+  isNull: Boolean
+}
+
+"Conditions on the ends of a range."
+input DateRangeFilter {
+  start: StringFilter
+  end: StringFilter
+  isNull: Boolean
+}
+
+`

@@ -1,0 +1,312 @@
+package graphql
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// omap is a JSON object whose keys keep their order (GraphQL answers list
+// fields in the order they were selected).
+type omap struct {
+	keys []string
+	vals []any
+}
+
+func newOmap(n int) *omap { return &omap{keys: make([]string, 0, n), vals: make([]any, 0, n)} }
+
+func (m *omap) set(k string, v any) {
+	m.keys = append(m.keys, k)
+	m.vals = append(m.vals, v)
+}
+
+func (m *omap) get(k string) (any, bool) {
+	for i, key := range m.keys {
+		if key == k {
+			return m.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON encodes the object with its keys in order.
+func (m *omap) MarshalJSON() ([]byte, error) { return appendJSON(nil, m), nil }
+
+// rawNumber is a number already in its JSON form (a decimal's exact text).
+type rawNumber string
+
+// appendJSON appends v encoded as JSON. It knows the values an answer holds:
+// nil, bool, strings, integers, floats, rawNumber, json.RawMessage, *omap,
+// []any, map[string]any (keys sorted); other values go through
+// encoding/json.
+func appendJSON(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case string:
+		return appendString(b, x)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case float64:
+		return appendFloat(b, x)
+	case rawNumber:
+		return append(b, x...)
+	case json.Number:
+		return append(b, x...)
+	case json.RawMessage:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		return append(b, x...)
+	case *omap:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, x.vals[i])
+		}
+		return append(b, '}')
+	case []any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, x[k])
+		}
+		return append(b, '}')
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, enc...)
+}
+
+func appendFloat(b []byte, f float64) []byte {
+	if f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 {
+		return append(b, "null"...)
+	}
+	enc, _ := json.Marshal(f)
+	return append(b, enc...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string: control characters, quotes,
+// backslashes, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD; HTML
+// characters are not escaped.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// absent marks an argument or input field given as a variable that the
+// request did not send (and that has no default): it counts as not given.
+type absent struct{}
+
+// inputObj is an input object with its keys in the order written; fromVar
+// is true when it came from a variable (JSON objects have no order, so its
+// keys are sorted by name).
+type inputObj struct {
+	keys    []string
+	vals    []any
+	fromVar bool
+}
+
+// value turns an argument's AST value into Go values: nil, bool, int64,
+// float64, string, []any, *inputObj, json.Number (from variables) or absent.
+func value(v *ast.Value, vars map[string]any) any {
+	if v == nil {
+		return absent{}
+	}
+	switch v.Kind {
+	case ast.Variable:
+		x, ok := vars[v.Raw]
+		if !ok {
+			if v.VariableDefinition != nil && v.VariableDefinition.DefaultValue != nil {
+				return value(v.VariableDefinition.DefaultValue, vars)
+			}
+			return absent{}
+		}
+		return fromVariable(x)
+	case ast.IntValue:
+		i, err := strconv.ParseInt(v.Raw, 10, 64)
+		if err != nil {
+			f, _ := strconv.ParseFloat(v.Raw, 64)
+			return f
+		}
+		return i
+	case ast.FloatValue:
+		f, _ := strconv.ParseFloat(v.Raw, 64)
+		return f
+	case ast.StringValue, ast.BlockValue, ast.EnumValue:
+		return v.Raw
+	case ast.BooleanValue:
+		return v.Raw == "true"
+	case ast.NullValue:
+		return nil
+	case ast.ListValue:
+		out := make([]any, 0, len(v.Children))
+		for _, c := range v.Children {
+			out = append(out, value(c.Value, vars))
+		}
+		return out
+	case ast.ObjectValue:
+		o := &inputObj{}
+		for _, c := range v.Children {
+			x := value(c.Value, vars)
+			if _, skip := x.(absent); skip {
+				continue
+			}
+			o.keys = append(o.keys, c.Name)
+			o.vals = append(o.vals, x)
+		}
+		return o
+	}
+	return absent{}
+}
+
+func fromVariable(x any) any {
+	switch v := x.(type) {
+	case map[string]any:
+		o := &inputObj{fromVar: true}
+		for k := range v {
+			o.keys = append(o.keys, k)
+		}
+		sort.Strings(o.keys)
+		for _, k := range o.keys {
+			o.vals = append(o.vals, fromVariable(v[k]))
+		}
+		return o
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = fromVariable(e)
+		}
+		return out
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case float32:
+		return float64(v)
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	}
+	return x
+}
+
+// listOf coerces an input value to a list (GraphQL accepts a single value
+// where a list is expected).
+func listOf(v any) []any {
+	switch x := v.(type) {
+	case nil, absent:
+		return nil
+	case []any:
+		return x
+	}
+	return []any{v}
+}
+
+// plain turns an input value into plain JSON-like Go values (objects as
+// maps) for writing.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *inputObj:
+		m := make(map[string]any, len(x.keys))
+		for i, k := range x.keys {
+			m[k] = plain(x.vals[i])
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
