@@ -1,0 +1,269 @@
+package sqlsync
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/appkitgo/appkit/appkit"
+)
+
+// The bounds of one query.
+const (
+	// StatementTimeout bounds a query's run (PostgreSQL's statement_timeout
+	// and the context of both drivers).
+	StatementTimeout = 10 * time.Second
+	// ConnectTimeout bounds connecting and checking an account.
+	ConnectTimeout = 5 * time.Second
+	// maxOpen bounds the databases kept open at once.
+	maxOpen = 8
+)
+
+// Target is a parsed connection string.
+type Target struct {
+	// Kind is "postgres" or "sqlite".
+	Kind string
+	// SQLitePath is the SQLite file, inside the configured directory.
+	SQLitePath string
+	// Postgres is the PostgreSQL connection's configuration.
+	Postgres *pgx.ConnConfig
+	// Label names the database for the account's name (no password).
+	Label string
+}
+
+// sqliteName is what a SQLite connection string may name: a file of the
+// configured directory, nothing with a path.
+var sqliteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ParseConnection reads a connection string: a PostgreSQL URL
+// (postgres://user:password@host:port/database?sslmode=...) or sqlite:FILE,
+// FILE being the name of a database file in sqliteDir (empty: SQLite
+// refused). The PostgreSQL connection must name a TCP host (no Unix socket
+// of the app's machine), takes its password from the URL only (never from
+// the app's environment or password file), and gets the read-only and
+// timeout settings of every session.
+func ParseConnection(conn, sqliteDir string) (*Target, error) {
+	conn = strings.TrimSpace(conn)
+	switch {
+	case conn == "":
+		return nil, errors.New("the connection string is empty")
+	case len(conn) > 4096:
+		return nil, errors.New("the connection string is longer than 4096 bytes")
+	case strings.HasPrefix(conn, "sqlite:"):
+		if sqliteDir == "" {
+			return nil, errors.New("this app serves no SQLite databases (SQLSYNC_SQLITE_DIR is not set)")
+		}
+		name := strings.TrimPrefix(conn, "sqlite:")
+		if !sqliteName.MatchString(name) || strings.Contains(name, "..") {
+			return nil, fmt.Errorf("sqlite:%s: name a database file of the app's directory (letters, digits, '.', '_', '-'), not a path", name)
+		}
+		return &Target{Kind: "sqlite", SQLitePath: filepath.Join(sqliteDir, name), Label: "SQLite " + name}, nil
+	case strings.HasPrefix(conn, "postgres://"), strings.HasPrefix(conn, "postgresql://"):
+	default:
+		return nil, errors.New("want postgres://user:password@host/database or sqlite:FILE")
+	}
+	u, err := url.Parse(conn)
+	if err != nil {
+		return nil, errors.New("the PostgreSQL URL does not parse")
+	}
+	if u.Hostname() == "" {
+		return nil, errors.New("the PostgreSQL URL names no host")
+	}
+	q := u.Query()
+	for _, k := range []string{"host", "hostaddr", "passfile", "service", "servicefile", "options", "sslkey", "sslcert", "sslrootcert", "sslpassword"} {
+		if q.Has(k) {
+			return nil, fmt.Errorf("the PostgreSQL URL may not set %q", k)
+		}
+	}
+	cfg, err := pgx.ParseConfig(conn)
+	if err != nil {
+		// Not err's text: it may quote the URL with its password.
+		return nil, errors.New("the PostgreSQL URL is not valid")
+	}
+	password, _ := u.User.Password()
+	cfg.Password = password
+	for _, h := range append([]string{cfg.Host}, fallbackHosts(cfg)...) {
+		if h == "" || strings.HasPrefix(h, "/") {
+			return nil, errors.New("the PostgreSQL URL must name a TCP host, not a Unix socket")
+		}
+	}
+	cfg.ConnectTimeout = ConnectTimeout
+	cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(StatementTimeout.Milliseconds())
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint((2 * StatementTimeout).Milliseconds())
+	cfg.RuntimeParams["application_name"] = "appkit-sqlsync"
+	return &Target{Kind: "postgres", Postgres: cfg, Label: fmt.Sprintf("PostgreSQL %s on %s", cfg.Database, cfg.Host)}, nil
+}
+
+func fallbackHosts(cfg *pgx.ConnConfig) []string {
+	var hs []string
+	for _, fb := range cfg.Fallbacks {
+		hs = append(hs, fb.Host)
+	}
+	return hs
+}
+
+// Databases opens the databases of connection strings, keeping the last
+// few open.
+type Databases struct {
+	// SQLiteDir is the directory whose files sqlite:FILE may name; empty
+	// refuses SQLite.
+	SQLiteDir string
+	// Timeout bounds each query; 0 means StatementTimeout (which also
+	// bounds every PostgreSQL statement on the server's side).
+	Timeout time.Duration
+
+	mu    sync.Mutex
+	open  map[string]*DB
+	order []string // connection strings, least recently used first
+}
+
+// DB is an open database.
+type DB struct {
+	// Target is what the connection string said.
+	Target  *Target
+	db      *sql.DB
+	timeout time.Duration
+}
+
+// Open returns the database of a connection string, opened read-only.
+func (d *Databases) Open(ctx context.Context, conn string) (*DB, error) {
+	d.mu.Lock()
+	if db, ok := d.open[conn]; ok {
+		d.touch(conn)
+		d.mu.Unlock()
+		return db, nil
+	}
+	d.mu.Unlock()
+	t, err := ParseConnection(conn, d.SQLiteDir)
+	if err != nil {
+		return nil, appkit.BadRequest("connection string: %v", err)
+	}
+	var sdb *sql.DB
+	switch t.Kind {
+	case "sqlite":
+		// mode=ro opens the file read-only (and fails when it does not
+		// exist); _query_only refuses every write on the connection.
+		dsn := "file:" + (&url.URL{Path: t.SQLitePath}).EscapedPath() + "?mode=ro&_query_only=1&_pragma=busy_timeout(1000)"
+		sdb, err = sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", t.Label, err)
+		}
+	default:
+		sdb = stdlib.OpenDB(*t.Postgres)
+	}
+	sdb.SetMaxOpenConns(2)
+	sdb.SetConnMaxIdleTime(5 * time.Minute)
+	db := &DB{Target: t, db: sdb, timeout: d.Timeout}
+	if db.timeout <= 0 || db.timeout > StatementTimeout {
+		db.timeout = StatementTimeout
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old, ok := d.open[conn]; ok { // opened meanwhile by another request
+		sdb.Close()
+		return old, nil
+	}
+	if d.open == nil {
+		d.open = map[string]*DB{}
+	}
+	d.open[conn] = db
+	d.order = append(d.order, conn)
+	if len(d.order) > maxOpen {
+		oldest := d.order[0]
+		d.order = d.order[1:]
+		d.open[oldest].db.Close()
+		delete(d.open, oldest)
+	}
+	return db, nil
+}
+
+// touch marks conn as the most recently used; d.mu is held.
+func (d *Databases) touch(conn string) {
+	for i, c := range d.order {
+		if c == conn {
+			d.order = append(append(d.order[:i:i], d.order[i+1:]...), conn)
+			return
+		}
+	}
+}
+
+// Close closes every open database.
+func (d *Databases) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var errs []error
+	for _, db := range d.open {
+		errs = append(errs, db.db.Close())
+	}
+	d.open, d.order = nil, nil
+	return errors.Join(errs...)
+}
+
+// Ping checks that the database answers, within ConnectTimeout.
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	var one int
+	if err := db.db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("%s does not answer: %w", db.Target.Label, err)
+	}
+	return nil
+}
+
+// Query runs the read-only statement q in a read-only transaction bounded
+// by the Databases' Timeout and hands its rows to read. Errors of the statement
+// itself (syntax, a missing table, a write refused, the timeout) are 400
+// answers naming the database's complaint; a database that cannot be
+// reached asks the service to try later.
+func (db *DB) Query(ctx context.Context, q string, read func(*sql.Rows) error) error {
+	q, err := CheckStatement(q)
+	if err != nil {
+		return appkit.BadRequest("query: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
+	tx, err := db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return appkit.TryLater(fmt.Errorf("%s: begin a read-only transaction: %w", db.Target.Label, err))
+	}
+	defer tx.Rollback() //nolint:errcheck // a read-only transaction has nothing to keep
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return db.queryError(ctx, err)
+	}
+	defer rows.Close()
+	if err := read(rows); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return db.queryError(ctx, err)
+	}
+	return nil
+}
+
+// queryError turns a database's refusal of a query into a 400 answer.
+func (db *DB) queryError(ctx context.Context, err error) error {
+	var pe *pgconn.PgError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &pe) && pe.Code == "57014":
+		return appkit.BadRequest("query: it did not finish within %s; narrow it down (WHERE, LIMIT)", db.timeout)
+	case errors.As(err, &pe):
+		return appkit.BadRequest("query: the database refused it: %s (SQLSTATE %s)", pe.Message, pe.Code)
+	case pgconn.SafeToRetry(err) || errors.Is(err, context.Canceled):
+		return appkit.TryLater(err)
+	}
+	return appkit.BadRequest("query: the database refused it: %v", err)
+}
