@@ -158,7 +158,9 @@ type userError struct{ msg string }
 
 func (u *userError) Error() string { return u.msg }
 
-func userErrorf(format string, args ...any) error { return &userError{msg: fmt.Sprintf(format, args...)} }
+func userErrorf(format string, args ...any) error {
+	return &userError{msg: fmt.Sprintf(format, args...)}
+}
 
 // checkLimits bounds the depth and the number of fields of the operation.
 func (e *executor) checkLimits(op *ast.OperationDefinition) *Error {

@@ -1,6 +1,93 @@
 package host
 
-import "net/http"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
 
-// mountGraphQL mounts the per-space GraphQL API (not served yet).
-func (h *Host) mountGraphQL(mux *http.ServeMux) {}
+	"github.com/appkitgo/appkit/internal/graphql"
+	"github.com/appkitgo/appkit/internal/httpjson"
+)
+
+// GraphQL routes:
+//
+//	POST /api/graphql/space/<space>   {query, variables, operationName} → {errors?, data}   (Authorization: Token <token>)
+//	GET  /api/graphql/space/<space>   the GraphiQL page of the space (no data; the page sends the token)
+//	GET  /api/graphql                 {"spaces": [{"space", "endpoint"}]}                       (Authorization: Token <token>)
+//	GET  /api/graphql/ide/<file>      GraphiQL's embedded files
+//
+// POST goes through the same token check, rate limits and body limit as
+// the command API. A GraphQL failure (a bad query, a failed action) answers
+// 200 with the standard errors array; a request that is not GraphQL at all
+// answers {message}: 400 for a body that is not JSON, 413 over the size
+// limit, 404 for a space without databases.
+const graphqlPrefix = "/api/graphql"
+
+// mountGraphQL mounts the per-space GraphQL API.
+func (h *Host) mountGraphQL(mux *http.ServeMux) {
+	svc := graphql.New(graphql.Config{
+		Store:   h.cfg.Store,
+		MaxBody: min(h.cfg.MaxBody, graphql.DefaultMaxBody),
+		OnError: func(ctx context.Context, err error) {
+			h.log.Error().Err(err).Msg("graphql request failed internally")
+		},
+	})
+	api := h.withToken(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) })))
+	mux.Handle(graphqlPrefix+"/space/{space}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			space := r.PathValue("space")
+			graphql.ServeIDE(w, r, space, graphqlPrefix+"/space/"+url.PathEscape(space), graphqlPrefix+"/ide")
+			return
+		}
+		api.ServeHTTP(w, r)
+	}), http.MethodGet, http.MethodPost))
+	mux.Handle(graphqlPrefix+"/ide/{file}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		graphql.ServeAsset(w, r, r.PathValue("file"))
+	}), http.MethodGet))
+	mux.Handle(graphqlPrefix, methods(h.withToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.listGraphQL(svc, w, r) })), http.MethodGet))
+}
+
+func (h *Host) serveGraphQL(svc *graphql.Service, w http.ResponseWriter, r *http.Request) {
+	u, _ := userFrom(r.Context())
+	req, err := svc.DecodeRequest(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if graphql.IsTooLarge(err) || errors.As(err, &mbe) {
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, err.Error())
+			return
+		}
+		httpjson.Message(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, err := svc.Execute(r.Context(), r.PathValue("space"), graphql.Viewer{ID: u.ID, Email: u.Email}, req)
+	if errors.Is(err, graphql.ErrNoSpace) {
+		httpjson.Message(w, http.StatusNotFound, "no space "+r.PathValue("space")+": GET /api/graphql lists the spaces")
+		return
+	}
+	if err != nil {
+		h.internalError(w, r, err)
+		return
+	}
+	body, err := resp.MarshalJSON()
+	if err != nil {
+		h.internalError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(body)
+}
+
+func (h *Host) listGraphQL(svc *graphql.Service, w http.ResponseWriter, r *http.Request) {
+	spaces, err := svc.Spaces(r.Context())
+	if err != nil {
+		h.internalError(w, r, err)
+		return
+	}
+	list := make([]map[string]string, 0, len(spaces))
+	for _, s := range spaces {
+		list = append(list, map[string]string{"space": s, "endpoint": graphqlPrefix + "/space/" + url.PathEscape(s)})
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"spaces": list})
+}
