@@ -1,10 +1,408 @@
 package host
 
-import "net/http"
+import (
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/httpjson"
+)
 
 // AppsConfig configures the apps service of the host: registered apps,
-// their accounts and scheduled synchronizations (not served yet).
-type AppsConfig struct{}
+// their accounts, scheduled synchronizations, webhooks, actions and OAuth
+// set-up (see internal/apps).
+type AppsConfig struct {
+	// Service is the apps service; nil leaves /api/apps unserved (404). The
+	// caller runs its scheduler (Service.Schedule).
+	Service *apps.Service
+}
 
-// mountApps mounts the apps API under /api/apps (not served yet).
-func (h *Host) mountApps(mux *http.ServeMux) {}
+// maxEventBody bounds a webhook event's body.
+const maxEventBody = 1 << 20
+
+// mountApps mounts the apps API under /api/apps:
+//
+//	GET    /api/apps                      the registered apps
+//	POST   /api/apps                      {url} registers an app (201; again: its descriptor is read anew)
+//	GET    /api/apps/{id}                 one app
+//	DELETE /api/apps/{id}                 removes it, its syncs (webhooks deleted) and accounts
+//	GET    /api/apps/accounts             ?app=ID: accounts (field keys only, never values)
+//	POST   /api/apps/accounts             {app, auth?, fields} validated by the app, sealed (201)
+//	GET    /api/apps/accounts/{id}
+//	PATCH  /api/apps/accounts/{id}        {fields} merged (null removes), validated again
+//	DELETE /api/apps/accounts/{id}        204; 409 while a sync uses it
+//	POST   /api/apps/oauth/start          {app, auth?, account?} → {redirectUri, callbackUri}
+//	GET    /api/apps/oauth/callback       the provider's redirect lands here (an HTML page; no token)
+//	GET    /api/apps/syncs                ?app=ID
+//	POST   /api/apps/syncs                {app, account, types?, filter?, every?} (201; due at once)
+//	GET    /api/apps/syncs/{id}
+//	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}
+//	DELETE /api/apps/syncs/{id}           {warnings}; the webhook is deleted at the app
+//	POST   /api/apps/syncs/{id}/run       run now (202 with the run)
+//	GET    /api/apps/syncs/{id}/runs      ?limit=N: the history, newest first
+//	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked)
+//	POST   /api/apps/actions              {app, account, action, args, entity?: {type, id}}
+//	POST   /api/apps/events/{sync}        webhook events (no token: the app verifies them)
+//
+// Everything but the callback page and the event endpoint needs an API
+// token, as /api/commands does; errors are {message}.
+func (h *Host) mountApps(mux *http.ServeMux) {
+	svc := h.cfg.Apps.Service
+	if svc == nil {
+		return
+	}
+	a := &appsAPI{h: h, svc: svc}
+	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
+	mux.Handle("GET /api/apps", tok(a.listApps))
+	mux.Handle("POST /api/apps", tok(a.registerApp))
+	mux.Handle("GET /api/apps/{id}", tok(a.getApp))
+	mux.Handle("DELETE /api/apps/{id}", tok(a.deleteApp))
+	mux.Handle("GET /api/apps/accounts", tok(a.listAccounts))
+	mux.Handle("POST /api/apps/accounts", tok(a.createAccount))
+	mux.Handle("GET /api/apps/accounts/{id}", tok(a.getAccount))
+	mux.Handle("PATCH /api/apps/accounts/{id}", tok(a.updateAccount))
+	mux.Handle("DELETE /api/apps/accounts/{id}", tok(a.deleteAccount))
+	mux.Handle("POST /api/apps/oauth/start", tok(a.oauthStart))
+	mux.HandleFunc("GET /api/apps/oauth/callback", a.oauthCallback)
+	mux.Handle("GET /api/apps/syncs", tok(a.listSyncs))
+	mux.Handle("POST /api/apps/syncs", tok(a.createSync))
+	mux.Handle("GET /api/apps/syncs/{id}", tok(a.getSync))
+	mux.Handle("PATCH /api/apps/syncs/{id}", tok(a.updateSync))
+	mux.Handle("DELETE /api/apps/syncs/{id}", tok(a.deleteSync))
+	mux.Handle("POST /api/apps/syncs/{id}/run", tok(a.runNow))
+	mux.Handle("GET /api/apps/syncs/{id}/runs", tok(a.listRuns))
+	mux.Handle("GET /api/apps/runs/{id}", tok(a.getRun))
+	mux.Handle("POST /api/apps/actions", tok(a.runAction))
+	mux.HandleFunc("POST /api/apps/events/{sync}", a.event)
+}
+
+type appsAPI struct {
+	h   *Host
+	svc *apps.Service
+}
+
+// fail answers an error of the service with its status.
+func (a *appsAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apps.AppError
+	switch {
+	case errors.Is(err, apps.ErrNotFound):
+		httpjson.Message(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, apps.ErrInvalid):
+		httpjson.Message(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, apps.ErrConflict):
+		httpjson.Message(w, http.StatusConflict, err.Error())
+	case errors.As(err, &ae):
+		status := http.StatusBadGateway
+		if ae.Status >= 400 && ae.Status < 500 {
+			status = http.StatusBadRequest
+		}
+		if ae.TryLater || ae.Status == 0 {
+			status = http.StatusServiceUnavailable
+		}
+		httpjson.Message(w, status, "the app answered: "+ae.Error())
+	case r.Context().Err() != nil:
+		httpjson.Message(w, http.StatusServiceUnavailable, "the request was cancelled or timed out")
+	case isAppFailure(err):
+		// A failed call to the app (unreachable, slow): its description
+		// names the endpoint, never a secret.
+		httpjson.Message(w, http.StatusBadGateway, err.Error())
+	default:
+		a.h.internalError(w, r, err)
+	}
+}
+
+// isAppFailure tells failures of a call to the app from internal ones.
+func isAppFailure(err error) bool {
+	var ae interface{ Retryable() bool }
+	return errors.As(err, &ae)
+}
+
+func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
+	list, err := a.svc.Apps(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
+}
+
+func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		URL string `json:"url"`
+	}
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	app, err := a.svc.RegisterApp(r.Context(), body.URL)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusCreated, app)
+}
+
+func (a *appsAPI) getApp(w http.ResponseWriter, r *http.Request) {
+	app, err := a.svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, app)
+}
+
+func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
+	warns, err := a.svc.DeleteApp(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)})
+}
+
+func (a *appsAPI) listAccounts(w http.ResponseWriter, r *http.Request) {
+	list, err := a.svc.Accounts(r.Context(), r.URL.Query().Get("app"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
+}
+
+type accountBody struct {
+	App    string         `json:"app"`
+	Auth   string         `json:"auth"`
+	Fields map[string]any `json:"fields"`
+}
+
+func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
+	var body accountBody
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	acc, err := a.svc.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusCreated, acc)
+}
+
+func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
+	acc, err := a.svc.Account(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, acc)
+}
+
+func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
+	var body accountBody
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	acc, err := a.svc.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, acc)
+}
+
+func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
+	if err := a.svc.DeleteAccount(r.Context(), r.PathValue("id")); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// base is the host's own address: the configured one, else the request's.
+func (a *appsAPI) base(r *http.Request) string {
+	if b := a.svc.BaseURL(); b != "" {
+		return b
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		App     string `json:"app"`
+		Auth    string `json:"auth"`
+		Account string `json:"account"`
+	}
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	out, err := a.svc.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, out)
+}
+
+// oauthCallback is the page the provider sends the user back to.
+func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
+	acc, err := a.svc.FinishOAuth(r.Context(), r.URL.Query())
+	status, title, text := http.StatusOK, "Account connected", ""
+	switch {
+	case err == nil:
+		text = fmt.Sprintf("The account %q is connected (account id %s). You can close this window.", acc.Name, acc.ID)
+	case errors.Is(err, apps.ErrInvalid) || errors.Is(err, apps.ErrNotFound):
+		status, title, text = http.StatusBadRequest, "The account was not connected", err.Error()
+	default:
+		a.h.logError(r, err)
+		status, title, text = http.StatusInternalServerError, "The account was not connected", "internal error"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title></head><body><h1>%s</h1><p>%s</p></body></html>\n",
+		html.EscapeString(title), html.EscapeString(title), html.EscapeString(text))
+}
+
+func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
+	list, err := a.svc.Syncs(r.Context(), r.URL.Query().Get("app"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
+}
+
+func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
+	var body apps.SyncSpec
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	sy, err := a.svc.CreateSync(r.Context(), body)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusCreated, sy)
+}
+
+func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
+	sy, err := a.svc.Sync(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, sy)
+}
+
+func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
+	var body apps.SyncSpec
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	sy, err := a.svc.UpdateSync(r.Context(), r.PathValue("id"), body)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, sy)
+}
+
+func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
+	warns, err := a.svc.DeleteSync(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)})
+}
+
+func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
+	run, err := a.svc.RunNow(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusAccepted, run)
+}
+
+func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
+	limit := 0
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			httpjson.Message(w, http.StatusBadRequest, "limit: want a number from 1 to 1000")
+			return
+		}
+		limit = n
+	}
+	if _, err := a.svc.Sync(r.Context(), r.PathValue("id")); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	list, err := a.svc.Runs(r.Context(), r.PathValue("id"), limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
+}
+
+func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
+	run, err := a.svc.Run(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, run)
+}
+
+func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
+	var body apps.ActionRequest
+	if !readSmallJSON(w, r, &body, false) {
+		return
+	}
+	res, err := a.svc.RunAction(r.Context(), body)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, res)
+}
+
+// event receives a webhook event; the app verifies it.
+func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxEventBody {
+		httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
+			return
+		}
+		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
+		return
+	}
+	out := a.svc.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
+	httpjson.Write(w, out.Status, map[string]any{"message": out.Message})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

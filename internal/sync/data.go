@@ -317,7 +317,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 			existing[id] = true
 		}
 		for _, r := range rows {
-			if runs[r.id] == seq {
+			if runs[r.id] == seq && !run.outside {
 				dupOf[r.id] = true
 				tr.Duplicates++
 				tr.problem("item %q sent twice in the run (the last one wins)", r.appID)

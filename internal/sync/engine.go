@@ -99,6 +99,15 @@ type Options struct {
 	Progress func(Event)
 	// Log, when set, receives notable events in words (retries, warnings).
 	Log func(msg string)
+	// AccountElsewhere says the caller keeps the account (encrypted, say):
+	// StoredAccount stands for the saved one (Account is merged over it),
+	// the saved state keeps none of its values, and Report.AccountFields
+	// returns the validated account (refreshed tokens included) for the
+	// caller to save.
+	AccountElsewhere bool
+	// StoredAccount is the caller's account with AccountElsewhere (values
+	// as /validate and access_token answered them).
+	StoredAccount map[string]any
 }
 
 // Event is a progress report of one type.
@@ -131,6 +140,12 @@ type Report struct {
 	Types []*TypeReport
 	// Logo is the app's SVG logo (nil: none).
 	Logo []byte `json:"-"`
+	// AccountFields is the validated account (with what /validate
+	// answered), set with Options.AccountElsewhere; it holds secrets and is
+	// never encoded.
+	AccountFields map[string]any `json:"-"`
+	// Filter is the filter as sent to the app (date statements evaluated).
+	Filter map[string]json.RawMessage `json:"filter,omitempty"`
 }
 
 // TypeReport counts what one type's synchronization did.
@@ -196,6 +211,10 @@ type runState struct {
 	Page        map[string]json.RawMessage `json:"page"`
 	Counts      map[string]*TypeReport     `json:"counts"`
 	Pending     []pendingRef               `json:"pending,omitempty"`
+	// outside marks the scratch run of changes applied between runs
+	// (ApplyChanges): an entity the last run delivered is updated, not a
+	// duplicate.
+	outside bool
 }
 
 // selection is the user's choice of types and filter values.
@@ -299,7 +318,7 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	// Account: the stored one, refreshed by the user's values, validated
 	// (which also refreshes OAuth tokens) before every run.
 	authID := e.opts.Auth
-	if authID == "" && s.Auth != "" && len(e.opts.Account) == 0 {
+	if authID == "" && s.Auth != "" && len(e.opts.Account) == 0 && !e.opts.AccountElsewhere {
 		authID = s.Auth
 	}
 	auth, err := chooseAuth(desc, authID)
@@ -310,6 +329,9 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if s.Auth != auth.ID {
 		stored = nil
 	}
+	if e.opts.AccountElsewhere {
+		stored = e.opts.StoredAccount
+	}
 	account, err := accountFields(auth, e.opts.Account, stored)
 	if err != nil {
 		return nil, err
@@ -318,6 +340,10 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	s.URL, s.Auth, s.Account, s.App, s.Logo = e.opts.AppURL, auth.ID, account, desc.Name, nil
+	if e.opts.AccountElsewhere {
+		s.Account = nil
+		rep.AccountFields = account
+	}
 	if len(logo) <= maxLogo {
 		s.Logo = logo
 	}
@@ -358,6 +384,7 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	s.Selection = selection{Types: types, Filter: filterInput}
+	rep.Filter = filter
 	if len(filter) > 0 {
 		if err := validateFilter(ctx, e.c, types, filter, account); err != nil {
 			return nil, err

@@ -1,0 +1,228 @@
+package apps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// ActionRequest runs an action of an action app from the host.
+type ActionRequest struct {
+	// App and Account name the app and the account to run it with.
+	App     string `json:"app"`
+	Account string `json:"account"`
+	// Action is the action's id.
+	Action string `json:"action"`
+	// Args are the arguments by id (text).
+	Args map[string]any `json:"args"`
+	// Entity, when set, is the entity that arguments declared
+	// textTemplateSupported are rendered against.
+	Entity *EntityRef `json:"entity"`
+}
+
+// EntityRef names an entity of the store.
+type EntityRef struct {
+	// Type is the store type ("tracker/task").
+	Type string `json:"type"`
+	// ID is the entity's platform/id.
+	ID string `json:"id"`
+}
+
+// ActionResult is what the host sent.
+type ActionResult struct {
+	// Action is the action's id.
+	Action string `json:"action"`
+	// Args are the arguments as sent (templates rendered).
+	Args map[string]string `json:"args"`
+}
+
+// Limits of an action call.
+const (
+	maxArgs   = 100
+	maxArgLen = 64 << 10
+)
+
+// templateRef is one {{reference}} of a text template.
+var templateRef = regexp.MustCompile(`\{\{\s*([^{}]{1,200}?)\s*\}\}`)
+
+// RunAction runs an action: declared arguments only, text values, those
+// declared textTemplateSupported rendered against the entity; the account
+// is validated first (refreshed tokens are kept).
+func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResult, error) {
+	a, err := s.App(ctx, req.App)
+	if err != nil {
+		return nil, err
+	}
+	var act *protocol.Action
+	for i := range a.Descriptor.Actions {
+		if a.Descriptor.Actions[i].Action == req.Action {
+			act = &a.Descriptor.Actions[i]
+		}
+	}
+	if act == nil {
+		return nil, fmt.Errorf("%w: the app has no action %q", ErrInvalid, req.Action)
+	}
+	acc, fields, err := s.account(ctx, req.Account)
+	if err != nil {
+		return nil, err
+	}
+	if acc.AppID != a.ID {
+		return nil, fmt.Errorf("%w: account %s belongs to another app", ErrInvalid, acc.ID)
+	}
+	if len(req.Args) > maxArgs {
+		return nil, fmt.Errorf("%w: at most %d arguments", ErrInvalid, maxArgs)
+	}
+	declared := map[string]protocol.ActionArg{}
+	for _, arg := range act.Args {
+		declared[arg.ID] = arg
+	}
+	args := map[string]string{}
+	for k, v := range req.Args {
+		arg, ok := declared[k]
+		if !ok {
+			return nil, fmt.Errorf("%w: action %s has no argument %q", ErrInvalid, act.Action, k)
+		}
+		var text string
+		switch x := v.(type) {
+		case string:
+			text = x
+		case float64:
+			text = strconv.FormatFloat(x, 'f', -1, 64)
+		case bool:
+			text = strconv.FormatBool(x)
+		case nil:
+			continue
+		default:
+			return nil, fmt.Errorf("%w: argument %s: want text", ErrInvalid, k)
+		}
+		if len(text) > maxArgLen {
+			return nil, fmt.Errorf("%w: argument %s is longer than %d bytes", ErrInvalid, k, maxArgLen)
+		}
+		if arg.TextTemplateSupported && templateRef.MatchString(text) {
+			if req.Entity == nil {
+				return nil, fmt.Errorf("%w: argument %s refers to fields ({{...}}): give the entity to render it against", ErrInvalid, k)
+			}
+			if text, err = s.render(ctx, text, *req.Entity); err != nil {
+				return nil, fmt.Errorf("argument %s: %w", k, err)
+			}
+		}
+		args[k] = text
+	}
+	name, err := s.validate(ctx, a, acc.Auth, fields)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.saveAccount(ctx, acc.ID, name, fields); err != nil {
+		return nil, err
+	}
+	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
+		"action": map[string]any{"action": act.Action, "args": args}, "account": fields}, nil)
+	if err != nil {
+		var ae *AppError
+		m := newMasker(fields, a.Descriptor)
+		if errors.As(err, &ae) {
+			return nil, &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
+		}
+		return nil, errors.New(m.mask(err.Error()))
+	}
+	return &ActionResult{Action: act.Action, Args: args}, nil
+}
+
+// render replaces each {{reference}} of text with the entity's value: a
+// reference names a field by its label ("Name"), its store name
+// ("tracker.task/name") or the app's field id ("name"), case-insensitively
+// after an exact match; relations show the target's title (an option's
+// name for a single select).
+func (s *Service) render(ctx context.Context, text string, ref EntityRef) (string, error) {
+	var out string
+	err := s.st.Write(ctx, func(tx *store.Tx) error {
+		cat := tx.Catalog()
+		ty := cat.Type(ref.Type)
+		if ty == nil {
+			return fmt.Errorf("%w: no type %q", ErrInvalid, ref.Type)
+		}
+		vals, err := tx.Read(ty, ref.ID)
+		if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+			return fmt.Errorf("%w: no %s entity %q", ErrNotFound, ref.Type, ref.ID)
+		}
+		if err != nil {
+			return err
+		}
+		var bad error
+		out = templateRef.ReplaceAllStringFunc(text, func(m string) string {
+			name := strings.TrimSpace(templateRef.FindStringSubmatch(m)[1])
+			f := findField(ty, name)
+			if f == nil {
+				if bad == nil {
+					bad = fmt.Errorf("%w: the template refers to {{%s}}, and %s has no such field", ErrInvalid, name, ref.Type)
+				}
+				return m
+			}
+			return s.show(tx, f, vals[f.Name])
+		})
+		return bad
+	})
+	return out, err
+}
+
+func findField(ty *store.Type, name string) *store.Field {
+	match := func(f *store.Field, fold bool) bool {
+		label, _ := f.Meta["ui/label"].(string)
+		id := f.Name
+		if i := strings.LastIndex(id, "/"); i >= 0 {
+			id = id[i+1:]
+		}
+		for _, c := range []string{label, f.Name, id} {
+			if c != "" && (c == name || fold && strings.EqualFold(c, name)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fold := range []bool{false, true} {
+		for _, f := range ty.Fields {
+			if match(f, fold) {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// show renders one value as text.
+func (s *Service) show(tx *store.Tx, f *store.Field, v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case map[string]any:
+		id, _ := x["platform/id"].(string)
+		target := tx.Catalog().TypeByID(f.TargetID)
+		if target == nil || id == "" {
+			return id
+		}
+		vals, err := tx.Read(target, id)
+		if err != nil {
+			return id
+		}
+		for _, tf := range target.Fields {
+			if t, _ := tf.Meta["ui/title?"].(bool); t {
+				return fmt.Sprint(vals[tf.Name])
+			}
+		}
+		if n, ok := vals["enum/name"]; ok {
+			return fmt.Sprint(n)
+		}
+		return id
+	default:
+		return fmt.Sprint(x)
+	}
+}

@@ -1,0 +1,160 @@
+package apps
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Errors callers match with errors.Is.
+var (
+	// ErrNotFound: no such app, account, sync or run.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: a request that cannot be accepted (the message says why).
+	ErrInvalid = errors.New("invalid request")
+	// ErrConflict: the request conflicts with what is stored (an app
+	// registered twice, a second sync of one app).
+	ErrConflict = errors.New("conflict")
+)
+
+// migrations create the service's tables; CREATE ... IF NOT EXISTS runs on
+// both engines (under an advisory lock on PostgreSQL).
+var migrations = []string{
+	`CREATE TABLE IF NOT EXISTS apps_apps (
+	id TEXT PRIMARY KEY,
+	url TEXT NOT NULL UNIQUE,
+	name TEXT NOT NULL,
+	space TEXT NOT NULL,
+	descriptor TEXT NOT NULL,
+	created_at BIGINT NOT NULL
+)`,
+	`CREATE TABLE IF NOT EXISTS apps_accounts (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	auth TEXT NOT NULL,
+	name TEXT NOT NULL,
+	sealed TEXT NOT NULL,
+	created_at BIGINT NOT NULL,
+	updated_at BIGINT NOT NULL
+)`,
+	`CREATE TABLE IF NOT EXISTS apps_syncs (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL UNIQUE,
+	account_id TEXT NOT NULL,
+	selection TEXT NOT NULL,
+	every_ms BIGINT NOT NULL,
+	next_at BIGINT NOT NULL,
+	webhook TEXT NOT NULL,
+	webhook_types TEXT NOT NULL,
+	run_id TEXT NOT NULL,
+	lease_owner TEXT NOT NULL,
+	lease_until BIGINT NOT NULL,
+	created_at BIGINT NOT NULL
+)`,
+	`CREATE TABLE IF NOT EXISTS apps_runs (
+	id TEXT PRIMARY KEY,
+	sync_id TEXT NOT NULL,
+	seq BIGINT NOT NULL,
+	trigger_kind TEXT NOT NULL,
+	status TEXT NOT NULL,
+	owner TEXT NOT NULL,
+	attempts BIGINT NOT NULL,
+	queued_at BIGINT NOT NULL,
+	started_at BIGINT NOT NULL,
+	ended_at BIGINT NOT NULL,
+	report TEXT NOT NULL,
+	error TEXT NOT NULL,
+	exchanges TEXT NOT NULL
+)`,
+	`CREATE INDEX IF NOT EXISTS apps_runs_sync ON apps_runs (sync_id, seq)`,
+	`CREATE TABLE IF NOT EXISTS apps_events (
+	id TEXT PRIMARY KEY,
+	sync_id TEXT NOT NULL,
+	received_at BIGINT NOT NULL,
+	params TEXT NOT NULL,
+	payload TEXT NOT NULL,
+	status TEXT NOT NULL,
+	result TEXT NOT NULL
+)`,
+	`CREATE INDEX IF NOT EXISTS apps_events_sync ON apps_events (sync_id, status, received_at)`,
+	`CREATE TABLE IF NOT EXISTS apps_oauth (
+	state_hash TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	auth TEXT NOT NULL,
+	callback TEXT NOT NULL,
+	sealed TEXT NOT NULL,
+	account_id TEXT NOT NULL,
+	expires_at BIGINT NOT NULL
+)`,
+}
+
+// migrateLockID is the PostgreSQL advisory lock held while the tables are
+// created, so that processes starting at once do not race on the CREATEs.
+const migrateLockID = 0x61707073
+
+func (s *Service) migrate(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("apps: migrate: %w", err)
+	}
+	defer conn.Close()
+	if store.IsPostgres(s.d) {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLockID); err != nil {
+			return fmt.Errorf("apps: migrate: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockID)
+	}
+	for _, q := range migrations {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("apps: migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) q(query string) string { return s.d.Rebind(query) }
+
+func (s *Service) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.db.ExecContext(ctx, s.q(query), args...)
+}
+
+// tx runs fn in one transaction.
+func (s *Service) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("apps: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("apps: commit: %w", err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) *time.Time {
+	if v <= 0 {
+		return nil
+	}
+	t := time.UnixMilli(v).UTC()
+	return &t
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return string(b)
+}
+
+type rowScanner interface{ Scan(dest ...any) error }

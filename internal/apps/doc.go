@@ -1,0 +1,61 @@
+// Package apps is the workspace host's apps service: the apps registered by
+// URL, their accounts (secrets encrypted at rest), the synchronizations of
+// an app with their types, filter and schedule, the run history, the
+// scheduler that shares runs among host processes through leases in the
+// database, webhooks, actions and the OAuth set-up of accounts.
+//
+// Everything drives the one synchronization engine, internal/sync: a run is
+// sync.Run with the account decrypted for the run, and a webhook event's
+// changes go through sync.ApplyChanges.
+//
+// # Tables
+//
+// The service keeps six tables in the store's database (created by [New],
+// the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
+// apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
+// authentication, name, the sealed fields), apps_syncs (id, app, account,
+// selection, schedule, the installed webhook, the run in progress and the
+// lease), apps_runs (the history: trigger, status, attempts, times, report,
+// error, the exchanges with the app), apps_events (webhook events, keyed by
+// a hash of their webhook and payload, so a replayed event is recorded
+// once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
+// state). SQL uses bound values only.
+//
+// # Secrets
+//
+// Account fields are one JSON object sealed with AES-256-GCM (a fresh
+// nonce per write, the account id as additional data) under the key of
+// [LoadKey]: APPKIT_SECRET_KEY (32 bytes in base64 or hex), else the file
+// named by APPKIT_SECRET_KEY_FILE. The API lists the keys of an account,
+// never its values; exchanges kept in the run history have every secret
+// value replaced by ***; nothing secret is logged.
+//
+// # Scheduling and scale-out
+//
+// A sync is due when its next time has come, when "run now" asked for it,
+// or when webhook events wait for it. Each host process polls for due syncs
+// and leases one at a time in the database (SELECT ... FOR UPDATE SKIP
+// LOCKED on PostgreSQL; a SQLite file belongs to one process, whose write
+// transactions are serialized): the lease names the process and lasts
+// LeaseTTL, and the holder renews it every third of that. A process that
+// stops renewing (killed, cut off) loses the lease when it expires; the next
+// process to poll takes the sync over and continues the same run row, and
+// the engine resumes the run from the last page committed, so nothing is
+// lost or written twice. A holder whose renewal fails stops its run.
+//
+// A run that pauses on errors that may pass (tryLater, 429, 5xx, timeouts)
+// keeps its row and position and is resumed at PauseDelay; other failures
+// end the run, and the sync is due again at its next scheduled time.
+//
+// # Webhooks
+//
+// When the app's config says webhooks.enabled, the first successful run
+// installs the webhook with the host's event URL (BaseURL +
+// /api/apps/events/<sync id>) and stores the object the app answers; a
+// later run whose types differ installs it again with the stored object;
+// removing the sync deletes it at the app. An event posted to the URL is
+// verified by the app (verify must name the sync's webhook), recorded
+// once (a replay is answered 200 and changes nothing), then transformed and
+// applied with the delta rules under the sync's lease, in the transaction
+// that marks it applied.
+package apps

@@ -1,0 +1,519 @@
+package apps
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/sync"
+)
+
+// Sync is a synchronization of an app's types into the store with one
+// account, on a schedule.
+type Sync struct {
+	// ID identifies the sync.
+	ID string `json:"id"`
+	// AppID and AccountID name the app and the account.
+	AppID     string `json:"app"`
+	AccountID string `json:"account"`
+	// Types are the app's types (empty: the app's defaults).
+	Types []string `json:"types"`
+	// Filter holds filter values by filter id (as `appkit sync --filter`).
+	Filter map[string][]string `json:"filter"`
+	// Every is the schedule ("15m"; "" for runs on demand only).
+	Every string `json:"every"`
+	// NextAt is when the sync is due next (nil: not scheduled).
+	NextAt *time.Time `json:"nextAt"`
+	// Webhook is the webhook object the app answered at install (nil: none
+	// installed).
+	Webhook json.RawMessage `json:"webhook,omitempty"`
+	// WebhookTypes are the types the webhook was installed for.
+	WebhookTypes []string `json:"webhookTypes,omitempty"`
+	// RunID is the run queued, in progress or paused ("" when none).
+	RunID string `json:"run,omitempty"`
+	// LeaseOwner is the host process working on the sync, until
+	// LeaseUntil.
+	LeaseOwner string     `json:"leaseOwner,omitempty"`
+	LeaseUntil *time.Time `json:"leaseUntil,omitempty"`
+	// CreatedAt is when the sync was set up.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// SyncSpec sets up or changes a sync.
+type SyncSpec struct {
+	// App and Account name the app and account (required to create).
+	App     string `json:"app"`
+	Account string `json:"account"`
+	// Types, when not nil, replace the types.
+	Types []string `json:"types"`
+	// Filter, when not nil, replaces the filter.
+	Filter map[string][]string `json:"filter"`
+	// Every, when not nil, replaces the schedule ("" for none).
+	Every *string `json:"every"`
+}
+
+type selectionDoc struct {
+	Types  []string            `json:"types"`
+	Filter map[string][]string `json:"filter"`
+}
+
+// ParseEvery reads a schedule: a Go duration between MinEvery and
+// MaxEvery, or "" for none.
+func ParseEvery(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < MinEvery || d > MaxEvery {
+		return 0, fmt.Errorf("%w: every %q: want a duration such as 15m or 1h, from %s to %s", ErrInvalid, s, MinEvery, MaxEvery)
+	}
+	return d, nil
+}
+
+func checkSelection(types []string, filter map[string][]string) error {
+	if len(types) > 100 || len(filter) > 100 {
+		return fmt.Errorf("%w: at most 100 types and 100 filters", ErrInvalid)
+	}
+	for _, t := range types {
+		if t == "" || len(t) > 200 {
+			return fmt.Errorf("%w: a type id has 1 to 200 bytes", ErrInvalid)
+		}
+	}
+	if len(mustJSON(filter)) > 64<<10 {
+		return fmt.Errorf("%w: the filter is larger than 64 KiB", ErrInvalid)
+	}
+	return nil
+}
+
+// CreateSync sets up a sync: one per app (the app's types live in one space
+// of the store); its first run is due at once.
+func (s *Service) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
+	a, err := s.App(ctx, spec.App)
+	if err != nil {
+		return nil, err
+	}
+	acc, _, err := s.account(ctx, spec.Account)
+	if err != nil {
+		return nil, err
+	}
+	if acc.AppID != a.ID {
+		return nil, fmt.Errorf("%w: account %s belongs to another app", ErrInvalid, acc.ID)
+	}
+	every := ""
+	if spec.Every != nil {
+		every = *spec.Every
+	}
+	d, err := ParseEvery(every)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSelection(spec.Types, spec.Filter); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		var other string
+		err := tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE app_id = ?"), a.ID).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("%w: the app already has sync %s (one sync per app: change it with PATCH)", ErrConflict, other)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
+VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create the sync: %w", err)
+	}
+	s.Wake()
+	return s.Sync(ctx, sy.ID)
+}
+
+const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at"
+
+func scanSync(r rowScanner) (*Sync, error) {
+	var sy Sync
+	var sel, webhook, wtypes string
+	var every, next, until, created int64
+	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created); err != nil {
+		return nil, err
+	}
+	var doc selectionDoc
+	if err := json.Unmarshal([]byte(sel), &doc); err != nil {
+		return nil, fmt.Errorf("decode the selection: %w", err)
+	}
+	sy.Types, sy.Filter = doc.Types, doc.Filter
+	if sy.Types == nil {
+		sy.Types = []string{}
+	}
+	if every > 0 {
+		sy.Every = (time.Duration(every) * time.Millisecond).String()
+	}
+	sy.NextAt, sy.CreatedAt = fromMS(next), time.UnixMilli(created).UTC()
+	if webhook != "" {
+		sy.Webhook = json.RawMessage(webhook)
+	}
+	if wtypes != "" {
+		_ = json.Unmarshal([]byte(wtypes), &sy.WebhookTypes)
+	}
+	if sy.LeaseOwner != "" {
+		sy.LeaseUntil = fromMS(until)
+	}
+	return &sy, nil
+}
+
+// Sync returns one sync.
+func (s *Service) Sync(ctx context.Context, id string) (*Sync, error) {
+	sy, err := scanSync(s.db.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the sync: %w", err)
+	}
+	return sy, nil
+}
+
+// Syncs lists the syncs, of one app when appID is not empty.
+func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
+	q := "SELECT " + syncCols + " FROM apps_syncs"
+	var args []any
+	if appID != "" {
+		q += " WHERE app_id = ?"
+		args = append(args, appID)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q+" ORDER BY created_at, id"), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list syncs: %w", err)
+	}
+	defer rows.Close()
+	out := []*Sync{}
+	for rows.Next() {
+		sy, err := scanSync(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sy)
+	}
+	return out, rows.Err()
+}
+
+// UpdateSync changes a sync's account, types, filter or schedule. Changed
+// types re-register the webhook after the next run.
+func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
+	sy, err := s.Sync(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if spec.App != "" && spec.App != sy.AppID {
+		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
+	}
+	if spec.Account != "" && spec.Account != sy.AccountID {
+		acc, _, err := s.account(ctx, spec.Account)
+		if err != nil {
+			return nil, err
+		}
+		if acc.AppID != sy.AppID {
+			return nil, fmt.Errorf("%w: account %s belongs to another app", ErrInvalid, acc.ID)
+		}
+		sy.AccountID = acc.ID
+	}
+	if spec.Types != nil {
+		sy.Types = spec.Types
+	}
+	if spec.Filter != nil {
+		sy.Filter = spec.Filter
+	}
+	if err := checkSelection(sy.Types, sy.Filter); err != nil {
+		return nil, err
+	}
+	every, _ := ParseEvery(sy.Every)
+	next := int64(0)
+	if sy.NextAt != nil {
+		next = ms(*sy.NextAt)
+	}
+	if spec.Every != nil {
+		if every, err = ParseEvery(*spec.Every); err != nil {
+			return nil, err
+		}
+		switch {
+		case every == 0:
+			next = 0
+		case next == 0 || next > ms(s.now().Add(every)):
+			next = ms(s.now().Add(every))
+		}
+	}
+	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
+		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
+		return nil, fmt.Errorf("update the sync: %w", err)
+	}
+	return s.Sync(ctx, id)
+}
+
+// DeleteSync removes a sync, its webhook at the app (a failure is
+// returned as a warning: the sync is removed all the same), its run history
+// and events. A sync whose run is in progress cannot be removed.
+func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
+	sy, err := s.Sync(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if sy.LeaseOwner != "" && sy.LeaseUntil != nil && sy.LeaseUntil.After(s.now()) {
+		return nil, fmt.Errorf("%w: host %s is running the sync; try again when it is done", ErrConflict, sy.LeaseOwner)
+	}
+	var warns []string
+	if len(sy.Webhook) > 0 {
+		if err := s.deleteWebhook(ctx, sy); err != nil {
+			warns = append(warns, "the webhook could not be deleted at the app: "+err.Error())
+		}
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{"DELETE FROM apps_events WHERE sync_id = ?", "DELETE FROM apps_runs WHERE sync_id = ?", "DELETE FROM apps_syncs WHERE id = ?"} {
+			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return warns, fmt.Errorf("delete the sync: %w", err)
+	}
+	return warns, nil
+}
+
+// ---- runs
+
+// Run statuses.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+	StatusPaused    = "paused"
+)
+
+// Run triggers.
+const (
+	TriggerSchedule = "schedule"
+	TriggerManual   = "manual"
+	TriggerWebhook  = "webhook"
+)
+
+// Run is one run of a sync (or one batch of webhook events) in the history.
+type Run struct {
+	// ID identifies the run; SyncID its sync; Seq numbers the sync's runs.
+	ID     string `json:"id"`
+	SyncID string `json:"sync"`
+	Seq    int64  `json:"seq"`
+	// Trigger is schedule, manual or webhook.
+	Trigger string `json:"trigger"`
+	// Status is queued, running, succeeded, failed or paused.
+	Status string `json:"status"`
+	// Owner is the host process that ran it last; Attempts counts the
+	// processes that worked on it (more than one after a pause or a
+	// take-over).
+	Owner    string `json:"owner,omitempty"`
+	Attempts int    `json:"attempts"`
+	// QueuedAt, StartedAt and EndedAt are the run's times.
+	QueuedAt  *time.Time `json:"queuedAt,omitempty"`
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	// DurationMS is EndedAt - StartedAt.
+	DurationMS int64 `json:"durationMs"`
+	// Report holds the counts and warnings.
+	Report *RunReport `json:"report,omitempty"`
+	// Error is why the run failed or paused (secrets masked).
+	Error string `json:"error,omitempty"`
+	// Exchanges are the calls to the app (kept for the latest runs).
+	Exchanges []Exchange `json:"exchanges,omitempty"`
+}
+
+// RunReport is what a run did.
+type RunReport struct {
+	// Account is the account name /validate answered.
+	Account string `json:"account,omitempty"`
+	// OperationID is the engine's id of the run.
+	OperationID string `json:"operationId,omitempty"`
+	// Resumed reports a run continued from a saved position.
+	Resumed bool `json:"resumed,omitempty"`
+	// Warnings are what the host tolerated (and webhook problems).
+	Warnings []string `json:"warnings,omitempty"`
+	// SchemaChanges say what the run changed in the store's schema.
+	SchemaChanges []string `json:"schemaChanges,omitempty"`
+	// Types are the per-type counts.
+	Types []*sync.TypeReport `json:"types,omitempty"`
+	// Events counts the webhook events applied (webhook runs); Refused
+	// those the app would not transform.
+	Events  int `json:"events,omitempty"`
+	Refused int `json:"refused,omitempty"`
+	// Webhook says what happened to the webhook after the run.
+	Webhook string `json:"webhook,omitempty"`
+	// DroppedExchanges counts the calls beyond those kept.
+	DroppedExchanges int `json:"droppedExchanges,omitempty"`
+}
+
+const runCols = "id, sync_id, seq, trigger_kind, status, owner, attempts, queued_at, started_at, ended_at, report, error, exchanges"
+
+func scanRun(r rowScanner, withExchanges bool) (*Run, error) {
+	var run Run
+	var queued, started, ended int64
+	var report, exchanges string
+	if err := r.Scan(&run.ID, &run.SyncID, &run.Seq, &run.Trigger, &run.Status, &run.Owner, &run.Attempts, &queued, &started, &ended, &report, &run.Error, &exchanges); err != nil {
+		return nil, err
+	}
+	run.QueuedAt, run.StartedAt, run.EndedAt = fromMS(queued), fromMS(started), fromMS(ended)
+	if started > 0 && ended >= started {
+		run.DurationMS = ended - started
+	}
+	if report != "" {
+		run.Report = &RunReport{}
+		if err := json.Unmarshal([]byte(report), run.Report); err != nil {
+			return nil, fmt.Errorf("decode the run report: %w", err)
+		}
+	}
+	if withExchanges && exchanges != "" {
+		if err := json.Unmarshal([]byte(exchanges), &run.Exchanges); err != nil {
+			return nil, fmt.Errorf("decode the exchanges: %w", err)
+		}
+	}
+	return &run, nil
+}
+
+// Run returns one run with its exchanges.
+func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
+	run, err := scanRun(s.db.QueryRowContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE id = ?"), id), true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no run %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the run: %w", err)
+	}
+	return run, nil
+}
+
+// Runs lists a sync's latest runs, newest first, without exchanges.
+func (s *Service) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
+	if limit <= 0 || limit > 1000 {
+		limit = 50
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE sync_id = ? ORDER BY seq DESC LIMIT ?"), syncID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	out := []*Run{}
+	for rows.Next() {
+		run, err := scanRun(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run)
+	}
+	return out, rows.Err()
+}
+
+// insertRun adds a run row to a sync's history (in tx).
+func (s *Service) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, status string, now time.Time) (string, error) {
+	id := newID()
+	var seq int64
+	if err := tx.QueryRowContext(ctx, s.q("SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?"), syncID).Scan(&seq); err != nil {
+		return "", err
+	}
+	started, owner, attempts := int64(0), "", 0
+	if status == StatusRunning {
+		started, owner, attempts = ms(now), s.cfg.HostID, 1
+	}
+	_, err := tx.ExecContext(ctx, s.q("INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')"),
+		id, syncID, seq, trigger, status, owner, attempts, ms(now), started)
+	return id, err
+}
+
+// RunNow queues a run of the sync (or answers the one queued, in progress
+// or paused; a paused run is resumed now).
+func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
+	var runID string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: no sync %q", ErrNotFound, syncID)
+		}
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if sy.RunID != "" {
+			var status string
+			err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
+			if err == nil && (status == StatusQueued || status == StatusRunning || status == StatusPaused) {
+				runID = sy.RunID
+				if status == StatusRunning && sy.LeaseOwner != "" {
+					return nil // already running
+				}
+				_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
+				return err
+			}
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		if runID, err = s.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?"), runID, ms(now), syncID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run now: %w", err)
+	}
+	s.Wake()
+	return s.Run(ctx, runID)
+}
+
+// forUpdate locks the selected rows on PostgreSQL.
+func (s *Service) forUpdate() string {
+	if s.d.Name() == "postgres" {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// ---- selection helpers
+
+// webhookFilter is the filter sent to webhook calls: as the last run
+// evaluated it, else the user's values.
+func webhookFilter(rep *sync.Report, sy *Sync) any {
+	if rep != nil && rep.Filter != nil {
+		return rep.Filter
+	}
+	out := map[string]any{}
+	for k, v := range sy.Filter {
+		if len(v) == 1 {
+			out[k] = v[0]
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
+}
+
+// appConfig reads the app's config with the account.
+func (s *Service) appConfig(ctx context.Context, a *App, account map[string]any) (*protocol.ConfigResponse, error) {
+	var cfg protocol.ConfigResponse
+	if err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}

@@ -1,0 +1,277 @@
+package apps
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/sync"
+)
+
+// EventURL is the address where the webhook of a sync receives events.
+func (s *Service) EventURL(syncID string) string {
+	b := s.BaseURL()
+	if b == "" {
+		return ""
+	}
+	return b + "/api/apps/events/" + syncID
+}
+
+// ensureWebhook installs the webhook after a successful run when the app
+// supports webhooks and none is installed for these types; it says what
+// it did ("" when nothing).
+func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *sync.Report) string {
+	cfg, err := s.appConfig(ctx, a, account)
+	if err != nil {
+		return "not installed: config: " + newMasker(account, a.Descriptor).mask(err.Error())
+	}
+	if cfg.Webhooks == nil || !cfg.Webhooks.Enabled {
+		return ""
+	}
+	types := sy.Types
+	if rep != nil && len(rep.Types) > 0 {
+		types = nil
+		for _, t := range rep.Types {
+			types = append(types, t.Type)
+		}
+	}
+	if len(sy.Webhook) > 0 && sameStrings(types, sy.WebhookTypes) {
+		return ""
+	}
+	u := s.EventURL(sy.ID)
+	if u == "" {
+		return "not installed: the host does not know its own address (BaseURL)"
+	}
+	var stored any
+	if len(sy.Webhook) > 0 {
+		stored = sy.Webhook
+	}
+	var obj map[string]any
+	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhooks, map[string]any{
+		"types": types, "filter": webhookFilter(rep, sy), "account": account, "url": u, "webhook": stored}, &obj)
+	if err != nil {
+		return "not installed: " + newMasker(account, a.Descriptor).mask(err.Error())
+	}
+	id, _ := obj["id"].(string)
+	if id == "" {
+		return "not installed: the app's answer has no webhook id"
+	}
+	b, err := json.Marshal(obj)
+	if err != nil || len(b) > 64<<10 {
+		return "not installed: the webhook object is not storable"
+	}
+	if _, err := s.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", string(b), mustJSON(types), sy.ID); err != nil {
+		return "installed but not stored: " + err.Error()
+	}
+	if len(sy.Webhook) > 0 {
+		return "re-registered for the changed types"
+	}
+	return "installed"
+}
+
+// deleteWebhook deletes the sync's webhook at the app.
+func (s *Service) deleteWebhook(ctx context.Context, sy *Sync) error {
+	a, err := s.App(ctx, sy.AppID)
+	if err != nil {
+		return err
+	}
+	_, account, err := s.account(ctx, sy.AccountID)
+	if err != nil {
+		return err
+	}
+	err = s.call(ctx, nil, a.URL, http.MethodDelete, protocol.PathWebhooks, map[string]any{
+		"types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account, "webhook": sy.Webhook}, nil)
+	if err != nil {
+		return errors.New(newMasker(account, a.Descriptor).mask(err.Error()))
+	}
+	return nil
+}
+
+// EventOutcome is the answer to an incoming event.
+type EventOutcome struct {
+	// Status is the HTTP status to answer; Message says why.
+	Status  int
+	Message string
+	// Replay reports an event already received (nothing changes).
+	Replay bool
+}
+
+// maxParams bounds the headers passed as an event's params.
+const maxParams = 100
+
+// ReceiveEvent takes an event posted to a sync's webhook URL: the app
+// verifies it (its answer must name the sync's webhook), it is recorded
+// once (a replay changes nothing) and applied by the sync's next holder.
+func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.Header, body []byte) EventOutcome {
+	sy, err := s.Sync(ctx, syncID)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return EventOutcome{Status: http.StatusNotFound, Message: "no such webhook"}
+		}
+		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
+	}
+	var wh struct {
+		ID string `json:"id"`
+	}
+	if len(sy.Webhook) == 0 || json.Unmarshal(sy.Webhook, &wh) != nil || wh.ID == "" {
+		return EventOutcome{Status: http.StatusNotFound, Message: "no webhook is installed for this sync"}
+	}
+	a, err := s.App(ctx, sy.AppID)
+	if err != nil {
+		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
+	}
+	params := map[string]any{}
+	for k, v := range header {
+		lk := strings.ToLower(k)
+		if lk == "cookie" || len(params) >= maxParams || len(v) == 0 {
+			continue
+		}
+		params[lk] = v[0]
+	}
+	payload := json.RawMessage(body)
+	if !json.Valid(body) {
+		b, _ := json.Marshal(string(body))
+		payload = b
+	}
+	var ver struct {
+		ID any `json:"id"`
+	}
+	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhookVerify, map[string]any{"params": params, "payload": payload}, &ver)
+	var ae *AppError
+	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
+		return EventOutcome{Status: http.StatusUnauthorized, Message: "the app did not verify the event: " + ae.Message}
+	}
+	if err != nil {
+		return EventOutcome{Status: http.StatusServiceUnavailable, Message: "the app could not verify the event now; send it again later"}
+	}
+	if fmt.Sprint(ver.ID) != wh.ID {
+		return EventOutcome{Status: http.StatusUnauthorized, Message: "the event belongs to another webhook"}
+	}
+	sum := sha256.Sum256([]byte(syncID + "\x00" + wh.ID + "\x00" + string(body)))
+	id := hex.EncodeToString(sum[:])
+	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result)
+VALUES (?, ?, ?, ?, ?, 'pending', '') ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()), mustJSON(params), string(payload))
+	if err != nil {
+		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: recording an event")
+		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return EventOutcome{Status: http.StatusOK, Message: "the event was already received", Replay: true}
+	}
+	s.Wake()
+	return EventOutcome{Status: http.StatusAccepted, Message: "accepted"}
+}
+
+// applyEvents transforms and applies a leased sync's pending events, in
+// the order received; each is marked applied in the transaction that
+// applies it. A batch is recorded as one webhook run.
+func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
+	type event struct{ id, params, payload string }
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' ORDER BY received_at, id LIMIT ?"), sy.ID, eventBatch)
+	if err != nil {
+		return err
+	}
+	var evs []event
+	for rows.Next() {
+		var e event
+		if err := rows.Scan(&e.id, &e.params, &e.payload); err != nil {
+			rows.Close()
+			return err
+		}
+		evs = append(evs, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(evs) == 0 {
+		return err
+	}
+	a, err := s.App(ctx, sy.AppID)
+	if err != nil {
+		return err
+	}
+	_, account, err := s.account(ctx, sy.AccountID)
+	if err != nil {
+		return err
+	}
+	m := newMasker(account, a.Descriptor)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	var runID string
+	if err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		runID, err = s.insertRun(ctx, tx, sy.ID, TriggerWebhook, StatusRunning, s.now())
+		return err
+	}); err != nil {
+		return err
+	}
+	report := &RunReport{}
+	byType := map[string]*sync.TypeReport{}
+	status, msg := StatusSucceeded, ""
+	for _, e := range evs {
+		var out struct {
+			Data map[string][]any `json:"data"`
+		}
+		err := s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathWebhookXform, map[string]any{
+			"params": rawJSON(e.params), "payload": rawJSON(e.payload), "types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account}, &out)
+		var ae *AppError
+		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
+			report.Refused++
+			report.Warnings = append(report.Warnings, "an event was refused by transform: "+m.mask(ae.Message))
+			if _, err := s.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", m.mask(ae.Message), e.id); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			status, msg = StatusPaused, m.mask(err.Error())
+			break
+		}
+		eventID := e.id
+		rep, err := sync.ApplyChanges(ctx, s.st, a.Space, out.Data, func(tx *store.Tx) error {
+			rows, err := tx.Querier().QueryContext(tx.Context(), s.q("UPDATE apps_events SET status = 'applied' WHERE id = ? AND status = 'pending'"), eventID)
+			if err != nil {
+				return err
+			}
+			return rows.Close()
+		})
+		if err != nil {
+			status, msg = StatusPaused, m.mask(err.Error())
+			break
+		}
+		report.Events++
+		report.Warnings = append(report.Warnings, rep.Warnings...)
+		for _, tr := range rep.Types {
+			agg := byType[tr.Type]
+			if agg == nil {
+				agg = &sync.TypeReport{Type: tr.Type, Store: tr.Store, Mode: tr.Mode}
+				byType[tr.Type] = agg
+				report.Types = append(report.Types, agg)
+			}
+			agg.Pages++
+			agg.Items += tr.Items
+			agg.Created += tr.Created
+			agg.Updated += tr.Updated
+			agg.Removed += tr.Removed
+			agg.Skipped += tr.Skipped
+			agg.Duplicates += tr.Duplicates
+			if len(agg.Problems) < 50 {
+				agg.Problems = append(agg.Problems, tr.Problems...)
+			}
+		}
+	}
+	if status == StatusPaused {
+		status = StatusFailed // the events stay pending and are tried again
+	}
+	ex, dropped := rec.exchanges()
+	report.DroppedExchanges = dropped
+	now := s.now()
+	_, err = s.exec(ctx, "UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?",
+		status, ms(now), mustJSON(report), msg, mustJSON(ex), runID)
+	return err
+}

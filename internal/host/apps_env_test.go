@@ -1,0 +1,156 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+const appsToken = "apps-test-token-0123456789"
+
+// appsEnv is a host with the apps service and its scheduler running.
+type appsEnv struct {
+	*env
+	svc *apps.Service
+	st  *store.Store
+}
+
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+// newAppsEnv starts a host on dsn with the apps service; the scheduler
+// polls often so that tests wait milliseconds, not seconds.
+func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logs := &syncWriter{buf: &bytes.Buffer{}}
+	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
+		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
+	if tune != nil {
+		tune(&acfg)
+	}
+	svc, err := apps.New(ctx, acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
+		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Apps: host.AppsConfig{Service: svc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	svc.SetBaseURL(srv.URL)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Schedule(sctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &appsEnv{env: &env{t: t, srv: srv, client: srv.Client(), host: h, logs: logs}, svc: svc, st: st}
+}
+
+// api sends a request with the token and decodes the JSON answer into out
+// (when not nil); it fails the test on another status than want.
+func (e *appsEnv) api(method, path string, body any, want int, out any) response {
+	e.t.Helper()
+	var b string
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		b = string(raw)
+	}
+	r := e.do(method, path, appsToken, b)
+	if r.code != want {
+		e.t.Fatalf("%s %s: %d %s (want %d)", method, path, r.code, r.raw, want)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.raw, out); err != nil {
+			e.t.Fatalf("%s %s: %q: %v", method, path, r.raw, err)
+		}
+	}
+	return r
+}
+
+// waitFor polls cond until it holds (or 20 s pass, which fails the test).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runs lists a sync's runs through the API.
+func (e *appsEnv) runs(syncID string) []apps.Run {
+	e.t.Helper()
+	var out []apps.Run
+	e.api("GET", "/api/apps/syncs/"+syncID+"/runs", nil, 200, &out)
+	return out
+}
+
+// waitRuns waits until the sync has n finished runs with the trigger ("" any).
+func (e *appsEnv) waitRuns(syncID, trigger string, n int) []apps.Run {
+	e.t.Helper()
+	var done []apps.Run
+	waitFor(e.t, fmt.Sprintf("%d %s runs of %s", n, trigger, syncID), func() bool {
+		done = done[:0]
+		for _, r := range e.runs(syncID) {
+			if (trigger == "" || r.Trigger == trigger) && r.Status != apps.StatusQueued && r.Status != apps.StatusRunning {
+				done = append(done, r)
+			}
+		}
+		return len(done) >= n
+	})
+	return done
+}
+
+// count counts the entities of a store type.
+func count(t *testing.T, st *store.Store, typ string) int {
+	t.Helper()
+	var n int
+	err := st.Write(context.Background(), func(tx *store.Tx) error {
+		ty := tx.Catalog().Type(typ)
+		if ty == nil {
+			return nil
+		}
+		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT COUNT(*) FROM "+ty.Table)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		rows.Next()
+		return rows.Scan(&n)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// serveApp serves an app handler on loopback.
+func serveApp(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
