@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -637,8 +638,11 @@ func literal(fd *field, v any) any {
 		return out
 	}
 	if fd.prim == store.TDecimal {
-		if f, ok := v.(float64); ok {
-			return fmt.Sprint(f)
+		switch x := v.(type) {
+		case float64:
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		case int64:
+			return strconv.FormatInt(x, 10)
 		}
 	}
 	return v

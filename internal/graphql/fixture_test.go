@@ -153,7 +153,7 @@ func run(t testing.TB, svc *Service, space, q string, vars map[string]any) strin
 	if err != nil {
 		t.Fatalf("execute: %v", err)
 	}
-	b, err := json.Marshal(resp)
+	b, err := resp.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}

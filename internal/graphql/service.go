@@ -109,12 +109,14 @@ type Response struct {
 func (r *Response) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	if len(r.Errors) > 0 {
-		errs, err := json.Marshal(r.Errors)
-		if err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r.Errors); err != nil {
 			return nil, err
 		}
 		b = append(b, `"errors":`...)
-		b = append(b, errs...)
+		b = append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 	}
 	if r.HasData {
 		if len(r.Errors) > 0 {
