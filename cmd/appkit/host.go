@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
@@ -35,6 +36,7 @@ const (
 
 const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N]
                    [--admin-email EMAIL] [--admin-password PASSWORD]
+                   [--app URL [--auth ID] [--account KEY=VALUE ...] [--every 15m]]
 
 Serves the embedded workspace host: POST /api/commands, GET/PUT
 /api/documents/<secret>, POST /api/login and GET/POST/DELETE /api/tokens.
@@ -53,6 +55,17 @@ so scripts can call the API without signing in; it has at least 16 characters
 every limit off). The address it listens on is printed on stdout; SIGINT or
 SIGTERM shuts it down gracefully.
 
+The apps API (/api/apps: apps, accounts, syncs, runs, actions, OAuth set-up,
+webhook events) seals account secrets with the key of APPKIT_SECRET_KEY (32
+bytes, base64 or hex), else of the file APPKIT_SECRET_KEY_FILE, else (SQLite
+file stores) of PATH.key beside the store, created at first start. Every host
+process sharing a PostgreSQL store needs the same key; the scheduled runs
+are shared among them.
+--app registers the app at URL (again at every start), sets up its account
+from --auth and --account (the stored one is kept when none is given) and
+its sync, which runs at once, then every --every (15m for a new sync) and on
+webhook events, while the APIs are served.
+
 Flags:
 `
 
@@ -67,6 +80,12 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workspaceLimit := fs.Float64("workspace-rate-limit", auth.DefaultWorkspaceRate, "requests per second over all tokens; 0 for none")
 	adminEmail := fs.String("admin-email", os.Getenv("APPKIT_ADMIN_EMAIL"), "the admin's e-mail (env APPKIT_ADMIN_EMAIL; default admin@localhost)")
 	adminPassword := fs.String("admin-password", os.Getenv("APPKIT_ADMIN_PASSWORD"), "the admin's password (env APPKIT_ADMIN_PASSWORD; generated when empty)")
+	appURL := fs.String("app", "", "register the app at this address and keep it synchronized (see below)")
+	appAuth := fs.String("auth", "", "with --app: the authentication id of the account (default: the app's only one, else none, else the first)")
+	var appAccount multiFlag
+	fs.Var(&appAccount, "account", "with --app: an account field, KEY=VALUE (repeatable)")
+	every := fs.String("every", "", "with --app: the sync's schedule, such as 15m (default: the stored one, 15m for a new sync)")
+	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	demo := fs.Bool("demo", false, "also serve the tracker example app in process, synchronize it into the store and print an API token to query it (see demo.go)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, hostUsage)
@@ -84,6 +103,19 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
 		fmt.Fprintln(stderr, "appkit host: rate limits must be 0 or positive")
+		return 2
+	}
+	if *appURL == "" && (*appAuth != "" || len(appAccount) > 0 || *every != "") {
+		fmt.Fprintln(stderr, "appkit host: --auth, --account and --every go with --app")
+		return 2
+	}
+	if _, err := apps.ParseEvery(*every); err != nil {
+		fmt.Fprintf(stderr, "appkit host: --every: %v\n", err)
+		return 2
+	}
+	accountFields, err := keyValues("account", appAccount)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
 		return 2
 	}
 	if *demo && *token == "" {
@@ -117,6 +149,19 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
+	base := *publicURL
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	svc, err := startApps(ctx, st, *dsn, base, log, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: %v\n", err)
+		return 1
+	}
+	if *appURL != "" && svc == nil {
+		fmt.Fprintln(stderr, "appkit host: --app needs the apps service: set APPKIT_SECRET_KEY")
+		return 1
+	}
 	cfg := host.Config{
 		Store:         st,
 		RateLimit:     *rateLimit,
@@ -125,6 +170,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Token:         *token,
 		Logger:        log,
 		Notice:        stderr,
+		Apps:          host.AppsConfig{Service: svc},
 	}
 	if *rateLimit > 0 {
 		cfg.WorkspaceRateLimit = *workspaceLimit
@@ -145,6 +191,24 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
+	schedCtx, stopSched := context.WithCancel(ctx)
+	scheduled := make(chan struct{})
+	if svc != nil {
+		go func() { defer close(scheduled); svc.Schedule(schedCtx) }()
+	} else {
+		close(scheduled)
+	}
+	defer func() { stopSched(); <-scheduled }()
+	if *appURL != "" {
+		flat := map[string]string{}
+		for k, v := range accountFields {
+			flat[k] = v[len(v)-1]
+		}
+		if err := keepApp(ctx, svc, *appURL, *appAuth, flat, *every, stdout); err != nil {
+			fmt.Fprintf(stderr, "appkit host: --app: %v\n", err)
+			return 1
+		}
+	}
 	if *demo {
 		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
 		if err != nil {
@@ -160,6 +224,8 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	case <-ctx.Done():
 	}
+	stopSched()
+	<-scheduled
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// defaultEvery is the schedule of a sync set up by --app without --every.
+const defaultEvery = "15m"
+
+// startApps opens the apps service of "appkit host" with the secret key of
+// the environment, else of the key file beside a SQLite file store; nil
+// (the apps API off, with a notice) when there is no key to use.
+func startApps(ctx context.Context, st *store.Store, dsn, base string, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
+	keyFile := ""
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
+		keyFile = p + ".key"
+	}
+	key, err := apps.LoadKey(keyFile)
+	if errors.Is(err, apps.ErrNoKey) && dsn == "sqlite::memory:" {
+		key, err = make([]byte, apps.KeySize), nil
+		rand.Read(key) // gone with the store at exit
+	}
+	if errors.Is(err, apps.ErrNoKey) {
+		fmt.Fprintf(stderr, "appkit host: the apps API is off: %v\n", err)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return apps.New(ctx, apps.Config{Store: st, Key: key, BaseURL: base, Logger: log.With().Str("component", "apps").Logger()})
+}
+
+// keepApp registers the app of --app, sets up or updates its account and
+// its sync, and queues a first run.
+func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account map[string]string, every string, stdout io.Writer) error {
+	app, err := svc.RegisterApp(ctx, url)
+	if err != nil {
+		return err
+	}
+	for _, w := range app.Warnings {
+		fmt.Fprintf(stdout, "appkit host: %s: warning: %s\n", app.Name, w)
+	}
+	syncs, err := svc.Syncs(ctx, app.ID)
+	if err != nil {
+		return err
+	}
+	var sy *apps.Sync
+	if len(syncs) > 0 {
+		sy = syncs[0]
+	}
+	var accountID string
+	switch {
+	case sy != nil && len(account) == 0 && auth == "":
+		accountID = sy.AccountID
+	default:
+		if auth == "" && sy != nil {
+			if acc, err := svc.Account(ctx, sy.AccountID); err == nil {
+				auth = acc.Auth
+			}
+		}
+		pick := auth
+		if pick == "" && len(app.Descriptor.Authentication) == 1 {
+			pick = app.Descriptor.Authentication[0].ID
+		}
+		fields, err := apps.TypedFields(app.Descriptor, pick, account)
+		if err != nil {
+			return err
+		}
+		acc, err := svc.CreateAccount(ctx, app.ID, auth, fields)
+		if err != nil {
+			return err
+		}
+		accountID = acc.ID
+		fmt.Fprintf(stdout, "appkit host: %s: account %q set up (%s)\n", app.Name, acc.Name, acc.ID)
+	}
+	if sy == nil {
+		e := every
+		if e == "" {
+			e = defaultEvery
+		}
+		if sy, err = svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: accountID, Every: &e}); err != nil {
+			return err
+		}
+	} else {
+		spec := apps.SyncSpec{Account: accountID}
+		if every != "" {
+			spec.Every = &every
+		}
+		if sy, err = svc.UpdateSync(ctx, sy.ID, spec); err != nil {
+			return err
+		}
+	}
+	run, err := svc.RunNow(ctx, sy.ID)
+	if err != nil {
+		return err
+	}
+	sched := sy.Every
+	if sched == "" {
+		sched = "on demand"
+	} else {
+		sched = "every " + sched
+	}
+	fmt.Fprintf(stdout, "appkit host: %s (app %s) synchronized %s and on webhook events: sync %s, run %s queued\n", app.Name, app.ID, sched, sy.ID, run.ID)
+	return nil
+}
