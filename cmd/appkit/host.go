@@ -190,7 +190,6 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
 	schedCtx, stopSched := context.WithCancel(ctx)
 	scheduled := make(chan struct{})
 	if svc != nil {
@@ -209,6 +208,9 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	// Printed once the app of --app is registered, so that a script
+	// waiting for this line finds its sync.
+	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
 	if *demo {
 		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
 		if err != nil {
