@@ -186,11 +186,17 @@ func buildSchema(cat *store.Catalog, space string) (*spaceSchema, bool, error) {
 		}
 		name := types.claim(pascalName(localName(t.Name)), "Database", dbSuffixes...)
 		lbl := label(t.Meta)
+		// A label is the database's display name, usually plural already;
+		// English plural rules apply to ASCII names only (a transliterated
+		// "Задачи" stays Zadachi).
 		pl := pascalName(lbl)
-		if pl == "" {
-			pl = name
+		switch {
+		case pl == "":
+			pl = plural(name)
+		case isASCII(lbl):
+			pl = plural(pl)
 		}
-		o := &object{name: name, st: t, label: lbl, plural: plural(pl)}
+		o := &object{name: name, st: t, label: lbl, plural: pl}
 		s.dbs = append(s.dbs, o)
 		s.objects[name] = o
 	}
@@ -773,3 +779,12 @@ input DateRangeFilter {
 }
 
 `
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,53 @@
+package graphql
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+func TestLimits(t *testing.T) {
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	trackerSchema(t, st)
+	trackerData(t, st)
+	svc := New(Config{Store: st, MaxDepth: 4, MaxComplexity: 10, MaxQueryBytes: 500, MaxTokens: 100})
+	deep := `{ findTasks { project { tasks { project { tasks { name } } } } } }`
+	wide := `{ findTasks { ` + strings.Repeat("name ", 11) + `} }`
+	cases := []struct{ name, query, want string }{
+		{"depth", deep, `{"errors":[{"message":"the query nests deeper than 4 levels","extensions":{"code":"QUERY_TOO_DEEP"}}]}`},
+		{"fields", wide, `{"errors":[{"message":"the query selects more than 10 fields (fragments counted at each use)","extensions":{"code":"QUERY_TOO_COMPLEX"}}]}`},
+		{"fragments count at each use", `{ a: findTasks { ...F } b: findTasks { ...F } c: findTasks { ...F } } fragment F on Task { name points id }`,
+			`{"errors":[{"message":"the query selects more than 10 fields (fragments counted at each use)","extensions":{"code":"QUERY_TOO_COMPLEX"}}]}`},
+		{"length", `{ findTasks { name } }` + strings.Repeat(" ", 500), `{"errors":[{"message":"the query is longer than 500 bytes","extensions":{"code":"QUERY_TOO_LARGE"}}]}`},
+		{"tokens", `{ findTasks(points: {in: [` + strings.Repeat(`1 `, 120) + `]}) { name } }`, `{"errors":[{"message":"exceeded token limit of 100","extensions":{"code":"GRAPHQL_PARSE_FAILED"}}]}`},
+		{"empty", ``, `{"errors":[{"message":"the request has no query","extensions":{"code":"GRAPHQL_PARSE_FAILED"}}]}`},
+		{"subscriptions", `subscription { x }`, `{"errors":[{"message":"Schema does not support operation type \"subscription\"","locations":[{"line":1,"column":1}],"extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}]}`},
+	}
+	for _, c := range cases {
+		if got := run(t, svc, "tracker", c.query, nil); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	// A request past its deadline is stopped with a timeout error, per field.
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	resp, err := svc.Execute(ctx, "tracker", viewer, &Request{Query: `{ findTasks { name } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := resp.MarshalJSON()
+	if !strings.Contains(string(b), `"code":"TIMEOUT"`) || !strings.Contains(string(b), `"path":["findTasks"]`) {
+		t.Errorf("deadline: %s", b)
+	}
+	// Too many entities for one mutation group.
+	if got := run(t, New(Config{Store: st}), "tracker", `mutation { tasks(limit: 100001) { countOfEntities } }`, nil); !strings.Contains(got, "limit must be at most 100000") {
+		t.Errorf("mutation limit: %s", got)
+	}
+}
