@@ -96,6 +96,17 @@ var idePage = template.Must(template.New("ide").Parse(`<!doctype html>
       .then(function (r) { return r.json(); });
   }
   var query = params.get("query") || "# Space {{.Space}}: press the play button to run a query.\n# The API token goes in the Headers tab as {\"Authorization\": \"Token <token>\"},\n# or in this page's address as #token=<token>.\n{\n  me {\n    email\n  }\n}\n";
+  // #run=1 runs the query once the IDE is ready (links that show a result).
+  if (params.get("run") === "1") {
+    var tries = 0;
+    var timer = setInterval(function () {
+      var button = document.querySelector(".graphiql-execute-button");
+      if (button || ++tries > 100) {
+        clearInterval(timer);
+        if (button) { button.click(); }
+      }
+    }, 100);
+  }
   var root = ReactDOM.createRoot(document.getElementById("graphiql"));
   root.render(React.createElement(GraphiQL, {
     fetcher: fetcher,

@@ -107,7 +107,9 @@ func TestSchemaRebuild(t *testing.T) {
 		if got := run(t, svc, "tracker", q, nil); got != `{"data":{"findLabels":[{"name":"blue","color":null}]}}` {
 			t.Errorf("field created: %s", got)
 		}
-		schema(func(tx *store.Tx) error { return tx.SetFieldMeta("tracker/label", "tracker.label/color", "ui/label", "Colour") })
+		schema(func(tx *store.Tx) error {
+			return tx.SetFieldMeta("tracker/label", "tracker.label/color", "ui/label", "Colour")
+		})
 		if got := run(t, svc, "tracker", `{ findLabels(limit: 1) { colour } }`, nil); got != `{"data":{"findLabels":[{"colour":null}]}}` {
 			t.Errorf("field relabelled: %s", got)
 		}
