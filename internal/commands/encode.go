@@ -134,7 +134,6 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-
 // appendString writes s as a JSON string: valid JSON that decodes to s
 // (invalid UTF-8 replaced by U+FFFD, as encoding/json does), with control
 // characters, U+2028 and U+2029 escaped and no HTML escaping (package

@@ -99,4 +99,3 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 	}
 	return dst
 }
-

@@ -72,4 +72,3 @@ func FuzzAppendFloat(f *testing.F) {
 		}
 	})
 }
-
