@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every combination of kind and authentication that "appkit new" writes
+// builds and passes its own tests (the conformance suite included) in its
+// own module, with go.mod pointed at this checkout. The combinations are
+// tested one after the other in this test; they share the build cache, so
+// after the first one each takes a few seconds.
+func TestNew_everyCombinationPassesItsTests(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	for _, kind := range []string{"sync", "action"} {
+		for _, auth := range []string{"none", "token", "oauth2"} {
+			name := "gen-" + kind + "-" + auth
+			t.Run(kind+"/"+auth, func(t *testing.T) {
+				dir := filepath.Join(base, name)
+				var stdout, stderr bytes.Buffer
+				if code := run(context.Background(), []string{"new", name, "--kind", kind, "--auth", auth, "--dir", dir, "--replace", root}, &stdout, &stderr); code != 0 {
+					t.Fatalf("appkit new: exit %d\n%s", code, stderr.String())
+				}
+				cmd := exec.CommandContext(t.Context(), "go", "test", "-count=1", "./...")
+				cmd.Dir = dir
+				// -mod=mod fills go.sum from the module cache (or GOPROXY as
+				// the environment sets it), as "go mod tidy" would.
+				cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off", "PORT=")
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("go test ./... in the new app: %v\n%s", err, out)
+				}
+				if n := strings.Count(string(out), "ok  \t"); n < 2 {
+					t.Errorf("want two packages tested:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+func TestNew_refused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new"}, "Usage: appkit new"},
+		{[]string{"new", "My App"}, "name"},
+		{[]string{"new", "ok", "--kind", "both"}, "kind"},
+		{[]string{"new", "ok", "--auth", "basic"}, "auth"},
+		{[]string{"new", "ok", "--dir", dir}, "not empty"},
+		{[]string{"new", "ok", "extra"}, "Usage"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
