@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Proves every example's container image without a container daemon or a
-# registry: builds it with `appkit image` (an OCI layout), checks its config
+# registry: builds it with `appkit image` (an OCI layout, and the tarball for
+# docker load / podman load, read back by skopeo), checks its config
 # with skopeo, unpacks it with umoci (both from Debian, independent of the
 # code that wrote the image), starts its entrypoint in the unpacked root
 # filesystem with chroot as the image's user on a free loopback port, runs
@@ -75,7 +76,12 @@ check_image() {
   name=$1
   local oci="$work/$name.oci" bundle="$work/$name.bundle"
   echo "--- $name: build"
-  "$work/appkit" image "./examples/$name" --out "$oci" --tag ci
+  "$work/appkit" image "./examples/$name" --out "$oci" --tag ci --tar "$work/$name.tar"
+  # The tarball is what docker load and podman load read: skopeo reads it
+  # the same way (docker-archive) and must find the same config.
+  [ "$(skopeo inspect --config --raw "docker-archive:$work/$name.tar" | sha256sum)" = "$(skopeo inspect --config --raw "oci:$oci:ci" | sha256sum)" ] \
+    || fail "the docker-archive tarball's config differs from the OCI layout's"
+  rm -f "$work/$name.tar"
 
   echo "--- $name: config (skopeo inspect --config --raw)"
   local cfg
