@@ -1,10 +1,13 @@
 package scaffold
 
 import (
+	"flag"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,5 +117,45 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := Write(dir, opts("action", "none")); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("a second Write into the same directory: %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+
+// The files of each combination, compared with testdata/<kind>-<auth>.golden
+// (all files, each after a "-- path --" line), so that a change of the
+// templates shows in review as a change of what users get. Refresh them
+// with go test ./internal/scaffold -update.
+func TestRender_golden(t *testing.T) {
+	for _, kind := range Kinds {
+		for _, auth := range Auths {
+			files, err := Render(Options{Name: "notes", Kind: kind, Auth: auth, AppkitVersion: "v0.1.0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths := make([]string, 0, len(files))
+			for p := range files {
+				paths = append(paths, p)
+			}
+			slices.Sort(paths)
+			var b strings.Builder
+			for _, p := range paths {
+				fmt.Fprintf(&b, "-- %s --\n%s", p, files[p])
+			}
+			golden := filepath.Join("testdata", kind+"-"+auth+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/scaffold -update)", err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%s/%s differs from %s (go test ./internal/scaffold -update, then review the diff)", kind, auth, golden)
+			}
+		}
 	}
 }
