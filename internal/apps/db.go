@@ -114,6 +114,16 @@ func (s *Service) migrate(ctx context.Context) error {
 			return fmt.Errorf("apps: migrate: %w", err)
 		}
 	}
+	// The engine creates its state table on first use, in the run's
+	// transaction; on PostgreSQL two first runs at once race on that
+	// CREATE (a unique violation in pg_type). Created here, under the lock,
+	// it exists before any run.
+	if err := s.st.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.SyncState("apps:probe")
+		return err
+	}); err != nil {
+		return fmt.Errorf("apps: migrate: %w", err)
+	}
 	return nil
 }
 
