@@ -232,7 +232,9 @@ func (e *executor) operation(op *ast.OperationDefinition) *omap {
 		case op.Operation == ast.Mutation:
 			v = e.mutationGroup(c, path)
 		case c.name == "me":
-			v = e.me(c)
+			if m := e.me(c); m != nil {
+				v = m
+			}
 		default:
 			o := e.sch.finds[c.name]
 			if o == nil {
@@ -258,6 +260,14 @@ func (e *executor) me(c *cfield) *omap {
 		switch f.name {
 		case "email":
 			m.set(f.key, e.viewer.Email)
+		case "notifications":
+			list, err := e.notifications(f)
+			if err != nil {
+				e.failErr(f.first(), []any{c.key, f.key}, err)
+				m.set(f.key, nil)
+				continue
+			}
+			m.set(f.key, list)
 		case "__typename":
 			m.set(f.key, tMe)
 		}
@@ -617,10 +627,11 @@ func scalarFilter(obj *inputObj, path query.Path, fd *field) (*query.Filter, err
 			continue // no condition
 		}
 		if op == query.OpIn || op == query.OpNotIn {
-			v = listOf(v)
-			if v == nil {
-				v = []any{}
+			l := listOf(v)
+			if l == nil {
+				l = []any{}
 			}
+			v = l
 		}
 		conds = append(conds, &query.Filter{Op: op, Path: path, Value: query.Value{Literal: literal(fd, v)}})
 	}
@@ -710,9 +721,9 @@ func (e *executor) need(o *object, fields []*cfield, row map[string]any, ld *loa
 		return
 	}
 	for _, c := range fields {
-		if c.name == "comments" && !o.option {
+		if (c.name == "comments" || c.name == "files" || c.name == "assignees") && !o.option {
 			if id, ok := row[idKey].(string); ok {
-				ld.wantComments(id)
+				ld.wantEntity(id)
 			}
 			continue
 		}
@@ -755,6 +766,20 @@ func (e *executor) entity(o *object, fields []*cfield, row map[string]any, path 
 		if c.name == "comments" && !o.option {
 			id, _ := row[idKey].(string)
 			m.set(c.key, e.comments(c, ld.comments[id], extend2(path, c.key)))
+			continue
+		}
+		if c.name == "files" && !o.option {
+			id, _ := row[idKey].(string)
+			m.set(c.key, e.fileList(c, ld.files[id]))
+			continue
+		}
+		if c.name == "assignees" && !o.option {
+			id, _ := row[idKey].(string)
+			list := make([]any, 0, len(ld.assignees[id]))
+			for _, a := range ld.assignees[id] {
+				list = append(list, a)
+			}
+			m.set(c.key, list)
 			continue
 		}
 		f := o.byName[c.name]

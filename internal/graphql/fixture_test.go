@@ -2,8 +2,6 @@ package graphql
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
@@ -158,27 +156,6 @@ func run(t testing.TB, svc *Service, space, q string, vars map[string]any) strin
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// compact removes the layout of a JSON text written for reading.
-func compact(t testing.TB, s string) string {
-	t.Helper()
-	var b strings.Builder
-	var v any
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("bad expected JSON %s: %v", s, err)
-	}
-	_ = b
-	out, _ := json.Marshal(v)
-	return string(out)
-}
-
-// sameJSON compares answers ignoring key order.
-func sameJSON(t testing.TB, got, want string) bool {
-	t.Helper()
-	return compact(t, got) == compact(t, want)
 }
 
 func newTracker(t *testing.T, st *store.Store) *Service {

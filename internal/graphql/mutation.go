@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/appkitgo/appkit/internal/query"
@@ -338,6 +337,87 @@ func (g *group) run(a *cfield, path []any) (any, error) {
 			return g.result(a, fmt.Sprintf("deleted %d %s linked through %s", n, act.field.target.display(), act.field.name), act.field.target, touched), nil
 		}
 		return g.result(a, fmt.Sprintf("unlinked %d %s through %s", n, act.field.target.display(), act.field.name), g.o, touched), nil
+	case aAssignToMe:
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if err := g.assign(id); err != nil {
+				return nil, err
+			}
+		}
+		return g.result(a, fmt.Sprintf("assigned %s to %d %s", e.viewer.Email, len(ids), g.o.display()), g.o, ids), nil
+	case aNotifyAssignees, aNotifyCreatedBy, aNotifyUsers:
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		var who func(id string) ([]string, error)
+		switch act.kind {
+		case aNotifyAssignees:
+			who = func(id string) ([]string, error) {
+				return g.column("SELECT email FROM "+assignmentsTable+" WHERE entity_id = ? ORDER BY email", id)
+			}
+		case aNotifyCreatedBy:
+			who = func(id string) ([]string, error) {
+				return g.column("SELECT email FROM "+creatorsTable+" WHERE entity_id = ?", id)
+			}
+		default:
+			to, err := recipients(argValue(args, "to"))
+			if err != nil {
+				return nil, err
+			}
+			who = func(string) ([]string, error) { return to, nil }
+		}
+		n, err := g.notifyEach(args, ids, who)
+		if err != nil {
+			return nil, err
+		}
+		return g.result(a, fmt.Sprintf("sent %d notifications about %d %s", n, len(ids), g.o.display()), g.o, ids), nil
+	case aAddFile:
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		name, err := checkName(fmt.Sprint(argValue(args, "name")))
+		if err != nil {
+			return nil, err
+		}
+		raw, _ := argValue(args, "url").(string)
+		data, ctype, err := e.svc.fetch.fetch(e.ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.attach(ids, name, ctype, data); err != nil {
+			return nil, err
+		}
+		return g.result(a, fmt.Sprintf("attached %s (%d bytes) to %d %s", name, len(data), len(ids), g.o.display()), g.o, ids), nil
+	case aAttachPdf:
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		nameArg, _ := argValue(args, "name").(string)
+		name, err := checkName(pdfName(nameArg))
+		if err != nil {
+			return nil, err
+		}
+		tpl, _ := argValue(args, "value").(string)
+		texts, err := g.fill(tpl, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			pdf, err := pdfFile(name, texts[id])
+			if err != nil {
+				return nil, err
+			}
+			if err := g.attach([]string{id}, name, "application/pdf", pdf); err != nil {
+				return nil, err
+			}
+		}
+		return g.result(a, fmt.Sprintf("attached %s to %d %s", name, len(ids), g.o.display()), g.o, ids), nil
 	}
 	return nil, userErrorf("action %s is not served", a.name)
 }
@@ -488,6 +568,9 @@ func (g *group) create(o *object, args *inputObj) (string, error) {
 		return "", err
 	}
 	id, _ := res["platform/id"].(string)
+	if err := g.exec("INSERT INTO "+creatorsTable+" (entity_id, email) VALUES (?, ?)", id, g.e.viewer.Email); err != nil {
+		return "", err
+	}
 	for fd, v := range rels {
 		targets, err := g.chooseAll(fd, v)
 		if err != nil {
@@ -729,7 +812,12 @@ func (g *group) delete(o *object, id string) error {
 	if err := g.tx.Delete(o.st.Name, map[string]any{"platform/id": id}); err != nil {
 		return err
 	}
-	return g.exec("DELETE FROM "+commentsTable+" WHERE entity_id = ?", id)
+	for _, table := range []string{commentsTable, filesTable, assignmentsTable, creatorsTable} {
+		if err := g.exec("DELETE FROM "+table+" WHERE entity_id = ?", id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exec runs a statement in the group's transaction.
@@ -744,7 +832,7 @@ func (g *group) exec(q string, args ...any) error {
 func (g *group) addComment(id, md string) error {
 	now := g.e.now()
 	return g.exec("INSERT INTO "+commentsTable+" (id, entity_id, author, content, created) VALUES (?, ?, ?, ?, ?)",
-		uuid.NewString(), id, g.e.viewer.Email, md, now)
+		seqID(), id, g.e.viewer.Email, md, now)
 }
 
 // putRich overwrites the documents of a rich-text field.

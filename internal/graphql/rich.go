@@ -9,45 +9,6 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// commentsTable holds the comments of entities (addComment), kept by the
-// GraphQL API: id, entity_id, author (e-mail), content (markdown), created
-// (Unix milliseconds).
-const commentsTable = "graphql_comments"
-
-var createComments = []string{
-	`CREATE TABLE IF NOT EXISTS graphql_comments (
-	id TEXT PRIMARY KEY,
-	entity_id TEXT NOT NULL,
-	author TEXT NOT NULL,
-	content TEXT NOT NULL,
-	created BIGINT NOT NULL
-)`,
-	`CREATE INDEX IF NOT EXISTS graphql_comments_entity ON graphql_comments (entity_id, created, id)`,
-}
-
-// ensureTables creates the API's own tables once per process.
-func (s *Service) ensureTables(ctx context.Context) error {
-	s.mu.Lock()
-	done := s.tablesDone
-	s.mu.Unlock()
-	if done {
-		return nil
-	}
-	db := s.cfg.Store.DB()
-	for _, q := range createComments {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			// Another process may have created it at the same moment.
-			if _, err2 := db.ExecContext(ctx, q); err2 != nil {
-				return fmt.Errorf("graphql: create %s: %w", commentsTable, err)
-			}
-		}
-	}
-	s.mu.Lock()
-	s.tablesDone = true
-	s.mu.Unlock()
-	return nil
-}
-
 // comment is one stored comment.
 type comment struct {
 	author  string
@@ -57,12 +18,14 @@ type comment struct {
 
 // loader batches the reads the rows of an answer point at.
 type loader struct {
-	secrets  []string
-	ids      []string
-	docs     map[string]string // secret (lower case) → markdown
-	comments map[string][]comment
-	seenDoc  map[string]bool
-	seenID   map[string]bool
+	secrets   []string
+	ids       []string
+	docs      map[string]string // secret (lower case) → markdown
+	comments  map[string][]comment
+	files     map[string][]fileInfo
+	assignees map[string][]string
+	seenDoc   map[string]bool
+	seenID    map[string]bool
 }
 
 func (l *loader) wantDoc(secret string) {
@@ -76,7 +39,8 @@ func (l *loader) wantDoc(secret string) {
 	}
 }
 
-func (l *loader) wantComments(id string) {
+// wantEntity asks for the comments, files and assignees of an entity.
+func (l *loader) wantEntity(id string) {
 	if l.seenID == nil {
 		l.seenID = map[string]bool{}
 	}
@@ -97,6 +61,8 @@ func (l *loader) load(ctx context.Context, svc *Service) error {
 func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) error {
 	l.docs = map[string]string{}
 	l.comments = map[string][]comment{}
+	l.files = map[string][]fileInfo{}
+	l.assignees = map[string][]string{}
 	d := svc.cfg.Store.Dialect()
 	for i := 0; i < len(l.secrets); i += loadChunk {
 		chunk := l.secrets[i:min(i+loadChunk, len(l.secrets))]
@@ -131,31 +97,63 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) e
 	}
 	for i := 0; i < len(l.ids); i += loadChunk {
 		chunk := l.ids[i:min(i+loadChunk, len(l.ids))]
-		q := "SELECT entity_id, author, content, created FROM " + commentsTable + " WHERE entity_id IN (?" + strings.Repeat(", ?", len(chunk)-1) + ") ORDER BY created, id"
+		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
 		args := make([]any, len(chunk))
 		for j, s := range chunk {
 			args[j] = s
 		}
-		rows, err := db.QueryContext(ctx, d.Rebind(q), args...)
-		if err != nil {
-			return fmt.Errorf("graphql: read comments: %w", err)
-		}
-		for rows.Next() {
+		err := scanRows(ctx, db, d.Rebind("SELECT entity_id, author, content, created FROM "+commentsTable+" WHERE entity_id IN "+in+" ORDER BY created, id"), args, func(scan func(...any) error) error {
 			var id string
 			var c comment
-			if err := rows.Scan(&id, &c.author, &c.content, &c.created); err != nil {
-				rows.Close()
-				return fmt.Errorf("graphql: read comments: %w", err)
+			if err := scan(&id, &c.author, &c.content, &c.created); err != nil {
+				return err
 			}
 			l.comments[id] = append(l.comments[id], c)
-		}
-		err = rows.Err()
-		rows.Close()
+			return nil
+		})
 		if err != nil {
 			return fmt.Errorf("graphql: read comments: %w", err)
+		}
+		err = scanRows(ctx, db, d.Rebind("SELECT entity_id, id, name, content_type, size, created FROM "+filesTable+" WHERE entity_id IN "+in+" ORDER BY created, id"), args, func(scan func(...any) error) error {
+			var id string
+			var f fileInfo
+			if err := scan(&id, &f.id, &f.name, &f.contentType, &f.size, &f.created); err != nil {
+				return err
+			}
+			l.files[id] = append(l.files[id], f)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("graphql: read files: %w", err)
+		}
+		err = scanRows(ctx, db, d.Rebind("SELECT entity_id, email FROM "+assignmentsTable+" WHERE entity_id IN "+in+" ORDER BY created, email"), args, func(scan func(...any) error) error {
+			var id, email string
+			if err := scan(&id, &email); err != nil {
+				return err
+			}
+			l.assignees[id] = append(l.assignees[id], email)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("graphql: read assignees: %w", err)
 		}
 	}
 	return nil
+}
+
+// scanRows runs a query and calls fn for each row.
+func scanRows(ctx context.Context, db store.Querier, q string, args []any, fn func(scan func(...any) error) error) error {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // rich writes a RichText (or Comment) object of markdown md.

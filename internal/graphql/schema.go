@@ -70,6 +70,12 @@ const (
 	aLink
 	aUnlink
 	aDeleteRel
+	aAssignToMe
+	aNotifyAssignees
+	aNotifyCreatedBy
+	aNotifyUsers
+	aAddFile
+	aAttachPdf
 )
 
 // action is one field of a database's mutation group.
@@ -96,6 +102,8 @@ const (
 	tIDF        = "IDFilter"
 	tRangeF     = "DateRangeFilter"
 	tRangeInput = "DateRangeInput"
+	tFile       = "File"
+	tNote       = "Notification"
 )
 
 // Suffixes of the types generated per database.
@@ -114,12 +122,12 @@ var dbSuffixes = []string{"", sFilter, sListFilter, sOrderBy, sSelector, sInput,
 var reservedTypes = []string{"Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID",
 	tOption, tOption + sFilter, tOption + sListFilter, tOption + sOrderBy, tOption + sSelector,
 	tRichText, tComment, tDateRange, tResult, tEntityRef, tMe, tDirection,
-	tStringF, tIntF, tFloatF, tBoolF, tIDF, tRangeF, tRangeInput}
+	tStringF, tIntF, tFloatF, tBoolF, tIDF, tRangeF, tRangeInput, tFile, tNote}
 
 // reservedFields are field names given to built-in fields or used as
 // arguments beside the filter fields of a find (limit, offset, orderBy); a
 // store field whose name would be one of them gets a number appended.
-var reservedFields = []string{"id", "publicId", "createdAt", "modifiedAt", "comments", "limit", "offset", "orderBy", "data"}
+var reservedFields = []string{"id", "publicId", "createdAt", "modifiedAt", "comments", "files", "assignees", "limit", "offset", "orderBy", "data"}
 
 // Argument defaults.
 const (
@@ -358,6 +366,12 @@ func (s *spaceSchema) actions(o *object) {
 	add("countOfEntities", aCount, nil)
 	add("listEntities", aList, nil)
 	add("addComment", aAddComment, nil)
+	add("assignToMe", aAssignToMe, nil)
+	add("notifyAssignees", aNotifyAssignees, nil)
+	add("notifyCreatedBy", aNotifyCreatedBy, nil)
+	add("notifyUsers", aNotifyUsers, nil)
+	add("addFileFromUrl", aAddFile, nil)
+	add("attachPdfUsingTemplate", aAttachPdf, nil)
 	for _, f := range o.fields {
 		p := capitalize(f.name)
 		switch {
@@ -535,6 +549,10 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	if !o.option {
 		b.desc("  ", "The comments on the entity, oldest first.")
 		b.WriteString("  comments: [Comment!]!\n")
+		b.desc("  ", "The files attached to the entity (addFileFromUrl, attachPdfUsingTemplate), oldest first.")
+		b.WriteString("  files: [File!]!\n")
+		b.desc("  ", "The e-mail addresses of the users assigned to the entity (assignToMe).")
+		b.WriteString("  assignees: [String!]!\n")
 	}
 	b.WriteString("}\n\n")
 	// Filter: one condition per field.
@@ -588,7 +606,7 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	b.WriteString("}\n\n")
 	b.desc("", "Actions on the selected entities of "+o.name+", run in order; create and createBatch make the created entities the ones later actions act on.")
 	fmt.Fprintf(b, "type %s%s {\n", o.name, sActions)
-	inputs := s.inputArgs(o)
+	inputs := s.inputArgs(o, false)
 	for _, a := range o.actions {
 		switch a.kind {
 		case aCreate:
@@ -599,7 +617,7 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, o.name, sInput)
 		case aUpdate:
 			b.desc("  ", "Sets the given fields of the selected entities.")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, strings.ReplaceAll(inputs, "id: ID, ", ""))
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(o, true))
 		case aDelete:
 			b.desc("  ", "Deletes the selected entities.")
 			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
@@ -612,13 +630,31 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 		case aAddComment:
 			b.desc("  ", "Adds a comment (markdown; {{...}} references are filled in per entity) to each selected entity.")
 			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
+		case aAssignToMe:
+			b.desc("  ", "Assigns the authenticated user to the selected entities.")
+			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
+		case aNotifyAssignees:
+			b.desc("  ", "Notifies the users assigned to each selected entity ({{...}} references are filled in per entity).")
+			fmt.Fprintf(b, "  %s(subject: String!, message: String!): ActionResult!\n", a.name)
+		case aNotifyCreatedBy:
+			b.desc("  ", "Notifies the user who created each selected entity through this API, when known.")
+			fmt.Fprintf(b, "  %s(subject: String!, message: String!): ActionResult!\n", a.name)
+		case aNotifyUsers:
+			b.desc("  ", "Notifies the users with these e-mail addresses about each selected entity.")
+			fmt.Fprintf(b, "  %s(to: [String!]!, subject: String!, message: String!): ActionResult!\n", a.name)
+		case aAddFile:
+			b.desc("  ", "Downloads the file at url (http or https, public addresses only, size and time limited) and attaches it to each selected entity.")
+			fmt.Fprintf(b, "  %s(name: String!, url: String!): ActionResult!\n", a.name)
+		case aAttachPdf:
+			b.desc("  ", "Renders the template ({{...}} references filled in per entity) as a PDF document and attaches it to each selected entity.")
+			fmt.Fprintf(b, "  %s(value: String!, name: String): ActionResult!\n", a.name)
 		case aAppend, aPrepend, aOverwrite:
 			verb := map[actionKind]string{aAppend: "Appends", aPrepend: "Prepends", aOverwrite: "Overwrites"}[a.kind]
 			b.desc("  ", verb+" markdown ({{...}} references are filled in per entity) to the rich text "+a.field.name+".")
 			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
 		case aAddItem:
 			b.desc("  ", "Creates one "+a.field.target.name+" and links it through "+a.field.name+" (one per selected entity).")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(a.field.target))
+			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(a.field.target, false))
 		case aAddItemBatch:
 			b.desc("  ", "Creates one "+a.field.target.name+" per item of data and links them through "+a.field.name+".")
 			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, a.field.target.name, sInput)
@@ -636,10 +672,14 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	b.WriteString("}\n\n")
 }
 
-// inputArgs are the arguments of create and add<Relation>Item.
-func (s *spaceSchema) inputArgs(o *object) string {
+// inputArgs are the arguments of create and add<Relation>Item (and,
+// without id, of update).
+func (s *spaceSchema) inputArgs(o *object, update bool) string {
 	var parts []string
 	for _, f := range o.fields {
+		if update && f.kind == kID {
+			continue
+		}
 		if t := f.inputType(); t != "" {
 			parts = append(parts, f.name+": "+t)
 		}
@@ -651,6 +691,32 @@ const sharedSDL = `"The authenticated user."
 type Me {
   "The user's e-mail address."
   email: String!
+  "The user's notifications, newest first."
+  notifications(limit: Int = 50): [Notification!]
+}
+
+"A notification sent to a user by an action."
+type Notification {
+  subject: String!
+  message: String!
+  "The e-mail address of the user whose action sent it."
+  sender: String!
+  "The entity it is about."
+  entity: EntityRef
+  "When it was sent (ISO 8601, UTC)."
+  createdAt: String!
+}
+
+"A file attached to an entity."
+type File {
+  id: ID!
+  name: String!
+  contentType: String!
+  size: Int!
+  "Where to download it (with the API token)."
+  url: String!
+  "When it was attached (ISO 8601, UTC)."
+  createdAt: String!
 }
 
 "A rich-text value in each of its forms."

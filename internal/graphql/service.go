@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -54,6 +55,17 @@ type Config struct {
 	Timeout time.Duration
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
+	// FilesPath is the path under which the host serves stored files
+	// (ServeFile); a file's url is FilesPath + its id. Default
+	// "/api/graphql/files/".
+	FilesPath string
+	// AllowPrivateURLs lets addFileFromUrl download from loopback, private
+	// and other non-public addresses (refused by default).
+	AllowPrivateURLs bool
+	// MaxFileBytes and FetchTimeout bound one download of addFileFromUrl
+	// (0: DefaultMaxFileBytes, DefaultFetchTimeout).
+	MaxFileBytes int64
+	FetchTimeout time.Duration
 }
 
 // Viewer is the authenticated user a request runs for.
@@ -140,6 +152,7 @@ type Service struct {
 	schemas map[string]*spaceSchema
 	// tablesDone is set once the API's own tables exist.
 	tablesDone bool
+	fetch      *fetcher
 }
 
 // New returns a service on cfg.Store.
@@ -162,8 +175,20 @@ func New(cfg Config) *Service {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}}
+	if cfg.FilesPath == "" {
+		cfg.FilesPath = "/api/graphql/files/"
+	}
+	if cfg.MaxFileBytes <= 0 {
+		cfg.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if cfg.FetchTimeout <= 0 {
+		cfg.FetchTimeout = DefaultFetchTimeout
+	}
+	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}
 }
+
+// defaultRules are GraphQL's validation rules, built once (read only).
+var defaultRules = rules.NewDefaultRules()
 
 // ErrNoSpace reports a space without databases.
 var ErrNoSpace = errors.New("graphql: no such space")
@@ -279,7 +304,7 @@ func (s *Service) Execute(ctx context.Context, space string, viewer Viewer, req 
 		resp.Errors = errs
 		return resp, nil
 	}
-	if errs := validator.Validate(sch.schema, doc); len(errs) > 0 {
+	if errs := validator.ValidateWithRules(sch.schema, doc, defaultRules); len(errs) > 0 {
 		for _, e := range errs {
 			resp.Errors = append(resp.Errors, fromGQLError(e, "GRAPHQL_VALIDATION_FAILED")...)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"os"
 
 	"github.com/appkitgo/appkit/internal/graphql"
 	"github.com/appkitgo/appkit/internal/httpjson"
@@ -16,6 +17,11 @@ import (
 //	GET  /api/graphql/space/<space>   the GraphiQL page of the space (no data; the page sends the token)
 //	GET  /api/graphql                 {"spaces": [{"space", "endpoint"}]}                       (Authorization: Token <token>)
 //	GET  /api/graphql/ide/<file>      GraphiQL's embedded files
+//	GET  /api/graphql/files/<id>      a file attached by addFileFromUrl or attachPdfUsingTemplate (Authorization: Token <token>)
+//
+// addFileFromUrl refuses loopback, private and other non-public addresses;
+// the environment variable APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1 lets it reach
+// them (a host on a private network that trusts its users).
 //
 // POST goes through the same token check, rate limits and body limit as
 // the command API. A GraphQL failure (a bad query, a failed action) answers
@@ -27,8 +33,10 @@ const graphqlPrefix = "/api/graphql"
 // mountGraphQL mounts the per-space GraphQL API.
 func (h *Host) mountGraphQL(mux *http.ServeMux) {
 	svc := graphql.New(graphql.Config{
-		Store:   h.cfg.Store,
-		MaxBody: min(h.cfg.MaxBody, graphql.DefaultMaxBody),
+		Store:            h.cfg.Store,
+		MaxBody:          min(h.cfg.MaxBody, graphql.DefaultMaxBody),
+		FilesPath:        graphqlPrefix + "/files/",
+		AllowPrivateURLs: os.Getenv("APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS") == "1",
 		OnError: func(ctx context.Context, err error) {
 			h.log.Error().Err(err).Msg("graphql request failed internally")
 		},
@@ -45,6 +53,9 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) {
 	mux.Handle(graphqlPrefix+"/ide/{file}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		graphql.ServeAsset(w, r, r.PathValue("file"))
 	}), http.MethodGet))
+	mux.Handle(graphqlPrefix+"/files/{id}", methods(h.withToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		svc.ServeFile(w, r, r.PathValue("id"))
+	})), http.MethodGet))
 	mux.Handle(graphqlPrefix, methods(h.withToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.listGraphQL(svc, w, r) })), http.MethodGet))
 }
 
