@@ -98,6 +98,20 @@ var migrations = []string{
 const migrateLockID = 0x61707073
 
 func (s *Service) migrate(ctx context.Context) error {
+	if err := s.createTables(ctx); err != nil {
+		return err
+	}
+	if !store.IsPostgres(s.d) {
+		// One process per SQLite file (and one connection in memory: the
+		// tables' connection is released first).
+		return s.createEngineState(ctx)
+	}
+	return nil
+}
+
+// createTables creates the tables (and, on PostgreSQL, the engine's state
+// table) under the migration lock.
+func (s *Service) createTables(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("apps: migrate: %w", err)
@@ -114,10 +128,17 @@ func (s *Service) migrate(ctx context.Context) error {
 			return fmt.Errorf("apps: migrate: %w", err)
 		}
 	}
-	// The engine creates its state table on first use, in the run's
-	// transaction; on PostgreSQL two first runs at once race on that
-	// CREATE (a unique violation in pg_type). Created here, under the lock,
-	// it exists before any run.
+	if store.IsPostgres(s.d) {
+		return s.createEngineState(ctx)
+	}
+	return nil
+}
+
+// createEngineState makes sure the engine's state table exists. The engine
+// creates it on first use, in the run's transaction; on PostgreSQL two
+// first runs at once race on that CREATE (a unique violation in pg_type).
+// Created at start, under the lock, it exists before any run.
+func (s *Service) createEngineState(ctx context.Context) error {
 	if err := s.st.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.SyncState("apps:probe")
 		return err
