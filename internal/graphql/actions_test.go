@@ -137,3 +137,27 @@ func TestBlockedAddresses(t *testing.T) {
 		}
 	}
 }
+
+func TestMoveToFinalState(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		svc := newTracker(t, st)
+		if got := run(t, svc, "tracker", `mutation { tasks { moveToFinalState { message } } }`, nil); !strings.Contains(got, `Cannot query field \"moveToFinalState\"`) {
+			t.Errorf("without the workflow mixin: %s", got)
+		}
+		if err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
+			if err := tx.InstallMixins(map[string][]string{"tracker/task": {WorkflowMixin}}); err != nil {
+				return err
+			}
+			return tx.SetFieldMeta("tracker/task", "tracker.task/status", "workflow/final-state", "Done")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := run(t, svc, "tracker", `mutation { tasks(status: {name: {is: "Open"}}) { moveToFinalState { message } } }`, nil)
+		if got != `{"data":{"tasks":{"moveToFinalState":{"message":"moved 2 Tasks to Done"}}}}` {
+			t.Errorf("moveToFinalState: %s", got)
+		}
+		if got := run(t, svc, "tracker", `{ findTasks(status: {name: {is: "Done"}}) { name } }`, nil); got != `{"data":{"findTasks":[{"name":"Write docs"},{"name":"Fix bug"},{"name":"Plan release"}]}}` {
+			t.Errorf("after: %s", got)
+		}
+	})
+}

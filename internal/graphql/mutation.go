@@ -375,6 +375,21 @@ func (g *group) run(a *cfield, path []any) (any, error) {
 			return nil, err
 		}
 		return g.result(a, fmt.Sprintf("sent %d notifications about %d %s", n, len(ids), g.o.display()), g.o, ids), nil
+	case aFinalState:
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		final, name, err := g.finalState(act.field)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if _, err := g.tx.Update(g.o.st.Name, map[string]any{"platform/id": id, act.field.store: final}); err != nil {
+				return nil, err
+			}
+		}
+		return g.result(a, fmt.Sprintf("moved %d %s to %s", len(ids), g.o.display(), name), g.o, ids), nil
 	case aAddFile:
 		ids, err := g.selected()
 		if err != nil {
@@ -999,3 +1014,29 @@ func (g *group) fill(tpl string, ids []string) (map[string]string, error) {
 
 // now is the current time in Unix milliseconds.
 func (e *executor) now() int64 { return time.Now().UnixMilli() }
+
+// finalState finds the final option of a workflow field: the option named
+// by the field's workflow/final-state meta, else the one ranked last.
+func (g *group) finalState(fd *field) (string, string, error) {
+	enum := g.e.cat.Target(fd.sf)
+	q := &query.Query{From: enum.Name, Limit: 1,
+		Select: []query.Select{{Kind: query.SelectField, Key: "id", Field: "platform/id"}, {Kind: query.SelectField, Key: "name", Field: "enum/name"}},
+		Order:  []query.Order{{Path: query.Path{Fields: []string{"platform/rank"}}, Desc: true}}}
+	if named, _ := fd.sf.Meta["workflow/final-state"].(string); named != "" {
+		q.Where = &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"enum/name"}}, Value: query.Value{Literal: named}}
+	}
+	plan, err := query.Compile(g.e.cat, g.e.st.Dialect(), q, nil)
+	if err != nil {
+		return "", "", err
+	}
+	rows, err := plan.Run(g.e.ctx, g.tx.Querier())
+	if err != nil {
+		return "", "", err
+	}
+	if len(rows) == 0 {
+		return "", "", userErrorf("the workflow field %s has no final state", fd.name)
+	}
+	id, _ := rows[0]["id"].(string)
+	name, _ := rows[0]["name"].(string)
+	return id, name, nil
+}

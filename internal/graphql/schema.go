@@ -76,6 +76,7 @@ const (
 	aNotifyUsers
 	aAddFile
 	aAttachPdf
+	aFinalState
 )
 
 // action is one field of a database's mutation group.
@@ -370,6 +371,9 @@ func (s *spaceSchema) actions(o *object) {
 	add("notifyAssignees", aNotifyAssignees, nil)
 	add("notifyCreatedBy", aNotifyCreatedBy, nil)
 	add("notifyUsers", aNotifyUsers, nil)
+	if sf := stateField(o); sf != nil {
+		add("moveToFinalState", aFinalState, sf)
+	}
 	add("addFileFromUrl", aAddFile, nil)
 	add("attachPdfUsingTemplate", aAttachPdf, nil)
 	for _, f := range o.fields {
@@ -642,6 +646,9 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 		case aNotifyUsers:
 			b.desc("  ", "Notifies the users with these e-mail addresses about each selected entity.")
 			fmt.Fprintf(b, "  %s(to: [String!]!, subject: String!, message: String!): ActionResult!\n", a.name)
+		case aFinalState:
+			b.desc("  ", "Moves the selected entities to the final state of their workflow field "+a.field.name+".")
+			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
 		case aAddFile:
 			b.desc("  ", "Downloads the file at url (http or https, public addresses only, size and time limited) and attaches it to each selected entity.")
 			fmt.Fprintf(b, "  %s(name: String!, url: String!): ActionResult!\n", a.name)
@@ -853,4 +860,24 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// WorkflowMixin is the mixin that gives a database moveToFinalState.
+const WorkflowMixin = "workflow/workflow"
+
+// stateField is the workflow state field of a database with the workflow
+// mixin: the single-select field named by the type's workflow/state-field
+// meta, else its first single-select field; nil without the mixin.
+func stateField(o *object) *field {
+	mixins, _ := o.st.Meta["app/mixins"].(map[string]any)
+	if on, _ := mixins[WorkflowMixin].(bool); !on {
+		return nil
+	}
+	named, _ := o.st.Meta["workflow/state-field"].(string)
+	for _, f := range o.fields {
+		if f.kind == kToOne && f.target.option && (named == "" || f.store == named) {
+			return f
+		}
+	}
+	return nil
 }
