@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -318,25 +319,31 @@ func TestAppsScaleOut(t *testing.T) {
 // scaleRows reads name and size of every entity of a type.
 func scaleRows(t *testing.T, st *store.Store, typ string) map[string]string {
 	t.Helper()
+	space := strings.Split(typ, "/")[0]
+	return readPairs(t, st, typ, space+".item/name", space+".item/size")
+}
+
+// readPairs reads two primitive fields of every entity of a type as a map.
+func readPairs(t *testing.T, st *store.Store, typ, key, value string) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	err := st.Write(context.Background(), func(tx *store.Tx) error {
 		ty := tx.Catalog().Type(typ)
 		if ty == nil {
 			return fmt.Errorf("no type %s", typ)
 		}
-		space := strings.Split(typ, "/")[0]
-		name, size := ty.Field(space+".item/name"), ty.Field(space+".item/size")
-		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT "+name.Column()+", "+size.Column()+" FROM "+ty.Table)
+		k, v := ty.Field(key), ty.Field(value)
+		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT "+k.Column()+", "+v.Column()+" FROM "+ty.Table)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var n, s string
-			if err := rows.Scan(&n, &s); err != nil {
+			var a, b sql.NullString
+			if err := rows.Scan(&a, &b); err != nil {
 				return err
 			}
-			out[n] = s
+			out[a.String] = b.String
 		}
 		return rows.Err()
 	})
