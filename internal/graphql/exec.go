@@ -358,8 +358,9 @@ func (e *executor) selects(o *object, fields []*cfield) ([]query.Select, error) 
 			if err != nil {
 				return nil, err
 			}
-			if limit < 0 {
+			if limit < 0 { // limit: 0 — no items
 				limit = 0
+				where = &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"platform/id"}}}
 			}
 			out = append(out, query.Select{Kind: query.SelectCollection, Key: c.key, Field: f.store, Sub: sub, Where: where, Order: order, Limit: limit})
 		}

@@ -126,6 +126,8 @@ func TestFindShapes(t *testing.T) {
 				`{"data":{"findTasks":[{"name":"Write docs"}]}}`},
 			{"skip and include", `query Q($yes: Boolean!) { findTasks(limit: 1) { name @skip(if: $yes) points @include(if: $yes) done @include(if: false) } }`, map[string]any{"yes": true},
 				`{"data":{"findTasks":[{"points":3}]}}`},
+			{"an inner list's limit 0", `{ findProjects(limit: 1) { tasks(limit: 0) { name } } }`, nil,
+				`{"data":{"findProjects":[{"tasks":[]}]}}`},
 			{"me and __typename", `{ __typename me { __typename email } }`, nil,
 				`{"data":{"__typename":"Query","me":{"__typename":"Me","email":"ann@example.com"}}}`},
 			{"comments are empty at first", `{ findTasks(limit: 1) { comments { md author } } }`, nil,
