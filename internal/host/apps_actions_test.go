@@ -1,0 +1,136 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	gosync "sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/examples/actions/notify"
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// An action app's action runs from the host with its arguments; those
+// declared textTemplateSupported are rendered against a tracker task
+// synchronized into the store ({{Name}}, a select's option, a store field
+// name, an app field id).
+func TestAppsActionWithTemplate(t *testing.T) {
+	e := newAppsEnv(t, "sqlite::memory:", nil)
+	// The tracker, synchronized.
+	var trk apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": trackerURL(t, 5)}, 201, &trk)
+	var trkAcc apps.Account
+	e.api("POST", "/api/apps/accounts", map[string]any{"app": trk.ID, "fields": map[string]any{"token": tracker.DemoToken}}, 201, &trkAcc)
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", map[string]any{"app": trk.ID, "account": trkAcc.ID}, 201, &sy)
+	if run := e.waitRuns(sy.ID, "", 1)[0]; run.Status != apps.StatusSucceeded {
+		t.Fatalf("tracker run: %+v", run)
+	}
+	id, name, status, priority := oneTask(t, e.st)
+
+	// The notify app, posting to a chat webhook served by the test.
+	var mu gosync.Mutex
+	var got []map[string]any
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &m)
+		mu.Lock()
+		got = append(got, m)
+		mu.Unlock()
+		w.WriteHeader(200)
+	}))
+	defer chat.Close()
+	nop := zerolog.Nop()
+	h, err := notify.New(notify.Config{AllowHTTP: true, AllowPrivateNetworks: true, Logger: &nop}).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nfy apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &nfy)
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", map[string]any{"app": nfy.ID, "auth": "token", "fields": map[string]any{"token": notify.DefaultToken, "webhook_url": chat.URL + "/hook/secret-path"}}, 201, &acc)
+
+	body := map[string]any{"app": nfy.ID, "account": acc.ID, "action": "post-message",
+		"args":   map[string]any{"text": "Task {{Name}} is {{ Status }} (priority {{tracker.task/priority}}, {{status}})", "channel": "ops"},
+		"entity": map[string]any{"type": "tracker/task", "id": id}}
+	var res apps.ActionResult
+	e.api("POST", "/api/apps/actions", body, 200, &res)
+	want := "Task " + name + " is " + status + " (priority " + priority + ", " + status + ")"
+	if res.Args["text"] != want || res.Args["channel"] != "ops" {
+		t.Errorf("rendered %v, want text %q", res.Args, want)
+	}
+	mu.Lock()
+	if len(got) != 1 || got[0]["text"] != want || got[0]["channel"] != "ops" {
+		t.Errorf("the chat received %v", got)
+	}
+	mu.Unlock()
+
+	// Refusals.
+	bad := func(change func(m map[string]any), wantStatus int, msg string) {
+		t.Helper()
+		m := map[string]any{}
+		for k, v := range body {
+			m[k] = v
+		}
+		change(m)
+		if r := e.api("POST", "/api/apps/actions", m, wantStatus, nil); !strings.Contains(r.message(t), msg) {
+			t.Errorf("%s: %s", msg, r.raw)
+		}
+	}
+	bad(func(m map[string]any) { m["args"] = map[string]any{"text": "{{Nope}}"} }, 400, "no such field")
+	bad(func(m map[string]any) { delete(m, "entity") }, 400, "give the entity")
+	bad(func(m map[string]any) { m["action"] = "nope" }, 400, "no action")
+	bad(func(m map[string]any) { m["args"] = map[string]any{"text": "x", "extra": "y"} }, 400, "no argument")
+	bad(func(m map[string]any) { m["args"] = map[string]any{"text": []int{1}} }, 400, "want text")
+	bad(func(m map[string]any) { m["entity"] = map[string]any{"type": "tracker/task", "id": "00000000-0000-0000-0000-000000000000"} }, 404, "no tracker/task entity")
+	bad(func(m map[string]any) { m["account"] = trkAcc.ID }, 400, "another app")
+	// A template in an argument not declared textTemplateSupported is sent
+	// as it is.
+	bad(func(m map[string]any) { m["args"] = map[string]any{"webhook_url": "{{Name}}"} }, 400, "the app answered")
+}
+
+// oneTask reads one synchronized task: its id, name, status option and
+// priority.
+func oneTask(t *testing.T, st *store.Store) (id, name, status, priority string) {
+	t.Helper()
+	err := st.Write(context.Background(), func(tx *store.Tx) error {
+		ty := tx.Catalog().Type("tracker/task")
+		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT id FROM "+ty.Table+" ORDER BY id LIMIT 1")
+		if err != nil {
+			return err
+		}
+		rows.Next()
+		rows.Scan(&id)
+		rows.Close()
+		v, err := tx.Read(ty, id)
+		if err != nil {
+			return err
+		}
+		name, _ = v["tracker.task/name"].(string)
+		opt, err := tx.Read(tx.Catalog().Target(ty.Field("tracker.task/status")), v["tracker.task/status"].(map[string]any)["platform/id"].(string))
+		if err != nil {
+			return err
+		}
+		status, _ = opt["enum/name"].(string)
+		priority = strings.TrimSpace(jsonString(v["tracker.task/priority"]))
+		return nil
+	})
+	if err != nil || id == "" || name == "" || status == "" {
+		t.Fatalf("a task: %q %q %q %v", id, name, status, err)
+	}
+	return id, name, status, priority
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return strings.Trim(string(b), `"`)
+}
