@@ -91,7 +91,9 @@ func TestAppsActionWithTemplate(t *testing.T) {
 	bad(func(m map[string]any) { m["action"] = "nope" }, 400, "no action")
 	bad(func(m map[string]any) { m["args"] = map[string]any{"text": "x", "extra": "y"} }, 400, "no argument")
 	bad(func(m map[string]any) { m["args"] = map[string]any{"text": []int{1}} }, 400, "want text")
-	bad(func(m map[string]any) { m["entity"] = map[string]any{"type": "tracker/task", "id": "00000000-0000-0000-0000-000000000000"} }, 404, "no tracker/task entity")
+	bad(func(m map[string]any) {
+		m["entity"] = map[string]any{"type": "tracker/task", "id": "00000000-0000-0000-0000-000000000000"}
+	}, 404, "no tracker/task entity")
 	bad(func(m map[string]any) { m["account"] = trkAcc.ID }, 400, "another app")
 	// A template in an argument not declared textTemplateSupported is sent
 	// as it is.
