@@ -518,7 +518,7 @@ func (s *spaceSchema) render() string {
 	b.WriteString("type Mutation {\n")
 	for _, o := range s.dbs {
 		b.desc("  ", fmt.Sprintf("Actions on entities of %s selected by the filter, orderBy, limit and offset (default: all of them).", o.display()))
-		fmt.Fprintf(&b, "  %s(%s, orderBy: [%s!], limit: Int, offset: Int = 0): %s!\n", lowerFirst(o.plural), s.filterArgs(o), o.name+sOrderBy, o.name+sActions)
+		fmt.Fprintf(&b, "  %s(%s, orderBy: [%s!], limit: Int, offset: Int = 0): %s\n", lowerFirst(o.plural), s.filterArgs(o), o.name+sOrderBy, o.name+sActions)
 	}
 	b.WriteString("}\n\n")
 	b.WriteString(sharedSDL)

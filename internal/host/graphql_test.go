@@ -111,6 +111,20 @@ func TestGraphQLEndpoint(t *testing.T) {
 			if status != 200 || body != `{"data":{"products":{"update":{"message":"updated 1 Products","entities":[{"type":"Products"}]}}}}` {
 				t.Errorf("mutation: %d %s", status, body)
 			}
+			// A file attached by an action is downloaded with the token.
+			status, body, _ = e.post(t, space, gqlBody(`mutation { products(name: {is: "plum"}) { attachPdfUsingTemplate(value: "{{name}} costs {{price}}", name: "plum") { message } listEntities { files { url } } } }`), true)
+			_, after, ok := strings.Cut(body, `"url":"`)
+			if status != 200 || !ok {
+				t.Fatalf("attach: %d %s", status, body)
+			}
+			fileURL := after[:strings.IndexByte(after, '"')]
+			status, pdf, hdr := e.get(t, fileURL, map[string]string{"Authorization": "Token " + gqlToken})
+			if status != 200 || hdr.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf, "%PDF-") {
+				t.Errorf("file: %d %v %.20q", status, hdr, pdf)
+			}
+			if status, _, _ := e.get(t, fileURL, nil); status != 401 {
+				t.Errorf("file without token: %d", status)
+			}
 			// Bad queries are GraphQL errors, never a 500.
 			for _, q := range []string{`{ findProducts { nope } }`, `{ findProducts(`, `query { findProducts(limit: -1) { name } }`} {
 				status, body, _ = e.post(t, space, gqlBody(q), true)
@@ -143,7 +157,7 @@ func TestGraphQLEndpoint(t *testing.T) {
 				t.Errorf("list without token: %d", status)
 			}
 			// The IDE page and its files, served from the binary.
-			status, body, hdr := e.get(t, space, nil)
+			status, body, hdr = e.get(t, space, nil)
 			if status != 200 || !strings.Contains(body, "/api/graphql/ide/graphiql.min.js") || !strings.Contains(hdr.Get("Content-Type"), "text/html") {
 				t.Errorf("IDE page: %d %s %.300s", status, hdr, body)
 			}
