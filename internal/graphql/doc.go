@@ -119,8 +119,9 @@
 // Limits per request: the body (DefaultMaxBody, 1 MiB), the query text
 // (DefaultMaxQueryBytes, 64 KiB; DefaultMaxTokens tokens), the nesting of
 // selections (DefaultMaxDepth, 15) and the number of fields after fragments
-// are expanded at each use (DefaultMaxComplexity, 5000), and the time
-// (DefaultTimeout, 30 s). Rate limits are the host's (the command API's per
+// are expanded at each use (DefaultMaxComplexity, 5000), the nesting of one
+// argument's value (MaxInputDepth, 24: filters through relations become
+// nested sub-queries), and the time (DefaultTimeout, 30 s). Rate limits are the host's (the command API's per
 // token and per workspace).
 //
 // # The IDE

@@ -378,10 +378,11 @@ func (e *executor) listArgs(o *object, f *ast.Field, top bool) (*query.Filter, [
 	if top {
 		limit = DefaultLimit
 	}
-	seen := map[string]bool{}
 	for _, a := range f.Arguments {
-		seen[a.Name] = true
 		v := value(a.Value, e.vars)
+		if depth(v) > MaxInputDepth {
+			return nil, nil, 0, 0, userErrorf("argument %s nests deeper than %d levels", a.Name, MaxInputDepth)
+		}
 		if _, skip := v.(absent); skip {
 			if a.Name == "limit" && top {
 				limit = DefaultLimit
@@ -437,6 +438,28 @@ func (e *executor) listArgs(o *object, f *ast.Field, top bool) (*query.Filter, [
 		}
 	}
 	return and(conds), order, limit, offset, nil
+}
+
+// MaxInputDepth bounds the nesting of one argument's value (filters through
+// relations and inner lists nest SQL sub-queries).
+const MaxInputDepth = 24
+
+// depth is the nesting of an input value: 0 for a scalar.
+func depth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case *inputObj:
+		for _, e := range x.vals {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case []any:
+		for _, e := range x {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 func and(conds []*query.Filter) *query.Filter {

@@ -35,6 +35,23 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
+	// Filters nest SQL sub-queries: their depth is bounded.
+	nested := `{name: {is: "x"}}`
+	for i := 0; i < 8; i++ {
+		nested = `{project: {tasks: {contains: [` + nested + `]}}}`
+	}
+	got := run(t, New(Config{Store: st}), "tracker", `{ findTasks(labels: {contains: [{name: {is: "a"}}]}, project: `+nested[len(`{project: `):len(nested)-1]+`) { name } }`, nil)
+	if !strings.Contains(got, "argument project nests deeper than 24 levels") {
+		t.Errorf("nested filters: %s", got)
+	}
+	ok := `{name: {is: "Write docs"}}`
+	for i := 0; i < 5; i++ {
+		ok = `{project: {tasks: {contains: [` + ok + `]}}}`
+	}
+	got = run(t, New(Config{Store: st}), "tracker", `{ findTasks(project: `+ok[len(`{project: `):len(ok)-1]+`) { name } }`, nil)
+	if got != `{"data":{"findTasks":[{"name":"Write docs"},{"name":"Fix bug"}]}}` {
+		t.Errorf("nested filters within the bound: %s", got)
+	}
 	// A request past its deadline is stopped with a timeout error, per field.
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()

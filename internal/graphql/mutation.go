@@ -165,6 +165,9 @@ func (g *group) run(a *cfield, path []any) (any, error) {
 	e := g.e
 	f := a.first()
 	args := e.argObj(f)
+	if depth(args) > MaxInputDepth {
+		return nil, userErrorf("the arguments of %s nest deeper than %d levels", a.name, MaxInputDepth)
+	}
 	switch act.kind {
 	case aCreate:
 		id, err := g.create(g.o, args)
