@@ -79,7 +79,8 @@ var migrations = []string{
 	params TEXT NOT NULL,
 	payload TEXT NOT NULL,
 	status TEXT NOT NULL,
-	result TEXT NOT NULL
+	result TEXT NOT NULL,
+	next_try BIGINT NOT NULL
 )`,
 	`CREATE INDEX IF NOT EXISTS apps_events_sync ON apps_events (sync_id, status, received_at)`,
 	`CREATE TABLE IF NOT EXISTS apps_oauth (

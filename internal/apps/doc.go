@@ -54,8 +54,11 @@
 // /api/apps/events/<sync id>) and stores the object the app answers; a
 // later run whose types differ installs it again with the stored object;
 // removing the sync deletes it at the app. An event posted to the URL is
-// verified by the app (verify must name the sync's webhook), recorded
-// once (a replay is answered 200 and changes nothing), then transformed and
-// applied with the delta rules under the sync's lease, in the transaction
-// that marks it applied.
+// verified by the app (verify must name the sync's webhook), recorded once
+// (a replay within ReplayWindow is answered 200 and changes nothing), then
+// transformed and applied with the delta rules under the sync's lease, in
+// the transaction that marks it applied. Events the app cannot transform
+// now stay pending, in order, and are tried again after PauseDelay; events
+// it refuses (4xx) are marked refused. The history keeps KeepRuns runs per
+// sync, with their exchanges for the latest KeepExchanges.
 package apps

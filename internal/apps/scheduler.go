@@ -61,12 +61,12 @@ func (s *Service) claim(ctx context.Context) (string, error) {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
 		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
- OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending'))
+ OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))
  ORDER BY next_at, id LIMIT 1`
 		if s.d.Name() == "postgres" {
 			q += " FOR UPDATE SKIP LOCKED"
 		}
-		err := tx.QueryRowContext(ctx, s.q(q), now, now).Scan(&id)
+		err := tx.QueryRowContext(ctx, s.q(q), now, now, now).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			id = ""
 			return nil
@@ -270,11 +270,33 @@ func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, re
 		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ?, run_id = ? WHERE id = ? AND lease_owner = ?"), next, keepRun, sy.ID, s.cfg.HostID); err != nil {
 			return err
 		}
-		// Exchanges are kept for the latest runs only.
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
- AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`), sy.ID, sy.ID, s.cfg.KeepExchanges)
-		return err
+		return s.prune(ctx, tx, sy.ID)
 	})
+}
+
+// Bounds of the history.
+const (
+	// KeepRuns is the number of latest runs kept per sync.
+	KeepRuns = 1000
+	// ReplayWindow is how long a handled event is remembered: the same
+	// event sent again within it changes nothing.
+	ReplayWindow = 7 * 24 * time.Hour
+)
+
+// prune drops what the history no longer keeps: exchanges beyond the
+// latest runs, runs beyond KeepRuns, handled events older than
+// ReplayWindow.
+func (s *Service) prune(ctx context.Context, tx *sql.Tx, syncID string) error {
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
+ AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`), syncID, syncID, s.cfg.KeepExchanges); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM apps_runs WHERE sync_id = ? AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`),
+		syncID, syncID, KeepRuns); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, s.q("DELETE FROM apps_events WHERE sync_id = ? AND status <> 'pending' AND received_at < ?"), syncID, ms(s.now().Add(-ReplayWindow)))
+	return err
 }
 
 // events of one batch.

@@ -157,8 +157,8 @@ func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.H
 	}
 	sum := sha256.Sum256([]byte(syncID + "\x00" + wh.ID + "\x00" + string(body)))
 	id := hex.EncodeToString(sum[:])
-	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result)
-VALUES (?, ?, ?, ?, ?, 'pending', '') ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()), mustJSON(params), string(payload))
+	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
+VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()), mustJSON(params), string(payload))
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: recording an event")
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
@@ -175,7 +175,7 @@ VALUES (?, ?, ?, ?, ?, 'pending', '') ON CONFLICT (id) DO NOTHING`, id, syncID, 
 // applies it. A batch is recorded as one webhook run.
 func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 	type event struct{ id, params, payload string }
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' ORDER BY received_at, id LIMIT ?"), sy.ID, eventBatch)
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
 	if err != nil {
 		return err
 	}
@@ -265,13 +265,21 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			}
 		}
 	}
+	now := s.now()
 	if status == StatusPaused {
-		status = StatusFailed // the events stay pending and are tried again
+		// The events stay pending, tried again (in order) after PauseDelay.
+		status = StatusFailed
+		if _, err := s.exec(ctx, "UPDATE apps_events SET next_try = ? WHERE sync_id = ? AND status = 'pending'", ms(now.Add(s.cfg.PauseDelay)), sy.ID); err != nil {
+			return err
+		}
 	}
 	ex, dropped := rec.exchanges()
 	report.DroppedExchanges = dropped
-	now := s.now()
-	_, err = s.exec(ctx, "UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?",
-		status, ms(now), mustJSON(report), msg, mustJSON(ex), runID)
-	return err
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?"),
+			status, ms(now), mustJSON(report), msg, mustJSON(ex), runID); err != nil {
+			return err
+		}
+		return s.prune(ctx, tx, sy.ID)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"github.com/appkitgo/appkit/internal/apps"
@@ -57,27 +58,36 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	}
 	a := &appsAPI{h: h, svc: svc}
 	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
-	mux.Handle("GET /api/apps", tok(a.listApps))
-	mux.Handle("POST /api/apps", tok(a.registerApp))
-	mux.Handle("GET /api/apps/{id}", tok(a.getApp))
-	mux.Handle("DELETE /api/apps/{id}", tok(a.deleteApp))
-	mux.Handle("GET /api/apps/accounts", tok(a.listAccounts))
-	mux.Handle("POST /api/apps/accounts", tok(a.createAccount))
-	mux.Handle("GET /api/apps/accounts/{id}", tok(a.getAccount))
-	mux.Handle("PATCH /api/apps/accounts/{id}", tok(a.updateAccount))
-	mux.Handle("DELETE /api/apps/accounts/{id}", tok(a.deleteAccount))
-	mux.Handle("POST /api/apps/oauth/start", tok(a.oauthStart))
-	mux.HandleFunc("GET /api/apps/oauth/callback", a.oauthCallback)
-	mux.Handle("GET /api/apps/syncs", tok(a.listSyncs))
-	mux.Handle("POST /api/apps/syncs", tok(a.createSync))
-	mux.Handle("GET /api/apps/syncs/{id}", tok(a.getSync))
-	mux.Handle("PATCH /api/apps/syncs/{id}", tok(a.updateSync))
-	mux.Handle("DELETE /api/apps/syncs/{id}", tok(a.deleteSync))
-	mux.Handle("POST /api/apps/syncs/{id}/run", tok(a.runNow))
-	mux.Handle("GET /api/apps/syncs/{id}/runs", tok(a.listRuns))
-	mux.Handle("GET /api/apps/runs/{id}", tok(a.getRun))
-	mux.Handle("POST /api/apps/actions", tok(a.runAction))
-	mux.HandleFunc("POST /api/apps/events/{sync}", a.event)
+	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(a.registerApp)})
+	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(a.getApp), "DELETE": tok(a.deleteApp)})
+	mux.Handle("/api/apps/accounts", byMethod{"GET": tok(a.listAccounts), "POST": tok(a.createAccount)})
+	mux.Handle("/api/apps/accounts/{id}", byMethod{"GET": tok(a.getAccount), "PATCH": tok(a.updateAccount), "DELETE": tok(a.deleteAccount)})
+	mux.Handle("/api/apps/oauth/start", byMethod{"POST": tok(a.oauthStart)})
+	mux.Handle("/api/apps/oauth/callback", byMethod{"GET": http.HandlerFunc(a.oauthCallback)})
+	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
+	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(a.getSync), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
+	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(a.runNow)})
+	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
+	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(a.getRun)})
+	mux.Handle("/api/apps/actions", byMethod{"POST": tok(a.runAction)})
+	mux.Handle("/api/apps/events/{sync}", byMethod{"POST": http.HandlerFunc(a.event)})
+}
+
+// byMethod routes by method; others get 405 {message} with Allow (HEAD is
+// not GET here).
+type byMethod map[string]http.Handler
+
+func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if next, ok := m[r.Method]; ok {
+		next.ServeHTTP(w, r)
+		return
+	}
+	allowed := make([]string, 0, len(m))
+	for k := range m {
+		allowed = append(allowed, k)
+	}
+	sort.Strings(allowed)
+	methods(nil, allowed...).ServeHTTP(w, r)
 }
 
 type appsAPI struct {
@@ -380,8 +390,15 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, res)
 }
 
-// event receives a webhook event; the app verifies it.
+// event receives a webhook event; the app verifies it. Refused events
+// count against the sender's address like invalid tokens do: beyond the
+// burst it gets 429 without a call to the app.
 func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
+	ip := clientIP(r)
+	if blocked, retry := a.h.badTokens.Blocked(ip); blocked {
+		tooMany(w, retry, "too many refused events from this address; try again later")
+		return
+	}
 	if r.ContentLength > maxEventBody {
 		httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
 		return
@@ -397,6 +414,9 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := a.svc.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
+	if out.Status == http.StatusUnauthorized || out.Status == http.StatusNotFound {
+		a.h.badTokens.Allow(ip)
+	}
 	httpjson.Write(w, out.Status, map[string]any{"message": out.Message})
 }
 

@@ -3,13 +3,19 @@ package host_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
+	gosync "sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/sync"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -150,5 +156,101 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 				t.Errorf("%d runs left after the sync was removed", n)
 			}
 		})
+	}
+}
+
+// A run that pauses on an app that keeps answering tryLater keeps its row
+// and position and is resumed at its time, from the page that failed.
+func TestAppsPausedRunResumes(t *testing.T) {
+	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
+		c.Retry = sync.Retry{Attempts: 1}
+		c.PauseDelay = 200 * time.Millisecond
+		c.CommitItems = 1
+	})
+	var mu gosync.Mutex
+	failures := 2
+	calls := map[int]int{}
+	nop := zerolog.Nop()
+	app := &appkit.App{ID: "flaky", Name: "Flaky", Version: "1.0.0", Description: "pauses", Logger: &nop, Auth: []appkit.Auth{appkit.NoAuth()},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "item", Name: "Items",
+			Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *scaleCursor) (*appkit.Page[scaleItem, scaleCursor], error) {
+				page := 1
+				if c != nil {
+					page = c.Page
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				calls[page]++
+				if page == 2 && failures > 0 {
+					failures--
+					return nil, appkit.TryLater(errors.New("busy upstream"))
+				}
+				p := &appkit.Page[scaleItem, scaleCursor]{Items: []scaleItem{{ID: fmt.Sprint(page), Name: fmt.Sprint("item ", page), Size: page}}}
+				if page < 3 {
+					p.Next = &scaleCursor{Page: page + 1}
+				}
+				return p, nil
+			})}}}}
+	h, err := app.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	var run apps.Run
+	waitFor(t, "the run to succeed", func() bool {
+		runs := e.runs(sy.ID)
+		if len(runs) != 1 {
+			return false
+		}
+		run = runs[0]
+		return run.Status == apps.StatusSucceeded
+	})
+	if run.Attempts != 3 || run.Report == nil || !run.Report.Resumed || run.Report.Types[0].Items != 3 || run.Error != "" {
+		t.Errorf("run: %+v %+v", run, run.Report)
+	}
+	mu.Lock()
+	if calls[1] != 1 || calls[2] != 3 || calls[3] != 1 {
+		t.Errorf("data calls per page: %v", calls)
+	}
+	mu.Unlock()
+	if n := count(t, e.st, "flaky/item"); n != 3 {
+		t.Errorf("%d items", n)
+	}
+	var after apps.Sync
+	e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &after)
+	if after.RunID != "" || after.NextAt != nil {
+		t.Errorf("after the run: %+v", after)
+	}
+}
+
+// Wrong methods answer 405 {message} with Allow; a refused event counts
+// against its sender.
+func TestAppsMethodsAndEventLimit(t *testing.T) {
+	e := newAppsEnv(t, "sqlite::memory:", nil)
+	r := e.do("PUT", "/api/apps", appsToken, "{}")
+	if r.code != 405 || r.header.Get("Allow") != "GET, POST" || r.message(t) == "" {
+		t.Errorf("PUT /api/apps: %d %s %v", r.code, r.raw, r.header)
+	}
+	if r := e.do("GET", "/api/apps/events/x", "", ""); r.code != 405 {
+		t.Errorf("GET on the event URL: %d", r.code)
+	}
+	limited := false
+	for range 30 {
+		r := e.do("POST", "/api/apps/events/nope", "", "{}")
+		if r.code == 429 {
+			limited = r.header.Get("Retry-After") != ""
+			break
+		}
+		if r.code != 404 {
+			t.Fatalf("an event for no sync: %d %s", r.code, r.raw)
+		}
+	}
+	if !limited {
+		t.Error("refused events are not limited")
 	}
 }
