@@ -331,7 +331,13 @@ func (e *executor) shape(o *object, fields []*cfield, rows []map[string]any, pat
 // selects builds the select list of an object's selection.
 func (e *executor) selects(o *object, fields []*cfield) ([]query.Select, error) {
 	out := make([]query.Select, 0, len(fields)+1)
-	out = append(out, query.Select{Kind: query.SelectField, Key: idKey, Field: "platform/id"})
+	for _, c := range fields {
+		if !o.option && (c.name == "comments" || c.name == "files" || c.name == "assignees") {
+			// What the API keeps by entity id is read after the query.
+			out = append(out, query.Select{Kind: query.SelectField, Key: idKey, Field: "platform/id"})
+			break
+		}
+	}
 	for _, c := range fields {
 		f := o.byName[c.name]
 		if f == nil {
@@ -364,6 +370,9 @@ func (e *executor) selects(o *object, fields []*cfield) ([]query.Select, error) 
 			}
 			out = append(out, query.Select{Kind: query.SelectCollection, Key: c.key, Field: f.store, Sub: sub, Where: where, Order: order, Limit: limit})
 		}
+	}
+	if len(out) == 0 { // only __typename: the query model needs a column
+		out = append(out, query.Select{Kind: query.SelectField, Key: idKey, Field: "platform/id"})
 	}
 	return out, nil
 }

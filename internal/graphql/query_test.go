@@ -128,6 +128,8 @@ func TestFindShapes(t *testing.T) {
 				`{"data":{"findTasks":[{"points":3}]}}`},
 			{"an inner list's limit 0", `{ findProjects(limit: 1) { tasks(limit: 0) { name } } }`, nil,
 				`{"data":{"findProjects":[{"tasks":[]}]}}`},
+			{"only __typename, at every level", `{ findTasks(limit: 1) { __typename project { __typename } labels { __typename } status { __typename } } }`, nil,
+				`{"data":{"findTasks":[{"__typename":"Task","project":{"__typename":"Project"},"labels":[{"__typename":"Label"},{"__typename":"Label"}],"status":{"__typename":"Option"}}]}}`},
 			{"me and __typename", `{ __typename me { __typename email } }`, nil,
 				`{"data":{"__typename":"Query","me":{"__typename":"Me","email":"ann@example.com"}}}`},
 			{"comments are empty at first", `{ findTasks(limit: 1) { comments { md author } } }`, nil,
