@@ -20,6 +20,8 @@ var (
 	// ErrConflict: the request conflicts with what is stored (an app
 	// registered twice, a second sync of one app).
 	ErrConflict = errors.New("conflict")
+	// ErrUnreachable: the app did not answer (the message says how).
+	ErrUnreachable = errors.New("the app did not answer")
 )
 
 // migrations create the service's tables; CREATE ... IF NOT EXISTS runs on

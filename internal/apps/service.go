@@ -215,7 +215,7 @@ func (s *Service) RegisterApp(ctx context.Context, rawURL string) (*App, error) 
 		if errors.Is(err, sync.ErrRefused) {
 			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
-		return nil, fmt.Errorf("read the app's descriptor: %w", err)
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	name := desc.Descriptor.Name
 	a := &App{URL: u, Name: name, Space: desc.Space, Descriptor: desc.Descriptor, Warnings: desc.Warnings}

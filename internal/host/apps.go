@@ -105,6 +105,8 @@ func (a *appsAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		httpjson.Message(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, apps.ErrConflict):
 		httpjson.Message(w, http.StatusConflict, err.Error())
+	case errors.Is(err, apps.ErrUnreachable):
+		httpjson.Message(w, http.StatusBadGateway, err.Error())
 	case errors.As(err, &ae):
 		status := http.StatusBadGateway
 		if ae.Status >= 400 && ae.Status < 500 {

@@ -167,3 +167,55 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// An OAuth 1 account is connected the same way: the request token's secret
+// waits (sealed) for the callback, whose verifier completes the exchange.
+func TestAppsOAuth1Account(t *testing.T) {
+	e := newAppsEnv(t, "sqlite::memory:", nil)
+	p := oauthtest.NewOAuth1Server(t, oauthtest.OAuth1Config{})
+	nop := zerolog.Nop()
+	app := &appkit.App{ID: "oauth1items", Name: "OAuth 1 items", Version: "1.0.0", Description: "OAuth 1 test app", Logger: &nop,
+		Auth: []appkit.Auth{appkit.OAuth1Auth("Provider account", &oauth.OAuth1{ConsumerKey: p.ConsumerKey, ConsumerSecret: p.ConsumerSecret,
+			RequestTokenURL: p.RequestTokenURL, AuthorizeURL: p.AuthorizeURL, AccessTokenURL: p.AccessTokenURL})},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "items", Name: "Items", Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]oauthItem, error) {
+			if req.Account.String("access_token") == "" {
+				return nil, appkit.InvalidAccount("no token")
+			}
+			return []oauthItem{{ID: "1", Title: "one"}}, nil
+		})}}},
+	}
+	h, err := app.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
+	var start apps.OAuthStart
+	e.api("POST", "/api/apps/oauth/start", map[string]any{"app": a.ID, "auth": "oauth"}, 200, &start)
+	if !strings.HasPrefix(start.CallbackURI, e.srv.URL+"/api/apps/oauth/callback?state=") {
+		t.Fatalf("start: %+v", start)
+	}
+	back, err := p.Approve(context.Background(), start.RedirectURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(back.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || p.AccessTokens() != 1 {
+		t.Fatalf("callback: %d %s (%d access tokens)", resp.StatusCode, body, p.AccessTokens())
+	}
+	var accounts []apps.Account
+	e.api("GET", "/api/apps/accounts", nil, 200, &accounts)
+	if len(accounts) != 1 || accounts[0].Auth != "oauth" || !contains(accounts[0].Fields, "access_token") || !contains(accounts[0].Fields, "access_secret") {
+		t.Fatalf("accounts %+v", accounts)
+	}
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": accounts[0].ID}, 201, &sy)
+	if run := e.waitRuns(sy.ID, "", 1)[0]; run.Status != apps.StatusSucceeded {
+		t.Fatalf("run: %+v", run)
+	}
+}
