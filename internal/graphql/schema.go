@@ -621,7 +621,11 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, o.name, sInput)
 		case aUpdate:
 			b.desc("  ", "Sets the given fields of the selected entities.")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(o, true))
+			if args := s.inputArgs(o, true); args != "" {
+				fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, args)
+			} else {
+				fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
+			}
 		case aDelete:
 			b.desc("  ", "Deletes the selected entities.")
 			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)

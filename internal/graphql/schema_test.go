@@ -127,6 +127,11 @@ func TestSchemaRebuild(t *testing.T) {
 		if got := run(t, svc, "tracker", `{ findVekhi { name } }`, nil); got != `{"data":{"findVekhi":[]}}` {
 			t.Errorf("type created: %s", got)
 		}
+		// A database with no field of its own.
+		schema(func(tx *store.Tx) error { return tx.CreateType(store.TypeSpec{Name: "tracker/empty"}) })
+		if got := run(t, svc, "tracker", `mutation { empties { create { entities { type } } update { message } } }`, nil); got != `{"data":{"empties":{"create":{"entities":[{"type":"Empty"}]},"update":{"message":"updated 1 Empty"}}}}` {
+			t.Errorf("empty type: %s", got)
+		}
 		schema(func(tx *store.Tx) error { return tx.DeleteType("tracker/milestone", true, true) })
 		if got := run(t, svc, "tracker", `{ findVekhi { name } }`, nil); !strings.Contains(got, "Cannot query field") {
 			t.Errorf("type deleted: %s", got)

@@ -158,7 +158,8 @@ func TestGraphQLEndpoint(t *testing.T) {
 			}
 			// The IDE page and its files, served from the binary.
 			status, body, hdr = e.get(t, space, nil)
-			if status != 200 || !strings.Contains(body, "/api/graphql/ide/graphiql.min.js") || !strings.Contains(hdr.Get("Content-Type"), "text/html") {
+			if status != 200 || !strings.Contains(body, "/api/graphql/ide/graphiql.min.js") || !strings.Contains(hdr.Get("Content-Type"), "text/html") ||
+				strings.Contains(body, "http:") || strings.Contains(body, "https:") || strings.Contains(body, `src="//`) {
 				t.Errorf("IDE page: %d %s %.300s", status, hdr, body)
 			}
 			status, body, hdr = e.get(t, "/api/graphql/ide/graphiql.min.js", map[string]string{"Accept-Encoding": "gzip"})
