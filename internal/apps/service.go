@@ -425,9 +425,10 @@ func checkFields(fields map[string]any) error {
 			return fmt.Errorf("%w: an account field needs a key of 1 to 200 bytes", ErrInvalid)
 		}
 		switch v.(type) {
-		case string, float64, bool, json.Number, nil:
+		case string, float64, bool, json.Number, nil, map[string]any, []any:
+			// Apps may keep structured data (scopes, ids) in the account.
 		default:
-			return fmt.Errorf("%w: account field %s: want a string, number or boolean", ErrInvalid, k)
+			return fmt.Errorf("%w: account field %s: want a JSON value", ErrInvalid, k)
 		}
 	}
 	if len(mustJSON(fields)) > maxAccountBytes {
