@@ -3,8 +3,11 @@ package graphql
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -63,4 +66,89 @@ func FuzzExecute(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzSchemaNames gives types and fields arbitrary names and labels: the
+// space's schema always loads, and its names are valid GraphQL names.
+func FuzzSchemaNames(f *testing.F) {
+	for _, s := range [][3]string{{"Tasks", "Due date", "Срок"}, {"Query", "limit", "__typename"}, {"String", "id", "orderBy"}, {"2", "", "!!!"}, {"Task", "TaskFilter", "Task Filter"}, {"中文", "日本語", "\x00\n\""}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	f.Fuzz(func(t *testing.T, typeLabel, field1, field2 string) {
+		n++
+		names := []string{fmt.Sprintf("fz/t%da", n), fmt.Sprintf("fz/t%db", n)}
+		err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
+			for i, name := range names {
+				if err := tx.CreateType(store.TypeSpec{Name: name, Meta: map[string]any{"ui/label": typeLabel}, Fields: []store.FieldSpec{
+					{Name: name + "." + "x/a", Type: store.TText, Meta: map[string]any{"ui/label": field1}},
+					{Name: name + "." + "x/b", Type: store.TInt, Meta: map[string]any{"ui/label": field2}},
+					{Name: name + "." + "x/c", Type: store.TText, Meta: map[string]any{"ui/label": field1}},
+				}}); err != nil {
+					return err
+				}
+				if i == 1 {
+					rel := uuid.NewString()
+					if err := tx.CreateField(store.FieldSpec{Holder: names[1], Name: names[1] + ".x/ref", Type: names[0], Meta: map[string]any{"ui/label": field2, "platform/relation": rel}}); err != nil {
+						return err
+					}
+					if err := tx.CreateField(store.FieldSpec{Holder: names[0], Name: names[0] + ".x/refs", Type: names[1], Meta: map[string]any{"ui/label": typeLabel, "platform/relation": rel, "platform/collection?": true}}); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.WriteSchema(context.Background(), func(tx *store.Tx) error {
+			for _, name := range names {
+				if err := tx.DeleteType(name, true, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		cat, err := st.Catalog(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sch, ok, err := buildSchema(cat, "fz")
+		if err != nil || !ok {
+			t.Fatalf("schema for %q %q %q: %v", typeLabel, field1, field2, err)
+		}
+		for _, o := range sch.dbs {
+			for _, name := range append([]string{o.name, o.plural}, fieldNames(o)...) {
+				if !validName(name) {
+					t.Fatalf("invalid name %q", name)
+				}
+			}
+		}
+	})
+}
+
+func fieldNames(o *object) []string {
+	var out []string
+	for _, f := range o.fields {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+func validName(s string) bool {
+	if s == "" || strings.HasPrefix(s, "__") {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
