@@ -73,7 +73,7 @@ func TestHostAppFlags(t *testing.T) {
 		t.Fatalf("syncs: %+v", syncs)
 	}
 	// The first run (queued at start) and one fired by the schedule.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a bound for a loaded machine
 	for {
 		var runs []cliRun
 		getJSON(t, base+"/api/apps/syncs/"+syncs[0].ID+"/runs", token, &runs)
