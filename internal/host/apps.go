@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -22,8 +23,32 @@ type AppsConfig struct {
 	Service *apps.Service
 }
 
-// maxEventBody bounds a webhook event's body.
-const maxEventBody = 1 << 20
+// Bounds of request bodies: a webhook event, any other /api/apps body.
+const (
+	maxEventBody = 1 << 20
+	maxAppsBody  = 1 << 20
+)
+
+// readAppsJSON decodes a JSON object body of at most maxAppsBody bytes
+// (action arguments may be long texts); it answers the error itself and
+// reports whether to go on.
+func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAppsBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxAppsBody))
+			return false
+		}
+		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
+		return false
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		httpjson.Message(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
+		return false
+	}
+	return true
+}
 
 // mountApps mounts the apps API under /api/apps:
 //
@@ -146,7 +171,7 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		URL string `json:"url"`
 	}
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	app, err := a.svc.RegisterApp(r.Context(), body.URL)
@@ -192,7 +217,7 @@ type accountBody struct {
 
 func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 	var body accountBody
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	acc, err := a.svc.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
@@ -214,7 +239,7 @@ func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 	var body accountBody
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	acc, err := a.svc.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
@@ -251,7 +276,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 		Auth    string `json:"auth"`
 		Account string `json:"account"`
 	}
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	out, err := a.svc.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
@@ -297,7 +322,7 @@ func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 	var body apps.SyncSpec
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	sy, err := a.svc.CreateSync(r.Context(), body)
@@ -319,7 +344,7 @@ func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 	var body apps.SyncSpec
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	sy, err := a.svc.UpdateSync(r.Context(), r.PathValue("id"), body)
@@ -381,7 +406,7 @@ func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	var body apps.ActionRequest
-	if !readSmallJSON(w, r, &body, false) {
+	if !readAppsJSON(w, r, &body) {
 		return
 	}
 	res, err := a.svc.RunAction(r.Context(), body)

@@ -242,6 +242,13 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 	if r := e.do("GET", "/api/apps/events/x", "", ""); r.code != 405 {
 		t.Errorf("GET on the event URL: %d", r.code)
 	}
+	big := `{"url":"` + strings.Repeat("x", 1<<20) + `"}`
+	if r := e.do("POST", "/api/apps", appsToken, big); r.code != 413 || r.message(t) == "" {
+		t.Errorf("a body over 1 MiB: %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/api/apps/events/x", "", big); r.code != 413 {
+		t.Errorf("an event over 1 MiB: %d", r.code)
+	}
 	limited := false
 	for range 30 {
 		r := e.do("POST", "/api/apps/events/nope", "", "{}")
