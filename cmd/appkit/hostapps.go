@@ -59,15 +59,28 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		sy = syncs[0]
 	}
 	var accountID string
-	switch {
-	case sy != nil && len(account) == 0 && auth == "":
-		accountID = sy.AccountID
-	default:
-		if auth == "" && sy != nil {
-			if acc, err := svc.Account(ctx, sy.AccountID); err == nil {
-				auth = acc.Auth
-			}
+	var existing *apps.Account
+	if sy != nil {
+		if existing, err = svc.Account(ctx, sy.AccountID); err != nil {
+			return err
 		}
+	}
+	switch {
+	case existing != nil && len(account) == 0 && (auth == "" || auth == existing.Auth):
+		accountID = existing.ID
+	case existing != nil && (auth == "" || auth == existing.Auth):
+		// New values for the sync's account: merged and validated again.
+		fields, err := apps.TypedFields(app.Descriptor, existing.Auth, account)
+		if err != nil {
+			return err
+		}
+		acc, err := svc.UpdateAccount(ctx, existing.ID, fields)
+		if err != nil {
+			return err
+		}
+		accountID = acc.ID
+		fmt.Fprintf(stdout, "appkit host: %s: account %q updated (%s)\n", app.Name, acc.Name, acc.ID)
+	default:
 		pick := auth
 		if pick == "" && len(app.Descriptor.Authentication) == 1 {
 			pick = app.Descriptor.Authentication[0].ID
@@ -98,6 +111,12 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		}
 		if sy, err = svc.UpdateSync(ctx, sy.ID, spec); err != nil {
 			return err
+		}
+		if existing != nil && existing.ID != accountID {
+			// The account of another authentication replaced it.
+			if err := svc.DeleteAccount(ctx, existing.ID); err != nil {
+				fmt.Fprintf(stdout, "appkit host: %s: the replaced account %s stays: %v\n", app.Name, existing.ID, err)
+			}
 		}
 	}
 	run, err := svc.RunNow(ctx, sy.ID)

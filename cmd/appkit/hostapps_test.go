@@ -124,6 +124,15 @@ func TestHostAppFlags(t *testing.T) {
 		t.Fatalf("after restart: syncs %+v, accounts %v", again, accounts)
 	}
 	stop()
+	// Again with the account and a new schedule: the account is updated in
+	// place, the schedule replaced.
+	base, stop, _ = startHost(t, append(args, "--app", app.URL, "--account", "token="+tracker.DemoToken, "--every", "2h")...)
+	getJSON(t, base+"/api/apps/syncs", token, &again)
+	getJSON(t, base+"/api/apps/accounts", token, &accounts)
+	if len(again) != 1 || again[0].Account != syncs[0].Account || again[0].Every != "2h" || len(accounts) != 1 {
+		t.Fatalf("after a restart with --account: syncs %+v, accounts %v", again, accounts)
+	}
+	stop()
 }
 
 func TestHostAppFlagErrors(t *testing.T) {

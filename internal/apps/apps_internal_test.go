@@ -119,6 +119,18 @@ func TestParseEvery(t *testing.T) {
 	}
 }
 
+func TestFormatEvery(t *testing.T) {
+	for d, want := range map[time.Duration]string{2 * time.Hour: "2h", 90 * time.Minute: "1h30m", 15 * time.Minute: "15m", 90 * time.Second: "1m30s", time.Second: "1s", 2*time.Hour + time.Second: "2h0m1s"} {
+		got := FormatEvery(d)
+		if got != want {
+			t.Errorf("FormatEvery(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := ParseEvery(got); err != nil || back != d {
+			t.Errorf("ParseEvery(%q) = %v, %v", got, back, err)
+		}
+	}
+}
+
 func TestNormalizeURL(t *testing.T) {
 	for in, want := range map[string]string{"http://a:8080/": "http://a:8080", "https://a/x/": "https://a/x", " http://a ": "http://a"} {
 		if got, err := NormalizeURL(in); err != nil || got != want {

@@ -76,6 +76,19 @@ func ParseEvery(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// FormatEvery writes a schedule as ParseEvery reads it, without zero units
+// ("2h", "1h30m", "15m", "90s").
+func FormatEvery(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func checkSelection(types []string, filter map[string][]string) error {
 	if len(types) > 100 || len(filter) > 100 {
 		return fmt.Errorf("%w: at most 100 types and 100 filters", ErrInvalid)
@@ -156,7 +169,7 @@ func scanSync(r rowScanner) (*Sync, error) {
 		sy.Types = []string{}
 	}
 	if every > 0 {
-		sy.Every = (time.Duration(every) * time.Millisecond).String()
+		sy.Every = FormatEvery(time.Duration(every) * time.Millisecond)
 	}
 	sy.NextAt, sy.CreatedAt = fromMS(next), time.UnixMilli(created).UTC()
 	if webhook != "" {
