@@ -186,11 +186,11 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	}
 	a, err := s.App(ctx, sy.AppID)
 	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
+		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil)
 	}
 	acc, fields, err := s.account(ctx, sy.AccountID)
 	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
+		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil)
 	}
 	m := newMasker(fields, a.Descriptor)
 	rec, hc := newRecorder(s.cfg.HTTPClient, m)
@@ -231,7 +231,7 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	ex, dropped := rec.exchanges()
 	report.DroppedExchanges = dropped
 	s.log.Info().Str("sync", sy.ID).Str("run", runID).Str("status", status).Msg("apps: run ended")
-	return s.endRun(ctx, sy, runID, status, report, msg, ex, dropped)
+	return s.endRun(ctx, sy, runID, status, report, msg, ex)
 }
 
 // normalize makes account values comparable (numbers as text).
@@ -244,7 +244,7 @@ func normalize(m map[string]any) map[string]string {
 }
 
 // endRun records a run's outcome and the sync's next time.
-func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange, _ int) error {
+func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange) error {
 	now := s.now()
 	every, _ := ParseEvery(sy.Every)
 	next, keepRun := int64(0), ""

@@ -12,6 +12,7 @@ import (
 	"strings"
 	gosync "sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -42,6 +43,8 @@ type hookApp struct {
 	deletes  []*appkit.WebhookRequest
 	accounts []string // account tokens seen by transform
 	url      string
+	// failTransform is the number of transforms to answer with a 503.
+	failTransform int
 }
 
 func newHookApp(t *testing.T) *hookApp {
@@ -96,7 +99,14 @@ func newHookApp(t *testing.T) *hookApp {
 					}
 					a.mu.Lock()
 					a.accounts = append(a.accounts, ev.Account.String("token"))
+					fail := a.failTransform > 0
+					if fail {
+						a.failTransform--
+					}
 					a.mu.Unlock()
+					if fail {
+						return nil, appkit.TryLater(errors.New("upstream busy"))
+					}
 					items := make([]any, len(body.Set))
 					for i := range body.Set {
 						items[i] = body.Set[i]
@@ -144,7 +154,7 @@ func send(t *testing.T, url, body, sig string) (int, string) {
 func TestAppsWebhooks(t *testing.T) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
-			e := newAppsEnv(t, dsn, nil)
+			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.PauseDelay = 100 * time.Millisecond })
 			hook := newHookApp(t)
 			var app apps.App
 			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
@@ -232,6 +242,28 @@ func TestAppsWebhooks(t *testing.T) {
 				t.Errorf("webhook run exchanges: %d, token shown: %v", len(run.Exchanges), bytes.Contains(raw, []byte(hookToken)))
 			}
 
+			// An event the app cannot transform now stays pending and is
+			// applied later, once.
+			hook.mu.Lock()
+			hook.failTransform = 1
+			hook.mu.Unlock()
+			ev3 := `{"set":[{"id":"n4","name":"four","size":4}]}`
+			if code, msg := send(t, url, ev3, sign([]byte(ev3))); code != 202 {
+				t.Fatalf("event 3: %d %q", code, msg)
+			}
+			waitFor(t, "event 3 to be applied after a failed transform", func() bool {
+				return noteRows(t, e)["four"] == "4"
+			})
+			failed := 0
+			for _, r := range e.runs(sy.ID) {
+				if r.Trigger == apps.TriggerWebhook && r.Status == apps.StatusFailed {
+					failed++
+				}
+			}
+			if failed != 1 {
+				t.Errorf("%d failed webhook runs, want 1", failed)
+			}
+
 			// Changed types: the next run installs it again with the
 			// stored object.
 			e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"types": []string{"note", "tag"}}, 200, nil)
@@ -265,6 +297,11 @@ func TestAppsWebhooks(t *testing.T) {
 			hook.mu.Unlock()
 			if code, _ := send(t, url, ev1, sign([]byte(ev1))); code != 404 {
 				t.Errorf("an event after the sync was removed: %d", code)
+			}
+			e.api("DELETE", "/api/apps/"+app.ID, nil, 200, nil)
+			e.api("GET", "/api/apps/"+app.ID, nil, 404, nil)
+			if logs := e.logs.String(); strings.Contains(logs, hookToken) || strings.Contains(logs, hookKey) {
+				t.Errorf("a secret reached the log")
 			}
 		})
 	}
