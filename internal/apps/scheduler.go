@@ -86,8 +86,9 @@ func (s *Service) claim(ctx context.Context) (string, error) {
 // errLeaseLost ends a run whose lease another host took.
 var errLeaseLost = errors.New("the lease was lost")
 
-// work runs a leased sync: its run when due, then its pending webhook
-// events; the lease is renewed meanwhile and released at the end.
+// work runs a leased sync: its pending webhook events, its run when due,
+// and the events that came meanwhile; the lease is renewed meanwhile and
+// released at the end.
 func (s *Service) work(ctx context.Context, id string) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -133,15 +134,22 @@ func (s *Service) work(ctx context.Context, id string) {
 		s.log.Error().Err(err).Str("sync", id).Msg("apps: reading a leased sync")
 		return
 	}
-	if sy.NextAt != nil && !sy.NextAt.After(s.now()) {
+	// Events that arrived before the run are older than what it brings:
+	// applied first, the run then overwrites them; those that arrive
+	// during the run come after it.
+	events := func() {
+		if runCtx.Err() == nil {
+			if err := s.applyEvents(runCtx, sy); err != nil && runCtx.Err() == nil {
+				s.log.Error().Err(err).Str("sync", id).Msg("apps: webhook events")
+			}
+		}
+	}
+	events()
+	if sy.NextAt != nil && !sy.NextAt.After(s.now()) && runCtx.Err() == nil {
 		if err := s.runSync(runCtx, sy); err != nil && runCtx.Err() == nil {
 			s.log.Error().Err(err).Str("sync", id).Msg("apps: run")
 		}
-	}
-	if runCtx.Err() == nil {
-		if err := s.applyEvents(runCtx, sy); err != nil && runCtx.Err() == nil {
-			s.log.Error().Err(err).Str("sync", id).Msg("apps: webhook events")
-		}
+		events()
 	}
 }
 
