@@ -2,8 +2,10 @@
 // synchronization app the way the workspace service does and writes what the
 // app delivers into the host's store.
 //
-// [Run] is the one entry point, used by `appkit sync`, `appkit host --demo`
-// and (later) the scheduler, webhooks and the console. One run:
+// [Run] is the one entry point of a run, used by `appkit sync`, `appkit host
+// --demo` and the apps service's scheduler (internal/apps); [ApplyChanges]
+// writes the changes of a webhook event between runs with the same mapping
+// and delta rules, and [Describe] reads a descriptor as a run does. One run:
 //
 //  1. registration: GET / is read and checked (an app the service could not
 //     use is refused with the reason; what the service tolerates is accepted
