@@ -37,7 +37,8 @@
 // and leases one at a time in the database (SELECT ... FOR UPDATE SKIP
 // LOCKED on PostgreSQL; a SQLite file belongs to one process, whose write
 // transactions are serialized): the lease names the process and lasts
-// LeaseTTL, and the holder renews it every third of that. A process that
+// LeaseTTL, measured with the database's clock (hosts whose clocks disagree
+// agree on it), and the holder renews it every third of that. A process that
 // stops renewing (killed, cut off) loses the lease when it expires; the next
 // process to poll takes the sync over and continues the same run row, and
 // the engine resumes the run from the last page committed, so nothing is

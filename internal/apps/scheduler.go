@@ -10,6 +10,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/sync"
 )
 
@@ -60,13 +61,17 @@ func (s *Service) claim(ctx context.Context) (string, error) {
 	var id string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
+		leaseNow, err := s.leaseClock(ctx, tx)
+		if err != nil {
+			return err
+		}
 		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
  OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))
  ORDER BY next_at, id LIMIT 1`
 		if s.d.Name() == "postgres" {
 			q += " FOR UPDATE SKIP LOCKED"
 		}
-		err := tx.QueryRowContext(ctx, s.q(q), now, now, now).Scan(&id)
+		err = tx.QueryRowContext(ctx, s.q(q), leaseNow, now, now).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			id = ""
 			return nil
@@ -74,13 +79,33 @@ func (s *Service) claim(ctx context.Context) (string, error) {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET lease_owner = ?, lease_until = ? WHERE id = ?"), s.cfg.HostID, now+s.cfg.LeaseTTL.Milliseconds(), id)
+		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET lease_owner = ?, lease_until = ? WHERE id = ?"), s.cfg.HostID, leaseNow+s.cfg.LeaseTTL.Milliseconds(), id)
 		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("claim a sync: %w", err)
 	}
 	return id, nil
+}
+
+// queryRower is a *sql.DB or *sql.Tx.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// leaseClock is the time leases are measured with, in Unix milliseconds:
+// the database's clock on PostgreSQL (hosts whose clocks disagree still
+// agree on when a lease ends), this process's clock on SQLite (one process
+// per file).
+func (s *Service) leaseClock(ctx context.Context, q queryRower) (int64, error) {
+	if !store.IsPostgres(s.d) {
+		return ms(s.now()), nil
+	}
+	var now int64
+	if err := q.QueryRowContext(ctx, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)").Scan(&now); err != nil {
+		return 0, fmt.Errorf("read the database clock: %w", err)
+	}
+	return now, nil
 }
 
 // errLeaseLost ends a run whose lease another host took.
@@ -103,7 +128,15 @@ func (s *Service) work(ctx context.Context, id string) {
 				return
 			case <-t.C:
 			}
-			res, err := s.exec(runCtx, "UPDATE apps_syncs SET lease_until = ? WHERE id = ? AND lease_owner = ?", ms(s.now().Add(s.cfg.LeaseTTL)), id, s.cfg.HostID)
+			leaseNow, err := s.leaseClock(runCtx, s.db)
+			if err != nil {
+				if runCtx.Err() == nil {
+					s.log.Warn().Err(err).Str("sync", id).Msg("apps: reading the lease clock failed; stopping the run")
+					cancel(errLeaseLost)
+				}
+				return
+			}
+			res, err := s.exec(runCtx, "UPDATE apps_syncs SET lease_until = ? WHERE id = ? AND lease_owner = ?", leaseNow+s.cfg.LeaseTTL.Milliseconds(), id, s.cfg.HostID)
 			if err != nil {
 				if runCtx.Err() == nil {
 					s.log.Warn().Err(err).Str("sync", id).Msg("apps: renewing the lease failed; stopping the run")

@@ -280,8 +280,14 @@ func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sy.LeaseOwner != "" && sy.LeaseUntil != nil && sy.LeaseUntil.After(s.now()) {
-		return nil, fmt.Errorf("%w: host %s is running the sync; try again when it is done", ErrConflict, sy.LeaseOwner)
+	if sy.LeaseOwner != "" && sy.LeaseUntil != nil {
+		now, err := s.leaseClock(ctx, s.db)
+		if err != nil {
+			return nil, err
+		}
+		if ms(*sy.LeaseUntil) > now {
+			return nil, fmt.Errorf("%w: host %s is running the sync; try again when it is done", ErrConflict, sy.LeaseOwner)
+		}
 	}
 	var warns []string
 	if len(sy.Webhook) > 0 {
