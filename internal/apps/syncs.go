@@ -536,3 +536,27 @@ func (s *Service) appConfig(ctx context.Context, a *App, account map[string]any)
 	}
 	return &cfg, nil
 }
+
+// Config reads the config of an account's app (its types, filters and
+// webhook support) with the account, for choosing a sync's types and
+// filter.
+func (s *Service) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
+	acc, fields, err := s.account(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.App(ctx, acc.AppID)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.appConfig(ctx, a, fields)
+	if err != nil {
+		var ae *AppError
+		if errors.As(err, &ae) {
+			ae.Message = newMasker(fields, a.Descriptor).mask(ae.Message)
+			return nil, ae
+		}
+		return nil, err
+	}
+	return cfg, nil
+}

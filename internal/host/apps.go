@@ -61,6 +61,7 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	GET    /api/apps/accounts/{id}
 //	PATCH  /api/apps/accounts/{id}        {fields} merged (null removes), validated again
 //	DELETE /api/apps/accounts/{id}        204; 409 while a sync uses it
+//	GET    /api/apps/accounts/{id}/config the app's types, filters and webhook support, read with the account
 //	POST   /api/apps/oauth/start          {app, auth?, account?} → {redirectUri, callbackUri}
 //	GET    /api/apps/oauth/callback       the provider's redirect lands here (an HTML page; no token)
 //	GET    /api/apps/syncs                ?app=ID
@@ -87,6 +88,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(a.getApp), "DELETE": tok(a.deleteApp)})
 	mux.Handle("/api/apps/accounts", byMethod{"GET": tok(a.listAccounts), "POST": tok(a.createAccount)})
 	mux.Handle("/api/apps/accounts/{id}", byMethod{"GET": tok(a.getAccount), "PATCH": tok(a.updateAccount), "DELETE": tok(a.deleteAccount)})
+	mux.Handle("/api/apps/accounts/{id}/config", byMethod{"GET": tok(a.accountConfig)})
 	mux.Handle("/api/apps/oauth/start", byMethod{"POST": tok(a.oauthStart)})
 	mux.Handle("/api/apps/oauth/callback", byMethod{"GET": http.HandlerFunc(a.oauthCallback)})
 	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
@@ -268,6 +270,15 @@ func (a *appsAPI) base(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
+	cfg, err := a.svc.Config(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, cfg)
 }
 
 func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {

@@ -72,6 +72,19 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 				t.Errorf("the account is stored in clear: %q", sealed)
 			}
 
+			var cfg struct {
+				Types []struct {
+					ID string `json:"id"`
+				} `json:"types"`
+				Filters []struct {
+					ID string `json:"id"`
+				} `json:"filters"`
+			}
+			e.api("GET", "/api/apps/accounts/"+acc.ID+"/config", nil, 200, &cfg)
+			if len(cfg.Types) != 2 || len(cfg.Filters) == 0 {
+				t.Errorf("config: %+v", cfg)
+			}
+			e.api("GET", "/api/apps/accounts/nope/config", nil, 404, nil)
 			every := "1s"
 			var sy apps.Sync
 			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"project", "task"}, "every": every}, 201, &sy)
