@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -40,6 +41,10 @@ const (
 // API is the command API over a store.
 type API struct {
 	st *store.Store
+
+	// schema is platform.schema/query's answer, encoded, for one catalog
+	// snapshot (rebuilt when the catalog changes).
+	schema atomic.Pointer[schemaCache]
 
 	// InternalError, when set, is called with every failure that answers
 	// platform.error/internal (database errors, recovered panics), so the
@@ -263,11 +268,16 @@ func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
 		return a.fail(ctx, cmd.Name, err)
 	}
 	if readOnly(cmd.Name) {
-		cat, err := a.st.Catalog(ctx)
-		if err != nil {
-			return a.fail(ctx, cmd.Name, err)
-		}
-		v, err := a.read(ctx, cat, a.st.DB(), cmd, b)
+		// View runs the read again should the catalog have moved under it
+		// (another process's schema change): it starts from the same budget.
+		var v any
+		before, over := b.spent, b.over
+		err := a.st.View(ctx, func(cat *store.Catalog) error {
+			b.spent, b.over = before, over
+			var err error
+			v, err = a.read(ctx, cat, a.st.DB(), cmd, b)
+			return err
+		})
 		if err != nil {
 			return a.fail(ctx, cmd.Name, err)
 		}

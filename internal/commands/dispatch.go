@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/appkitgo/appkit/internal/query"
@@ -37,7 +38,10 @@ func readOnly(name string) bool { return name == CmdSchemaQuery || name == CmdEn
 func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command, b *answer) (any, error) {
 	switch c.Name {
 	case CmdSchemaQuery:
-		v := cat.SchemaJSON()
+		v, err := a.schemaJSON(cat)
+		if err != nil {
+			return nil, err
+		}
 		if err := b.spend(v); err != nil {
 			return nil, err
 		}
@@ -354,4 +358,28 @@ func schemaCommand(tx *store.Tx, c command) error {
 		return tx.CreateEnum(name)
 	}
 	return store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown schema command %q", c.Name)
+}
+
+// schemaCache is the encoded schema of one catalog snapshot.
+type schemaCache struct {
+	cat *store.Catalog
+	raw json.RawMessage
+}
+
+// schemaJSON is platform.schema/query's answer for cat: encoded once per
+// catalog snapshot (a frozen catalog never changes), built afresh for a
+// transaction's own changed catalog.
+func (a *API) schemaJSON(cat *store.Catalog) (any, error) {
+	if !cat.Frozen() {
+		return cat.SchemaJSON(), nil
+	}
+	if c := a.schema.Load(); c != nil && c.cat == cat {
+		return c.raw, nil
+	}
+	raw, err := appendValue(nil, cat.SchemaJSON())
+	if err != nil {
+		return nil, fmt.Errorf("commands: encode the schema: %w", err)
+	}
+	a.schema.Store(&schemaCache{cat: cat, raw: raw})
+	return json.RawMessage(raw), nil
 }

@@ -277,60 +277,86 @@ func IsTooLarge(err error) bool { return errors.Is(err, errTooLarge) }
 // Execute runs one request for viewer in space. Failures are in the
 // response's errors; err is ErrNoSpace for an unknown space and non-nil only
 // for that and for failures to read the catalog.
+//
+// A request that fails before it changed anything (a query, or a mutation
+// refused before it ran) runs once more when the catalog moved under it:
+// another process's schema change whose notification had not arrived yet
+// (store.View).
 func (s *Service) Execute(ctx context.Context, space string, viewer Viewer, req *Request) (*Response, error) {
-	cat, err := s.cfg.Store.Catalog(ctx)
+	var resp *Response
+	err := s.cfg.Store.View(ctx, func(cat *store.Catalog) error {
+		r, ran, err := s.execute(ctx, cat, space, viewer, req)
+		resp = r
+		if err == nil && len(r.Errors) > 0 && !ran {
+			return errFailedRequest
+		}
+		return err
+	})
+	if errors.Is(err, errFailedRequest) {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	return resp, nil
+}
+
+// errFailedRequest tells store.View that a request answered errors.
+var errFailedRequest = errors.New("graphql: the request failed")
+
+// execute is Execute with one catalog snapshot; ran reports that a mutation
+// ran (so the request is not to be run again).
+func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string, viewer Viewer, req *Request) (resp *Response, ran bool, err error) {
 	sch, err := s.schemaFor(cat, space)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	resp := &Response{}
+	resp = &Response{}
 	if len(req.Query) > s.cfg.MaxQueryBytes {
 		resp.Errors = append(resp.Errors, &Error{Message: fmt.Sprintf("the query is longer than %d bytes", s.cfg.MaxQueryBytes), Extensions: code("QUERY_TOO_LARGE")})
-		return resp, nil
+		return resp, false, nil
 	}
 	if req.Query == "" {
 		resp.Errors = append(resp.Errors, &Error{Message: "the request has no query", Extensions: code("GRAPHQL_PARSE_FAILED")})
-		return resp, nil
+		return resp, false, nil
 	}
 	doc, perr := parser.ParseQueryWithTokenLimit(&ast.Source{Name: "query", Input: req.Query}, s.cfg.MaxTokens)
 	if perr != nil {
 		resp.Errors = append(resp.Errors, fromGQLError(perr, "GRAPHQL_PARSE_FAILED")...)
-		return resp, nil
+		return resp, false, nil
 	}
 	if errs := repeatedActions(doc, sch); len(errs) > 0 {
 		resp.Errors = errs
-		return resp, nil
+		return resp, false, nil
 	}
 	if errs := validator.ValidateWithRules(sch.schema, doc, defaultRules); len(errs) > 0 {
 		for _, e := range errs {
 			resp.Errors = append(resp.Errors, fromGQLError(e, "GRAPHQL_VALIDATION_FAILED")...)
 		}
-		return resp, nil
+		return resp, false, nil
 	}
 	op, oerr := pickOperation(doc, req.OperationName)
 	if oerr != nil {
 		resp.Errors = append(resp.Errors, oerr)
-		return resp, nil
+		return resp, false, nil
 	}
 	vars, verr := validator.VariableValues(sch.schema, op, req.Variables)
 	if verr != nil {
 		resp.Errors = append(resp.Errors, fromGQLError(verr, "BAD_USER_INPUT")...)
-		return resp, nil
+		return resp, false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat}
 	if lerr := e.checkLimits(op); lerr != nil {
 		resp.Errors = append(resp.Errors, lerr)
-		return resp, nil
+		return resp, false, nil
 	}
+	ran = op.Operation == ast.Mutation
 	resp.Data = e.operation(op)
 	resp.HasData = true
 	resp.Errors = append(resp.Errors, e.errs...)
-	return resp, nil
+	return resp, ran, nil
 }
 
 func code(c string) map[string]any { return map[string]any{"code": c} }

@@ -337,14 +337,22 @@ func jsonScalar(prim string, v any) any {
 // Exec compiles q against the store's current catalog and runs it (the
 // GraphQL executor's entry point; the command API compiles itself so that
 // reads inside a batch see the batch's schema).
+//
+// It reads through store.View: should another process have changed the
+// catalog so that the query fails, it is compiled and run again once with the
+// new catalog.
 func Exec(ctx context.Context, st *store.Store, q *Query, params map[string]any) ([]map[string]any, error) {
-	cat, err := st.Catalog(ctx)
+	var rows []map[string]any
+	err := st.View(ctx, func(cat *store.Catalog) error {
+		plan, err := Compile(cat, st.Dialect(), q, params)
+		if err != nil {
+			return err
+		}
+		rows, err = plan.Run(ctx, st.DB())
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	plan, err := Compile(cat, st.Dialect(), q, params)
-	if err != nil {
-		return nil, err
-	}
-	return plan.Run(ctx, st.DB())
+	return rows, nil
 }

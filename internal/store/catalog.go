@@ -78,7 +78,15 @@ type Catalog struct {
 
 	byName map[string]*Type
 	byID   map[string]*Type
+	// frozen is set when the catalog becomes the store's snapshot.
+	frozen bool
 }
+
+// Frozen reports whether c is a snapshot the store installed, which never
+// changes again: what is derived from it may be cached under its pointer.
+// The private catalog of a transaction that changed the schema is not
+// frozen (until that transaction commits).
+func (c *Catalog) Frozen() bool { return c.frozen }
 
 // Type is one type of the catalog.
 type Type struct {

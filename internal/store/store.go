@@ -97,6 +97,10 @@ type Store struct {
 
 	// now is the clock (tests may replace it).
 	now func() time.Time
+
+	// fresh keeps the catalog current without a round trip per read
+	// (PostgreSQL only; nil on SQLite).
+	fresh *freshness
 }
 
 // ErrDSN reports a DSN that Open does not accept.
@@ -109,6 +113,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	var (
 		db *sql.DB
 		d  Dialect
+		pg string
 	)
 	switch {
 	case dsn == "sqlite::memory:":
@@ -143,6 +148,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(16)
 		d = Postgres
+		pg = dsn
 	default:
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
@@ -154,11 +160,20 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if pg != "" {
+		s.fresh = newFreshness()
+		go s.listen(pg)
+	}
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the catalog listener (PostgreSQL) and closes the database.
+func (s *Store) Close() error {
+	if s.fresh != nil {
+		s.fresh.close()
+	}
+	return s.db.Close()
+}
 
 // DB returns the database (both backends through database/sql).
 func (s *Store) DB() *sql.DB { return s.db }
@@ -242,6 +257,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, s.dialect.Rebind("INSERT INTO catalog_state (id, version, doc) VALUES (1, ?, ?)"), cat.Version, b); err != nil {
 			return fmt.Errorf("store: migrate: %w", err)
 		}
+		cat.frozen = true
 		s.cat = cat
 	case err != nil:
 		return fmt.Errorf("store: migrate: %w", err)
@@ -250,6 +266,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		cat.frozen = true
 		s.cat = cat
 	}
 	if err := tx.Commit(); err != nil {
@@ -258,38 +275,68 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Catalog returns the current catalog snapshot (on PostgreSQL, after checking
-// that no other process changed it).
+// Catalog returns the current catalog snapshot. On SQLite it is the
+// in-memory one. On PostgreSQL it is the in-memory one too while the catalog
+// listener is connected and no announced change is pending; otherwise the
+// version is checked against the database (one round trip) and the snapshot
+// reloaded when another process changed it. The snapshot is immutable.
 func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 	s.mu.RLock()
 	cat := s.cat
 	s.mu.RUnlock()
-	if !IsPostgres(s.dialect) {
+	if s.fresh == nil || s.fresh.current(cat) {
 		return cat, nil
 	}
-	var v int64
-	if err := s.db.QueryRowContext(ctx, "SELECT version FROM catalog_state WHERE id = 1").Scan(&v); err != nil {
-		return nil, fmt.Errorf("store: catalog version: %w", err)
-	}
-	if v == cat.Version {
-		return cat, nil
-	}
-	var doc string
-	if err := s.db.QueryRowContext(ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc); err != nil {
-		return nil, fmt.Errorf("store: catalog reload: %w", err)
-	}
-	fresh, err := decodeCatalog([]byte(doc))
-	if err != nil {
-		return nil, err
-	}
-	s.install(fresh)
-	return fresh, nil
+	fresh, _, err := s.recheck(ctx, cat)
+	return fresh, err
 }
 
-func (s *Store) install(c *Catalog) {
+// Refresh is Catalog for a caller that must see every schema change
+// committed before the call, whichever process made it: on PostgreSQL it
+// always checks the version against the database (one round trip).
+func (s *Store) Refresh(ctx context.Context) (*Catalog, error) {
+	s.mu.RLock()
+	cat := s.cat
+	s.mu.RUnlock()
+	if s.fresh == nil {
+		return cat, nil
+	}
+	fresh, _, err := s.recheck(ctx, cat)
+	return fresh, err
+}
+
+// recheck reads the catalog version from the database (one round trip) and,
+// when it differs from seen's, the new document, which it installs. It
+// reports whether the catalog moved past seen.
+func (s *Store) recheck(ctx context.Context, seen *Catalog) (*Catalog, bool, error) {
+	s.fresh.roundTrips.Add(1)
+	var (
+		v   int64
+		doc sql.NullString
+	)
+	err := s.db.QueryRowContext(ctx, "SELECT version, CASE WHEN version <> $1 THEN doc END FROM catalog_state WHERE id = 1", seen.Version).Scan(&v, &doc)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: catalog version: %w", err)
+	}
+	if v == seen.Version || !doc.Valid {
+		return seen, false, nil
+	}
+	c, err := decodeCatalog([]byte(doc.String))
+	if err != nil {
+		return nil, false, err
+	}
+	return s.install(c), true, nil
+}
+
+// install makes c the snapshot unless a newer one is installed already, and
+// returns the snapshot now installed. An installed catalog is never changed
+// again.
+func (s *Store) install(c *Catalog) *Catalog {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.frozen = true
 	if s.cat == nil || c.Version >= s.cat.Version {
 		s.cat = c
 	}
-	s.mu.Unlock()
+	return s.cat
 }

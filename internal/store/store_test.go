@@ -97,7 +97,7 @@ func TestPostgresTwoProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := a.Catalog(ctx)
+	cat, err := a.Refresh(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestPostgresConcurrentSchemaChanges(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	cat, err := stores[1].Catalog(ctx)
+	cat, err := stores[1].Refresh(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,12 @@ func (s *Store) write(ctx context.Context, exclusive bool, fn func(tx *Tx) error
 		if _, err := t.exec("UPDATE catalog_state SET version = ?, doc = ? WHERE id = 1", t.cat.Version, doc); err != nil {
 			return err
 		}
+		if IsPostgres(s.dialect) {
+			// Delivered to every listener when the transaction commits.
+			if _, err := t.tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notifyPayload(t.cat)); err != nil {
+				return fmt.Errorf("store: notify catalog change: %w", err)
+			}
+		}
 	}
 	for _, st := range t.stmts {
 		st.Close()
