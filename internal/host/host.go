@@ -1,5 +1,6 @@
 // Package host wires the HTTP surface of the embedded workspace host: the
-// command API, documents, sign-in and tokens, with authentication, rate
+// command API, the per-space GraphQL API, documents, the apps service,
+// sign-in and tokens, with authentication, rate
 // limits, size limits, timeouts, panic recovery and one log line per request.
 //
 // Routes:
@@ -12,8 +13,11 @@
 //	POST   /api/commands           the command API (internal/commands)        (Authorization: Token <token>)
 //	GET    /api/documents/<secret> ?format=md|html|json (internal/documents)  (Authorization: Token <token>)
 //	PUT    /api/documents/<secret> {"content": "..."}                         (Authorization: Token <token>)
+//	POST   /api/graphql/space/<s>  the space's GraphQL API (internal/graphql)  (Authorization: Token <token>)
+//	GET    /api/graphql/space/<s>  the GraphiQL IDE page; GET /api/graphql lists the spaces' endpoints
+//	       /api/apps/...           apps, accounts, syncs, runs, actions (internal/apps; see mountApps)
 //
-// The token endpoints accept only the session cookie, as the spec says: an
+// The token endpoints accept only the session cookie, as the protocol says: an
 // Authorization header there is ignored, so a token alone gets 401. The
 // command and document endpoints accept only the token: 401 without a valid
 // one. Beyond the limit of requests per second per token, or the optional
