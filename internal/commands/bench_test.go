@@ -254,3 +254,80 @@ func BenchmarkCreate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSchemaQuery: platform.schema/query (answer encoded) on a schema of
+// 40 types of 20 fields, against what it cost before the answer was cached
+// per catalog snapshot (check the catalog, build the schema value, encode
+// it). speedup = rebuild time / command time.
+func BenchmarkSchemaQuery(b *testing.B) {
+	for name, dsn := range benchDSNs() {
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			api := New(st)
+			var body strings.Builder
+			body.WriteString(`[{"command":"platform.schema/batch","args":{"commands":[`)
+			for i := range 40 {
+				if i > 0 {
+					body.WriteString(",")
+				}
+				fmt.Fprintf(&body, `{"command":"schema.type/create","args":{"platform/name":"S/T%d","platform/fields":[`, i)
+				for j := range 20 {
+					if j > 0 {
+						body.WriteString(",")
+					}
+					fmt.Fprintf(&body, `{"platform/name":"S/f%d","platform/type":"platform/text","platform/meta":{"ui/title?":%v}}`, j, j == 0)
+				}
+				body.WriteString(`]}}`)
+			}
+			body.WriteString(`]}}]`)
+			if res, err := api.Execute(ctx, []byte(body.String())); err != nil || !res[0].Success {
+				b.Fatalf("schema: %v %v", err, res)
+			}
+			req := []byte(`[{"command":"platform.schema/query"}]`)
+			cmd := func() []byte {
+				res, err := api.Execute(ctx, req)
+				if err != nil || !res[0].Success {
+					b.Fatalf("schema query: %v %v", err, res)
+				}
+				out, err := EncodeResults(res)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return out
+			}
+			rebuild := func() []byte {
+				cat, err := st.Refresh(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := EncodeResults([]Result{{Success: true, Result: cat.SchemaJSON()}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return out
+			}
+			if c, r := cmd(), rebuild(); string(c) != string(r) {
+				b.Fatal("the cached answer differs from the rebuilt one")
+			}
+			var tCmd, tRebuild time.Duration
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				rebuild()
+				t1 := time.Now()
+				cmd()
+				tCmd += time.Since(t1)
+				tRebuild += t1.Sub(t0)
+			}
+			b.ReportMetric(float64(tRebuild)/float64(tCmd), "speedup")
+			b.ReportMetric(float64(tCmd.Microseconds())/float64(b.N), "cmd-µs/op")
+			b.ReportMetric(float64(tRebuild.Microseconds())/float64(b.N), "rebuild-µs/op")
+		})
+	}
+}

@@ -57,6 +57,8 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(buf, int64(x), 10), nil
 	case float64:
 		return jsonw.AppendFloat(buf, x, 64), nil
+	case encoded:
+		return append(buf, x...), nil
 	case json.RawMessage:
 		if !json.Valid(x) {
 			return append(buf, "null"...), nil

@@ -5,9 +5,6 @@ package store
 // ListenerPID is the backend pid of the catalog listener's connection.
 func (s *Store) ListenerPID() uint32 { return s.fresh.pid.Load() }
 
-// Listening reports whether the catalog listener is healthy.
-func (s *Store) Listening() bool { return s.fresh.listening.Load() }
-
 // CatalogRetries is the number of reads View ran a second time.
 func (s *Store) CatalogRetries() int64 { return s.fresh.retries.Load() }
 

@@ -102,6 +102,13 @@ func (s *Store) CatalogRoundTrips() int64 {
 	return s.fresh.roundTrips.Load()
 }
 
+// CatalogListening reports whether the PostgreSQL catalog listener is
+// connected and caught up, so reads take the catalog from memory (a health
+// signal; always false on SQLite, whose catalog needs no listener).
+func (s *Store) CatalogListening() bool {
+	return s.fresh != nil && s.fresh.listening.Load()
+}
+
 // View runs fn, a read that changes nothing, with the current catalog
 // snapshot. On PostgreSQL a failed fn (a store error such as an unknown type
 // or field, or SQL failing on a column or table that is gone) makes View

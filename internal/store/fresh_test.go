@@ -30,7 +30,7 @@ func twoProcesses(t *testing.T) (a, b *store.Store) {
 		out = append(out, st)
 	}
 	for _, st := range out {
-		waitFor(t, "the listener is up", st.Listening)
+		waitFor(t, "the listener is up", st.CatalogListening)
 	}
 	return out[0], out[1]
 }
@@ -172,7 +172,7 @@ func TestCatalogListenerRecovers(t *testing.T) {
 	if _, err := a.DB().ExecContext(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the listener is down", func() bool { return !b.Listening() })
+	waitFor(t, "the listener is down", func() bool { return !b.CatalogListening() })
 
 	trips := b.CatalogRoundTrips()
 	err := a.WriteSchema(ctx, func(tx *store.Tx) error {
@@ -194,7 +194,7 @@ func TestCatalogListenerRecovers(t *testing.T) {
 
 	close(release)
 	b.HoldReconnect(nil)
-	waitFor(t, "the listener is back", func() bool { return b.Listening() && b.ListenerPID() != pid })
+	waitFor(t, "the listener is back", func() bool { return b.CatalogListening() && b.ListenerPID() != pid })
 	trips = b.CatalogRoundTrips()
 	for range 5 {
 		runs := 0

@@ -40,11 +40,44 @@
 // loaded into an immutable in-memory snapshot. A schema change works on a
 // clone inside the write transaction, runs its DDL in that same transaction and
 // writes the new document with version+1; the snapshot is swapped after the
-// commit. On PostgreSQL several host processes may share a database: every
-// read first checks the version (one primary-key lookup) and reloads the
-// snapshot when it changed; every write transaction locks the catalog row
-// (FOR SHARE, FOR UPDATE for schema changes) and reloads a stale snapshot
-// inside the transaction. A SQLite file belongs to one host process.
+// commit. A SQLite file belongs to one host process: its snapshot is always
+// current.
+//
+// On PostgreSQL several host processes may share a database. Writes stay
+// exact: every write transaction locks the catalog row (FOR SHARE, FOR
+// UPDATE for schema changes) and reloads a stale snapshot inside the
+// transaction. Reads take the snapshot from memory, kept current this way:
+//
+//   - The transaction of every schema change also runs pg_notify on the
+//     channel appkit_catalog with "<schema id> <version>" (the schema id
+//     tells apart the catalogs of several schemas in one database).
+//     PostgreSQL delivers it when, and only if, the transaction commits.
+//   - Each Store keeps one connection of its own (not from the pool)
+//     LISTENing on that channel. After LISTEN it reads the version once
+//     (changes committed earlier announced themselves to nobody), then
+//     reloads the catalog on each notification of its schema. Idle for 10 s,
+//     it reads the version again, which proves the connection alive.
+//   - Catalog answers from memory while the listener is connected and caught
+//     up, and no notification announced a version newer than the snapshot;
+//     otherwise (listener down, reconnecting with backoff from 50 ms to 5 s,
+//     or a reload pending) it checks the version with one primary-key
+//     lookup, as every read did before. CatalogRoundTrips counts those.
+//   - Between another process's commit and the handling of its notification
+//     (typically well under a millisecond) a read may run on the previous
+//     catalog. Such a read either succeeds, as if it had run just before the
+//     change (generated column and table names are never reused, so an old
+//     catalog never reads the wrong column), or fails: an unknown type or
+//     field, or SQL on a dropped column or table (SQLSTATE 42703, 42P01).
+//     View, which both APIs read through, then checks the version and, when
+//     the catalog moved, runs the read once more with the new catalog.
+//   - A connection that dies without closing (a network partition) may go
+//     unnoticed for up to the idle check plus the statement timeout (20 s),
+//     during which reads do not see other processes' schema changes unless
+//     they fail and are retried. Refresh always checks the version, for a
+//     caller that must see every change committed before it.
+//
+// Snapshots the store installed are frozen (Catalog.Frozen): what is derived
+// from one, such as the encoded schema, may be cached under its pointer.
 //
 // # SQLite connections
 //
