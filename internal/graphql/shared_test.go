@@ -1,0 +1,60 @@
+package graphql
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// Two host processes on one PostgreSQL database: a schema change through
+// one is answered by the other's GraphQL API at once (store.View runs a
+// request that failed on the old catalog again), and queries make no catalog
+// round trip.
+func TestTwoProcessesQuery(t *testing.T) {
+	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
+		t.Skip("APPKIT_TEST_POSTGRES not set")
+	}
+	ctx := context.Background()
+	dsn := testkit.StoreDSNs(t)["postgres"]
+	var stores []*store.Store
+	for range 2 {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores = append(stores, st)
+	}
+	a, b := stores[0], New(Config{Store: stores[1]})
+	trackerSchema(t, a)
+	if got := run(t, b, "tracker", `{ findProjects { name } }`, nil); got != `{"data":{"findProjects":[]}}` {
+		t.Fatalf("new space through b = %s", got)
+	}
+	if err := a.WriteSchema(ctx, func(tx *store.Tx) error {
+		return tx.CreateField(store.FieldSpec{Holder: "tracker/project", Name: "tracker.project/code", Type: store.TText})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, b, "tracker", `{ findProjects { code } }`, nil); got != `{"data":{"findProjects":[]}}` {
+		t.Fatalf("new field through b = %s", got)
+	}
+	for end := time.Now().Add(20 * time.Second); !stores[1].CatalogListening(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("b's catalog listener is not up")
+		}
+	}
+	trips := stores[1].CatalogRoundTrips()
+	for range 10 {
+		if got := run(t, b, "tracker", `{ findProjects { name code } }`, nil); strings.Contains(got, "errors") {
+			t.Fatal(got)
+		}
+	}
+	if got := stores[1].CatalogRoundTrips() - trips; got != 0 {
+		t.Errorf("10 queries through b made %d catalog round trips, want 0", got)
+	}
+}
