@@ -546,9 +546,6 @@ func sortedStrings(s []string) []string {
 
 // SyncState returns the sync engine's saved state under key (nil when none).
 func (t *Tx) SyncState(key string) ([]byte, error) {
-	if err := t.ensureSyncState(); err != nil {
-		return nil, err
-	}
 	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("SELECT doc FROM sync_state WHERE key = ?"), key)
 	if err != nil {
 		return nil, fmt.Errorf("store: read sync state: %w", err)
@@ -568,19 +565,7 @@ func (t *Tx) SyncState(key string) ([]byte, error) {
 // transaction (so that a page of data and the position after it commit
 // together).
 func (t *Tx) SaveSyncState(key string, doc []byte) error {
-	if err := t.ensureSyncState(); err != nil {
-		return err
-	}
 	_, err := t.exec("INSERT INTO sync_state (key, doc, updated_at) VALUES (?, ?, ?) "+
 		"ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, updated_at = excluded.updated_at", key, string(doc), t.now.UnixMilli())
 	return err
-}
-
-func (t *Tx) ensureSyncState() error {
-	// Inside the transaction: a statement on another connection would wait
-	// for this transaction's lock on SQLite.
-	if _, err := t.tx.ExecContext(t.ctx, "CREATE TABLE IF NOT EXISTS sync_state (key "+SQLType(t.s.dialect, TText)+" PRIMARY KEY, doc TEXT NOT NULL, updated_at BIGINT NOT NULL)"); err != nil {
-		return fmt.Errorf("store: create sync_state: %w", err)
-	}
-	return nil
 }

@@ -264,6 +264,10 @@ func (s *Store) migrate(ctx context.Context) error {
 		"CREATE TABLE IF NOT EXISTS catalog_state (id INTEGER PRIMARY KEY, version BIGINT NOT NULL, doc TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS catalog_counters (type_id TEXT PRIMARY KEY, next BIGINT NOT NULL)",
 		createDocuments,
+		// The sync engine's state, created here under the migration lock:
+		// created lazily, two processes' first runs raced on PostgreSQL's
+		// catalog (a duplicate key in pg_type).
+		"CREATE TABLE IF NOT EXISTS sync_state (key " + SQLType(s.dialect, TText) + " PRIMARY KEY, doc TEXT NOT NULL, updated_at BIGINT NOT NULL)",
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("store: migrate: %w", err)
