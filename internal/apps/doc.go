@@ -45,7 +45,8 @@
 // lost or written twice. A holder whose renewal fails stops its run.
 //
 // A run that pauses on errors that may pass (tryLater, 429, 5xx, timeouts)
-// keeps its row and position and is resumed at PauseDelay; other failures
+// keeps its row and position and is resumed when the app asked (its
+// Retry-After), else after PauseDelay; other failures
 // end the run, and the sync is due again at its next scheduled time.
 //
 // # Webhooks

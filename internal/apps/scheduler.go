@@ -227,11 +227,11 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	}
 	a, err := s.App(ctx, sy.AppID)
 	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil)
+		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
 	acc, fields, err := s.account(ctx, sy.AccountID)
 	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil)
+		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
 	m := newMasker(fields, a.Descriptor)
 	rec, hc := newRecorder(s.cfg.HTTPClient, m)
@@ -257,6 +257,7 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 		}
 	}
 	status, msg := StatusSucceeded, ""
+	var resume time.Duration
 	switch {
 	case err == nil:
 		account := fields
@@ -266,13 +267,18 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 		report.Webhook = s.ensureWebhook(ctx, sy, a, account, rep)
 	case errors.Is(err, sync.ErrPaused), errors.Is(err, sync.ErrBusy):
 		status, msg = StatusPaused, m.mask(err.Error())
+		// Resumed when the app asked (Retry-After), else after PauseDelay.
+		var ae *sync.AppError
+		if errors.As(err, &ae) && ae.RetryAfter > 0 {
+			resume = ae.RetryAfter
+		}
 	default:
 		status, msg = StatusFailed, m.mask(err.Error())
 	}
 	ex, dropped := rec.exchanges()
 	report.DroppedExchanges = dropped
 	s.log.Info().Str("sync", sy.ID).Str("run", runID).Str("status", status).Msg("apps: run ended")
-	return s.endRun(ctx, sy, runID, status, report, msg, ex)
+	return s.endRun(ctx, sy, runID, status, report, msg, ex, resume)
 }
 
 // normalize makes account values comparable (numbers as text).
@@ -284,14 +290,18 @@ func normalize(m map[string]any) map[string]string {
 	return out
 }
 
-// endRun records a run's outcome and the sync's next time.
-func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange) error {
+// endRun records a run's outcome and the sync's next time; a paused run is
+// resumed after resume (0: PauseDelay).
+func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange, resume time.Duration) error {
 	now := s.now()
 	every, _ := ParseEvery(sy.Every)
 	next, keepRun := int64(0), ""
 	switch {
 	case status == StatusPaused:
-		next, keepRun = ms(now.Add(s.cfg.PauseDelay)), runID
+		if resume <= 0 {
+			resume = s.cfg.PauseDelay
+		}
+		next, keepRun = ms(now.Add(resume)), runID
 	case every > 0:
 		next = ms(now.Add(every))
 	}

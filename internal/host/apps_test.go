@@ -277,3 +277,38 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 		t.Error("refused events are not limited")
 	}
 }
+
+// A run paused by an app that asked to be called again later (Retry-After)
+// is resumed then, not after the default pause.
+func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
+	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
+		c.Retry = sync.Retry{Attempts: 1}
+		c.PauseDelay = 200 * time.Millisecond
+	})
+	nop := zerolog.Nop()
+	app := &appkit.App{ID: "later", Name: "Later", Version: "1.0.0", Description: "asks to wait", Logger: &nop, Auth: []appkit.Auth{appkit.NoAuth()},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "item", Name: "Items",
+			Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *scaleCursor) (*appkit.Page[scaleItem, scaleCursor], error) {
+				return nil, appkit.TryLaterAfter(errors.New("rate limited"), 2*time.Hour)
+			})}}}}
+	h, err := app.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	start := time.Now()
+	waitFor(t, "the run to pause", func() bool {
+		runs := e.runs(sy.ID)
+		return len(runs) == 1 && runs[0].Status == apps.StatusPaused
+	})
+	var after apps.Sync
+	e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &after)
+	if after.NextAt == nil || after.NextAt.Before(start.Add(time.Hour)) || after.RunID == "" {
+		t.Fatalf("a paused run asked to wait 2h is due at %v (run %q)", after.NextAt, after.RunID)
+	}
+}

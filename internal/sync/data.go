@@ -79,7 +79,7 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 				if f.err != nil {
 					var ae *AppError
 					if errors.As(f.err, &ae) && ae.Retryable() {
-						stop = fmt.Errorf("%w: type %s, page %d: %v; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
+						stop = fmt.Errorf("%w: type %s, page %d: %w; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
 					} else {
 						stop = fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)
 					}

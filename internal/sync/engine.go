@@ -21,7 +21,8 @@ import (
 // ErrPaused is wrapped by the error of a run stopped by an app that kept
 // failing with errors that may pass (tryLater, 429, 5xx, timeouts): the run
 // is saved and the next Run with the same app resumes it from the page
-// that failed.
+// that failed. The app's last *AppError is wrapped too: its RetryAfter says
+// when the app asked to be called again.
 var ErrPaused = errors.New("run paused")
 
 // ErrBusy is wrapped by the error of a Run for an app that another Run of
