@@ -40,6 +40,16 @@ func (c *cfield) first() *ast.Field { return c.fields[0] }
 
 // collect groups the fields of a selection set by response key, following
 // fragments and applying @skip and @include.
+// rows compiles q against the request's catalog and runs it on db (the
+// store, or a mutation group's transaction).
+func (e *executor) rows(db store.Querier, q *query.Query) ([]map[string]any, error) {
+	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Run(e.ctx, db)
+}
+
 func (e *executor) collect(set ast.SelectionSet, typeName string, out []*cfield, visited map[string]bool) []*cfield {
 	for _, sel := range set {
 		switch s := sel.(type) {
@@ -300,11 +310,7 @@ func (e *executor) find(o *object, c *cfield, path []any) ([]any, error) {
 	if limit == 0 {
 		return []any{}, nil
 	}
-	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := plan.Run(e.ctx, e.st.DB())
+	rows, err := e.rows(e.st.DB(), q)
 	if err != nil {
 		return nil, err
 	}

@@ -126,11 +126,7 @@ func (e *executor) ids(db store.Querier, o *object, where *query.Filter, order [
 	if o.option {
 		return nil, userErrorf("options cannot be selected here")
 	}
-	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := plan.Run(e.ctx, db)
+	rows, err := e.rows(db, q)
 	if err != nil {
 		return nil, err
 	}
@@ -499,11 +495,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	}
 	q := &query.Query{From: g.o.st.Name, Select: sel, Order: g.order, NoLimit: true,
 		Where: &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: in}}}
-	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := plan.Run(e.ctx, g.tx.Querier())
+	rows, err := e.rows(g.tx.Querier(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -783,11 +775,7 @@ func (g *group) linked(fd *field, ids []string, where *query.Filter) (map[string
 		filter = and([]*query.Filter{filter, cond})
 	}
 	q := &query.Query{From: holder.Name, Select: []query.Select{idSel[0], sel}, Where: filter, NoLimit: true}
-	plan, err := query.Compile(g.e.cat, g.e.st.Dialect(), q, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := plan.Run(g.e.ctx, g.tx.Querier())
+	rows, err := g.e.rows(g.tx.Querier(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -971,11 +959,7 @@ func (g *group) fill(tpl string, ids []string) (map[string]string, error) {
 		q := &query.Query{From: g.o.st.Name, NoLimit: true,
 			Select: append([]query.Select{{Kind: query.SelectField, Key: "id", Field: "platform/id"}}, sels...),
 			Where:  &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: toAny(ids)}}}
-		plan, err := query.Compile(g.e.cat, g.e.st.Dialect(), q, nil)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := plan.Run(g.e.ctx, g.tx.Querier())
+		rows, err := g.e.rows(g.tx.Querier(), q)
 		if err != nil {
 			return nil, err
 		}
@@ -1028,11 +1012,7 @@ func (g *group) finalState(fd *field) (string, string, error) {
 	if named, _ := fd.sf.Meta["workflow/final-state"].(string); named != "" {
 		q.Where = &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"enum/name"}}, Value: query.Value{Literal: named}}
 	}
-	plan, err := query.Compile(g.e.cat, g.e.st.Dialect(), q, nil)
-	if err != nil {
-		return "", "", err
-	}
-	rows, err := plan.Run(g.e.ctx, g.tx.Querier())
+	rows, err := g.e.rows(g.tx.Querier(), q)
 	if err != nil {
 		return "", "", err
 	}

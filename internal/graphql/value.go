@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
 // omap is a JSON object whose keys keep their order (GraphQL answers list
@@ -43,13 +44,13 @@ func appendJSON(b []byte, v any) []byte {
 		}
 		return append(b, "false"...)
 	case string:
-		return appendString(b, x)
+		return jsonw.AppendString(b, x)
 	case int64:
 		return strconv.AppendInt(b, x, 10)
 	case int:
 		return strconv.AppendInt(b, int64(x), 10)
 	case float64:
-		return appendFloat(b, x)
+		return jsonw.AppendFloat(b, x, 64)
 	case rawNumber:
 		return append(b, x...)
 	case json.Number:
@@ -68,7 +69,7 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = jsonw.AppendString(b, k)
 			b = append(b, ':')
 			b = appendJSON(b, x.vals[i])
 		}
@@ -96,7 +97,7 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = jsonw.AppendString(b, k)
 			b = append(b, ':')
 			b = appendJSON(b, x[k])
 		}
@@ -107,67 +108,6 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, enc...)
-}
-
-func appendFloat(b []byte, f float64) []byte {
-	if f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 {
-		return append(b, "null"...)
-	}
-	enc, _ := json.Marshal(f)
-	return append(b, enc...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string: control characters, quotes,
-// backslashes, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD; HTML
-// characters are not escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // absent marks an argument or input field given as a variable that the
