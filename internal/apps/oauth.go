@@ -177,14 +177,7 @@ func (s *Service) FinishOAuth(ctx context.Context, q url.Values) (*Account, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: the app's access_token failed: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(err.Error()))
 	}
-	if fields == nil {
-		fields = map[string]any{}
-	}
-	if err := checkFields(fields); err != nil {
-		return nil, err
-	}
-	fields["auth"] = authID
-	name, err := s.validate(ctx, a, authID, fields)
+	fields, name, err := s.checkAccount(ctx, a, authID, fields)
 	if err != nil {
 		return nil, err
 	}

@@ -452,18 +452,29 @@ func (s *Service) CreateAccount(ctx context.Context, appID, authID string, field
 			return nil, fmt.Errorf("%w: an OAuth account is connected through POST /api/apps/oauth/start (or give its access_token)", ErrInvalid)
 		}
 	}
-	if fields == nil {
-		fields = map[string]any{}
-	}
-	if err := checkFields(fields); err != nil {
-		return nil, err
-	}
-	fields["auth"] = authID
-	name, err := s.validate(ctx, a, authID, fields)
+	fields, name, err := s.checkAccount(ctx, a, authID, fields)
 	if err != nil {
 		return nil, err
 	}
 	return s.insertAccount(ctx, a.ID, authID, name, fields)
+}
+
+// checkAccount checks an account's values, marks them with the
+// authentication id and validates them with the app: it returns the values
+// to store and the account's name.
+func (s *Service) checkAccount(ctx context.Context, a *App, authID string, fields map[string]any) (map[string]any, string, error) {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	if err := checkFields(fields); err != nil {
+		return nil, "", err
+	}
+	fields["auth"] = authID
+	name, err := s.validate(ctx, a, authID, fields)
+	if err != nil {
+		return nil, "", err
+	}
+	return fields, name, nil
 }
 
 func (s *Service) insertAccount(ctx context.Context, appID, authID, name string, fields map[string]any) (*Account, error) {
