@@ -22,10 +22,16 @@ func details(c *echo.Context) *logDetails {
 	return &logDetails{}
 }
 
-// noteSecrets records the values of secret account fields so that the log
-// line can mask them.
+// noteSecrets records the values of secret account fields so that error
+// messages and the log line can mask them. Handlers call it right after
+// decoding, before any check that may echo a value; a request's account is
+// noted once.
 func (s *server) noteSecrets(c *echo.Context, account map[string]any) {
 	d := details(c)
+	if d.noted {
+		return
+	}
+	d.noted = true
 	for k := range s.b.secrets {
 		if v, ok := account[k].(string); ok && v != "" {
 			d.secrets = append(d.secrets, v)

@@ -100,6 +100,7 @@ type logDetails struct {
 	requestedType string
 	action        string
 	secrets       []string
+	noted         bool // the account's secrets are in secrets
 }
 
 func (a *App) routes(b *built) http.Handler {
@@ -385,8 +386,6 @@ func upstreamText(err error) string {
 	return err.Error()
 }
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // pagePool holds the buffers that pages are encoded into.
 var pagePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
@@ -409,24 +408,13 @@ func writeBytes(w http.ResponseWriter, status int, body []byte) error {
 	return err
 }
 
-// writeJSON encodes v into a pooled buffer, then writes it with its length.
+// writeJSON encodes v and writes it with its length.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 4<<20 {
-			bufPool.Put(buf)
-		}
-	}()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
+	data, err := json.Marshal(v)
+	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeBytes(w, status, append(data, '\n'))
 }
 
 // decode reads a JSON body into v (size-limited; an empty body is {}) and
