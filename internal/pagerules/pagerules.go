@@ -25,6 +25,7 @@ package pagerules
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -225,16 +226,10 @@ func ValueProblem(f Field, v any) (Rule, string) {
 			f64 = n
 		case json.Number:
 			x, err := strconv.ParseFloat(n.String(), 64)
-			if err != nil && !strings.Contains(err.Error(), "range") {
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
 				return ValueShape, "want a number, got " + got
 			}
-			f64 = x
-			if f.SubType == "integer" && strings.ContainsAny(n.String(), ".eE") {
-				if math.Trunc(x) != x {
-					return ValueShape, "want an integer, got " + got
-				}
-			}
-			return "", ""
+			f64 = x // out of float64's range: ±Inf, still a number
 		default:
 			return ValueShape, "want a number, got " + got
 		}
