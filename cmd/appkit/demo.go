@@ -15,7 +15,7 @@ import (
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // "appkit host --demo": the tracker example app served in the same process
@@ -56,7 +56,7 @@ func startDemo(ctx context.Context, st *store.Store, hostAddr, token string, std
 	}
 	appURL := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "demo: the tracker example app is served at %s; synchronizing it into the store\n", appURL)
-	rep, err := runWithProgress(ctx, st, sync.Options{AppURL: appURL, Account: map[string]string{"token": tracker.DemoToken}}, stderr)
+	rep, err := runWithProgress(ctx, st, syncer.Options{AppURL: appURL, Account: map[string]string{"token": tracker.DemoToken}}, stderr)
 	if rep != nil {
 		printReport(stdout, rep)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 func init() {
@@ -105,7 +105,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		var flt map[string][]string
 		if flt, err = keyValues("filter", filter); err == nil {
-			opts := sync.Options{AppURL: *app, Auth: *authID, Types: types, Filter: flt, RequestTimeout: *timeout, Account: map[string]string{}}
+			opts := syncer.Options{AppURL: *app, Auth: *authID, Types: types, Filter: flt, RequestTimeout: *timeout, Account: map[string]string{}}
 			for k, v := range acc {
 				opts.Account[k] = v[len(v)-1]
 			}
@@ -118,7 +118,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // syncOnce opens the store, runs the synchronization with progress on stderr
 // and prints the summary.
-func syncOnce(ctx context.Context, dsn string, opts sync.Options, stdout, stderr io.Writer) int {
+func syncOnce(ctx context.Context, dsn string, opts syncer.Options, stdout, stderr io.Writer) int {
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
@@ -130,7 +130,7 @@ func syncOnce(ctx context.Context, dsn string, opts sync.Options, stdout, stderr
 		printReport(stdout, rep)
 	}
 	switch {
-	case errors.Is(err, sync.ErrPaused):
+	case errors.Is(err, syncer.ErrPaused):
 		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
 		return 3
 	case err != nil:
@@ -140,19 +140,19 @@ func syncOnce(ctx context.Context, dsn string, opts sync.Options, stdout, stderr
 	return 0
 }
 
-// runWithProgress runs sync.Run with a progress line per type on a
+// runWithProgress runs syncer.Run with a progress line per type on a
 // terminal, JSON log lines otherwise.
-func runWithProgress(ctx context.Context, st *store.Store, opts sync.Options, stderr io.Writer) (*sync.Report, error) {
+func runWithProgress(ctx context.Context, st *store.Store, opts syncer.Options, stderr io.Writer) (*syncer.Report, error) {
 	if isTerminal(stderr) {
 		p := &progressLine{w: stderr}
 		opts.Progress = p.event
 		opts.Log = func(msg string) { p.clear(); fmt.Fprintln(stderr, msg) }
-		rep, err := sync.Run(ctx, st, opts)
+		rep, err := syncer.Run(ctx, st, opts)
 		p.clear()
 		return rep, err
 	}
 	log := zerolog.New(stderr).With().Timestamp().Str("component", "sync").Logger()
-	opts.Progress = func(e sync.Event) {
+	opts.Progress = func(e syncer.Event) {
 		ev := log.Info().Str("type", e.Type).Int("pages", e.Pages).Int("items", e.Items).Dur("elapsed", e.Elapsed)
 		if e.Done {
 			ev.Bool("done", true).Msg("type synchronized")
@@ -161,7 +161,7 @@ func runWithProgress(ctx context.Context, st *store.Store, opts sync.Options, st
 		ev.Msg("page")
 	}
 	opts.Log = func(msg string) { log.Info().Msg(msg) }
-	return sync.Run(ctx, st, opts)
+	return syncer.Run(ctx, st, opts)
 }
 
 func isTerminal(w io.Writer) bool {
@@ -177,7 +177,7 @@ type progressLine struct {
 	last time.Time
 }
 
-func (p *progressLine) event(e sync.Event) {
+func (p *progressLine) event(e syncer.Event) {
 	if !e.Done && time.Since(p.last) < 100*time.Millisecond {
 		return
 	}
@@ -216,7 +216,7 @@ func (p *progressLine) clear() {
 
 // printReport writes the summary: warnings and schema changes, then one
 // line per type.
-func printReport(w io.Writer, rep *sync.Report) {
+func printReport(w io.Writer, rep *syncer.Report) {
 	fmt.Fprintf(w, "%s (account %q) → space %s, operation %s", rep.App, rep.Account, rep.Space, rep.OperationID)
 	if rep.Resumed {
 		fmt.Fprint(w, ", resumed")

@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 func trackerServer(t *testing.T, cfg tracker.Config) *httptest.Server {
@@ -83,9 +83,9 @@ func TestSyncCommandFailures(t *testing.T) {
 func TestProgressLine(t *testing.T) {
 	var b bytes.Buffer
 	p := &progressLine{w: &b}
-	p.event(sync.Event{Type: "task", Pages: 1, Items: 500, Elapsed: time.Second})
-	p.event(sync.Event{Type: "task", Pages: 2, Items: 1000, Elapsed: time.Second}) // within 100 ms: skipped
-	p.event(sync.Event{Type: "task", Pages: 3, Items: 1500, Done: true, Elapsed: 2 * time.Second})
+	p.event(syncer.Event{Type: "task", Pages: 1, Items: 500, Elapsed: time.Second})
+	p.event(syncer.Event{Type: "task", Pages: 2, Items: 1000, Elapsed: time.Second}) // within 100 ms: skipped
+	p.event(syncer.Event{Type: "task", Pages: 3, Items: 1500, Done: true, Elapsed: 2 * time.Second})
 	got := b.String()
 	lines := strings.Split(got, "\r\033[K")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "task ") || !strings.Contains(lines[1], "500 items") ||

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -267,7 +267,7 @@ type recorder struct {
 	base http.RoundTripper
 	m    *masker
 
-	mu      gosync.Mutex
+	mu      sync.Mutex
 	list    []Exchange
 	dropped int
 }
@@ -343,7 +343,7 @@ func (r *recorder) exchanges() ([]Exchange, int) {
 type tap struct {
 	io.ReadCloser
 	buf  []byte
-	once gosync.Once
+	once sync.Once
 	done func([]byte)
 }
 

@@ -4,8 +4,8 @@
 // scheduler that shares runs among host processes through leases in the
 // database, webhooks, actions and the OAuth set-up of accounts.
 //
-// Everything drives the one synchronization engine, internal/sync: a run is
-// sync.Run with the account decrypted for the run, and a webhook event's
+// Everything drives the one synchronization engine, internal/syncer: a run is
+// syncer.Run with the account decrypted for the run, and a webhook event's
 // changes go through sync.ApplyChanges.
 //
 // # Tables

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Schedule runs the scheduler until ctx ends: it polls for due syncs,
@@ -20,7 +20,7 @@ import (
 // its lease is released, so the next poll of any host resumes it.
 func (s *Service) Schedule(ctx context.Context) error {
 	slots := make(chan struct{}, s.cfg.Workers)
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 	defer wg.Wait()
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
@@ -241,7 +241,7 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	opts.Types, opts.Filter = sy.Types, sy.Filter
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
-	rep, err := sync.Run(ctx, s.st, opts)
+	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {
 		// Shut down or the lease was lost: the run row stays running and
 		// the next holder continues it.
@@ -265,10 +265,10 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 			account = rep.AccountFields
 		}
 		report.Webhook = s.ensureWebhook(ctx, sy, a, account, rep)
-	case errors.Is(err, sync.ErrPaused), errors.Is(err, sync.ErrBusy):
+	case errors.Is(err, syncer.ErrPaused), errors.Is(err, syncer.ErrBusy):
 		status, msg = StatusPaused, m.mask(err.Error())
 		// Resumed when the app asked (Retry-After), else after PauseDelay.
-		var ae *sync.AppError
+		var ae *syncer.AppError
 		if errors.As(err, &ae) && ae.RetryAfter > 0 {
 			resume = ae.RetryAfter
 		}

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,7 +20,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Defaults of [Config].
@@ -54,7 +54,7 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Retry is the engine's policy for failures that may pass (zero: the
 	// engine's default).
-	Retry sync.Retry
+	Retry syncer.Retry
 	// CommitItems bounds a batch of pages the engine commits together (0:
 	// the engine's default).
 	CommitItems int
@@ -89,7 +89,7 @@ type Service struct {
 	now  func() time.Time
 	wake chan struct{}
 
-	mu      gosync.Mutex
+	mu      sync.Mutex
 	baseURL string
 }
 
@@ -198,8 +198,8 @@ func NormalizeURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-func (s *Service) engineOptions(appURL string) sync.Options {
-	return sync.Options{AppURL: appURL, HTTPClient: s.cfg.HTTPClient, RequestTimeout: s.cfg.RequestTimeout, Retry: s.cfg.Retry, CommitItems: s.cfg.CommitItems}
+func (s *Service) engineOptions(appURL string) syncer.Options {
+	return syncer.Options{AppURL: appURL, HTTPClient: s.cfg.HTTPClient, RequestTimeout: s.cfg.RequestTimeout, Retry: s.cfg.Retry, CommitItems: s.cfg.CommitItems}
 }
 
 // RegisterApp reads the app's descriptor (checked as a run checks it) and
@@ -210,9 +210,9 @@ func (s *Service) RegisterApp(ctx context.Context, rawURL string) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	desc, err := sync.Describe(ctx, s.engineOptions(u))
+	desc, err := syncer.Describe(ctx, s.engineOptions(u))
 	if err != nil {
-		if errors.Is(err, sync.ErrRefused) {
+		if errors.Is(err, syncer.ErrRefused) {
 			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Sync is a synchronization of an app's types into the store with one
@@ -369,7 +369,7 @@ type RunReport struct {
 	// SchemaChanges say what the run changed in the store's schema.
 	SchemaChanges []string `json:"schemaChanges,omitempty"`
 	// Types are the per-type counts.
-	Types []*sync.TypeReport `json:"types,omitempty"`
+	Types []*syncer.TypeReport `json:"types,omitempty"`
 	// Events counts the webhook events applied (webhook runs); Refused
 	// those the app would not transform.
 	Events  int `json:"events,omitempty"`
@@ -509,7 +509,7 @@ func (s *Service) forUpdate() string {
 
 // webhookFilter is the filter sent to webhook calls: as the last run
 // evaluated it, else the user's values.
-func webhookFilter(rep *sync.Report, sy *Sync) any {
+func webhookFilter(rep *syncer.Report, sy *Sync) any {
 	if rep != nil && rep.Filter != nil {
 		return rep.Filter
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // EventURL is the address where the webhook of a sync receives events.
@@ -28,7 +28,7 @@ func (s *Service) EventURL(syncID string) string {
 // ensureWebhook installs the webhook after a successful run when the app
 // supports webhooks and none is installed for these types; it says what
 // it did ("" when nothing).
-func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *sync.Report) string {
+func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *syncer.Report) string {
 	cfg, err := s.appConfig(ctx, a, account)
 	if err != nil {
 		return "not installed: config: " + newMasker(account, a.Descriptor).mask(err.Error())
@@ -211,7 +211,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 		return err
 	}
 	report := &RunReport{}
-	byType := map[string]*sync.TypeReport{}
+	byType := map[string]*syncer.TypeReport{}
 	status, msg := StatusSucceeded, ""
 	for _, e := range evs {
 		var out struct {
@@ -233,7 +233,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			break
 		}
 		eventID := e.id
-		rep, err := sync.ApplyChanges(ctx, s.st, a.Space, out.Data, func(tx *store.Tx) error {
+		rep, err := syncer.ApplyChanges(ctx, s.st, a.Space, out.Data, func(tx *store.Tx) error {
 			rows, err := tx.Querier().QueryContext(tx.Context(), s.q("UPDATE apps_events SET status = 'applied' WHERE id = ? AND status = 'pending'"), eventID)
 			if err != nil {
 				return err
@@ -249,7 +249,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 		for _, tr := range rep.Types {
 			agg := byType[tr.Type]
 			if agg == nil {
-				agg = &sync.TypeReport{Type: tr.Type, Store: tr.Store, Mode: tr.Mode}
+				agg = &syncer.TypeReport{Type: tr.Type, Store: tr.Store, Mode: tr.Mode}
 				byType[tr.Type] = agg
 				report.Types = append(report.Types, agg)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // The schema of a space made by the sync engine from a real app (the
@@ -26,7 +26,7 @@ func TestTrackerApp(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
-		if _, err := sync.Run(context.Background(), st, sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Now: func() time.Time { return now }}); err != nil {
+		if _, err := syncer.Run(context.Background(), st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Now: func() time.Time { return now }}); err != nil {
 			t.Fatal(err)
 		}
 		svc := New(Config{Store: st})

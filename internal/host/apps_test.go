@@ -15,7 +15,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -185,7 +185,7 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 // and position and is resumed at its time, from the page that failed.
 func TestAppsPausedRunResumes(t *testing.T) {
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
-		c.Retry = sync.Retry{Attempts: 1}
+		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond
 		c.CommitItems = 1
 	})
@@ -288,7 +288,7 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 // is resumed then, not after the default pause.
 func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
-		c.Retry = sync.Retry{Attempts: 1}
+		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond
 	})
 	nop := zerolog.Nop()

@@ -9,7 +9,7 @@ import (
 // BenchmarkSyncVsRaw runs the benchmark's measurement in process at a small
 // size (-benchtime sets nothing; APPKIT_BENCH_ROWS is not read): the sync
 // engine's items/s against raw multi-row inserts into the same store, and
-// their ratio (target at least 0.5). `go run ./internal/sync/bench` measures
+// their ratio (target at least 0.5). `go run ./internal/syncer/bench` measures
 // 100,000 and 1,000,000 items with each size's peak RSS.
 func BenchmarkSyncVsRaw(b *testing.B) {
 	const n = 20000

@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -65,7 +65,7 @@ func testWildApp(t *testing.T, dsn string) {
 		a.config = `{"types":[{"id":"item","name":"Items"},{"id":"person","name":"People"}],"filters":[],"extra":true}`
 	})
 	st := openStoreDSN(t, dsn)
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Types: []string{"item", "person"}})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, Types: []string{"item", "person"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func testWildApp(t *testing.T, dsn string) {
 	if len(got) != 2 {
 		t.Errorf("items: %v", got)
 	}
-	var item *sync.TypeReport
+	var item *syncer.TypeReport
 	for _, tr := range rep.Types {
 		if tr.Type == "item" {
 			item = tr
@@ -129,7 +129,7 @@ func testWildApp(t *testing.T, dsn string) {
 			return 200, `{"items":[{"id":"i1","name":"One","span":"{\"start\":\"2024-01-01\",\"end\":\"2024-01-08\"}","owner":"ann@example.com","helpers":["p1","p2"]}]}`
 		}
 	})
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	got = rows(t, st, "fake/item")
@@ -151,7 +151,7 @@ func testWildApp(t *testing.T, dsn string) {
 func pagedApp(t testing.TB, n, size int, fail func(page, call int) (int, string, bool)) *fakeApp {
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	calls := map[int]int{}
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
 		var cur struct{ Next int }
 		json.Unmarshal(c.Pagination, &cur)
@@ -211,7 +211,7 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 	st := openStore(t)
 	// A first good run with 5 items.
 	app := pagedApp(t, 5, 2, nil)
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Retry: fastRetry}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, Retry: fastRetry}); err != nil {
 		t.Fatal(err)
 	}
 	// Now 3 items; page 1 (the second) answers tryLater for a while.
@@ -223,8 +223,8 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 		}
 		return 0, "", false
 	})
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app2.srv.URL, Retry: fastRetry})
-	if !errors.Is(err, sync.ErrPaused) || !strings.Contains(err.Error(), "rate limited upstream") {
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app2.srv.URL, Retry: fastRetry})
+	if !errors.Is(err, syncer.ErrPaused) || !strings.Contains(err.Error(), "rate limited upstream") {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(app2.dataCalls()); n != 1+fastRetry.Attempts {
@@ -235,7 +235,7 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 		t.Errorf("after the paused run: %v", got)
 	}
 	broken.Store(false)
-	rep2, err := sync.Run(ctx, st, sync.Options{AppURL: app2.srv.URL, Retry: fastRetry})
+	rep2, err := syncer.Run(ctx, st, syncer.Options{AppURL: app2.srv.URL, Retry: fastRetry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,11 +278,11 @@ func TestFailedRunKeepsData(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			st := openStore(t)
-			if _, err := sync.Run(ctx, st, sync.Options{AppURL: pagedApp(t, 5, 2, nil).srv.URL}); err != nil {
+			if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: pagedApp(t, 5, 2, nil).srv.URL}); err != nil {
 				t.Fatal(err)
 			}
-			_, err := sync.Run(ctx, st, sync.Options{AppURL: pagedApp(t, 3, 2, tc.fail).srv.URL, Retry: fastRetry, RequestTimeout: tc.timeout})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, sync.ErrPaused) != tc.paused {
+			_, err := syncer.Run(ctx, st, syncer.Options{AppURL: pagedApp(t, 3, 2, tc.fail).srv.URL, Retry: fastRetry, RequestTimeout: tc.timeout})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, syncer.ErrPaused) != tc.paused {
 				t.Fatalf("err = %v, want %q (paused %v)", err, tc.want, tc.paused)
 			}
 			got := rows(t, st, "fake/item")
@@ -301,7 +301,7 @@ func TestDelta(t *testing.T) {
 	page := `{"items":[{"id":"a","name":"A","size":1},{"id":"b","name":"B","size":2},{"id":"c","name":"C","size":3}],"synchronizationType":"full"}`
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, page })
 	st := openStore(t)
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	app.set(func(a *fakeApp) {
@@ -309,7 +309,7 @@ func TestDelta(t *testing.T) {
 			return 200, `{"items":[{"id":"a","size":10,"__syncAction":"SET"},{"id":"b","__syncAction":"REMOVE"},{"id":"zz","__syncAction":"REMOVE"},{"id":"d","name":"D","__syncAction":"SET"},{"id":"c","__syncAction":"FROB"},{"id":"e","name":"E","__syncAction":"SET"},{"id":"e","__syncAction":"REMOVE"},{"id":"c","__syncAction":"REMOVE"},{"id":"c","name":"C2","__syncAction":"SET"}],"synchronizationType":"delta","pagination":{"hasNext":false}}`
 		}
 	})
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 	})
 	st := openStore(t)
 	for i, f := range []string{"x", "x", "y", "y"} {
-		if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Filter: map[string][]string{"q": {f}}}); err != nil {
+		if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, Filter: map[string][]string{"q": {f}}}); err != nil {
 			t.Fatal(err)
 		}
 		calls := app.dataCalls()
@@ -344,7 +344,7 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 		}
 	}
 	// Without a filter, the remembered one is used.
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	calls := app.dataCalls()
@@ -357,7 +357,7 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 func TestConcurrentRunsRefused(t *testing.T) {
 	ctx := context.Background()
 	entered, release := make(chan struct{}), make(chan struct{})
-	var once gosync.Once
+	var once sync.Once
 	app := pagedApp(t, 1, 2, func(page, call int) (int, string, bool) {
 		once.Do(func() { close(entered); <-release })
 		return 0, "", false
@@ -365,13 +365,13 @@ func TestConcurrentRunsRefused(t *testing.T) {
 	st := openStore(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 		done <- err
 	}()
 	<-entered
-	_, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	close(release)
-	if !errors.Is(err, sync.ErrBusy) {
+	if !errors.Is(err, syncer.ErrBusy) {
 		t.Errorf("second run: %v", err)
 	}
 	if err := <-done; err != nil {
@@ -390,12 +390,12 @@ func TestDescriptorRefused(t *testing.T) {
 	} {
 		app := newFakeApp(t, `{}`, nil)
 		app.set(func(a *fakeApp) { a.descriptor = tc.descriptor })
-		_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: app.srv.URL})
-		if !errors.Is(err, sync.ErrRefused) || !strings.HasPrefix(err.Error(), tc.want) {
+		_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: app.srv.URL})
+		if !errors.Is(err, syncer.ErrRefused) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.descriptor, err, tc.want)
 		}
 	}
-	_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: "http://127.0.0.1:1", Retry: fastRetry})
+	_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: "http://127.0.0.1:1", Retry: fastRetry})
 	if err == nil || !strings.HasPrefix(err.Error(), "cannot reach the app: GET /: ") {
 		t.Errorf("nothing listening: %v", err)
 	}
@@ -410,7 +410,7 @@ func TestSelfRelation(t *testing.T) {
 		return 200, `{"items":[{"id":"c","name":"C","parent":"b"},{"id":"b","name":"B","parent":"a"},{"id":"a","name":"A"}]}`
 	})
 	st := openStore(t)
-	if _, err := sync.Run(context.Background(), st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(context.Background(), st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	got := rows(t, st, "fake/item")

@@ -1,4 +1,4 @@
-// Package sync is the workspace host's synchronization engine: it drives a
+// Package syncer is the workspace host's synchronization engine: it drives a
 // synchronization app the way the workspace service does and writes what the
 // app delivers into the host's store.
 //
@@ -49,7 +49,7 @@
 //
 // # Speed
 //
-// go run ./internal/sync/bench synchronizes N items (10 fields and a
+// go run ./internal/syncer/bench synchronizes N items (10 fields and a
 // relation) from an appkit app over loopback into a SQLite file and inserts
 // the same rows into a table of the same shape and indexes of the same store
 // with one transaction of prepared 500-row INSERTs. Measured on 2 shared
@@ -61,4 +61,4 @@
 //
 // Memory stays flat: one page is decoded at a time (plus the next one in
 // flight), and a batch of pages is committed every 20,000 items or second.
-package sync
+package syncer

@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
-	gosync "sync"
+	"sync"
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // dataCall is one data request as the fake app received it.
@@ -28,7 +28,7 @@ type dataCall struct {
 // fakeApp is a hand-written app whose answers a test sets: it misbehaves
 // on purpose where the test says so.
 type fakeApp struct {
-	mu         gosync.Mutex
+	mu         sync.Mutex
 	descriptor string
 	config     string
 	schema     string
@@ -216,4 +216,4 @@ func lastSlash(s string) int {
 func lastSlashName(s string) string { return s[lastSlash(s)+1:] }
 
 // fastRetry keeps retry tests quick.
-var fastRetry = sync.Retry{Attempts: 3, Base: 1, Max: 1}
+var fastRetry = syncer.Retry{Attempts: 3, Base: 1, Max: 1}

@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Synchronize the tracker example app, served on a loopback port, into an
@@ -31,7 +31,7 @@ func ExampleRun() {
 		panic(err)
 	}
 	defer st.Close()
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.URL, Account: map[string]string{"token": tracker.DemoToken}, Now: now})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.URL, Account: map[string]string{"token": tracker.DemoToken}, Now: now})
 	if err != nil {
 		panic(err)
 	}

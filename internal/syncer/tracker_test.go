@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -110,10 +110,10 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	ctx := context.Background()
 	srv := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
 	st := openStoreDSN(t, dsn)
-	var events []sync.Event
-	opts := sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
-		Now: func() time.Time { return trackerNow }, Progress: func(e sync.Event) { events = append(events, e) }}
-	rep, err := sync.Run(ctx, st, opts)
+	var events []syncer.Event
+	opts := syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
+		Now: func() time.Time { return trackerNow }, Progress: func(e syncer.Event) { events = append(events, e) }}
+	rep, err := syncer.Run(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	if got := count(t, st, "tracker/task"); got != live {
 		t.Errorf("tasks: %d, want %d", got, live)
 	}
-	byType := map[string]*sync.TypeReport{}
+	byType := map[string]*syncer.TypeReport{}
 	for _, tr := range rep.Types {
 		byType[tr.Type] = tr
 	}
@@ -187,7 +187,7 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	opts.AppURL = srv2.URL
 	opts.Now = func() time.Time { return later }
 	opts.Account = nil // the stored account is used
-	rep2, err := sync.Run(ctx, st, opts)
+	rep2, err := syncer.Run(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +246,8 @@ func equalJSON(a, b any) bool {
 
 func TestAccountRejected(t *testing.T) {
 	srv := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
-	_, err := sync.Run(context.Background(), openStore(t), sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "nope"}})
-	if !errors.Is(err, sync.ErrAccountRejected) || !strings.Contains(err.Error(), "account rejected: invalid token") {
+	_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "nope"}})
+	if !errors.Is(err, syncer.ErrAccountRejected) || !strings.Contains(err.Error(), "account rejected: invalid token") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -262,7 +262,7 @@ func TestTrackerFilters(t *testing.T) {
 	st := openStore(t)
 	ds := tracker.DatasetOf(cfg)
 	p2 := ds.Project(2)
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Types: []string{"task"},
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Types: []string{"task"},
 		Now:    func() time.Time { return trackerNow },
 		Filter: map[string][]string{"projects": {p2.Name}, "status": {"todo,doing"}, "due": {"this year"}}})
 	if err != nil {
@@ -281,12 +281,12 @@ func TestTrackerFilters(t *testing.T) {
 	if got := count(t, st, "tracker/task"); got != want || rep.Types[0].Created != want {
 		t.Errorf("%d tasks stored, %d created; want %d", got, rep.Types[0].Created, want)
 	}
-	_, err = sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Filter: map[string][]string{"projects": {"No such project"}}})
-	if !errors.Is(err, sync.ErrFilterRejected) || !strings.Contains(err.Error(), `"No such project" is not one of the app's values`) {
+	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Filter: map[string][]string{"projects": {"No such project"}}})
+	if !errors.Is(err, syncer.ErrFilterRejected) || !strings.Contains(err.Error(), `"No such project" is not one of the app's values`) {
 		t.Errorf("unknown project: %v", err)
 	}
-	_, err = sync.Run(ctx, st, sync.Options{AppURL: srv.URL, Filter: map[string][]string{"due": {"next week"}}})
-	if !errors.Is(err, sync.ErrFilterRejected) || !strings.Contains(err.Error(), "filter due (Due)") {
+	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Filter: map[string][]string{"due": {"next week"}}})
+	if !errors.Is(err, syncer.ErrFilterRejected) || !strings.Contains(err.Error(), "filter due (Due)") {
 		t.Errorf("bad date statement: %v", err)
 	}
 }

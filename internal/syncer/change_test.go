@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // A changed schema: a field whose id changed (same name and type) is
@@ -30,7 +30,7 @@ func TestSchemaChange(t *testing.T) {
 	page := `{"items":[{"id":"a","name":"A","old":"red","gone":"x","kind":"3"},{"id":"b","name":"B","old":"green"}]}`
 	app := newFakeApp(t, schema1, func(c dataCall) (int, string) { return 200, page })
 	st := openStore(t)
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	app.set(func(a *fakeApp) { a.schema = schema2 })
@@ -39,7 +39,7 @@ func TestSchemaChange(t *testing.T) {
 			return 200, `{"items":[{"id":"a","name":"A","colour":"blue","kind":4,"extra":"e"},{"id":"b","name":"B"}]}`
 		}
 	})
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSchemaChange(t *testing.T) {
 	}
 	// A third run with the same schema changes nothing.
 	before, _ := st.Catalog(ctx)
-	rep, err = sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	rep, err = syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	after, _ := st.Catalog(ctx)
 	if err != nil || len(rep.SchemaChanges) != 0 || after.Version != before.Version {
 		t.Errorf("third run: %v %v, catalog version %d -> %d", rep.SchemaChanges, err, before.Version, after.Version)
@@ -72,7 +72,7 @@ func TestSchemaChange(t *testing.T) {
 	app.set(func(a *fakeApp) {
 		a.schema = strings.Replace(schema2, `"name":"Extra","type":"text"`, `"name":"More","type":"text","order":3,"ignore":true`, 1)
 	})
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	cat, _ := st.Catalog(ctx)
@@ -88,7 +88,7 @@ func TestOAuthRefresh(t *testing.T) {
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	var seen []string
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
 		mu.Lock()
 		seen = append(seen, fmt.Sprint("data:", c.Account["access_token"], ",auth:", c.Account["auth"]))
@@ -111,18 +111,18 @@ func TestOAuthRefresh(t *testing.T) {
 		}
 	})
 	st := openStore(t)
-	opts := sync.Options{AppURL: app.srv.URL, Account: map[string]string{"access_token": "a0", "refresh_token": "r0"}}
-	if _, err := sync.Run(ctx, st, opts); err != nil {
+	opts := syncer.Options{AppURL: app.srv.URL, Account: map[string]string{"access_token": "a0", "refresh_token": "r0"}}
+	if _, err := syncer.Run(ctx, st, opts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"validate:a0,r0", "data:a1,auth:oauth2", "validate:a1,r0", "data:a2,auth:oauth2"}
 	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("calls %v, want %v", seen, want)
 	}
-	_, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, Account: map[string]string{"refresh_token": "bad"}})
+	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, Account: map[string]string{"refresh_token": "bad"}})
 	if err == nil || err.Error() != "account rejected: refresh token revoked" {
 		t.Errorf("err = %v", err)
 	}
@@ -138,7 +138,7 @@ func TestKillMidRunChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sync.Run(context.Background(), st, sync.Options{AppURL: url, CommitItems: 1}) // a commit per page
+	_, err = syncer.Run(context.Background(), st, syncer.Options{AppURL: url, CommitItems: 1}) // a commit per page
 	t.Fatalf("the run was not killed: %v", err)
 }
 
@@ -153,9 +153,9 @@ func TestKillMidRun(t *testing.T) {
 	const n, size = 9, 2
 	hang := make(chan struct{})
 	release := make(chan struct{})
-	var once gosync.Once
+	var once sync.Once
 	blocking := true
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	app := pagedApp(t, n, size, func(page, call int) (int, string, bool) {
 		mu.Lock()
 		b := blocking
@@ -194,7 +194,7 @@ func TestKillMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@
 // the same kind of table of the same store with the fastest plain SQL (one
 // transaction, prepared multi-row inserts).
 //
-//	go run ./internal/sync/bench                 # 100,000 and 1,000,000 items
-//	go run ./internal/sync/bench -n 20000        # one size
+//	go run ./internal/syncer/bench                 # 100,000 and 1,000,000 items
+//	go run ./internal/syncer/bench -n 20000        # one size
 //
 // Each size runs in a child process (so that its peak RSS is its own); the
 // app runs in the parent. It prints, per size, items/s of both, their ratio
@@ -34,7 +34,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // groups is the number of related "group" items.
@@ -206,7 +206,7 @@ func measure(n int, appURL string) (*result, error) {
 	}
 	defer st.Close()
 	start := time.Now()
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: appURL})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: appURL})
 	if err != nil {
 		return nil, err
 	}

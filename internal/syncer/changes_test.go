@@ -1,4 +1,4 @@
-package sync_test
+package syncer_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/sync"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Changes that arrive between runs (webhook events) apply with the delta
@@ -22,10 +22,10 @@ func TestApplyChanges(t *testing.T) {
 		return 200, `{"items":[{"id":"a","name":"A","size":1},{"id":"b","name":"B","size":2}]}`
 	})
 	st := openStore(t)
-	if _, err := sync.ApplyChanges(ctx, st, "fake", map[string][]any{"item": {}}, nil); !errors.Is(err, sync.ErrNotSynchronized) {
+	if _, err := syncer.ApplyChanges(ctx, st, "fake", map[string][]any{"item": {}}, nil); !errors.Is(err, syncer.ErrNotSynchronized) {
 		t.Fatalf("before any run: %v", err)
 	}
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	changes := map[string][]any{
@@ -33,7 +33,7 @@ func TestApplyChanges(t *testing.T) {
 		"other": {map[string]any{"id": "x"}},
 	}
 	marked := 0
-	rep, err := sync.ApplyChanges(ctx, st, "fake", changes, func(tx *store.Tx) error { marked++; return nil })
+	rep, err := syncer.ApplyChanges(ctx, st, "fake", changes, func(tx *store.Tx) error { marked++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestApplyChanges(t *testing.T) {
 		t.Errorf("after the changes: %v", got)
 	}
 	// Again: the same store.
-	rep, err = sync.ApplyChanges(ctx, st, "fake", changes, nil)
+	rep, err = syncer.ApplyChanges(ctx, st, "fake", changes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +60,14 @@ func TestApplyChanges(t *testing.T) {
 	}
 	// A failing within rolls the changes back.
 	boom := errors.New("boom")
-	if _, err := sync.ApplyChanges(ctx, st, "fake", map[string][]any{"item": {map[string]any{"id": "d", "name": "D"}}}, func(*store.Tx) error { return boom }); !errors.Is(err, boom) {
+	if _, err := syncer.ApplyChanges(ctx, st, "fake", map[string][]any{"item": {map[string]any{"id": "d", "name": "D"}}}, func(*store.Tx) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("within's error: %v", err)
 	}
 	if got := rows(t, st, "fake/item"); !reflect.DeepEqual(got, want) {
 		t.Errorf("after a rolled back change: %v", got)
 	}
 	// The next full run replaces the type.
-	if _, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL}); err != nil {
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	want = map[string]map[string]any{"a": {"name": "A", "size": "1"}, "b": {"name": "B", "size": "2"}}
@@ -92,12 +92,12 @@ func TestDescribeAndAccountElsewhere(t *testing.T) {
 			return 200, `{"name":"Acct","access_token":"fresh-token"}`
 		}
 	})
-	d, err := sync.Describe(ctx, sync.Options{AppURL: app.srv.URL})
+	d, err := syncer.Describe(ctx, syncer.Options{AppURL: app.srv.URL})
 	if err != nil || d.Space != "fake" || d.Descriptor.Name != "Fake" {
 		t.Fatalf("describe: %+v %v", d, err)
 	}
 	st := openStore(t)
-	rep, err := sync.Run(ctx, st, sync.Options{AppURL: app.srv.URL, AccountElsewhere: true, StoredAccount: map[string]any{"token": "tok-secret-1"}})
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, AccountElsewhere: true, StoredAccount: map[string]any{"token": "tok-secret-1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
