@@ -1,7 +1,6 @@
 package sqlsync
 
 import (
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -30,6 +29,13 @@ const (
 	kDay
 	kTime
 )
+
+// resultColumn is a column of a query's result as the database describes
+// it: its name and its type's name (PostgreSQL's as pgx reports them,
+// SQLite's as declared, empty for an expression).
+type resultColumn struct {
+	name, dbType string
+}
 
 // column is one result column: its field id and kind.
 type column struct {
@@ -65,12 +71,12 @@ func kindOf(dbType string) kind {
 // name is its field id (so it must be a plain identifier: rename others
 // with AS), "id" is the identity and "name" the item's title, both
 // required, and the database type gives the field's kind.
-func inferColumns(cts []*sql.ColumnType) ([]appkit.Field, []column, error) {
+func inferColumns(cts []resultColumn) ([]appkit.Field, []column, error) {
 	var fields []appkit.Field
 	var cols []column
 	seen := map[string]bool{}
 	for i, ct := range cts {
-		id := ct.Name()
+		id := ct.name
 		switch {
 		case !columnName.MatchString(id):
 			return nil, nil, appkit.BadRequest("query: column %d is named %q: give it a plain name with AS (letters, digits and _, not starting with a digit)", i+1, id)
@@ -80,7 +86,7 @@ func inferColumns(cts []*sql.ColumnType) ([]appkit.Field, []column, error) {
 			return nil, nil, appkit.BadRequest("query: two columns are named %q: rename one with AS", id)
 		}
 		seen[id] = true
-		k := kindOf(ct.DatabaseTypeName())
+		k := kindOf(ct.dbType)
 		name := words(id)
 		var f appkit.Field
 		switch {

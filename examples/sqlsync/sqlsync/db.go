@@ -15,7 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/appkitgo/appkit/appkit"
 )
@@ -100,6 +101,9 @@ func ParseConnection(conn, sqliteDir string) (*Target, error) {
 		}
 	}
 	cfg.ConnectTimeout = ConnectTimeout
+	// The extended protocol (never the simple one): the server takes one
+	// statement per query and refuses a text of several.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(StatementTimeout.Milliseconds())
 	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint((2 * StatementTimeout).Milliseconds())
@@ -223,35 +227,177 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Query runs the read-only statement q in a read-only transaction bounded
-// by the Databases' Timeout and hands its rows to read. Errors of the statement
-// itself (syntax, a missing table, a write refused, the timeout) are 400
-// answers naming the database's complaint; a database that cannot be
-// reached asks the service to try later.
-func (db *DB) Query(ctx context.Context, q string, read func(*sql.Rows) error) error {
+// Query runs the read-only statement q and hands its result to read: the
+// columns (named and typed as q's result) and the rows, each text or binary
+// value already cut to a little over MaxCellBytes by the database, so that
+// no value larger than that is ever read into the app.
+//
+// "One read-only statement" holds by construction, not by [CheckStatement]
+// alone (which only words the common refusals):
+//   - q runs inside a SELECT that the app writes around it, in a read-only
+//     transaction, on a connection that cannot write: PostgreSQL's
+//     default_transaction_read_only; SQLite's file opened with mode=ro (an
+//     open flag no statement can lift) and SQLITE_LIMIT_ATTACHED set to 0
+//     (no ATTACH, so no second, writable handle on any file).
+//   - The text sent is one statement as the database itself reads it:
+//     PostgreSQL's extended protocol (pgx's default, set explicitly) refuses
+//     a text of several commands; on SQLite, SQLite's own tokenizer
+//     (sqlite3_complete) must find no statement end inside the text.
+func (db *DB) Query(ctx context.Context, q string, read func(cols []resultColumn, rs *sql.Rows) error) error {
 	q, err := CheckStatement(q)
 	if err != nil {
 		return appkit.BadRequest("query: %v", err)
 	}
+	return db.run(ctx, q, read)
+}
+
+// run is Query without the friendly check: what keeps the database
+// unchanged is all here.
+func (db *DB) run(ctx context.Context, q string, read func(cols []resultColumn, rs *sql.Rows) error) error {
 	ctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	tx, err := db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return appkit.TryLater(fmt.Errorf("%s: begin a read-only transaction: %w", db.Target.Label, err))
 	}
 	defer tx.Rollback() //nolint:errcheck // a read-only transaction has nothing to keep
-	rows, err := tx.QueryContext(ctx, q)
+
+	// The columns, from q planned but not run.
+	cts, err := db.columnTypes(ctx, conn, tx, q)
+	if err != nil {
+		return err
+	}
+	if _, _, err := inferColumns(cts); err != nil {
+		return err // before anything runs
+	}
+	text, err := db.oneStatement(cutValues(db.Target.Kind, q, cts))
+	if err != nil {
+		return err
+	}
+	rs, err := tx.QueryContext(ctx, text)
 	if err != nil {
 		return db.queryError(ctx, err)
 	}
-	defer rows.Close()
-	if err := read(rows); err != nil {
+	defer rs.Close()
+	if err := read(cts, rs); err != nil {
 		return err
 	}
-	if err := rows.Err(); err != nil {
+	if err := rs.Err(); err != nil {
 		return db.queryError(ctx, err)
 	}
 	return nil
+}
+
+// conn takes a connection of the pool for one query; on SQLite with
+// SQLITE_LIMIT_ATTACHED at 0, so that no statement can ATTACH a file (no
+// SQL statement changes a limit).
+func (db *DB) conn(ctx context.Context) (*sql.Conn, error) {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, appkit.TryLater(fmt.Errorf("%s: connect: %w", db.Target.Label, err))
+	}
+	if db.Target.Kind == "sqlite" {
+		if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_ATTACHED, 0); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%s: forbid ATTACH: %w", db.Target.Label, err)
+		}
+	}
+	return conn, nil
+}
+
+// columnTypes plans q without running it and returns its result columns:
+// on SQLite, q prepared by the driver (sqlite3_column_decltype); on
+// PostgreSQL, q run inside "SELECT * FROM (q) LIMIT 0".
+func (db *DB) columnTypes(ctx context.Context, conn *sql.Conn, tx *sql.Tx, q string) ([]resultColumn, error) {
+	if db.Target.Kind == "sqlite" {
+		if _, err := db.oneStatement(q); err != nil {
+			return nil, err
+		}
+		var cols []resultColumn
+		err := conn.Raw(func(dc any) error {
+			c, ok := dc.(interface {
+				ColumnInfo(string) ([]sqlite.ColumnInfo, error)
+			})
+			if !ok {
+				return fmt.Errorf("the SQLite driver's connection (%T) cannot describe a query", dc)
+			}
+			info, err := c.ColumnInfo(q)
+			for _, ci := range info {
+				cols = append(cols, resultColumn{name: ci.Name, dbType: ci.DeclType})
+			}
+			return err
+		})
+		if err != nil {
+			return nil, db.queryError(ctx, err)
+		}
+		return cols, nil
+	}
+	rs, err := tx.QueryContext(ctx, "SELECT * FROM ("+q+"\n) AS sqlsync_q LIMIT 0")
+	if err != nil {
+		return nil, db.queryError(ctx, err)
+	}
+	defer rs.Close()
+	cts, err := rs.ColumnTypes()
+	if err != nil {
+		return nil, db.queryError(ctx, err)
+	}
+	cols := make([]resultColumn, len(cts))
+	for i, ct := range cts {
+		cols[i] = resultColumn{name: ct.Name(), dbType: ct.DatabaseTypeName()}
+	}
+	return cols, nil
+}
+
+// oneStatement returns text when the database reads it as one statement.
+func (db *DB) oneStatement(text string) (string, error) {
+	if db.Target.Kind != "sqlite" {
+		return text, nil // the extended protocol takes one statement only
+	}
+	if err := sqliteOneStatement(text); err != nil {
+		return "", appkit.BadRequest("query: %v", err)
+	}
+	return text, nil
+}
+
+// cutValues wraps q in a SELECT of its columns that cuts every text and
+// binary value to MaxCellBytes+1 (characters for text: at most four times
+// that in bytes) in the database, so that convert's clip still sees that
+// a value was longer. Column names are plain identifiers (inferColumns
+// refuses others before any row is read), so quoting them is enough.
+func cutValues(kind, q string, cts []resultColumn) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, ct := range cts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := ct.name
+		if !columnName.MatchString(name) {
+			// Not a usable column: inferColumns refuses the query
+			// before its rows are read; select something harmless.
+			b.WriteString("NULL")
+			continue
+		}
+		c := `"` + name + `"`
+		switch {
+		case kind == "sqlite":
+			fmt.Fprintf(&b, "CASE WHEN typeof(%s) IN ('text', 'blob') THEN substr(%s, 1, %d) ELSE %s END", c, c, MaxCellBytes+1, c)
+		case kindOf(ct.dbType) != kText:
+			b.WriteString(c)
+		case strings.EqualFold(ct.dbType, "BYTEA"):
+			fmt.Fprintf(&b, "substring(%s FROM 1 FOR %d)", c, MaxCellBytes+1)
+		default:
+			fmt.Fprintf(&b, "left(%s::text, %d)", c, MaxCellBytes+1)
+		}
+		b.WriteString(" AS " + c)
+	}
+	b.WriteString(" FROM (" + q + "\n) AS sqlsync_q")
+	return b.String()
 }
 
 // queryError turns a database's refusal of a query into a 400 answer.

@@ -6,8 +6,10 @@
 // Only reading is possible: the query must be one SELECT (or WITH, VALUES,
 // TABLE) statement; it runs in a read-only transaction on a connection that
 // is read-only itself (PostgreSQL: default_transaction_read_only; SQLite:
-// the file opened read-only with query_only), within StatementTimeout, and
-// a run delivers at most MaxRows rows.
+// the file opened read-only, no ATTACH), within StatementTimeout; the text
+// sent is one statement as the database reads it (see [DB.Query]). Values
+// are cut to MaxCellBytes in the database, and a run delivers at most
+// MaxRows rows.
 package sqlsync
 
 import (
@@ -98,13 +100,13 @@ func columns(ctx context.Context, dbs *Databases, acc appkit.Account, q string) 
 	}
 	var fields []appkit.Field
 	var cols []column
-	err = db.Query(ctx, q, func(rows *sql.Rows) error {
-		cts, err := rows.ColumnTypes()
-		if err != nil {
-			return db.queryError(ctx, err)
-		}
+	err = db.Query(ctx, q, func(cts []resultColumn, rows *sql.Rows) error {
 		fields, cols, err = inferColumns(cts)
-		return err
+		if err != nil {
+			return err
+		}
+		rows.Next() // the query runs up to its first row, and its errors show
+		return nil
 	})
 	return fields, cols, err
 }
@@ -119,11 +121,7 @@ func page(ctx context.Context, dbs *Databases, acc appkit.Account, q string, off
 		return nil, err
 	}
 	p := &appkit.Page[appkit.Item, Cursor]{}
-	err = db.Query(ctx, q, func(rows *sql.Rows) error {
-		cts, err := rows.ColumnTypes()
-		if err != nil {
-			return db.queryError(ctx, err)
-		}
+	err = db.Query(ctx, q, func(cts []resultColumn, rows *sql.Rows) error {
 		_, cols, err := inferColumns(cts)
 		if err != nil {
 			return err

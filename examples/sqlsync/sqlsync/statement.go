@@ -15,11 +15,14 @@ var readers = map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "TAB
 
 // CheckStatement reports why q is not one read-only statement, and returns
 // it without a trailing semicolon otherwise. It reads the query the way both
-// databases do (quoted strings and identifiers, dollar quoting, -- and /* */
-// comments, nested in PostgreSQL) to find its first keyword and any
-// statement after the first. It is a first, friendly line of defence; the
-// read-only transaction and connection are what actually keep the database
-// unchanged.
+// databases do (quoted strings and identifiers, SQLite's [bracketed]
+// identifiers, PostgreSQL's E'...' strings with backslash escapes, dollar
+// quoting, -- and /* */ comments, nested in PostgreSQL) to find its first
+// keyword and any statement after the first.
+//
+// It is a friendly first line, for clear messages: what keeps the database
+// unchanged holds without it (see [DB.Query]): the database itself parses
+// the one statement it runs, on a connection that cannot write.
 func CheckStatement(q string) (string, error) {
 	if len(q) > MaxQueryBytes {
 		return "", fmt.Errorf("the query is %d bytes long; at most %d", len(q), MaxQueryBytes)
@@ -55,6 +58,21 @@ func CheckStatement(q string) (string, error) {
 			return "", fmt.Errorf("the query holds more than one statement (text after the ';' at byte %d): send one SELECT", end)
 		}
 		switch {
+		case c == '[':
+			k := strings.IndexByte(q[i:], ']')
+			if k < 0 {
+				return "", fmt.Errorf("the [ at byte %d is never closed", i)
+			}
+			i += k + 1
+		case (c == 'E' || c == 'e') && i+1 < len(q) && q[i+1] == '\'' && (i == 0 || !isWordByte(q[i-1])):
+			j, err := skipEscapeString(q, i+1)
+			if err != nil {
+				return "", err
+			}
+			if first == "" {
+				return "", fmt.Errorf("the query starts with a string: start it with SELECT or WITH")
+			}
+			i = j
 		case c == '\'' || c == '"' || c == '`':
 			j := i + 1
 			for {
@@ -113,6 +131,25 @@ func CheckStatement(q string) (string, error) {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// skipEscapeString returns the index after PostgreSQL's E'...' string whose
+// quote is at i: a backslash escapes the next byte, and a doubled quote
+// stays inside.
+func skipEscapeString(q string, i int) (int, error) {
+	for j := i + 1; j < len(q); j++ {
+		switch q[j] {
+		case '\\':
+			j++
+		case '\'':
+			if j+1 < len(q) && q[j+1] == '\'' {
+				j++
+				continue
+			}
+			return j + 1, nil
+		}
+	}
+	return 0, fmt.Errorf("the quote at byte %d is never closed", i)
 }
 
 // skipBlockComment returns the index after the /* */ comment at i

@@ -19,6 +19,14 @@ func TestCheckStatement(t *testing.T) {
 		{"SELECT $$ ; DELETE $$ AS id", "SELECT $$ ; DELETE $$ AS id", ""},
 		{"SELECT $tag$ ; $$ ; $tag$ AS id", "SELECT $tag$ ; $$ ; $tag$ AS id", ""},
 		{"SELECT $1", "SELECT $1", ""},
+		{"SELECT 1 AS [a'], 2 AS id; COMMIT; PRAGMA query_only=0; --'", "", "more than one statement"},
+		{"SELECT [a;b] AS id", "SELECT [a;b] AS id", ""},
+		{"SELECT [open", "", "never closed"},
+		{`SELECT E'\'' AS name; SELECT 2`, "", "more than one statement"},
+		{`SELECT e'a\\'; SELECT 2`, "", "more than one statement"},
+		{`SELECT E'it''s; \'fine\'' AS name`, `SELECT E'it''s; \'fine\'' AS name`, ""},
+		{`SELECT E'open\'`, "", "never closed"},
+		{`SELECT name'x' AS id`, `SELECT name'x' AS id`, ""},
 		{"(SELECT 1)", "", "starts with \"(\""},
 		{"DELETE FROM t", "", "starts with DELETE"},
 		{"  insert into t values (1)", "", "starts with INSERT"},
@@ -51,7 +59,7 @@ func TestCheckStatement(t *testing.T) {
 // A statement CheckStatement keeps starts with a reading keyword, holds no
 // statement after the first, and never grows.
 func FuzzCheckStatement(f *testing.F) {
-	for _, s := range []string{"SELECT 1", "select 'a;b'; ", "WITH x AS (SELECT $$;$$) SELECT 1", "/* /* */ */ VALUES (1)", "SELECT 1; DROP TABLE t", "DELETE FROM t", "SELECT \"x\"\"y\"", "-- c\nTABLE t"} {
+	for _, s := range []string{"SELECT 1", "select 'a;b'; ", "WITH x AS (SELECT $$;$$) SELECT 1", "/* /* */ */ VALUES (1)", "SELECT 1; DROP TABLE t", "DELETE FROM t", "SELECT \"x\"\"y\"", "-- c\nTABLE t", "SELECT [a'];", `SELECT E'\'';`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
