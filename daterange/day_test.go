@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseDay(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC) // a Tuesday
 	cases := []struct{ in, want string }{
 		{"2017-06-01", "2017-06-01"},
@@ -63,6 +64,7 @@ func TestParseDay(t *testing.T) {
 }
 
 func TestParseDayZone(t *testing.T) {
+	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	now := time.Date(2017, 6, 13, 23, 30, 0, 0, time.UTC).In(ist) // the 14th there
 	for in, want := range map[string]time.Time{
@@ -84,6 +86,7 @@ func TestParseDayZone(t *testing.T) {
 // TestParseDayDST: a day is a calendar day even across a daylight-saving
 // change, where 24 hours are not a day.
 func TestParseDayDST(t *testing.T) {
+	t.Parallel()
 	la, err := time.LoadLocation("America/Los_Angeles")
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +115,7 @@ func TestParseDayDST(t *testing.T) {
 // TestParseDayMonthEnds: moving by months or years from a day the target
 // month lacks ends on that month's last day.
 func TestParseDayMonthEnds(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ now, in, want string }{
 		{"2017-03-31", "1 month ago", "2017-02-28"},
 		{"2017-03-31", "1 months ago", "2017-02-28"},
@@ -140,6 +144,7 @@ func TestParseDayMonthEnds(t *testing.T) {
 }
 
 func TestParseDayRejects(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
 	cases := []struct {
 		in   string
@@ -203,6 +208,7 @@ func TestParseDayRejects(t *testing.T) {
 // grammar also reads gives the day Parse starts on; the grammar's periods
 // are refused, with a message that says so.
 func TestParseDayMeansWhatParseMeans(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
 	for _, s := range []string{"today", "yesterday", "13 June 2017", "13-06-2017", "1-jan-2018"} {
 		d, err := ParseDay(s, now)
@@ -228,6 +234,7 @@ func TestParseDayMeansWhatParseMeans(t *testing.T) {
 
 // TestParseDayErrorsSayWhere: an unknown unit is named with its position.
 func TestParseDayErrorsSayWhere(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 15, 4, 5, 0, time.UTC)
 	cases := []struct {
 		in, word string
@@ -257,6 +264,7 @@ func TestParseDayErrorsSayWhere(t *testing.T) {
 
 // TestParseDayOptions: WithLocation moves now into the zone, as for Parse.
 func TestParseDayOptions(t *testing.T) {
+	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	now := time.Date(2017, 6, 13, 23, 30, 0, 0, time.UTC)
 	for in, want := range map[string]time.Time{
@@ -277,6 +285,7 @@ func TestParseDayOptions(t *testing.T) {
 // TestParseDaySkippedMidnight: the day starts at its first instant where a
 // daylight-saving change skips midnight, not on the day before.
 func TestParseDaySkippedMidnight(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ zone, now, in, want string }{
 		{"America/Sao_Paulo", "2017-10-15T15:00:00Z", "today", "2017-10-15T01:00:00-02:00"},
 		{"America/Sao_Paulo", "2017-10-16T15:00:00Z", "yesterday", "2017-10-15T01:00:00-02:00"},
@@ -308,6 +317,7 @@ func TestParseDaySkippedMidnight(t *testing.T) {
 
 // TestParseDaySkippedDay: a day a zone change skips is not a day there.
 func TestParseDaySkippedDay(t *testing.T) {
+	t.Parallel()
 	apia, err := time.LoadLocation("Pacific/Apia")
 	if err != nil {
 		t.Fatal(err)

@@ -145,6 +145,7 @@ var formTables = []struct {
 }
 
 func TestParseForms(t *testing.T) {
+	t.Parallel()
 	for _, tab := range formTables {
 		now, err := time.Parse("2006-01-02T15:04", tab.now+"T10:00")
 		if err != nil {
@@ -174,6 +175,7 @@ func mustLoad(t *testing.T, name string) *time.Location {
 // TestParseZones: "now" is moved into the zone first; the bounds are wall
 // clock there.
 func TestParseZones(t *testing.T) {
+	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	la := mustLoad(t, "America/Los_Angeles")
 	tokyo := mustLoad(t, "Asia/Tokyo")
@@ -245,6 +247,7 @@ func TestParseZones(t *testing.T) {
 // instant of its day and Max the last millisecond of its day, as instants,
 // not only as wall-clock text.
 func TestParseDSTInstants(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		zone, now, stmt string
 		min, max        string // RFC 3339 instants
@@ -292,6 +295,7 @@ func TestParseDSTInstants(t *testing.T) {
 // first and last instants dayTime gives are on that day, and the instants
 // just outside them are not.
 func TestDayBoundsAcrossZoneChanges(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"America/Sao_Paulo", "America/Santiago", "America/Havana", "America/Asuncion",
 		"Asia/Beirut", "America/Los_Angeles", "Europe/London", "Australia/Lord_Howe", "Asia/Tehran", "Pacific/Chatham"} {
 		loc := mustLoad(t, name)
@@ -312,6 +316,7 @@ func TestDayBoundsAcrossZoneChanges(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
 	cases := []struct {
 		stmt string
@@ -420,6 +425,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestErrorMessage(t *testing.T) {
+	t.Parallel()
 	_, err := Parse("last 0 days", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
 	want := `daterange: syntax error at position 5 ("0"): the number of units must be at least 1`
 	if err == nil || err.Error() != want {
@@ -469,6 +475,7 @@ func refStart(today time.Time, u string, k int) time.Time {
 // TestParseMatchesReference evaluates every form on every day of seven
 // years against the reference arithmetic.
 func TestParseMatchesReference(t *testing.T) {
+	t.Parallel()
 	const ms = time.Millisecond
 	units := []string{"day", "week", "month", "quarter", "year"}
 	for today := time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC); today.Year() < 2022; today = today.AddDate(0, 0, 1) {
@@ -505,6 +512,7 @@ func TestParseMatchesReference(t *testing.T) {
 }
 
 func TestCivilMatchesTimePackage(t *testing.T) {
+	t.Parallel()
 	for y := 1; y <= 9999; y += 7 {
 		for _, md := range [][2]int{{1, 1}, {2, 28}, {2, 29}, {3, 1}, {12, 31}} {
 			tm := time.Date(y, time.Month(md[0]), md[1], 0, 0, 0, 0, time.UTC)
@@ -527,6 +535,7 @@ func TestCivilMatchesTimePackage(t *testing.T) {
 }
 
 func TestParseYearBounds(t *testing.T) {
+	t.Parallel()
 	r, err := Parse("previous 2016 years", time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
@@ -544,6 +553,7 @@ func TestParseYearBounds(t *testing.T) {
 // (the start of the unit) and an upper bound (the day before it); only the
 // one the statement uses must lie in the years 0001-9999.
 func TestParseAgoBoundsChecksTheSideInUse(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
 	r, err := Parse("between 2016 years ago and today", now)
 	if err != nil {
@@ -576,6 +586,7 @@ func TestParseAgoBoundsChecksTheSideInUse(t *testing.T) {
 // TestParseUnicodeSpaces: pasted no-break and typographic spaces separate
 // words; positions stay byte offsets.
 func TestParseUnicodeSpaces(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC)
 	for _, stmt := range []string{"today\u00a0", "\u00a0today", "today\u2000\u200a\u202f\u3000",
 		"last\u00a02\u2009weeks", "between\u3000week ago\u202fand today", "13\u00a0June\u00a02017"} {
@@ -613,6 +624,7 @@ func TestParseUnicodeSpaces(t *testing.T) {
 // TestParseSkippedDay: Pacific/Apia skipped 30 December 2011; a range of
 // only that day has no instant and is an error, never Min after Max.
 func TestParseSkippedDay(t *testing.T) {
+	t.Parallel()
 	apia := mustLoad(t, "Pacific/Apia")
 	now := time.Date(2012, 1, 5, 12, 0, 0, 0, apia)
 	for _, stmt := range []string{"30 dec 2011", " between 30 dec 2011 and 30-12-2011"} {

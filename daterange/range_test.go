@@ -10,6 +10,7 @@ import (
 func tp(t time.Time) *time.Time { return &t }
 
 func TestMarshalJSON(t *testing.T) {
+	t.Parallel()
 	min := time.Date(2017, 6, 13, 0, 0, 0, 0, time.UTC)
 	max := time.Date(2017, 6, 13, 23, 59, 59, 999_000_000, time.UTC)
 	ist := time.FixedZone("+05:30", 5*3600+1800)
@@ -61,6 +62,7 @@ func TestMarshalJSON(t *testing.T) {
 }
 
 func TestUnmarshalJSON(t *testing.T) {
+	t.Parallel()
 	utc := func(s string) *time.Time {
 		tt, err := time.Parse("2006-01-02T15:04:05.000", s)
 		if err != nil {
@@ -134,6 +136,7 @@ func TestUnmarshalJSON(t *testing.T) {
 // own matching would take "_MIN" for "_min" and the last of duplicate keys),
 // and the refusal is the Range's own, naming the key.
 func TestUnmarshalJSONStrictKeysThroughEncodingJSON(t *testing.T) {
+	t.Parallel()
 	type holder struct {
 		Due  Range `json:"due"`
 		Note string
@@ -166,6 +169,7 @@ func TestUnmarshalJSONStrictKeysThroughEncodingJSON(t *testing.T) {
 }
 
 func TestUnmarshalJSONRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, msg string }{
 		{`"today"`, "want an object"},
 		{`[]`, "want an object"},
@@ -213,6 +217,7 @@ func TestUnmarshalJSONRejects(t *testing.T) {
 // TestWireRoundTrip: what Parse returns survives MarshalJSON and
 // UnmarshalJSON as the same wall clock.
 func TestWireRoundTrip(t *testing.T) {
+	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	now := time.Date(2017, 6, 13, 22, 0, 0, 0, ist)
 	for _, stmt := range []string{"today", "last 2 weeks", "from 1 jan 2017", "to yesterday",
@@ -237,6 +242,7 @@ func TestWireRoundTrip(t *testing.T) {
 }
 
 func TestContains(t *testing.T) {
+	t.Parallel()
 	r, err := Parse("this week", time.Date(2017, 6, 13, 10, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseExpiry(t *testing.T) {
+	t.Parallel()
 	want := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 	cases := []struct {
 		in      any
@@ -56,6 +57,7 @@ func TestParseExpiry(t *testing.T) {
 }
 
 func TestAccountExpiryPrefersExpireOn(t *testing.T) {
+	t.Parallel()
 	a, b := "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"
 	got, ok, err := accountExpiry(map[string]any{KeyExpireOn: a, KeyExpiresOn: b})
 	if err != nil || !ok || FormatExpiry(got) != a {

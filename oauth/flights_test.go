@@ -7,10 +7,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
+// Every caller is inside do while the one call is blocked: synctest.Wait
+// returns once all of them are blocked (on the call or on its result), with
+// no sleep and no guess of how long that takes.
 func TestFlightsShareOneCall(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, testFlightsShareOneCall)
+}
+
+func testFlightsShareOneCall(t *testing.T) {
 	var f flights
 	var calls atomic.Int32
 	release := make(chan struct{})
@@ -21,20 +30,18 @@ func TestFlightsShareOneCall(t *testing.T) {
 	}
 	const n = 8
 	var wg sync.WaitGroup
-	var started sync.WaitGroup
-	started.Add(n)
 	for range n {
 		wg.Go(func() {
-			started.Done()
 			out, err := f.do(t.Context(), "k", fn)
 			if err != nil || out["access_token"] != "new" {
 				t.Errorf("do = %v, %v", out, err)
 			}
 		})
 	}
-	started.Wait()
-	// Every caller is in do (or about to be) while the call is blocked.
-	time.Sleep(20 * time.Millisecond)
+	synctest.Wait()
+	if c := calls.Load(); c != 1 {
+		t.Fatalf("with %d callers blocked, fn ran %d times, want 1", n, c)
+	}
 	close(release)
 	wg.Wait()
 	if c := calls.Load(); c != 1 {
@@ -47,6 +54,7 @@ func TestFlightsShareOneCall(t *testing.T) {
 }
 
 func TestFlightsDoNotRememberFailuresOrExpiredResults(t *testing.T) {
+	t.Parallel()
 	var f flights
 	var calls atomic.Int32
 	boom := errors.New("boom")
@@ -73,6 +81,7 @@ func TestFlightsDoNotRememberFailuresOrExpiredResults(t *testing.T) {
 }
 
 func TestFlightsBounded(t *testing.T) {
+	t.Parallel()
 	var f flights
 	ok := func(context.Context) (map[string]any, time.Time, error) { return map[string]any{}, time.Time{}, nil }
 	for i := range maxRecent + 10 {
@@ -107,6 +116,7 @@ func (c *fakeClock) set(t time.Time) {
 // (never past its own expiry), and a refresh after that reaches the
 // provider again.
 func TestFlightsReuseWindowIsShort(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name        string

@@ -25,6 +25,7 @@ import (
 // retry with the old refresh token gets them again without a second
 // refresh.
 func TestOAuth2AccountFailureAfterRefreshKeepsTokens(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	var fail atomic.Bool
 	p := newOAuth2(srv, nil)
@@ -80,6 +81,7 @@ func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
 func TestIsTemporary(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL
@@ -155,6 +157,7 @@ func redirector(target func() string) *httptest.Server {
 // The clients of Client send credentials only to the origin of the
 // request made: a redirect to another host is followed without them.
 func TestClientCredentialsStayOnOrigin(t *testing.T) {
+	t.Parallel()
 	var other atomic.Value
 	other.Store("")
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -246,6 +249,7 @@ func tokenFlow(t *testing.T, e *tokenEndpoint, margin time.Duration) *oauth.OAut
 // A refresh answer without expires_in clears the stored expiry, so the
 // next validation does not refresh again.
 func TestOAuth2RefreshWithoutExpiryClearsIt(t *testing.T) {
+	t.Parallel()
 	e := &tokenEndpoint{}
 	p := tokenFlow(t, e, 0)
 	stale := map[string]any{"access_token": "old", "refresh_token": "rt-0", "expire_on": oauth.FormatExpiry(time.Now().Add(-time.Minute)), "expires_on": oauth.FormatExpiry(time.Now().Add(-time.Minute))}
@@ -272,6 +276,7 @@ func TestOAuth2RefreshWithoutExpiryClearsIt(t *testing.T) {
 // A token that lives less than twice the margin is refreshed at half its
 // lifetime, not on every validation.
 func TestOAuth2MarginCappedByTokenLifetime(t *testing.T) {
+	t.Parallel()
 	e := &tokenEndpoint{expiresIn: 120}
 	p := tokenFlow(t, e, 5*time.Minute)
 	acct := map[string]any{"access_token": "old", "refresh_token": "rt-0", "expire_on": oauth.FormatExpiry(time.Now().Add(-time.Minute))}
@@ -292,6 +297,7 @@ func TestOAuth2MarginCappedByTokenLifetime(t *testing.T) {
 }
 
 func TestOAuth2StateAndCallbackRequired(t *testing.T) {
+	t.Parallel()
 	e := &tokenEndpoint{}
 	p := tokenFlow(t, e, 0)
 	if u, err := p.Authorize(t.Context(), callback, ""); !errors.Is(err, oauth.ErrMissingState) {
@@ -309,6 +315,7 @@ func TestOAuth2StateAndCallbackRequired(t *testing.T) {
 
 // A non-JSON error page of the token endpoint is reduced, not quoted.
 func TestOAuth2HTMLErrorBodyReduced(t *testing.T) {
+	t.Parallel()
 	e := &tokenEndpoint{status: http.StatusBadGateway, body: "<html><body><h1>Bad gateway</h1><p>upstream 10.0.0.7 internals</p></body></html>"}
 	p := tokenFlow(t, e, 0)
 	_, err := p.Exchange(t.Context(), callback, "code-1234")

@@ -59,6 +59,9 @@ type OAuth1 struct {
 	// HTTPClient is the base client of the provider calls and of the
 	// clients returned by Client (see OAuth2.HTTPClient).
 	HTTPClient *http.Client
+	// Now is the clock that token expiries are computed and checked with;
+	// nil means time.Now (see OAuth2.Now).
+	Now func() time.Time
 	// Account, optional, is called after the access token step and on
 	// Validate with a client signing with the token; its keys are merged
 	// into the account data (say "name", "account_id").
@@ -218,7 +221,7 @@ func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, call
 		}
 		if s := vals.Get("oauth_expires_in"); s != "" {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && n < 1<<40 {
-				e := FormatExpiry(time.Now().Add(time.Duration(n) * time.Second))
+				e := FormatExpiry(p.now().Add(time.Duration(n) * time.Second))
 				out[KeyExpiresOn], out[KeyExpireOn] = e, e
 			}
 		}
@@ -231,6 +234,13 @@ func (p *OAuth1) Exchange(ctx context.Context, requestToken, requestSecret, call
 		return nil, err
 	}
 	return merge(out, extra), nil
+}
+
+func (p *OAuth1) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
 }
 
 // Validate answers POST /validate for the id "oauth": the account must hold
@@ -253,7 +263,7 @@ func (p *OAuth1) Validate(ctx context.Context, fields map[string]any) (map[strin
 	}
 	// An unreadable expiry is treated as unknown, like a missing one.
 	exp, known, _ := accountExpiry(fields)
-	if known && !time.Now().Before(exp) {
+	if known && !p.now().Before(exp) {
 		return nil, fmt.Errorf("oauth1 validate: %w (it expired at %s)", ErrTokenExpired, FormatExpiry(exp))
 	}
 	extra, err := p.account(ctx, token, secret)

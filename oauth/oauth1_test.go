@@ -83,6 +83,7 @@ func connect1(t *testing.T, srv *oauthtest.OAuth1Server, p *oauth.OAuth1) map[st
 }
 
 func TestOAuth1FullFlow(t *testing.T) {
+	t.Parallel()
 	for _, m := range []oauth.SignatureMethod{oauth.HMACSHA1, oauth.HMACSHA256, oauth.RSASHA1} {
 		t.Run(m.String(), func(t *testing.T) {
 			srv := newOAuth1Server(t, m, oauthtest.OAuth1Config{})
@@ -115,6 +116,7 @@ func TestOAuth1FullFlow(t *testing.T) {
 }
 
 func TestOAuth1SessionExtension(t *testing.T) {
+	t.Parallel()
 	srv := newOAuth1Server(t, oauth.HMACSHA1, oauthtest.OAuth1Config{ExpiresIn: time.Hour})
 	acct := connect1(t, srv, newOAuth1(srv, oauth.HMACSHA1, nil))
 	exp := expiryOf(t, acct["expires_on"])
@@ -143,6 +145,7 @@ func TestOAuth1SessionExtension(t *testing.T) {
 // The access token answer's parameters are kept only from a whitelist: a
 // provider's "auth" or "name" does not reach the account data.
 func TestOAuth1AccessAnswerWhitelist(t *testing.T) {
+	t.Parallel()
 	srv := newOAuth1Server(t, oauth.HMACSHA1, oauthtest.OAuth1Config{AccessExtra: url.Values{
 		"auth": {"evil"}, "name": {"evil"}, "lang": {"fr"}, "refresh_token": {"evil"},
 	}})
@@ -160,6 +163,7 @@ func TestOAuth1AccessAnswerWhitelist(t *testing.T) {
 // RSA-SHA1 does not use the token secret: Validate accepts an account
 // without one, as Client does.
 func TestOAuth1RSAWithoutAccessSecret(t *testing.T) {
+	t.Parallel()
 	srv := newOAuth1Server(t, oauth.RSASHA1, oauthtest.OAuth1Config{})
 	p := newOAuth1(srv, oauth.RSASHA1, func(p *oauth.OAuth1) { p.Account = nil })
 	acct := map[string]any{"access_token": "at-1"}
@@ -190,6 +194,7 @@ func (tp tamper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestOAuth1Refusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		method  oauth.SignatureMethod // of the server
@@ -268,6 +273,7 @@ func TestOAuth1Refusals(t *testing.T) {
 }
 
 func TestOAuth1ProviderDown(t *testing.T) {
+	t.Parallel()
 	srv := newOAuth1Server(t, oauth.HMACSHA1, oauthtest.OAuth1Config{})
 	p := newOAuth1(srv, oauth.HMACSHA1, nil)
 	srv.Close()
@@ -279,6 +285,7 @@ func TestOAuth1ProviderDown(t *testing.T) {
 }
 
 func TestOAuth1Inputs(t *testing.T) {
+	t.Parallel()
 	srv := newOAuth1Server(t, oauth.HMACSHA1, oauthtest.OAuth1Config{})
 	p := newOAuth1(srv, oauth.HMACSHA1, nil)
 	if _, _, _, err := p.Authorize(t.Context(), "not a url"); !errors.Is(err, oauth.ErrBadCallback) {
@@ -299,6 +306,7 @@ func TestOAuth1Inputs(t *testing.T) {
 }
 
 func TestOAuth1Check(t *testing.T) {
+	t.Parallel()
 	ok := func() *oauth.OAuth1 {
 		return &oauth.OAuth1{ConsumerKey: "k", ConsumerSecret: "s",
 			RequestTokenURL: "https://p.example/rt", AuthorizeURL: "https://p.example/auth", AccessTokenURL: "https://p.example/at"}

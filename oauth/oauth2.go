@@ -76,6 +76,11 @@ type OAuth2 struct {
 	// except after a successful refresh: the new tokens are answered anyway
 	// (with the stored name), since the consumed refresh token is gone.
 	Account func(ctx context.Context, client *http.Client, tok *oauth2.Token) (map[string]any, error)
+	// Now is the clock that token expiries are computed and checked with
+	// (the expiry of a new token is Now plus the provider's expires_in);
+	// nil means time.Now. Tests set it to move past an expiry without
+	// waiting.
+	Now func() time.Time
 
 	once    sync.Once
 	rt      *oauth2Runtime
@@ -90,10 +95,20 @@ type oauth2Runtime struct {
 	margin  time.Duration
 	client  *http.Client // for the token endpoint
 	host    string       // of AuthURL: the default account name
+	now     func() time.Time
 	flights flights
 	// lifetime is the last lifetime (nanoseconds) of a token observed at a
 	// refresh, 0 before the first; it caps the effective refresh margin.
 	lifetime atomic.Int64
+}
+
+// setExpiry measures a new token's expiry with the flow's clock: Now plus
+// the provider's expires_in (golang.org/x/oauth2 measures it with
+// time.Now).
+func (rt *oauth2Runtime) setExpiry(tok *oauth2.Token) {
+	if tok.ExpiresIn > 0 && tok.ExpiresIn < 1<<40 {
+		tok.Expiry = rt.now().Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
 }
 
 // effectiveMargin is the refresh margin: RefreshMargin, or half the token
@@ -174,7 +189,12 @@ func (p *OAuth2) runtime() (*oauth2Runtime, error) {
 			},
 			timeout: timeoutOr(p.Timeout),
 			margin:  p.RefreshMargin,
+			now:     p.Now,
 		}
+		if rt.now == nil {
+			rt.now = time.Now
+		}
+		rt.flights.now = rt.now
 		if rt.margin == 0 {
 			rt.margin = DefaultRefreshMargin
 		}
@@ -269,6 +289,7 @@ func (p *OAuth2) Exchange(ctx context.Context, callbackURI, code string) (map[st
 	if err != nil {
 		return nil, rt.fail(cctx, "token exchange", err, secrets)
 	}
+	rt.setExpiry(tok)
 	out := tokenData(tok)
 	extra, err := p.account(ctx, rt, tok)
 	if err != nil {
@@ -321,14 +342,14 @@ func (p *OAuth2) Validate(ctx context.Context, fields map[string]any) (map[strin
 		}
 	}
 	exp, known, expErr := accountExpiry(fields)
-	soon := known && !time.Now().Add(rt.effectiveMargin()).Before(exp)
+	soon := known && !rt.now().Add(rt.effectiveMargin()).Before(exp)
 	if refresh != "" && (access == "" || expErr != nil || soon) {
 		name := str(fields, KeyName)
 		return rt.flights.do(ctx, string(key[:]), func(fctx context.Context) (map[string]any, time.Time, error) {
 			return p.refresh(fctx, rt, refresh, name)
 		})
 	}
-	if known && !time.Now().Before(exp) {
+	if known && !rt.now().Before(exp) {
 		return nil, fmt.Errorf("oauth2 validate: %w (it expired at %s)", ErrTokenExpired, FormatExpiry(exp))
 	}
 	tok := &oauth2.Token{AccessToken: access, TokenType: str(fields, KeyTokenType), RefreshToken: refresh, Expiry: exp}
@@ -353,12 +374,13 @@ func (p *OAuth2) refresh(ctx context.Context, rt *oauth2Runtime, refresh, stored
 	if tok.RefreshToken == "" {
 		tok.RefreshToken = refresh
 	}
+	rt.setExpiry(tok)
 	out := tokenData(tok)
 	if tok.Expiry.IsZero() {
 		// No expires_in: clear the stored expiry, which has passed or is
 		// about to, so that later validations do not refresh again.
 		out[KeyExpiresOn], out[KeyExpireOn] = "", ""
-	} else if l := time.Until(tok.Expiry); l > 0 {
+	} else if l := tok.Expiry.Sub(rt.now()); l > 0 {
 		rt.lifetime.Store(int64(l))
 	}
 	// The grant consumed the old refresh token: from here on the new tokens

@@ -120,6 +120,7 @@ func apiStatus(t *testing.T, p interface {
 }
 
 func TestOAuth2FullFlow(t *testing.T) {
+	t.Parallel()
 	for _, pkce := range []bool{false, true} {
 		t.Run(fmt.Sprintf("pkce=%v", pkce), func(t *testing.T) {
 			srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{ForcePKCE: pkce})
@@ -206,6 +207,7 @@ func TestOAuth2FullFlow(t *testing.T) {
 }
 
 func TestOAuth2AuthorizeURL(t *testing.T) {
+	t.Parallel()
 	p := &oauth.OAuth2{
 		ClientID: "cid", ClientSecret: "csecret-123456", PKCE: true,
 		AuthURL: "https://provider.example/authorize?tenant=t1", TokenURL: "https://provider.example/token",
@@ -252,6 +254,7 @@ func TestOAuth2AuthorizeURL(t *testing.T) {
 }
 
 func TestOAuth2PKCEAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{ForcePKCE: true})
 	a := newOAuth2(srv, func(p *oauth.OAuth2) { p.PKCE = true })
 	b := newOAuth2(srv, func(p *oauth.OAuth2) { p.PKCE = true })
@@ -297,6 +300,7 @@ func assertNoSecrets(t *testing.T, err error, secrets ...string) {
 }
 
 func TestOAuth2ExchangeFailures(t *testing.T) {
+	t.Parallel()
 	type result struct {
 		status int
 		code   string
@@ -436,6 +440,7 @@ func expiredCopy(acct map[string]any) map[string]any {
 }
 
 func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	p := newOAuth2(srv, nil)
 	acct := connect(t, srv, p)
@@ -450,6 +455,7 @@ func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
 }
 
 func TestOAuth2ValidateProviderDown(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	p := newOAuth2(srv, nil)
 	acct := connect(t, srv, p)
@@ -462,6 +468,7 @@ func TestOAuth2ValidateProviderDown(t *testing.T) {
 }
 
 func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
+	t.Parallel()
 	// The delay keeps the refresh in flight while the others arrive.
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
 	p := newOAuth2(srv, nil)
@@ -500,6 +507,7 @@ func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 }
 
 func TestOAuth2RefreshSurvivesCancelledCaller(t *testing.T) {
+	t.Parallel()
 	slow := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 300 * time.Millisecond})
 	ps := newOAuth2(slow, nil)
 	acct := connect(t, slow, ps)
@@ -521,6 +529,7 @@ func TestOAuth2RefreshSurvivesCancelledCaller(t *testing.T) {
 }
 
 func TestOAuth2ValidateWithoutRefresh(t *testing.T) {
+	t.Parallel()
 	past := oauth.FormatExpiry(time.Now().Add(-time.Minute))
 	soon := oauth.FormatExpiry(time.Now().Add(time.Minute))
 	later := time.Now().Add(3 * time.Hour).UTC().Format("2006-01-02T15:04:05.000") // no zone, millis
@@ -576,6 +585,7 @@ func TestOAuth2ValidateWithoutRefresh(t *testing.T) {
 }
 
 func TestOAuth2Client(t *testing.T) {
+	t.Parallel()
 	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	p := newOAuth2(srv, nil)
 	if _, err := p.Client(t.Context(), map[string]any{"refresh_token": "r"}); !errors.Is(err, oauth.ErrNoAccessToken) {
@@ -596,6 +606,7 @@ func TestOAuth2Client(t *testing.T) {
 }
 
 func TestOAuth2Check(t *testing.T) {
+	t.Parallel()
 	ok := func() *oauth.OAuth2 {
 		return &oauth.OAuth2{ClientID: "c", AuthURL: "https://p.example/auth", TokenURL: "https://p.example/token"}
 	}
@@ -642,6 +653,7 @@ func TestOAuth2Check(t *testing.T) {
 }
 
 func TestPresets(t *testing.T) {
+	t.Parallel()
 	for _, p := range []*oauth.OAuth2{
 		oauth.GitHub("id", "secret", "repo"), oauth.GitLab("id", "secret", "read_api"),
 		oauth.Google("id", "secret", "openid"), oauth.Microsoft("", "id", "secret", "User.Read"),
@@ -659,4 +671,54 @@ func TestPresets(t *testing.T) {
 	if !strings.Contains(u, "access_type=offline") || !strings.Contains(u, "code_challenge=") {
 		t.Errorf("Google preset URL %s lacks offline access or PKCE", u)
 	}
+}
+
+// The flow's clock, not the wall clock, decides when a token is due: a
+// token an hour from expiry is kept, the same token a minute from expiry
+// (by the clock) is refreshed, the new expiry is the clock plus
+// expires_in, and a token past its expiry without a refresh token is
+// refused. No real time passes.
+func TestOAuth2ClockDecidesExpiry(t *testing.T) {
+	t.Parallel()
+	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
+	clock := &testClock{t: time.Date(2031, 5, 1, 9, 0, 0, 0, time.UTC)}
+	p := newOAuth2(srv, func(p *oauth.OAuth2) { p.Now = clock.now })
+	acct := connect(t, srv, p)
+	if got, want := expiryOf(t, acct["expire_on"]), clock.now().Add(time.Hour); !got.Equal(want) {
+		t.Fatalf("a new token expires at %v, want the clock plus expires_in: %v", got, want)
+	}
+	if _, err := p.Validate(t.Context(), acct); err != nil || srv.Refreshes() != 0 {
+		t.Fatalf("an hour from expiry: %v, %d refreshes; want no refresh", err, srv.Refreshes())
+	}
+	clock.set(clock.now().Add(time.Hour - oauth.DefaultRefreshMargin/2))
+	r, err := p.Validate(t.Context(), acct)
+	if err != nil || srv.Refreshes() != 1 {
+		t.Fatalf("within the margin by the clock: %v, %d refreshes; want one", err, srv.Refreshes())
+	}
+	if got, want := expiryOf(t, r["expire_on"]), clock.now().Add(time.Hour); !got.Equal(want) {
+		t.Errorf("the refreshed token expires at %v, want %v", got, want)
+	}
+	noRefresh := map[string]any{"access_token": r["access_token"], "expire_on": r["expire_on"]}
+	clock.set(clock.now().Add(time.Hour))
+	if _, err := p.Validate(t.Context(), noRefresh); !errors.Is(err, oauth.ErrTokenExpired) {
+		t.Errorf("past its expiry by the clock: %v, want ErrTokenExpired", err)
+	}
+}
+
+// testClock is a clock the test moves by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
 }

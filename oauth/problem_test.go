@@ -8,6 +8,7 @@ import (
 )
 
 func TestProblem(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ body, code, desc string }{
 		{"", "", ""},
 		{"oauth_problem=signature_invalid&oauth_problem_advice=bad+signature", "signature_invalid", "bad signature"},
@@ -28,6 +29,7 @@ func TestProblem(t *testing.T) {
 }
 
 func TestScrub(t *testing.T) {
+	t.Parallel()
 	secret := "s3cr3t/with+chars"
 	in := "key " + secret + " escaped s3cr3t%2Fwith%2Bchars path s3cr3t%2Fwith+chars\n\tnext\x00line"
 	got := scrub(in, []string{secret, "", "ab"})
@@ -46,6 +48,7 @@ func TestScrub(t *testing.T) {
 // The cut counts the spaces between words: the text kept is at most
 // maxDescription runes, then "…".
 func TestScrubCutsAtTheCap(t *testing.T) {
+	t.Parallel()
 	x := func(n int) string { return strings.Repeat("x", n) }
 	cases := []struct{ name, in, want string }{
 		{"exactly the cap", x(maxDescription), x(maxDescription)},
@@ -66,6 +69,7 @@ func TestScrubCutsAtTheCap(t *testing.T) {
 }
 
 func TestProviderErrorMessage(t *testing.T) {
+	t.Parallel()
 	e := &ProviderError{Version: "oauth2", Op: "token refresh", Status: 400, Code: "invalid_grant", Description: "revoked"}
 	if got := e.Error(); got != "oauth2 token refresh: the provider refused: invalid_grant: revoked (HTTP 400)" {
 		t.Fatalf("message %q", got)
