@@ -59,7 +59,8 @@ type runner struct {
 // endpointStats accumulates what the run saw of one endpoint.
 type endpointStats struct {
 	calls, unanswered int
-	jsonAnswers       int // successful answers of JSON endpoints
+	jsonAnswers       int  // successful answers of JSON endpoints
+	named             bool // the protocol names the endpoint's content type
 	errorAnswers      int
 	total, max        time.Duration
 	slow              int
@@ -87,7 +88,7 @@ func (r *runner) run(ctx context.Context) {
 }
 
 // crossCutting are the checks evaluated over every answer of an endpoint.
-var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckErrorBody: true}
+var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckContentTypeOther: true, CheckErrorBody: true}
 
 // answer is one response of the app (or the failure to get one).
 type answer struct {
@@ -189,12 +190,26 @@ func unwrapURLError(err error, timeout time.Duration) error {
 	return err
 }
 
-// jsonEndpoints are the paths whose successful answers are JSON.
+// jsonEndpoints are the paths whose successful answers are JSON: true for
+// those whose JSON content type the protocol names (the service's own tests
+// check it), false for the others.
 var jsonEndpoints = map[string]bool{
 	protocol.PathDescriptor: true, protocol.PathValidate: true, protocol.PathConfig: true,
-	protocol.PathSchema: true, protocol.PathData: true, protocol.PathDatalist: true,
+	protocol.PathSchema: true, protocol.PathData: true, protocol.PathDatalist: false,
+	protocol.PathWebhooks: false, protocol.PathWebhookVerify: false, protocol.PathWebhookXform: false,
+	protocol.PathOAuth1Auth: false, protocol.PathOAuth2Auth: false,
+}
+
+// optionalEndpoints are the paths an app may leave unserved: a 404 or 405
+// from them says "not served", not a failure that needs a {message}.
+var optionalEndpoints = map[string]bool{
+	protocol.PathLogo: true, protocol.PathFilterValidate: true, protocol.PathDatalist: true,
 	protocol.PathWebhooks: true, protocol.PathWebhookVerify: true, protocol.PathWebhookXform: true,
-	protocol.PathOAuth1Auth: true, protocol.PathOAuth2Auth: true,
+}
+
+// notServed reports an answer that says the optional endpoint is not served.
+func notServed(a answer) bool {
+	return optionalEndpoints[a.path] && (a.status == http.StatusNotFound || a.status == http.StatusMethodNotAllowed)
 }
 
 // record accumulates latency and the cross-cutting observations.
@@ -223,13 +238,14 @@ func (r *runner) record(a answer) {
 			s.slowest = a.elapsed.Round(time.Millisecond).String()
 		}
 	}
-	if a.success() && len(bytes.TrimSpace(a.body)) > 0 && jsonEndpoints[a.path] {
+	if named, isJSON := jsonEndpoints[a.path]; isJSON && a.success() && len(bytes.TrimSpace(a.body)) > 0 {
 		s.jsonAnswers++
+		s.named = named
 		if !isJSONType(a.header.Get("Content-Type")) && s.badCT == "" {
 			s.badCT = fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
 		}
 	}
-	if a.status >= 400 {
+	if a.status >= 400 && !notServed(a) {
 		s.errorAnswers++
 		if msg, ok := errorMessage(a); !ok && s.badError == "" {
 			s.badError = msg
@@ -284,10 +300,14 @@ func (r *runner) crossChecks() {
 		} else {
 			r.pass(CheckSlow, k)
 		}
+		ct := CheckContentType
+		if !s.named {
+			ct = CheckContentTypeOther
+		}
 		if s.badCT != "" {
-			r.fail(CheckContentType, k, "application/json", s.badCT)
+			r.fail(ct, k, "application/json", s.badCT)
 		} else if s.jsonAnswers > 0 {
-			r.pass(CheckContentType, k)
+			r.pass(ct, k)
 		}
 		if s.badError != "" {
 			r.fail(CheckErrorBody, k, `an error status with a JSON body {"message": "..."}`, s.badError)
