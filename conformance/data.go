@@ -58,7 +58,21 @@ func (r *runner) checkData(ctx context.Context) {
 			}
 		}
 	}
-	for _, t := range r.syncTypes() {
+	r.stage("data")
+	types := r.syncTypes()
+	if r.typesLeft > 0 {
+		for _, id := range dataChecks {
+			r.skip(id, fmt.Sprintf("%d more types", r.typesLeft),
+				fmt.Sprintf("beyond the bound of %d types (Config.MaxTypes, appkit conform --max-types)", r.cfg.MaxTypes))
+		}
+	}
+	for i, t := range types {
+		if r.stopped {
+			return
+		}
+		if r.cfg.Progress != nil {
+			r.cfg.Progress(Progress{Stage: "data", Type: t, Index: i + 1, Types: len(types)})
+		}
 		sch, ok := r.schema[t]
 		if !ok {
 			for _, id := range dataChecks {
@@ -68,6 +82,9 @@ func (r *runner) checkData(ctx context.Context) {
 		}
 		f := findings{}
 		first := r.walk(ctx, t, nil, sch, f)
+		if r.stopped {
+			return
+		}
 		if !first.complete && first.why != "" {
 			for _, id := range dataChecks {
 				if len(f[id]) == 0 {
@@ -164,6 +181,10 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 	seenID := map[string]bool{}
 	deadline := time.Now().Add(r.cfg.RunTimeout)
 	for page := 1; ; page++ {
+		if r.stopped || ctx.Err() != nil {
+			r.stopped = true
+			return res
+		}
 		if page > r.cfg.MaxPages {
 			f.add(CheckPagingEnds, fmt.Sprintf("the last page within %d pages", r.cfg.MaxPages), "hasNext is still true")
 			return res

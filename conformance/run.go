@@ -18,14 +18,28 @@ import (
 	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
-// Run checks the app that cfg names and returns the report. The error is
-// non-nil only when the run could not start (an invalid Config) or ctx was
-// cancelled; a broken app gives failed checks, never an error.
+// ErrStopped is returned (wrapped) by [Run] when the run stopped before its
+// end: its context was cancelled (an interrupt) or [Config.TotalTimeout]
+// passed ([ErrTotalTimeout]). The report then holds the results recorded
+// until then, and Report.Stopped says why.
+var ErrStopped = errors.New("conformance: the run stopped before its end")
+
+// ErrTotalTimeout is the cause of a run stopped by [Config.TotalTimeout].
+var ErrTotalTimeout = errors.New("the run's time bound (Config.TotalTimeout) was reached")
+
+// Run checks the app that cfg names and returns the report. A broken app
+// gives failed checks, never an error. The error is non-nil when the run
+// could not start (an invalid Config: the report is empty) or stopped
+// before its end (ctx cancelled, or Config.TotalTimeout passed): it then
+// matches [ErrStopped] and the cause (context.Canceled, [ErrTotalTimeout]),
+// and the report is partial.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Report{}, err
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, cfg.TotalTimeout, ErrTotalTimeout)
+	defer cancel()
 	target := cfg.URL
 	if cfg.Handler != nil {
 		srv := httptest.NewServer(cfg.Handler)
@@ -35,10 +49,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	r := &runner{cfg: cfg, base: target, endpoints: map[string]*endpointStats{}}
 	start := time.Now()
 	r.run(ctx)
-	if err := ctx.Err(); err != nil {
-		return Report{}, fmt.Errorf("conformance: run interrupted: %w", err)
+	rep := r.report(time.Since(start))
+	if r.stopped {
+		cause := context.Cause(ctx)
+		if errors.Is(cause, ErrTotalTimeout) {
+			rep.Stopped = fmt.Sprintf("the run's time bound of %s was reached", cfg.TotalTimeout)
+		} else {
+			rep.Stopped = "interrupted: " + cause.Error()
+		}
+		return rep, fmt.Errorf("%w: %w", ErrStopped, cause)
 	}
-	return r.report(time.Since(start)), nil
+	return rep, nil
 }
 
 // runner holds the state of one run.
@@ -48,10 +69,18 @@ type runner struct {
 	results   []Result
 	endpoints map[string]*endpointStats
 
+	// stopped is set once the run's context is done: no result is
+	// recorded after it but the checks over the answers seen until then.
+	stopped bool
+	closing bool   // crossChecks records its results
+	current string // the stage under way, for Config.Progress
+
 	desc      *descriptorDoc // GET / decoded, nil when it failed
 	account   map[string]any // the account sent to synchronizer endpoints
 	accountOK bool           // whether the account validated
 	config    *protocol.ConfigResponse
+	types     []string                    // syncTypes, once the config is known
+	typesLeft int                         // types beyond Config.MaxTypes
 	schema    map[string]pagerules.Schema // the synchronized types' fields
 	rawSchema map[string]any              // the schema answer, sent back with data requests
 }
@@ -69,9 +98,17 @@ type endpointStats struct {
 }
 
 func (r *runner) run(ctx context.Context) {
-	defer r.crossChecks()
+	defer func() {
+		r.stage("transport")
+		r.closing = true
+		r.crossChecks()
+	}()
+	r.stage("descriptor")
 	r.checkDescriptor(ctx)
 	r.checkLogo(ctx)
+	if r.stopped {
+		return
+	}
 	if r.desc == nil {
 		for _, c := range Checks() {
 			if !r.hasResult(c.ID) && !crossCutting[c.ID] {
@@ -80,11 +117,39 @@ func (r *runner) run(ctx context.Context) {
 		}
 		return
 	}
-	r.checkAccounts(ctx)
-	r.checkSync(ctx)
-	r.checkErrors(ctx)
-	r.checkWebhooks(ctx)
-	r.checkActions(ctx)
+	for _, st := range []struct {
+		name  string
+		check func(context.Context)
+	}{
+		{"accounts", r.checkAccounts}, {"sync", r.checkSync}, {"errors", r.checkErrors},
+		{"webhooks", r.checkWebhooks}, {"actions", r.checkActions},
+	} {
+		if r.stopped {
+			return
+		}
+		r.stage(st.name)
+		st.check(ctx)
+	}
+}
+
+// stage tells Config.Progress that a stage starts.
+func (r *runner) stage(name string) {
+	r.current = name
+	if r.cfg.Progress != nil && !r.stopped {
+		r.cfg.Progress(Progress{Stage: name})
+	}
+}
+
+// add records a result, unless the run has stopped (a result after the
+// stop would be made of cancelled requests).
+func (r *runner) add(res Result) {
+	if r.stopped && !r.closing {
+		return
+	}
+	r.results = append(r.results, res)
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Stage: r.current, Result: &res})
+	}
 }
 
 // crossCutting are the checks evaluated over every answer of an endpoint.
@@ -136,7 +201,16 @@ func (r *runner) send(ctx context.Context, method, path string, body any) answer
 			return answer{method: method, path: path, err: fmt.Errorf("encode the request: %w", err)}
 		}
 	}
+	if ctx.Err() != nil {
+		r.stopped = true
+		return answer{method: method, path: path, err: context.Cause(ctx)}
+	}
 	a := r.exchange(ctx, method, path, raw)
+	if a.err != nil && ctx.Err() != nil {
+		// The run stopped during the request: that says nothing of the app.
+		r.stopped = true
+		return a
+	}
 	r.record(a)
 	return a
 }
@@ -319,7 +393,7 @@ func (r *runner) crossChecks() {
 
 // pass records a passed check.
 func (r *runner) pass(id, subject string) {
-	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Passed})
+	r.add(Result{Check: mustCheck(id), Subject: subject, Status: Passed})
 }
 
 // fail records a broken check: failed or warning by its severity. The
@@ -331,12 +405,12 @@ func (r *runner) fail(id, subject, expected, got string) {
 	if c.Severity == Warning {
 		st = Warned
 	}
-	r.results = append(r.results, Result{Check: c, Subject: subject, Status: st, Expected: expected, Got: got})
+	r.add(Result{Check: c, Subject: subject, Status: st, Expected: expected, Got: got})
 }
 
 // skip records a check that could not run.
 func (r *runner) skip(id, subject, why string) {
-	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Skipped, Why: why})
+	r.add(Result{Check: mustCheck(id), Subject: subject, Status: Skipped, Why: why})
 }
 
 // verdict records a check from its list of problems: passed when empty,

@@ -31,19 +31,26 @@ func (r *runner) skipAll(ids []string, why string) {
 // syncServed reports whether the config endpoint answered a config.
 func (r *runner) syncServed() bool { return r.config != nil }
 
-// syncTypes returns the types the run synchronizes: Config.Types, or every
-// type of the config answer.
+// syncTypes returns the types the run synchronizes: those of Config.Types
+// (or every type) of the config answer, at most Config.MaxTypes of them.
 func (r *runner) syncTypes() []string {
 	if r.config == nil {
 		return r.cfg.Types
 	}
-	var out []string
-	for _, t := range r.config.Types {
-		if len(r.cfg.Types) == 0 || contains(r.cfg.Types, t.ID) {
-			out = append(out, t.ID)
+	if r.types == nil {
+		r.types = []string{}
+		for _, t := range r.config.Types {
+			if len(r.cfg.Types) > 0 && !contains(r.cfg.Types, t.ID) {
+				continue
+			}
+			if len(r.types) == r.cfg.MaxTypes {
+				r.typesLeft++
+				continue
+			}
+			r.types = append(r.types, t.ID)
 		}
 	}
-	return out
+	return r.types
 }
 
 func contains(list []string, s string) bool {
