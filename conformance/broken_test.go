@@ -26,6 +26,7 @@ func brokenConfig(brk brokenapp.Break) conformance.Config {
 // The intact app passes every check, without warnings, and skips none but
 // what it does not offer.
 func TestIntactApp(t *testing.T) {
+	t.Parallel()
 	rep := conformance.Test(t, brokenConfig(brokenapp.None))
 	if rep.Failed+rep.Warnings > 0 {
 		t.Fatalf("the intact app broke %v", rep.FailedIDs())
@@ -39,6 +40,7 @@ func TestIntactApp(t *testing.T) {
 
 // Each broken rule is caught by the check meant for it, and by no other.
 func TestBrokenApps(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		brk  brokenapp.Break
 		want []string // the checks that fail or warn, exactly
@@ -168,6 +170,7 @@ func failuresOnly(s string) string {
 // Without an account, what needs one is skipped with the reason, and
 // nothing fails for it.
 func TestWithoutAccount(t *testing.T) {
+	t.Parallel()
 	cfg := brokenConfig(brokenapp.None)
 	cfg.Account = nil
 	rep, err := conformance.Run(context.Background(), cfg)
@@ -196,6 +199,7 @@ func TestWithoutAccount(t *testing.T) {
 // A run against an address where nothing listens fails transport.answers
 // and skips the rest; Run itself succeeds.
 func TestNothingListens(t *testing.T) {
+	t.Parallel()
 	rep, err := conformance.Run(context.Background(), conformance.Config{URL: "http://127.0.0.1:1", Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +210,7 @@ func TestNothingListens(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range []conformance.Config{
 		{},
 		{URL: "http://a", Handler: brokenapp.New(brokenapp.None)},
