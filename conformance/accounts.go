@@ -42,6 +42,9 @@ func (r *runner) checkLogo(ctx context.Context) {
 		r.pass(CheckLogo, "")
 	case a.status == http.StatusFound && a.header.Get("Location") != "":
 		r.pass(CheckLogo, "")
+	case a.status >= 400:
+		// Without a logo, or on an error, the default logo is used.
+		r.skip(CheckLogo, "", fmt.Sprintf("GET /logo answered %d: the app serves no logo, the default one is shown", a.status))
 	default:
 		got := fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
 		if a.status == http.StatusFound {

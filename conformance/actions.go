@@ -8,7 +8,7 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
-var webhookChecks = []string{CheckWebhookInstall, CheckWebhookDelete, CheckWebhookVerify, CheckWebhookTransform}
+var webhookChecks = []string{CheckWebhookInstall, CheckWebhookDelete, CheckWebhookRefused, CheckWebhookVerify, CheckWebhookTransform}
 
 // checkWebhooks installs a webhook, deletes it again, and sends a verify and
 // a transform of an empty event, when the config announces webhooks.
@@ -30,9 +30,17 @@ func (r *runner) checkWebhooks(ctx context.Context) {
 	}
 	a := r.post(ctx, protocol.PathWebhooks, with(map[string]any{"url": webhookTarget, "webhook": nil}))
 	var hook map[string]any
+	refused := false
 	switch err := decodeObject(a, &hook); {
 	case !a.ok():
 		r.skip(CheckWebhookInstall, "", "no answer (see transport.answers)")
+	case a.status >= 400:
+		// The protocol lets an install fail (its body is
+		// errors.message-body's business).
+		refused = true
+		r.skip(CheckWebhookInstall, "", "the install was refused (see webhooks.refused)")
+		r.fail(CheckWebhookRefused, "install", "200 with the webhook object", a.describe())
+		hook = nil
 	case err != nil || hook == nil:
 		got := "null"
 		if err != nil {
@@ -63,15 +71,24 @@ func (r *runner) checkWebhooks(ctx context.Context) {
 	}
 	if hook == nil {
 		r.skip(CheckWebhookDelete, "", "no webhook installed")
+		if !refused {
+			r.skip(CheckWebhookRefused, "", "no webhook installed")
+		}
 	} else {
 		a := r.send(ctx, http.MethodDelete, protocol.PathWebhooks, with(map[string]any{"webhook": hook}))
 		switch {
 		case !a.ok():
 			r.skip(CheckWebhookDelete, "", "no answer (see transport.answers)")
+			r.skip(CheckWebhookRefused, "", "no answer to delete")
 		case a.status == http.StatusOK || a.status == http.StatusNoContent:
 			r.pass(CheckWebhookDelete, "")
+			r.pass(CheckWebhookRefused, "")
+		case a.status >= 400:
+			r.pass(CheckWebhookDelete, "")
+			r.fail(CheckWebhookRefused, "delete", "200 or 204: the webhook just installed is deleted", a.describe())
 		default:
-			r.fail(CheckWebhookDelete, "", "200 or 204", a.describe())
+			r.fail(CheckWebhookDelete, "", "200 or 204, or an error status", a.describe())
+			r.skip(CheckWebhookRefused, "", "delete answered neither success nor an error")
 		}
 	}
 

@@ -26,6 +26,7 @@ func brokenConfig(brk brokenapp.Break) conformance.Config {
 // The intact app passes every check, without warnings, and skips none but
 // what it does not offer.
 func TestIntactApp(t *testing.T) {
+	t.Parallel()
 	rep := conformance.Test(t, brokenConfig(brokenapp.None))
 	if rep.Failed+rep.Warnings > 0 {
 		t.Fatalf("the intact app broke %v", rep.FailedIDs())
@@ -39,6 +40,7 @@ func TestIntactApp(t *testing.T) {
 
 // Each broken rule is caught by the check meant for it, and by no other.
 func TestBrokenApps(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		brk  brokenapp.Break
 		want []string // the checks that fail or warn, exactly
@@ -49,7 +51,9 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.RelationOnBothSides, want: []string{conformance.CheckSchemaRelOnce}},
 		{brk: brokenapp.RelationUnknownTarget, want: []string{conformance.CheckSchemaRelations}},
 		{brk: brokenapp.UnknownSubType, want: []string{conformance.CheckSchemaFieldTypes}},
-		{brk: brokenapp.LoopingCursor, want: []string{conformance.CheckPagingEnds}},
+		// A cursor that comes back is warned about; walking on, the ids
+		// come back too, and the run never ends.
+		{brk: brokenapp.LoopingCursor, want: []string{conformance.CheckCursorRepeats, conformance.CheckIDsUnique, conformance.CheckPagingEnds}},
 		{brk: brokenapp.EndlessHasNext, want: []string{conformance.CheckPagingEnds}},
 		{brk: brokenapp.ObjectlessCursor, want: []string{conformance.CheckPageShape}},
 		{brk: brokenapp.Status500Not401, want: []string{conformance.CheckRejectGarbage}},
@@ -85,7 +89,16 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.ConfigWithoutTypes, want: []string{conformance.CheckConfig}},
 		{brk: brokenapp.OAuthStateDropped, want: []string{conformance.CheckOAuthAuthorize}},
 		{brk: brokenapp.WebhookWithoutID, want: []string{conformance.CheckWebhookInstall}},
-		{brk: brokenapp.WebhookDelete500, want: []string{conformance.CheckWebhookDelete}},
+		{brk: brokenapp.WebhookDelete500, want: []string{conformance.CheckWebhookRefused}},
+		{brk: brokenapp.WebhookDelete202, want: []string{conformance.CheckWebhookDelete}},
+		{brk: brokenapp.WebhookInstall500, want: []string{conformance.CheckWebhookRefused}},
+		{brk: brokenapp.Status403Not401, want: []string{conformance.CheckRejectGarbage}},
+		{brk: brokenapp.FilterInvalid422, want: []string{conformance.CheckFilterInvalidStatus}},
+		{brk: brokenapp.DatalistTextPlain, want: []string{conformance.CheckContentTypeOther}},
+		{brk: brokenapp.DuplicateAuthFieldIDs, want: []string{conformance.CheckDescriptorUniqueIDs}},
+		{brk: brokenapp.DuplicateFilterIDs, want: []string{conformance.CheckSyncUniqueIDs}},
+		{brk: brokenapp.RemoveInFullPage, want: []string{conformance.CheckSyncTypeMixed}},
+		{brk: brokenapp.LogoNotServed, want: nil},
 		{brk: brokenapp.TransformWithoutAction, want: []string{conformance.CheckWebhookTransform}},
 		{brk: brokenapp.ActionArgsIgnored, want: []string{conformance.CheckActionArgs}},
 		{brk: brokenapp.UnknownActionAccepted, want: []string{conformance.CheckActionUnknown}},
@@ -157,6 +170,7 @@ func failuresOnly(s string) string {
 // Without an account, what needs one is skipped with the reason, and
 // nothing fails for it.
 func TestWithoutAccount(t *testing.T) {
+	t.Parallel()
 	cfg := brokenConfig(brokenapp.None)
 	cfg.Account = nil
 	rep, err := conformance.Run(context.Background(), cfg)
@@ -185,6 +199,7 @@ func TestWithoutAccount(t *testing.T) {
 // A run against an address where nothing listens fails transport.answers
 // and skips the rest; Run itself succeeds.
 func TestNothingListens(t *testing.T) {
+	t.Parallel()
 	rep, err := conformance.Run(context.Background(), conformance.Config{URL: "http://127.0.0.1:1", Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +210,7 @@ func TestNothingListens(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range []conformance.Config{
 		{},
 		{URL: "http://a", Handler: brokenapp.New(brokenapp.None)},

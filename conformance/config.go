@@ -16,6 +16,10 @@ const (
 	DefaultMaxPages   = 1000
 	DefaultRunTimeout = 2 * time.Minute
 	DefaultMaxBody    = 32 << 20
+	// DefaultTotalTimeout bounds a whole run.
+	DefaultTotalTimeout = 10 * time.Minute
+	// DefaultMaxTypes bounds the types a run synchronizes.
+	DefaultMaxTypes = 50
 )
 
 // Config says which app to check and how.
@@ -57,6 +61,19 @@ type Config struct {
 	// MaxBody bounds the size of one answer in bytes. 0 means
 	// [DefaultMaxBody].
 	MaxBody int64
+	// TotalTimeout bounds the wall time of the whole run: when it passes,
+	// the run stops and [Run] returns the partial report with
+	// [ErrTotalTimeout]. 0 means [DefaultTotalTimeout].
+	TotalTimeout time.Duration
+	// MaxTypes bounds the types whose schema and data a run checks (the
+	// first ones of Types or of the config answer); the others are named
+	// in one skipped result per data check. 0 means [DefaultMaxTypes].
+	MaxTypes int
+	// Progress, when set, is called as the run goes: at the start of each
+	// stage and of each type's data, and after each result. It is called
+	// from the goroutine running the suite, one call at a time, and should
+	// return quickly.
+	Progress func(Progress)
 	// Client sends the requests; nil means a client without a global
 	// timeout (Timeout applies per request) that does not follow redirects.
 	Client *http.Client
@@ -92,8 +109,29 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
 	}
+	if c.TotalTimeout <= 0 {
+		c.TotalTimeout = DefaultTotalTimeout
+	}
+	if c.MaxTypes <= 0 {
+		c.MaxTypes = DefaultMaxTypes
+	}
 	if c.Client == nil {
 		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return c, nil
+}
+
+// Progress is one step of a run, given to [Config.Progress].
+type Progress struct {
+	// Stage is what the run does: "descriptor", "accounts", "sync" (config,
+	// filters, datalists, schema), "data", "errors", "webhooks", "actions",
+	// "transport" (the checks over every answer, at the end).
+	Stage string
+	// Type is the type whose pages the data stage walks now; Index is its
+	// place (from 1) among Types types.
+	Type         string
+	Index, Types int
+	// Result is a result just recorded; nil at the start of a stage or a
+	// type.
+	Result *Result
 }

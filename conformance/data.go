@@ -13,7 +13,10 @@ import (
 )
 
 // dataChecks are the checks evaluated per synchronized type.
-var dataChecks = []string{CheckPageShape, CheckPagingEnds, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic, CheckDelta, CheckDeltaDeclared}
+var dataChecks = []string{
+	CheckPageShape, CheckPagingEnds, CheckCursorRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm,
+	CheckIDsUnique, CheckDeterministic, CheckDelta, CheckSyncTypeMixed, CheckDeltaDeclared,
+}
 
 // ruleChecks files each item and page rule (shared with appkittest and the
 // SDK, see internal/pagerules) under its check, with what was expected.
@@ -25,10 +28,10 @@ var ruleChecks = map[pagerules.Rule]struct{ check, expected string }{
 	pagerules.IDNotString:     {CheckItemsSchema, "id: a non-empty string"},
 	pagerules.IDRepeated:      {CheckIDsUnique, "each id once per run"},
 	pagerules.SyncAction:      {CheckDelta, `__syncAction "SET" or "REMOVE" on every delta item`},
-	pagerules.RemoveInFull:    {CheckDelta, "REMOVE only in delta pages"},
-	pagerules.MixedSync:       {CheckDelta, "the pages of a run all full or all delta"},
+	pagerules.RemoveInFull:    {CheckSyncTypeMixed, "REMOVE only in delta pages"},
+	pagerules.MixedSync:       {CheckSyncTypeMixed, "the pages of a run all full or all delta"},
 	pagerules.DeltaUndeclared: {CheckDeltaDeclared, "delta pages only from types whose schema declares __syncAction"},
-	pagerules.CursorRepeats:   {CheckPagingEnds, "a new nextPageConfig on every page"},
+	pagerules.CursorRepeats:   {CheckCursorRepeats, "a new nextPageConfig on every page"},
 }
 
 // findings collects the problems of one type's runs by check id.
@@ -55,7 +58,21 @@ func (r *runner) checkData(ctx context.Context) {
 			}
 		}
 	}
-	for _, t := range r.syncTypes() {
+	r.stage("data")
+	types := r.syncTypes()
+	if r.typesLeft > 0 {
+		for _, id := range dataChecks {
+			r.skip(id, fmt.Sprintf("%d more types", r.typesLeft),
+				fmt.Sprintf("beyond the bound of %d types (Config.MaxTypes, appkit conform --max-types)", r.cfg.MaxTypes))
+		}
+	}
+	for i, t := range types {
+		if r.stopped {
+			return
+		}
+		if r.cfg.Progress != nil {
+			r.cfg.Progress(Progress{Stage: "data", Type: t, Index: i + 1, Types: len(types)})
+		}
 		sch, ok := r.schema[t]
 		if !ok {
 			for _, id := range dataChecks {
@@ -65,6 +82,9 @@ func (r *runner) checkData(ctx context.Context) {
 		}
 		f := findings{}
 		first := r.walk(ctx, t, nil, sch, f)
+		if r.stopped {
+			return
+		}
 		if !first.complete && first.why != "" {
 			for _, id := range dataChecks {
 				if len(f[id]) == 0 {
@@ -161,6 +181,10 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 	seenID := map[string]bool{}
 	deadline := time.Now().Add(r.cfg.RunTimeout)
 	for page := 1; ; page++ {
+		if r.stopped || ctx.Err() != nil {
+			r.stopped = true
+			return res
+		}
 		if page > r.cfg.MaxPages {
 			f.add(CheckPagingEnds, fmt.Sprintf("the last page within %d pages", r.cfg.MaxPages), "hasNext is still true")
 			return res
@@ -188,22 +212,24 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 		if !isArr {
 			f.add(CheckPageShape, "items: an array", at+describeValue(body["items"], body["items"] != nil))
 		}
-		syncType := protocol.SyncFull
+		syncType, knownType := protocol.SyncFull, true
 		if v, ok := body["synchronizationType"]; ok && v != nil {
 			s, _ := v.(string)
 			if s != protocol.SyncFull && s != protocol.SyncDelta {
 				f.add(shape, `synchronizationType "full" or "delta"`, at+describeValue(v, true))
+				knownType = false
 			} else {
 				syncType = s
 			}
 		}
 		next, more := r.nextPage(body, at, f)
 		ids, vs := rules.Page(items, syncType, more, next)
-		repeated := false
 		for _, v := range vs {
+			if !knownType && (v.Rule == pagerules.RemoveInFull || v.Rule == pagerules.MixedSync) {
+				continue // follows from the unknown synchronizationType, already reported
+			}
 			rc := ruleChecks[v.Rule]
 			f.add(rc.check, rc.expected, v.Error())
-			repeated = repeated || v.Rule == pagerules.CursorRepeats
 		}
 		if syncType != protocol.SyncDelta {
 			for _, id := range ids {
@@ -217,9 +243,8 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 			res.complete = next == nil
 			return res
 		}
-		if repeated {
-			return res
-		}
+		// A repeated cursor is only warned about: a stateful app may end
+		// its paging anyway, and one that does not meets the page bound.
 		req["pagination"] = json.RawMessage(next)
 	}
 }

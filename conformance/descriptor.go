@@ -49,13 +49,15 @@ func (r *runner) checkDescriptor(ctx context.Context) {
 
 	r.verdict(CheckDescriptorRequired, "", descriptorRequired(raw))
 	r.verdict(CheckDescriptorSources, "", descriptorSources(raw))
-	r.verdict(CheckDescriptorAuth, "", descriptorAuth(raw))
-	r.verdict(CheckDescriptorAuthFields, "", descriptorAuthFields(raw))
+	var dup []problem
+	r.verdict(CheckDescriptorAuth, "", descriptorAuth(raw, &dup))
+	r.verdict(CheckDescriptorAuthFields, "", descriptorAuthFields(raw, &dup))
 	if _, ok := raw["actions"]; ok || d.ResponsibleFor.Automations {
-		r.verdict(CheckDescriptorActions, "", descriptorActions(raw))
+		r.verdict(CheckDescriptorActions, "", descriptorActions(raw, &dup))
 	} else {
 		r.skip(CheckDescriptorActions, "", "the app declares no actions")
 	}
+	r.verdict(CheckDescriptorUniqueIDs, "", dup)
 	var extra []problem
 	for _, k := range []string{"id", "type"} {
 		if s, ok := raw[k].(string); !ok || s == "" {
@@ -148,7 +150,9 @@ func objects(raw map[string]any, key string, ps *[]problem) []map[string]any {
 	return out
 }
 
-func descriptorAuth(raw map[string]any) []problem {
+// descriptorAuth checks the authentications; repeated ids that are not an
+// OAuth version go to dup (descriptor.unique-ids).
+func descriptorAuth(raw map[string]any, dup *[]problem) []problem {
 	var ps []problem
 	auths := objects(raw, "authentication", &ps)
 	if len(auths) == 0 {
@@ -166,12 +170,12 @@ func descriptorAuth(raw map[string]any) []problem {
 		if id == "" {
 			continue
 		}
-		if seen[id] {
-			msg := "unique authentication ids"
-			if id == protocol.AuthOAuth1 || id == protocol.AuthOAuth2 {
-				msg = "at most one authentication per OAuth version"
-			}
-			ps = append(ps, problem{msg, fmt.Sprintf("%q twice", id)})
+		switch {
+		case !seen[id]:
+		case id == protocol.AuthOAuth1 || id == protocol.AuthOAuth2:
+			ps = append(ps, problem{"at most one authentication per OAuth version", fmt.Sprintf("%q twice", id)})
+		default:
+			*dup = append(*dup, problem{"unique authentication ids", fmt.Sprintf("%q twice", id)})
 		}
 		seen[id] = true
 		if f, ok := a["fields"].([]any); id == protocol.AuthNone && ok && len(f) > 0 {
@@ -181,7 +185,9 @@ func descriptorAuth(raw map[string]any) []problem {
 	return ps
 }
 
-func descriptorAuthFields(raw map[string]any) []problem {
+// descriptorAuthFields checks the authentications' fields; repeated field
+// ids go to dup.
+func descriptorAuthFields(raw map[string]any, dup *[]problem) []problem {
 	var ps []problem
 	var ignored []problem
 	for i, a := range objects(raw, "authentication", &ignored) {
@@ -206,7 +212,7 @@ func descriptorAuthFields(raw map[string]any) []problem {
 			wantOptional(f, where, "value", "string", &ps)
 			id, _ := f["id"].(string)
 			if id != "" && seen[id] {
-				ps = append(ps, problem{where + "id: unique within the authentication", fmt.Sprintf("%q twice", id)})
+				*dup = append(*dup, problem{where + "id: unique within the authentication", fmt.Sprintf("%q twice", id)})
 			}
 			seen[id] = true
 			typ, _ := f["type"].(string)
@@ -224,7 +230,9 @@ func descriptorAuthFields(raw map[string]any) []problem {
 	return ps
 }
 
-func descriptorActions(raw map[string]any) []problem {
+// descriptorActions checks the actions; repeated action and argument ids go
+// to dup.
+func descriptorActions(raw map[string]any, dup *[]problem) []problem {
 	var ps []problem
 	actions := objects(raw, "actions", &ps)
 	seen := map[string]bool{}
@@ -236,7 +244,7 @@ func descriptorActions(raw map[string]any) []problem {
 		want(a, where, "args", "array", &ps)
 		if id, _ := a["action"].(string); id != "" {
 			if seen[id] {
-				ps = append(ps, problem{where + "action: unique", fmt.Sprintf("%q twice", id)})
+				*dup = append(*dup, problem{where + "action: unique", fmt.Sprintf("%q twice", id)})
 			}
 			seen[id] = true
 		}
@@ -258,7 +266,7 @@ func descriptorActions(raw map[string]any) []problem {
 			}
 			if id, _ := g["id"].(string); id != "" {
 				if argSeen[id] {
-					ps = append(ps, problem{gw + "id: unique within the action", fmt.Sprintf("%q twice", id)})
+					*dup = append(*dup, problem{gw + "id: unique within the action", fmt.Sprintf("%q twice", id)})
 				}
 				argSeen[id] = true
 			}

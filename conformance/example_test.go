@@ -12,7 +12,7 @@ import (
 // check with what was expected, what came back and the rule it breaks.
 func ExampleRun() {
 	rep, err := conformance.Run(context.Background(), conformance.Config{
-		Handler: brokenapp.New(brokenapp.DuplicateIDs), // or URL: "http://localhost:8080"
+		Handler: brokenapp.New(brokenapp.WrongItemType), // or URL: "http://localhost:8080"
 		Account: map[string]any{"token": brokenapp.Token},
 	})
 	if err != nil {
@@ -26,9 +26,9 @@ func ExampleRun() {
 	}
 	fmt.Println(rep.Summary())
 	// Output:
-	// data.ids-unique [task]
-	//   expected: each id once per run
-	//   got: type "task", page 2, item "t1": id repeated: already sent on page 1 (and 1 more problem)
+	// data.items-match-schema [task]
+	//   expected: values of the declared types
+	//   got: type "task", page 2, item "t4", field "priority": value shape: want a number, got "high" (and 1 more problem)
 	//   rule: docs/protocol.md#items
-	// 111 passed, 1 failed, 0 skipped
+	// 119 passed, 1 failed, 0 skipped
 }

@@ -16,7 +16,9 @@ var quiet = zerolog.Nop()
 
 // The suite passes against every example app, served in process.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	t.Run("tracker", func(t *testing.T) {
+		t.Parallel()
 		h, err := tracker.New(tracker.Config{Logger: &quiet}).Handler()
 		if err != nil {
 			t.Fatal(err)
@@ -27,6 +29,7 @@ func TestExamples(t *testing.T) {
 		}
 	})
 	t.Run("supportdesk", func(t *testing.T) {
+		t.Parallel()
 		app := desk.New(120, nil).App()
 		app.Logger = &quiet
 		h, err := app.Handler()
@@ -39,6 +42,7 @@ func TestExamples(t *testing.T) {
 		}
 	})
 	t.Run("notify", func(t *testing.T) {
+		t.Parallel()
 		h, err := notify.New(notify.Config{Logger: &quiet}).Handler()
 		if err != nil {
 			t.Fatal(err)

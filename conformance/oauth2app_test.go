@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 // built, run against an in-process provider and checked at its URL, as a
 // developer checks an app with appkit conform.
 func TestOAuth2Example(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the example's binary")
 	}
@@ -44,27 +47,50 @@ func TestOAuth2Example(t *testing.T) {
 		"PORT=" + port, "OAUTH2_CLIENT_ID=" + provider.ClientID, "OAUTH2_CLIENT_SECRET=" + provider.ClientSecret,
 		"OAUTH2_AUTH_URL=" + provider.AuthURL, "OAUTH2_TOKEN_URL=" + provider.TokenURL, "OAUTH2_API_URL=" + provider.URL + "/api",
 	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	var logs lockedBuffer
+	listening := make(chan struct{})
+	cmd.Stdout = &logs
+	cmd.Stderr = &lineWatcher{w: &logs, line: "listening on", seen: listening}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		cancel()
-		_ = cmd.Wait()
+		<-exited
 		if t.Failed() {
 			t.Logf("the app's output:\n%s", logs.String())
 		}
 	})
 	base := "http://127.0.0.1:" + port
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	// The app says it listens just before it does: wait for that line,
+	// then for its first answer (retried only while the listener opens).
+	select {
+	case <-listening:
+	case <-exited:
+		t.Fatalf("the app ended before listening:\n%s", logs.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("the app did not say it listens within a minute:\n%s", logs.String())
+	}
+	retry := time.NewTicker(10 * time.Millisecond)
+	defer retry.Stop()
+	giveUp := time.After(time.Minute)
+	for {
 		resp, err := http.Get(base + "/")
 		if err == nil {
 			resp.Body.Close()
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the app did not answer within 20 s: %v", err)
+		select {
+		case <-retry.C:
+		case <-exited:
+			t.Fatalf("the app ended: %v", err)
+		case <-giveUp:
+			t.Fatalf("the app did not answer within a minute of listening: %v", err)
 		}
 	}
 
@@ -103,4 +129,40 @@ func postJSON(t *testing.T, url string, body, out any) {
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that two writers (the app's stdout and
+// stderr copiers) and the test can share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// lineWatcher copies to w and closes seen once line has been written.
+type lineWatcher struct {
+	w       io.Writer
+	line    string
+	seen    chan struct{}
+	written bytes.Buffer
+	once    sync.Once
+}
+
+func (l *lineWatcher) Write(p []byte) (int, error) {
+	l.written.Write(p)
+	if bytes.Contains(l.written.Bytes(), []byte(l.line)) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return l.w.Write(p)
 }

@@ -32,6 +32,10 @@ type Report struct {
 	Skipped int `json:"skipped"`
 	// Duration is the wall time of the run.
 	Duration time.Duration `json:"durationNs"`
+	// Stopped says why the run stopped before its end (an interrupt,
+	// Config.TotalTimeout); empty for a complete run. A stopped run's
+	// report is partial: the checks it did not reach have no result.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Latency sums up the answers of one endpoint.
@@ -110,7 +114,8 @@ func (r *runner) report(d time.Duration) Report {
 
 // WriteText writes the report for a terminal: one line per result (with
 // expected, got and rule under a failure or warning, why under a skip), the
-// latency of each endpoint, then the summary line.
+// latency of each endpoint, why the run stopped when it stopped before its
+// end, then the summary line.
 func (rep Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "appkit conform %s\n\n", rep.URL)
@@ -143,6 +148,9 @@ func (rep Report) WriteText(w io.Writer) error {
 			b.WriteString(trimmed)
 			b.WriteByte('\n')
 		}
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(&b, "\nSTOPPED before the end, the report is partial: %s\n", rep.Stopped)
 	}
 	fmt.Fprintf(&b, "\n%s\n", rep.Summary())
 	_, err := io.WriteString(w, b.String())
@@ -196,7 +204,8 @@ type junitMessage struct {
 
 // WriteJUnit writes the report as JUnit XML: one test case per result, a
 // failure element for failed checks, skipped for skipped ones; warnings
-// pass with their finding in system-out.
+// pass with their finding in system-out. A run stopped before its end adds
+// a failed test case "run [stopped]" that says why.
 func (rep Report) WriteJUnit(w io.Writer) error {
 	s := junitSuite{Name: "appkit conform " + rep.URL, Tests: len(rep.Results), Failures: rep.Failed, Skipped: rep.Skipped,
 		Time: fmt.Sprintf("%.3f", rep.Duration.Seconds())}
@@ -212,6 +221,12 @@ func (rep Report) WriteJUnit(w io.Writer) error {
 			c.Skipped = &junitMessage{Message: r.Why}
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if rep.Stopped != "" {
+		s.Tests++
+		s.Failures++
+		s.Cases = append(s.Cases, junitCase{Name: "run [stopped]", Classname: "conformance.run",
+			Failure: &junitMessage{Message: "the run stopped before its end: the report is partial", Text: rep.Stopped}})
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

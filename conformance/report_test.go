@@ -60,6 +60,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestReportText(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sampleReport().WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestReportText(t *testing.T) {
 }
 
 func TestReportJUnit(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sampleReport().WriteJUnit(&b); err != nil {
 		t.Fatal(err)
@@ -76,6 +78,7 @@ func TestReportJUnit(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	rep := sampleReport()
 	if err := rep.WriteJSON(&b); err != nil {

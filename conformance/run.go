@@ -18,14 +18,28 @@ import (
 	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
-// Run checks the app that cfg names and returns the report. The error is
-// non-nil only when the run could not start (an invalid Config) or ctx was
-// cancelled; a broken app gives failed checks, never an error.
+// ErrStopped is returned (wrapped) by [Run] when the run stopped before its
+// end: its context was cancelled (an interrupt) or [Config.TotalTimeout]
+// passed ([ErrTotalTimeout]). The report then holds the results recorded
+// until then, and Report.Stopped says why.
+var ErrStopped = errors.New("conformance: the run stopped before its end")
+
+// ErrTotalTimeout is the cause of a run stopped by [Config.TotalTimeout].
+var ErrTotalTimeout = errors.New("the run's time bound (Config.TotalTimeout) was reached")
+
+// Run checks the app that cfg names and returns the report. A broken app
+// gives failed checks, never an error. The error is non-nil when the run
+// could not start (an invalid Config: the report is empty) or stopped
+// before its end (ctx cancelled, or Config.TotalTimeout passed): it then
+// matches [ErrStopped] and the cause (context.Canceled, [ErrTotalTimeout]),
+// and the report is partial.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Report{}, err
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, cfg.TotalTimeout, ErrTotalTimeout)
+	defer cancel()
 	target := cfg.URL
 	if cfg.Handler != nil {
 		srv := httptest.NewServer(cfg.Handler)
@@ -35,10 +49,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	r := &runner{cfg: cfg, base: target, endpoints: map[string]*endpointStats{}}
 	start := time.Now()
 	r.run(ctx)
-	if err := ctx.Err(); err != nil {
-		return Report{}, fmt.Errorf("conformance: run interrupted: %w", err)
+	rep := r.report(time.Since(start))
+	if r.stopped {
+		cause := context.Cause(ctx)
+		if errors.Is(cause, ErrTotalTimeout) {
+			rep.Stopped = fmt.Sprintf("the run's time bound of %s was reached", cfg.TotalTimeout)
+		} else {
+			rep.Stopped = "interrupted: " + cause.Error()
+		}
+		return rep, fmt.Errorf("%w: %w", ErrStopped, cause)
 	}
-	return r.report(time.Since(start)), nil
+	return rep, nil
 }
 
 // runner holds the state of one run.
@@ -48,10 +69,18 @@ type runner struct {
 	results   []Result
 	endpoints map[string]*endpointStats
 
+	// stopped is set once the run's context is done: no result is
+	// recorded after it but the checks over the answers seen until then.
+	stopped bool
+	closing bool   // crossChecks records its results
+	current string // the stage under way, for Config.Progress
+
 	desc      *descriptorDoc // GET / decoded, nil when it failed
 	account   map[string]any // the account sent to synchronizer endpoints
 	accountOK bool           // whether the account validated
 	config    *protocol.ConfigResponse
+	types     []string                    // syncTypes, once the config is known
+	typesLeft int                         // types beyond Config.MaxTypes
 	schema    map[string]pagerules.Schema // the synchronized types' fields
 	rawSchema map[string]any              // the schema answer, sent back with data requests
 }
@@ -59,7 +88,8 @@ type runner struct {
 // endpointStats accumulates what the run saw of one endpoint.
 type endpointStats struct {
 	calls, unanswered int
-	jsonAnswers       int // successful answers of JSON endpoints
+	jsonAnswers       int  // successful answers of JSON endpoints
+	named             bool // the protocol names the endpoint's content type
 	errorAnswers      int
 	total, max        time.Duration
 	slow              int
@@ -68,9 +98,17 @@ type endpointStats struct {
 }
 
 func (r *runner) run(ctx context.Context) {
-	defer r.crossChecks()
+	defer func() {
+		r.stage("transport")
+		r.closing = true
+		r.crossChecks()
+	}()
+	r.stage("descriptor")
 	r.checkDescriptor(ctx)
 	r.checkLogo(ctx)
+	if r.stopped {
+		return
+	}
 	if r.desc == nil {
 		for _, c := range Checks() {
 			if !r.hasResult(c.ID) && !crossCutting[c.ID] {
@@ -79,15 +117,43 @@ func (r *runner) run(ctx context.Context) {
 		}
 		return
 	}
-	r.checkAccounts(ctx)
-	r.checkSync(ctx)
-	r.checkErrors(ctx)
-	r.checkWebhooks(ctx)
-	r.checkActions(ctx)
+	for _, st := range []struct {
+		name  string
+		check func(context.Context)
+	}{
+		{"accounts", r.checkAccounts}, {"sync", r.checkSync}, {"errors", r.checkErrors},
+		{"webhooks", r.checkWebhooks}, {"actions", r.checkActions},
+	} {
+		if r.stopped {
+			return
+		}
+		r.stage(st.name)
+		st.check(ctx)
+	}
+}
+
+// stage tells Config.Progress that a stage starts.
+func (r *runner) stage(name string) {
+	r.current = name
+	if r.cfg.Progress != nil && !r.stopped {
+		r.cfg.Progress(Progress{Stage: name})
+	}
+}
+
+// add records a result, unless the run has stopped (a result after the
+// stop would be made of cancelled requests).
+func (r *runner) add(res Result) {
+	if r.stopped && !r.closing {
+		return
+	}
+	r.results = append(r.results, res)
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Stage: r.current, Result: &res})
+	}
 }
 
 // crossCutting are the checks evaluated over every answer of an endpoint.
-var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckErrorBody: true}
+var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckContentTypeOther: true, CheckErrorBody: true}
 
 // answer is one response of the app (or the failure to get one).
 type answer struct {
@@ -135,7 +201,16 @@ func (r *runner) send(ctx context.Context, method, path string, body any) answer
 			return answer{method: method, path: path, err: fmt.Errorf("encode the request: %w", err)}
 		}
 	}
+	if ctx.Err() != nil {
+		r.stopped = true
+		return answer{method: method, path: path, err: context.Cause(ctx)}
+	}
 	a := r.exchange(ctx, method, path, raw)
+	if a.err != nil && ctx.Err() != nil {
+		// The run stopped during the request: that says nothing of the app.
+		r.stopped = true
+		return a
+	}
 	r.record(a)
 	return a
 }
@@ -189,12 +264,26 @@ func unwrapURLError(err error, timeout time.Duration) error {
 	return err
 }
 
-// jsonEndpoints are the paths whose successful answers are JSON.
+// jsonEndpoints are the paths whose successful answers are JSON: true for
+// those whose JSON content type the protocol names (the service's own tests
+// check it), false for the others.
 var jsonEndpoints = map[string]bool{
 	protocol.PathDescriptor: true, protocol.PathValidate: true, protocol.PathConfig: true,
-	protocol.PathSchema: true, protocol.PathData: true, protocol.PathDatalist: true,
+	protocol.PathSchema: true, protocol.PathData: true, protocol.PathDatalist: false,
+	protocol.PathWebhooks: false, protocol.PathWebhookVerify: false, protocol.PathWebhookXform: false,
+	protocol.PathOAuth1Auth: false, protocol.PathOAuth2Auth: false,
+}
+
+// optionalEndpoints are the paths an app may leave unserved: a 404 or 405
+// from them says "not served", not a failure that needs a {message}.
+var optionalEndpoints = map[string]bool{
+	protocol.PathLogo: true, protocol.PathFilterValidate: true, protocol.PathDatalist: true,
 	protocol.PathWebhooks: true, protocol.PathWebhookVerify: true, protocol.PathWebhookXform: true,
-	protocol.PathOAuth1Auth: true, protocol.PathOAuth2Auth: true,
+}
+
+// notServed reports an answer that says the optional endpoint is not served.
+func notServed(a answer) bool {
+	return optionalEndpoints[a.path] && (a.status == http.StatusNotFound || a.status == http.StatusMethodNotAllowed)
 }
 
 // record accumulates latency and the cross-cutting observations.
@@ -223,13 +312,14 @@ func (r *runner) record(a answer) {
 			s.slowest = a.elapsed.Round(time.Millisecond).String()
 		}
 	}
-	if a.success() && len(bytes.TrimSpace(a.body)) > 0 && jsonEndpoints[a.path] {
+	if named, isJSON := jsonEndpoints[a.path]; isJSON && a.success() && len(bytes.TrimSpace(a.body)) > 0 {
 		s.jsonAnswers++
+		s.named = named
 		if !isJSONType(a.header.Get("Content-Type")) && s.badCT == "" {
 			s.badCT = fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
 		}
 	}
-	if a.status >= 400 {
+	if a.status >= 400 && !notServed(a) {
 		s.errorAnswers++
 		if msg, ok := errorMessage(a); !ok && s.badError == "" {
 			s.badError = msg
@@ -284,10 +374,14 @@ func (r *runner) crossChecks() {
 		} else {
 			r.pass(CheckSlow, k)
 		}
+		ct := CheckContentType
+		if !s.named {
+			ct = CheckContentTypeOther
+		}
 		if s.badCT != "" {
-			r.fail(CheckContentType, k, "application/json", s.badCT)
+			r.fail(ct, k, "application/json", s.badCT)
 		} else if s.jsonAnswers > 0 {
-			r.pass(CheckContentType, k)
+			r.pass(ct, k)
 		}
 		if s.badError != "" {
 			r.fail(CheckErrorBody, k, `an error status with a JSON body {"message": "..."}`, s.badError)
@@ -299,7 +393,7 @@ func (r *runner) crossChecks() {
 
 // pass records a passed check.
 func (r *runner) pass(id, subject string) {
-	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Passed})
+	r.add(Result{Check: mustCheck(id), Subject: subject, Status: Passed})
 }
 
 // fail records a broken check: failed or warning by its severity. The
@@ -311,12 +405,12 @@ func (r *runner) fail(id, subject, expected, got string) {
 	if c.Severity == Warning {
 		st = Warned
 	}
-	r.results = append(r.results, Result{Check: c, Subject: subject, Status: st, Expected: expected, Got: got})
+	r.add(Result{Check: c, Subject: subject, Status: st, Expected: expected, Got: got})
 }
 
 // skip records a check that could not run.
 func (r *runner) skip(id, subject, why string) {
-	r.results = append(r.results, Result{Check: mustCheck(id), Subject: subject, Status: Skipped, Why: why})
+	r.add(Result{Check: mustCheck(id), Subject: subject, Status: Skipped, Why: why})
 }
 
 // verdict records a check from its list of problems: passed when empty,

@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
 // syncChecks are skipped together when synchronization cannot be checked.
 var syncChecks = []string{
-	CheckConfig, CheckFilters, CheckDatalist, CheckDatalistField, CheckDatalistDependsOn,
-	CheckFilterValidate, CheckFilterInvalid, CheckSchemaTypes, CheckSchemaIDName, CheckSchemaFieldTypes,
+	CheckConfig, CheckSyncUniqueIDs, CheckFilters, CheckDatalist, CheckDatalistField, CheckDatalistDependsOn,
+	CheckFilterValidate, CheckFilterInvalid, CheckFilterInvalidStatus, CheckSchemaTypes, CheckSchemaIDName, CheckSchemaFieldTypes,
 	CheckSchemaRelations, CheckSchemaRelOnce, CheckSchemaUnknown, CheckPageShape, CheckPagingEnds,
-	CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic, CheckDelta, CheckDeltaDeclared,
+	CheckCursorRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic,
+	CheckDelta, CheckSyncTypeMixed, CheckDeltaDeclared,
 }
 
 // skipAll records every check of ids as skipped for why.
@@ -28,19 +31,26 @@ func (r *runner) skipAll(ids []string, why string) {
 // syncServed reports whether the config endpoint answered a config.
 func (r *runner) syncServed() bool { return r.config != nil }
 
-// syncTypes returns the types the run synchronizes: Config.Types, or every
-// type of the config answer.
+// syncTypes returns the types the run synchronizes: those of Config.Types
+// (or every type) of the config answer, at most Config.MaxTypes of them.
 func (r *runner) syncTypes() []string {
 	if r.config == nil {
 		return r.cfg.Types
 	}
-	var out []string
-	for _, t := range r.config.Types {
-		if len(r.cfg.Types) == 0 || contains(r.cfg.Types, t.ID) {
-			out = append(out, t.ID)
+	if r.types == nil {
+		r.types = []string{}
+		for _, t := range r.config.Types {
+			if len(r.cfg.Types) > 0 && !contains(r.cfg.Types, t.ID) {
+				continue
+			}
+			if len(r.types) == r.cfg.MaxTypes {
+				r.typesLeft++
+				continue
+			}
+			r.types = append(r.types, t.ID)
 		}
 	}
-	return out
+	return r.types
 }
 
 func contains(list []string, s string) bool {
@@ -127,17 +137,19 @@ func (r *runner) checkSync(ctx context.Context) {
 		return
 	}
 	r.checkResponsibility(configAnswered)
-	r.verdict(CheckConfig, "", configProblems(raw))
+	var dup []problem
+	r.verdict(CheckConfig, "", configProblems(raw, &dup))
 	var cfg protocol.ConfigResponse
 	_ = json.Unmarshal(a.body, &cfg)
 	r.config = &cfg
 	if _, ok := raw["filters"]; ok {
-		r.verdict(CheckFilters, "", filterProblems(raw))
+		r.verdict(CheckFilters, "", filterProblems(raw, &dup))
 	} else {
 		r.skip(CheckFilters, "", "the config declares no filters")
 	}
+	r.verdict(CheckSyncUniqueIDs, "", dup)
 	if len(r.syncTypes()) == 0 {
-		r.skipAll(syncChecks[2:], "no types to synchronize")
+		r.skipAll(syncChecks[slices.Index(syncChecks, CheckDatalist):], "no types to synchronize")
 		return
 	}
 	r.checkDatalists(ctx)
@@ -149,12 +161,14 @@ func (r *runner) checkSync(ctx context.Context) {
 	r.checkData(ctx)
 }
 
-func configProblems(raw map[string]any) []problem {
+// configProblems checks the config answer; empty or repeated type ids and
+// a config without types go to dup (sync.unique-ids).
+func configProblems(raw map[string]any, dup *[]problem) []problem {
 	var ps []problem
 	want(raw, "", "types", "array", &ps)
 	types := objects(raw, "types", &ps)
 	if _, isArr := raw["types"].([]any); isArr && len(types) == 0 {
-		ps = append(ps, problem{"at least one type", "types: []"})
+		*dup = append(*dup, problem{"at least one type", "types: []"})
 	}
 	seen := map[string]bool{}
 	for i, t := range types {
@@ -163,11 +177,11 @@ func configProblems(raw map[string]any) []problem {
 		want(t, where, "name", "string", &ps)
 		if id, _ := t["id"].(string); id != "" {
 			if seen[id] {
-				ps = append(ps, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
+				*dup = append(*dup, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
 			}
 			seen[id] = true
 		} else if _, isString := t["id"].(string); isString {
-			ps = append(ps, problem{where + "id: not empty", `""`})
+			*dup = append(*dup, problem{where + "id: not empty", `""`})
 		}
 	}
 	wantOptional(raw, "", "filters", "array", &ps)
@@ -178,7 +192,9 @@ func configProblems(raw map[string]any) []problem {
 	return ps
 }
 
-func filterProblems(raw map[string]any) []problem {
+// filterProblems checks the config's filters; repeated filter ids and a
+// datalist depending on itself go to dup (sync.unique-ids).
+func filterProblems(raw map[string]any, dup *[]problem) []problem {
 	var ps []problem
 	filters := objects(raw, "filters", &ps)
 	ids := map[string]bool{}
@@ -199,7 +215,7 @@ func filterProblems(raw map[string]any) []problem {
 		id, _ := f["id"].(string)
 		if id != "" {
 			if seen[id] {
-				ps = append(ps, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
+				*dup = append(*dup, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
 			}
 			seen[id] = true
 		}
@@ -216,9 +232,11 @@ func filterProblems(raw map[string]any) []problem {
 				ps = append(ps, problem{where + "datalist_requires: array of filter ids", describeValue(req, true)})
 			}
 			for _, e := range list {
-				s, _ := e.(string)
-				if _, exists := ids[s]; !exists || s == id {
-					ps = append(ps, problem{where + "datalist_requires: ids of other filters of the config", describeValue(e, true)})
+				switch s, _ := e.(string); {
+				case !ids[s]:
+					ps = append(ps, problem{where + "datalist_requires: ids of filters of the config", describeValue(e, true)})
+				case s == id:
+					*dup = append(*dup, problem{where + "datalist_requires: ids of other filters", describeValue(e, true)})
 				}
 			}
 		}
@@ -336,21 +354,30 @@ func invalidFilterValue(typ string) (any, bool) {
 // checkFilterValidate sends the configured filter (valid) and a provoked
 // invalid one to filter/validate.
 func (r *runner) checkFilterValidate(ctx context.Context) {
+	invalidChecks := []string{CheckFilterInvalid, CheckFilterInvalidStatus}
 	a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": r.filterValues(), "account": r.account})
 	switch {
 	case !a.ok():
 		r.skip(CheckFilterValidate, "", "no answer (see transport.answers)")
-		r.skip(CheckFilterInvalid, "", "no answer to a valid filter")
+		r.skipAll(invalidChecks, "no answer to a valid filter")
 		return
-	case a.status == http.StatusNotFound:
-		r.skip(CheckFilterValidate, "", "the app does not serve filter/validate (404)")
-		r.skip(CheckFilterInvalid, "", "the app does not serve filter/validate (404)")
+	case notServed(a):
+		why := fmt.Sprintf("the app does not serve filter/validate (%d)", a.status)
+		r.skip(CheckFilterValidate, "", why)
+		r.skipAll(invalidChecks, why)
 		return
 	case a.status == http.StatusOK || a.status == http.StatusNoContent:
 		r.pass(CheckFilterValidate, "")
+	case a.status == http.StatusBadRequest && len(r.unsetRequiredFilters()) > 0:
+		// Refusing a filter without a value for a non-optional filter is
+		// right: the run's filter is not a valid one.
+		why := "the run's filter has no value for the non-optional filters " + strings.Join(r.unsetRequiredFilters(), ", ") + " (give them with --filter)"
+		r.skip(CheckFilterValidate, "", why)
+		r.skipAll(invalidChecks, why)
+		return
 	default:
 		r.fail(CheckFilterValidate, "", "200 or 204 for the configured filter", a.describe())
-		r.skip(CheckFilterInvalid, "", "a valid filter is not accepted")
+		r.skipAll(invalidChecks, "a valid filter is not accepted")
 		return
 	}
 	for _, f := range r.config.Filters {
@@ -361,17 +388,35 @@ func (r *runner) checkFilterValidate(ctx context.Context) {
 		values := r.filterValues()
 		values[f.ID] = bad
 		a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
-		if !a.ok() {
-			r.skip(CheckFilterInvalid, f.ID, "no answer (see transport.answers)")
-		} else if a.status == http.StatusBadRequest {
+		b, _ := json.Marshal(bad)
+		switch {
+		case !a.ok():
+			r.skipAll(invalidChecks, "no answer (see transport.answers)")
+		case a.status == http.StatusBadRequest:
 			r.pass(CheckFilterInvalid, f.ID)
-		} else {
-			b, _ := json.Marshal(bad)
-			r.fail(CheckFilterInvalid, f.ID, "400 {message} for the value "+string(b), a.describe())
+			r.pass(CheckFilterInvalidStatus, f.ID)
+		case a.status >= 400:
+			r.pass(CheckFilterInvalid, f.ID)
+			r.fail(CheckFilterInvalidStatus, f.ID, "400 {message} for the refused value "+string(b), a.describe())
+		default:
+			r.fail(CheckFilterInvalid, f.ID, "an error status (400 {message}) for the value "+string(b), a.describe())
+			r.skip(CheckFilterInvalidStatus, f.ID, "the value was accepted")
 		}
 		return
 	}
-	r.skip(CheckFilterInvalid, "", "no filter whose type allows an invalid value to be provoked (date, datebox, number, bool)")
+	r.skipAll(invalidChecks, "no filter whose type allows an invalid value to be provoked (date, datebox, number, bool)")
+}
+
+// unsetRequiredFilters returns the ids of the config's non-optional filters
+// that the run's filter leaves without a value.
+func (r *runner) unsetRequiredFilters() []string {
+	var out []string
+	for _, f := range r.config.Filters {
+		if v, set := r.cfg.Filter[f.ID]; !f.Optional && (!set || v == nil) {
+			out = append(out, f.ID)
+		}
+	}
+	return out
 }
 
 // sortedTypes returns the keys of a schema in order.

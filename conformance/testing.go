@@ -1,14 +1,17 @@
 package conformance
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
 
 // Test runs the suite against cfg's app (a URL, or a Handler served in
 // process) as subtests of t: one subtest per check and subject, failing
-// for a failed check, skipped for a skipped one, logging warnings. It
-// returns the report for further assertions.
+// for a failed check, skipped for a skipped one, logging warnings; a run
+// that stopped before its end (t's context done, Config.TotalTimeout) fails
+// t after the subtests of its partial results. It returns the report for
+// further assertions.
 //
 //	func TestConformance(t *testing.T) {
 //		h, err := myapp.New().Handler()
@@ -21,7 +24,7 @@ func Test(t *testing.T, cfg Config) Report {
 	t.Helper()
 	ctx := t.Context()
 	rep, err := Run(ctx, cfg)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrStopped) {
 		t.Fatalf("conformance: %v", err)
 	}
 	for _, res := range rep.Results {
@@ -37,6 +40,10 @@ func Test(t *testing.T, cfg Config) Report {
 		})
 	}
 	t.Log(rep.Summary())
+	if err != nil {
+		// A partial run says nothing of the checks it did not reach.
+		t.Errorf("conformance: %v (%s)", err, rep.Stopped)
+	}
 	return rep
 }
 

@@ -78,6 +78,18 @@ const (
 	ErrorTryLaterString    Break = "an error's tryLater is a string"
 	BooleanAsJSON          Break = "a boolean text value sent as JSON true"
 	DeltaUndeclared        Break = "delta pages of a type whose schema lacks __syncAction"
+	Status403Not401        Break = "invalid token answers 403"
+	FilterInvalid422       Break = "filter/validate refuses an invalid filter with 422"
+	WebhookDelete202       Break = "webhook delete answers 202"
+	WebhookInstall500      Break = "webhook install fails"
+	DatalistTextPlain      Break = "datalist answers text/plain"
+	DuplicateAuthFieldIDs  Break = "two auth fields with one id"
+	DuplicateFilterIDs     Break = "two filters with one id"
+	RemoveInFullPage       Break = "a REMOVE item in a full page"
+
+	// LogoNotServed breaks nothing: /logo is optional, and a plain 404
+	// page says it is not served.
+	LogoNotServed Break = "logo answers a plain 404"
 
 	// TryLaterOnce breaks nothing: the second task page asks once to be
 	// retried later (503 tryLater, Retry-After: 0), as an app may when
@@ -128,6 +140,11 @@ func (a *app) json(w http.ResponseWriter, status int, v any) {
 			ct = "text/plain"
 		}
 	}
+	if a.brk == DatalistTextPlain && status == http.StatusOK {
+		if _, isList := v.(datalistAnswer); isList {
+			ct = "text/plain"
+		}
+	}
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
@@ -170,9 +187,12 @@ func (a *app) descriptor(w http.ResponseWriter, _ *http.Request) {
 	if a.brk == AuthFieldWithoutName {
 		delete(tokenField, "name")
 	}
+	help := obj{"id": "help", "name": "Help", "type": "link", "description": "Where to get a token", "value": "https://example.com/help"}
+	if a.brk == DuplicateAuthFieldIDs {
+		help["id"] = "token"
+	}
 	auths := []any{
-		obj{"id": "token", "name": "Token", "description": "A token", "fields": []any{tokenField,
-			obj{"id": "help", "name": "Help", "type": "link", "description": "Where to get a token", "value": "https://example.com/help"}}},
+		obj{"id": "token", "name": "Token", "description": "A token", "fields": []any{tokenField, help}},
 		obj{"id": "oauth2", "name": "Sign in", "fields": []any{}},
 	}
 	if a.brk == TwoOAuth2 {
@@ -201,6 +221,10 @@ func (a *app) descriptor(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (a *app) logo(w http.ResponseWriter, r *http.Request) {
+	if a.brk == LogoNotServed {
+		http.NotFound(w, r)
+		return
+	}
 	if a.brk == LogoPNG {
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write([]byte("\x89PNG"))
@@ -235,8 +259,11 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 		a.error(w, http.StatusUnauthorized, "unknown authentication")
 	case *in.ID == "token" && in.Fields["token"] != Token && a.brk != GarbageAccepted:
 		status := http.StatusUnauthorized
-		if a.brk == Status500Not401 {
+		switch a.brk {
+		case Status500Not401:
 			status = http.StatusInternalServerError
+		case Status403Not401:
+			status = http.StatusForbidden
 		}
 		a.error(w, status, "invalid token")
 	case *in.ID == "oauth2" && in.Fields["access_token"] != AccessToken && a.brk != OAuthGarbageAccepted:
@@ -293,6 +320,9 @@ func (a *app) config(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.brk == ConfigWithoutTypes {
 		delete(c, "types")
+	}
+	if a.brk == DuplicateFilterIDs {
+		c["filters"] = append(c["filters"].([]any), obj{"id": "due", "title": "Due again", "type": "date", "optional": true})
 	}
 	a.json(w, http.StatusOK, c)
 }
@@ -369,6 +399,10 @@ func (a *app) schema(w http.ResponseWriter, r *http.Request) {
 	}
 	a.json(w, http.StatusOK, out)
 }
+
+// datalistAnswer is the answer of datalist (a type of its own so that
+// DatalistTextPlain can single it out).
+type datalistAnswer obj
 
 // dataPage is the answer of data (a type of its own so that
 // WrongContentType can single it out).
@@ -461,6 +495,9 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 	for _, it := range all[offset:end] {
 		items = append(items, it)
 	}
+	if a.brk == RemoveInFullPage && *in.RequestedType == "task" && offset == 0 {
+		items = append(items, obj{"id": "t9", "__syncAction": "REMOVE"})
+	}
 	page := dataPage{"items": items, "synchronizationType": "full"}
 	if end < len(all) {
 		next := any(obj{"offset": end})
@@ -515,7 +552,7 @@ func (a *app) datalist(w http.ResponseWriter, r *http.Request) {
 		for i := 1; i <= 5; i++ {
 			items = append(items, obj{"title": fmt.Sprintf("Project %d", i), "value": fmt.Sprintf("p%d", i)})
 		}
-		a.json(w, http.StatusOK, obj{"items": items})
+		a.json(w, http.StatusOK, datalistAnswer{"items": items})
 	case "tags":
 		if _, ok := in.DependsOn["projects"]; !ok {
 			a.error(w, http.StatusBadRequest, "tags depend on projects")
@@ -525,7 +562,7 @@ func (a *app) datalist(w http.ResponseWriter, r *http.Request) {
 		if a.brk == DependentDatalistShape {
 			delete(tag, "title")
 		}
-		a.json(w, http.StatusOK, obj{"items": []any{tag}})
+		a.json(w, http.StatusOK, datalistAnswer{"items": []any{tag}})
 	default:
 		a.error(w, http.StatusBadRequest, "no datalist "+field)
 	}
@@ -549,7 +586,7 @@ func (a *app) filterValidate(w http.ResponseWriter, r *http.Request) {
 			Max *string `json:"_max"`
 		}
 		if err := json.Unmarshal(raw, &d); err != nil {
-			a.error(w, http.StatusBadRequest, "due: want {_min, _max}")
+			a.error(w, a.invalidFilterStatus(), "due: want {_min, _max}")
 			return
 		}
 		for _, s := range []*string{d.Min, d.Max} {
@@ -557,7 +594,7 @@ func (a *app) filterValidate(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			if _, err := time.Parse("2006-01-02T15:04:05", strings.TrimSuffix(*s, ".999")); err != nil {
-				a.error(w, http.StatusBadRequest, "due: not a date: "+*s)
+				a.error(w, a.invalidFilterStatus(), "due: not a date: "+*s)
 				return
 			}
 		}
@@ -565,9 +602,21 @@ func (a *app) filterValidate(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// invalidFilterStatus is the status of a refused filter.
+func (a *app) invalidFilterStatus() int {
+	if a.brk == FilterInvalid422 {
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadRequest
+}
+
 func (a *app) webhookInstall(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Account obj }
 	if !a.decode(w, r, &in) || !a.account(w, in.Account) {
+		return
+	}
+	if a.brk == WebhookInstall500 {
+		a.error(w, http.StatusInternalServerError, "the provider refused the webhook")
 		return
 	}
 	hook := obj{"id": "wh-1", "events": []any{"task"}}
@@ -587,6 +636,10 @@ func (a *app) webhookDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.Webhook.ID != "wh-1" || a.brk == WebhookDelete500 {
 		a.error(w, http.StatusInternalServerError, "no such webhook")
+		return
+	}
+	if a.brk == WebhookDelete202 {
+		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
