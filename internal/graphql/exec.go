@@ -173,51 +173,6 @@ func userErrorf(format string, args ...any) error {
 	return &userError{msg: fmt.Sprintf(format, args...)}
 }
 
-// checkLimits bounds the depth and the number of fields of the operation.
-func (e *executor) checkLimits(op *ast.OperationDefinition) *Error {
-	count := 0
-	var walk func(set ast.SelectionSet, depth int, stack map[string]bool) *Error
-	walk = func(set ast.SelectionSet, depth int, stack map[string]bool) *Error {
-		if depth > e.svc.cfg.MaxDepth {
-			return &Error{Message: fmt.Sprintf("the query nests deeper than %d levels", e.svc.cfg.MaxDepth), Extensions: code("QUERY_TOO_DEEP")}
-		}
-		for _, sel := range set {
-			switch s := sel.(type) {
-			case *ast.Field:
-				count++
-				if count > e.svc.cfg.MaxComplexity {
-					return &Error{Message: fmt.Sprintf("the query selects more than %d fields (fragments counted at each use)", e.svc.cfg.MaxComplexity), Extensions: code("QUERY_TOO_COMPLEX")}
-				}
-				if len(s.SelectionSet) > 0 {
-					if err := walk(s.SelectionSet, depth+1, stack); err != nil {
-						return err
-					}
-				}
-			case *ast.InlineFragment:
-				if err := walk(s.SelectionSet, depth, stack); err != nil {
-					return err
-				}
-			case *ast.FragmentSpread:
-				if stack[s.Name] {
-					continue
-				}
-				frag := e.doc.Fragments.ForName(s.Name)
-				if frag == nil {
-					continue
-				}
-				stack[s.Name] = true
-				err := walk(frag.SelectionSet, depth, stack)
-				delete(stack, s.Name)
-				if err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return walk(op.SelectionSet, 1, map[string]bool{})
-}
-
 // operation runs the operation and returns its data.
 func (e *executor) operation(op *ast.OperationDefinition) *omap {
 	root := "Query"

@@ -15,7 +15,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
-	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -187,9 +186,6 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}
 }
 
-// defaultRules are GraphQL's validation rules, built once (read only).
-var defaultRules = rules.NewDefaultRules()
-
 // ErrNoSpace reports a space without databases.
 var ErrNoSpace = errors.New("graphql: no such space")
 
@@ -325,14 +321,16 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 		resp.Errors = append(resp.Errors, fromGQLError(perr, "GRAPHQL_PARSE_FAILED")...)
 		return resp, false, nil
 	}
+	if lerr := s.checkDocument(doc); lerr != nil {
+		resp.Errors = append(resp.Errors, lerr)
+		return resp, false, nil
+	}
 	if errs := repeatedActions(doc, sch); len(errs) > 0 {
 		resp.Errors = errs
 		return resp, false, nil
 	}
-	if errs := validator.ValidateWithRules(sch.schema, doc, defaultRules); len(errs) > 0 {
-		for _, e := range errs {
-			resp.Errors = append(resp.Errors, fromGQLError(e, "GRAPHQL_VALIDATION_FAILED")...)
-		}
+	if errs := validate(sch.schema, doc); len(errs) > 0 {
+		resp.Errors = errs
 		return resp, false, nil
 	}
 	op, oerr := pickOperation(doc, req.OperationName)
@@ -348,10 +346,6 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat}
-	if lerr := e.checkLimits(op); lerr != nil {
-		resp.Errors = append(resp.Errors, lerr)
-		return resp, false, nil
-	}
 	ran = op.Operation == ast.Mutation
 	resp.Data = e.operation(op)
 	resp.HasData = true
