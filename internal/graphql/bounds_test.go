@@ -3,10 +3,13 @@ package graphql
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/commands"
+	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -137,6 +140,93 @@ func TestFragmentBounds(t *testing.T) {
 		a := decodeAnswer(t, run(t, svc, "tracker", c.query, nil))
 		if len(a.Errors) != 1 || a.Errors[0].Message != c.want {
 			t.Errorf("%s: %+v, want %q", c.name, a.Errors, c.want)
+		}
+	}
+}
+
+// The data of one answer is bounded (Config.MaxAnswerBytes, by default the
+// command API's bound): fields past it are null with ANSWER_TOO_LARGE, and
+// nothing after the first crossing runs.
+func TestAnswerIsBounded(t *testing.T) {
+	t.Parallel()
+	if got := New(Config{}).cfg.MaxAnswerBytes; got != commands.MaxAnswerBytes {
+		t.Errorf("default answer bound %d, want the command API's %d", got, commands.MaxAnswerBytes)
+	}
+	const bound = 400
+	svc := trackerService(t, Config{MaxAnswerBytes: bound})
+	var q strings.Builder
+	q.WriteString("{")
+	for i := range 200 {
+		fmt.Fprintf(&q, " a%d: findTasks { name points }", i)
+	}
+	q.WriteString(" }")
+	a := decodeAnswer(t, run(t, svc, "tracker", q.String(), nil))
+	if len(a.Data) > bound+200*len(`"a199":null,`) {
+		t.Errorf("data of %d bytes", len(a.Data))
+	}
+	var data map[string]any
+	if err := json.Unmarshal(a.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	answered, null := 0, 0
+	for _, v := range data {
+		if v == nil {
+			null++
+		} else {
+			answered++
+		}
+	}
+	if answered == 0 || answered*100 > bound || null != 200-answered || len(a.Errors) != null {
+		t.Fatalf("%d answered, %d null, %d errors", answered, null, len(a.Errors))
+	}
+	for _, e := range a.Errors {
+		if e.Extensions["code"] != "ANSWER_TOO_LARGE" {
+			t.Fatalf("error %+v", e)
+		}
+	}
+	// A mutation group whose answer crosses the bound is rolled back.
+	got := run(t, svc, "tracker", `mutation { tasks { update(done: true) { message } a: listEntities { name points } b: listEntities { name points } c: listEntities { name points } d: listEntities { name points } e: listEntities { name points } } }`, nil)
+	if !strings.Contains(got, `"code":"ANSWER_TOO_LARGE"`) || !strings.Contains(got, `"data":{"tasks":null}`) {
+		t.Fatalf("mutation over the bound: %s", got)
+	}
+	if got := run(t, svc, "tracker", `{ findTasks(done: {is: true}) { name } }`, nil); got != `{"data":{"findTasks":[{"name":"Fix bug"}]}}` {
+		t.Errorf("after the refused mutation: %s", got)
+	}
+}
+
+// answerSize measures what appendJSON writes.
+func TestAnswerSize(t *testing.T) {
+	t.Parallel()
+	m := newOmap(3)
+	m.set("a\"b", []any{int64(-3), 1.5, rawNumber("10.50"), json.Number("7"), nil, true, "x\u2028<y>\x01é"})
+	m.set("c", map[string]any{"k": json.RawMessage(`{"z":1}`), "l": []any{}})
+	m.set("d", (*omap)(nil))
+	for _, v := range []any{m, []any{m, m}, "", int64(0), 1e21, []any(nil)} {
+		if got, want := answerSize(v), len(appendJSON(nil, v)); got != want {
+			t.Errorf("answerSize(%s) = %d, want %d", appendJSON(nil, v), got, want)
+		}
+	}
+}
+
+// A find stops reading rows as soon as they would not fit in what is left of
+// the answer: the rows are never all held.
+func TestAnswerRowsStopEarly(t *testing.T) {
+	t.Parallel()
+	svc := trackerService(t, Config{})
+	ctx := context.Background()
+	cat, err := svc.cfg.Store.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &query.Query{From: "tracker/task", Select: []query.Select{{Kind: query.SelectField, Key: "n", Field: "tracker.task/name"}}}
+	for _, c := range []struct {
+		left int
+		ok   bool
+	}{{1000, true}, {40, false}, {0, false}} {
+		e := &executor{svc: svc, ctx: ctx, st: svc.cfg.Store, cat: cat, left: c.left}
+		rows, err := e.answerRows(svc.cfg.Store.DB(), q)
+		if c.ok != (err == nil) || (!c.ok && (!errors.Is(err, errAnswerTooLarge) || rows != nil)) {
+			t.Errorf("left %d: %d rows, %v", c.left, len(rows), err)
 		}
 	}
 }

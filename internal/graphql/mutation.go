@@ -67,6 +67,9 @@ func (e *executor) mutationGroup(c *cfield, path []any) any {
 				continue
 			}
 			v, err := g.run(a, extend2(path, a.key))
+			if err == nil {
+				err = e.spend(a.key, v)
+			}
 			if err != nil {
 				return &actionErr{key: a.key, f: a.first(), err: err}
 			}
@@ -495,7 +498,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	}
 	q := &query.Query{From: g.o.st.Name, Select: sel, Order: g.order, NoLimit: true,
 		Where: &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: in}}}
-	rows, err := e.rows(g.tx.Querier(), q)
+	rows, err := e.answerRows(g.tx.Querier(), q)
 	if err != nil {
 		return nil, err
 	}

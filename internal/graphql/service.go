@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -52,6 +53,9 @@ type Config struct {
 	MaxComplexity int
 	// Timeout bounds the execution of one request (0: DefaultTimeout).
 	Timeout time.Duration
+	// MaxAnswerBytes bounds the data of one answer, measured as its JSON
+	// encoding (0: query.MaxAnswerBytes, the command API's bound).
+	MaxAnswerBytes int
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
@@ -173,6 +177,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = query.MaxAnswerBytes
 	}
 	if cfg.FilesPath == "" {
 		cfg.FilesPath = "/api/graphql/files/"
@@ -345,7 +352,7 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat}
+	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat, left: s.cfg.MaxAnswerBytes}
 	ran = op.Operation == ast.Mutation
 	resp.Data = e.operation(op)
 	resp.HasData = true
