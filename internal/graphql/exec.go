@@ -29,6 +29,8 @@ type executor struct {
 	// left is what the answer's data may still grow by (Config.MaxAnswerBytes);
 	// negative once a field crossed it.
 	left int
+	// written is what the request's mutations wrote (Config.MaxWriteBytes).
+	written int64
 }
 
 // cfield is one response key of a selection set: the fields selected under
@@ -176,6 +178,7 @@ func (e *executor) fail(f *ast.Field, path []any, msg string, c string) {
 // timeout, anything else as an internal error (its cause goes to OnError).
 func (e *executor) failErr(f *ast.Field, path []any, err error) {
 	var ue *userError
+	var wl *writeTooLarge
 	if se, ok := store.AsError(err); ok {
 		ge := &Error{Message: se.Message, Path: append([]any(nil), path...), Extensions: map[string]any{"code": se.Name}}
 		if f != nil && f.Position != nil {
@@ -187,6 +190,8 @@ func (e *executor) failErr(f *ast.Field, path []any, err error) {
 	switch {
 	case errors.As(err, &ue):
 		e.fail(f, path, ue.msg, "BAD_USER_INPUT")
+	case errors.As(err, &wl):
+		e.fail(f, path, wl.msg, "WRITE_TOO_LARGE")
 	case errors.Is(err, errAnswerTooLarge):
 		e.fail(f, path, fmt.Sprintf("the answer would be larger than %d bytes; select fewer fields or page through finds with limit and offset", e.svc.cfg.MaxAnswerBytes), "ANSWER_TOO_LARGE")
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(e.ctx.Err(), context.DeadlineExceeded):

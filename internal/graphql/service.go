@@ -56,6 +56,9 @@ type Config struct {
 	// MaxAnswerBytes bounds the data of one answer, measured as its JSON
 	// encoding (0: query.MaxAnswerBytes, the command API's bound).
 	MaxAnswerBytes int
+	// MaxWriteBytes bounds what one request's mutations write in texts and
+	// files, per-entity copies counted (0: MaxWriteBytes).
+	MaxWriteBytes int
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
@@ -177,6 +180,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxWriteBytes <= 0 {
+		cfg.MaxWriteBytes = MaxWriteBytes
 	}
 	if cfg.MaxAnswerBytes <= 0 {
 		cfg.MaxAnswerBytes = query.MaxAnswerBytes
