@@ -42,7 +42,7 @@ func TestWritesAreBounded(t *testing.T) {
 			"the request would write more than 1000 bytes"},
 		{"filled texts held for every entity", Config{MaxWriteBytes: 10 << 10}, `mutation { tasks { addComment(value: "{{name}}") { message } } }`, nil,
 			"the texts filled for 4 entities would be larger than 10240 bytes"},
-		{"rich text growing by appends", Config{}, `mutation($n: String!) { tasks(name: {is: $n}) { a: appendContentToNotes(value: "`+strings.Repeat("{{name}}", 60)+`") { message } b: appendContentToNotes(value: "`+strings.Repeat("{{name}}", 60)+`") { message } } }`,
+		{"rich text growing by appends", Config{}, `mutation($n: String!) { tasks(name: {is: $n}) { a: appendContentToNotes(value: "` + strings.Repeat("{{name}}", 60) + `") { message } b: appendContentToNotes(value: "` + strings.Repeat("{{name}}", 60) + `") { message } } }`,
 			map[string]any{"n": long}, fmt.Sprintf("the notes document would be longer than %d bytes", MaxTextBytes)},
 		{"notifications to every recipient", Config{MaxWriteBytes: 1000}, `mutation { tasks(name: {is: "Fix bug"}) { notifyUsers(to: ["a@x.org", "b@x.org", "c@x.org", "d@x.org"], subject: "s", message: "` + strings.Repeat("m", 300) + `") { message } } }`, nil,
 			"the request would write more than 1000 bytes"},
