@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -23,8 +24,8 @@ const (
 	// themselves.
 	MaxCommands = 10000
 	// MaxAnswerBytes is the largest answer of one request, measured as its
-	// JSON encoding.
-	MaxAnswerBytes = 32 << 20
+	// JSON encoding (the host's bound for every API, query.MaxAnswerBytes).
+	MaxAnswerBytes = query.MaxAnswerBytes
 	// MaxBatchDepth is how deep platform.command/batch nests: a batch
 	// inside MaxBatchDepth enclosing batches is refused.
 	MaxBatchDepth = 4

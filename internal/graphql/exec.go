@@ -26,6 +26,11 @@ type executor struct {
 	errs   []*Error
 	// subs caches the merged sub-selections of each response key.
 	subs map[*cfield][]*cfield
+	// left is what the answer's data may still grow by (Config.MaxAnswerBytes);
+	// negative once a field crossed it.
+	left int
+	// written is what the request's mutations wrote (Config.MaxWriteBytes).
+	written int64
 }
 
 // cfield is one response key of a selection set: the fields selected under
@@ -48,6 +53,38 @@ func (e *executor) rows(db store.Querier, q *query.Query) ([]map[string]any, err
 		return nil, err
 	}
 	return plan.Run(e.ctx, db)
+}
+
+// answerRows is rows for a read whose rows go into the answer: the query
+// stops as soon as its result would not fit in what is left of the answer.
+func (e *executor) answerRows(db store.Querier, q *query.Query) ([]map[string]any, error) {
+	if e.left <= 0 {
+		return nil, errAnswerTooLarge
+	}
+	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan.MaxBytes = min(plan.MaxBytes, e.left)
+	rows, err := plan.Run(e.ctx, db)
+	if se, ok := store.AsError(err); ok && se.Name == query.ErrTooLarge && se.Data["max-bytes"] == e.left {
+		return nil, errAnswerTooLarge
+	}
+	return rows, err
+}
+
+// errAnswerTooLarge reports an answer that would be larger than
+// Config.MaxAnswerBytes.
+var errAnswerTooLarge = errors.New("graphql: the answer is too large")
+
+// spend counts the key and value of a field of the answer against what is
+// left of it.
+func (e *executor) spend(key string, v any) error {
+	n := answerSize(key) + 1 + answerSize(v)
+	if e.left -= n; e.left < 0 {
+		return errAnswerTooLarge
+	}
+	return nil
 }
 
 func (e *executor) collect(set ast.SelectionSet, typeName string, out []*cfield, visited map[string]bool) []*cfield {
@@ -141,6 +178,7 @@ func (e *executor) fail(f *ast.Field, path []any, msg string, c string) {
 // timeout, anything else as an internal error (its cause goes to OnError).
 func (e *executor) failErr(f *ast.Field, path []any, err error) {
 	var ue *userError
+	var wl *writeTooLarge
 	if se, ok := store.AsError(err); ok {
 		ge := &Error{Message: se.Message, Path: append([]any(nil), path...), Extensions: map[string]any{"code": se.Name}}
 		if f != nil && f.Position != nil {
@@ -152,6 +190,10 @@ func (e *executor) failErr(f *ast.Field, path []any, err error) {
 	switch {
 	case errors.As(err, &ue):
 		e.fail(f, path, ue.msg, "BAD_USER_INPUT")
+	case errors.As(err, &wl):
+		e.fail(f, path, wl.msg, "WRITE_TOO_LARGE")
+	case errors.Is(err, errAnswerTooLarge):
+		e.fail(f, path, fmt.Sprintf("the answer would be larger than %d bytes; select fewer fields or page through finds with limit and offset", e.svc.cfg.MaxAnswerBytes), "ANSWER_TOO_LARGE")
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(e.ctx.Err(), context.DeadlineExceeded):
 		e.fail(f, path, fmt.Sprintf("the request took longer than %s and was stopped", e.svc.cfg.Timeout), "TIMEOUT")
 	case errors.Is(err, context.Canceled):
@@ -173,51 +215,6 @@ func userErrorf(format string, args ...any) error {
 	return &userError{msg: fmt.Sprintf(format, args...)}
 }
 
-// checkLimits bounds the depth and the number of fields of the operation.
-func (e *executor) checkLimits(op *ast.OperationDefinition) *Error {
-	count := 0
-	var walk func(set ast.SelectionSet, depth int, stack map[string]bool) *Error
-	walk = func(set ast.SelectionSet, depth int, stack map[string]bool) *Error {
-		if depth > e.svc.cfg.MaxDepth {
-			return &Error{Message: fmt.Sprintf("the query nests deeper than %d levels", e.svc.cfg.MaxDepth), Extensions: code("QUERY_TOO_DEEP")}
-		}
-		for _, sel := range set {
-			switch s := sel.(type) {
-			case *ast.Field:
-				count++
-				if count > e.svc.cfg.MaxComplexity {
-					return &Error{Message: fmt.Sprintf("the query selects more than %d fields (fragments counted at each use)", e.svc.cfg.MaxComplexity), Extensions: code("QUERY_TOO_COMPLEX")}
-				}
-				if len(s.SelectionSet) > 0 {
-					if err := walk(s.SelectionSet, depth+1, stack); err != nil {
-						return err
-					}
-				}
-			case *ast.InlineFragment:
-				if err := walk(s.SelectionSet, depth, stack); err != nil {
-					return err
-				}
-			case *ast.FragmentSpread:
-				if stack[s.Name] {
-					continue
-				}
-				frag := e.doc.Fragments.ForName(s.Name)
-				if frag == nil {
-					continue
-				}
-				stack[s.Name] = true
-				err := walk(frag.SelectionSet, depth, stack)
-				delete(stack, s.Name)
-				if err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return walk(op.SelectionSet, 1, map[string]bool{})
-}
-
 // operation runs the operation and returns its data.
 func (e *executor) operation(op *ast.OperationDefinition) *omap {
 	root := "Query"
@@ -229,6 +226,11 @@ func (e *executor) operation(op *ast.OperationDefinition) *omap {
 	for _, c := range fields {
 		if e.ctx.Err() != nil {
 			e.failErr(c.first(), []any{c.key}, e.ctx.Err())
+			data.set(c.key, nil)
+			continue
+		}
+		if e.left < 0 {
+			e.failErr(c.first(), []any{c.key}, errAnswerTooLarge)
 			data.set(c.key, nil)
 			continue
 		}
@@ -257,6 +259,14 @@ func (e *executor) operation(op *ast.OperationDefinition) *omap {
 				break
 			}
 			v = rows
+		}
+		spent := v
+		if op.Operation == ast.Mutation {
+			spent = nil // a group's actions are counted as they run
+		}
+		if err := e.spend(c.key, spent); err != nil {
+			e.failErr(c.first(), []any{c.key}, err)
+			v = nil
 		}
 		data.set(c.key, v)
 	}
@@ -310,7 +320,7 @@ func (e *executor) find(o *object, c *cfield, path []any) ([]any, error) {
 	if limit == 0 {
 		return []any{}, nil
 	}
-	rows, err := e.rows(e.st.DB(), q)
+	rows, err := e.answerRows(e.st.DB(), q)
 	if err != nil {
 		return nil, err
 	}

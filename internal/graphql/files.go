@@ -89,6 +89,9 @@ func checkName(name string) (string, error) {
 
 // attach stores a file for each entity.
 func (g *group) attach(ids []string, name, ctype string, data []byte) error {
+	if err := g.e.charge(len(data) * len(ids)); err != nil {
+		return err
+	}
 	for _, id := range ids {
 		if err := g.exec("INSERT INTO "+filesTable+" (id, entity_id, name, content_type, size, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			seqID(), id, name, ctype, int64(len(data)), data, g.e.now()); err != nil {

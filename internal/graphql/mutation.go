@@ -67,6 +67,9 @@ func (e *executor) mutationGroup(c *cfield, path []any) any {
 				continue
 			}
 			v, err := g.run(a, extend2(path, a.key))
+			if err == nil {
+				err = e.spend(a.key, v)
+			}
 			if err != nil {
 				return &actionErr{key: a.key, f: a.first(), err: err}
 			}
@@ -418,7 +421,7 @@ func (g *group) run(a *cfield, path []any) (any, error) {
 			return nil, err
 		}
 		tpl, _ := argValue(args, "value").(string)
-		texts, err := g.fill(tpl, ids)
+		texts, err := g.fillMax(tpl, ids, MaxPdfTextBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -495,7 +498,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	}
 	q := &query.Query{From: g.o.st.Name, Select: sel, Order: g.order, NoLimit: true,
 		Where: &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: in}}}
-	rows, err := e.rows(g.tx.Querier(), q)
+	rows, err := e.answerRows(g.tx.Querier(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -836,6 +839,12 @@ func (g *group) exec(q string, args ...any) error {
 }
 
 func (g *group) addComment(id, md string) error {
+	if err := checkText("the comment", len(md), MaxTextBytes); err != nil {
+		return err
+	}
+	if err := g.e.charge(len(md)); err != nil {
+		return err
+	}
 	now := g.e.now()
 	return g.exec("INSERT INTO "+commentsTable+" (id, entity_id, author, content, created) VALUES (?, ?, ?, ?, ?)",
 		seqID(), id, g.e.viewer.Email, md, now)
@@ -888,6 +897,16 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 		}
 		cur := strings.TrimRight(ld.docs[strings.ToLower(s)], "\n")
 		add := texts[id]
+		n := len(add)
+		if k != aOverwrite && cur != "" {
+			n += len(cur) + 2
+		}
+		if err := checkText(fmt.Sprintf("the %s document", fd.name), n, MaxTextBytes); err != nil {
+			return err
+		}
+		if err := g.e.charge(n); err != nil {
+			return err
+		}
 		switch {
 		case k == aOverwrite || cur == "":
 			contents[s] = add
@@ -906,6 +925,18 @@ var refPattern = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 
 // fill renders a template for each entity.
 func (g *group) fill(tpl string, ids []string) (map[string]string, error) {
+	return g.fillMax(tpl, ids, MaxTextBytes)
+}
+
+// fillMax is fill with the filled texts bounded to max bytes each: the
+// filling stops as soon as a text passes it.
+func (g *group) fillMax(tpl string, ids []string, max int) (map[string]string, error) {
+	if err := checkTemplate(tpl); err != nil {
+		return nil, err
+	}
+	if err := checkText("the filled text", len(tpl), max); err != nil {
+		return nil, err
+	}
 	out := make(map[string]string, len(ids))
 	refs := refPattern.FindAllStringSubmatch(tpl, -1)
 	if len(refs) == 0 {
@@ -968,9 +999,11 @@ func (g *group) fill(tpl string, ids []string) (map[string]string, error) {
 			vals[id] = r
 		}
 	}
+	locs := refPattern.FindAllStringIndex(tpl, -1)
+	total := int64(0) // the filled texts are held before they are written
 	for _, id := range ids {
 		row := vals[id]
-		out[id] = refPattern.ReplaceAllStringFunc(tpl, func(m string) string {
+		value := func(m string) string {
 			text := strings.TrimSpace(m[2 : len(m)-2])
 			if text == "me.email" {
 				return g.e.viewer.Email
@@ -994,7 +1027,22 @@ func (g *group) fill(tpl string, ids []string) (map[string]string, error) {
 				return string(raw)
 			}
 			return fmt.Sprint(v)
-		})
+		}
+		var b strings.Builder
+		last := 0
+		for _, l := range locs {
+			b.WriteString(tpl[last:l[0]])
+			b.WriteString(value(tpl[l[0]:l[1]]))
+			last = l[1]
+			if err := checkText("the filled text", b.Len()+len(tpl)-last, max); err != nil {
+				return nil, err
+			}
+		}
+		b.WriteString(tpl[last:])
+		out[id] = b.String()
+		if total += int64(b.Len()); g.e.written+total > int64(g.e.svc.cfg.MaxWriteBytes) {
+			return nil, tooLargef("the texts filled for %d entities would be larger than %d bytes; act on fewer entities per request", len(ids), g.e.svc.cfg.MaxWriteBytes)
+		}
 	}
 	return out, nil
 }

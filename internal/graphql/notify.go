@@ -58,6 +58,12 @@ func (g *group) notify(recipients []string, subject, message, id string) (int, e
 			continue
 		}
 		seen[r] = true
+		if err := checkText("the notification", len(subject)+len(message), MaxTextBytes); err != nil {
+			return n, err
+		}
+		if err := g.e.charge(len(subject) + len(message)); err != nil {
+			return n, err
+		}
 		if err := g.exec("INSERT INTO "+notificationsTable+" (id, recipient, sender, subject, message, entity_id, entity_type, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 			seqID(), r, g.e.viewer.Email, subject, message, id, g.o.display(), g.e.now()); err != nil {
 			return n, err

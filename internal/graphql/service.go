@@ -15,8 +15,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
-	"github.com/vektah/gqlparser/v2/validator/rules"
 
+	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -53,6 +53,12 @@ type Config struct {
 	MaxComplexity int
 	// Timeout bounds the execution of one request (0: DefaultTimeout).
 	Timeout time.Duration
+	// MaxAnswerBytes bounds the data of one answer, measured as its JSON
+	// encoding (0: query.MaxAnswerBytes, the command API's bound).
+	MaxAnswerBytes int
+	// MaxWriteBytes bounds what one request's mutations write in texts and
+	// files, per-entity copies counted (0: MaxWriteBytes).
+	MaxWriteBytes int
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
@@ -175,6 +181,12 @@ func New(cfg Config) *Service {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.MaxWriteBytes <= 0 {
+		cfg.MaxWriteBytes = MaxWriteBytes
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = query.MaxAnswerBytes
+	}
 	if cfg.FilesPath == "" {
 		cfg.FilesPath = "/api/graphql/files/"
 	}
@@ -186,9 +198,6 @@ func New(cfg Config) *Service {
 	}
 	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}
 }
-
-// defaultRules are GraphQL's validation rules, built once (read only).
-var defaultRules = rules.NewDefaultRules()
 
 // ErrNoSpace reports a space without databases.
 var ErrNoSpace = errors.New("graphql: no such space")
@@ -325,14 +334,16 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 		resp.Errors = append(resp.Errors, fromGQLError(perr, "GRAPHQL_PARSE_FAILED")...)
 		return resp, false, nil
 	}
+	if lerr := s.checkDocument(doc); lerr != nil {
+		resp.Errors = append(resp.Errors, lerr)
+		return resp, false, nil
+	}
 	if errs := repeatedActions(doc, sch); len(errs) > 0 {
 		resp.Errors = errs
 		return resp, false, nil
 	}
-	if errs := validator.ValidateWithRules(sch.schema, doc, defaultRules); len(errs) > 0 {
-		for _, e := range errs {
-			resp.Errors = append(resp.Errors, fromGQLError(e, "GRAPHQL_VALIDATION_FAILED")...)
-		}
+	if errs := validate(sch.schema, doc); len(errs) > 0 {
+		resp.Errors = errs
 		return resp, false, nil
 	}
 	op, oerr := pickOperation(doc, req.OperationName)
@@ -347,11 +358,7 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat}
-	if lerr := e.checkLimits(op); lerr != nil {
-		resp.Errors = append(resp.Errors, lerr)
-		return resp, false, nil
-	}
+	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat, left: s.cfg.MaxAnswerBytes}
 	ran = op.Operation == ast.Mutation
 	resp.Data = e.operation(op)
 	resp.HasData = true

@@ -8,6 +8,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/appkitgo/appkit/internal/jsonw"
+	"github.com/appkitgo/appkit/internal/query"
 )
 
 // omap is a JSON object whose keys keep their order (GraphQL answers list
@@ -108,6 +109,42 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, enc...)
+}
+
+// answerSize is the length of v encoded by appendJSON, measured without
+// encoding it (strings as query.EncodedSize measures them).
+func answerSize(v any) int {
+	switch x := v.(type) {
+	case rawNumber:
+		return len(x)
+	case json.Number:
+		return len(x)
+	case *omap:
+		if x == nil {
+			return 4
+		}
+		n := 2 + max(len(x.keys)-1, 0)
+		for i, k := range x.keys {
+			n += query.EncodedSize(k) + 1 + answerSize(x.vals[i])
+		}
+		return n
+	case []any:
+		if x == nil {
+			return 4
+		}
+		n := 2 + max(len(x)-1, 0)
+		for _, e := range x {
+			n += answerSize(e)
+		}
+		return n
+	case map[string]any:
+		n := 2 + max(len(x)-1, 0)
+		for k, e := range x {
+			n += query.EncodedSize(k) + 1 + answerSize(e)
+		}
+		return n
+	}
+	return query.EncodedSize(v)
 }
 
 // absent marks an argument or input field given as a variable that the

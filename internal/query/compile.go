@@ -18,6 +18,11 @@ const (
 	MaxResultRows = 100000
 	// MaxResultBytes is the largest result, measured as its JSON encoding.
 	MaxResultBytes = 32 << 20
+	// MaxAnswerBytes is the largest answer of one request of the host's
+	// APIs (a command API request, a GraphQL request), measured as its JSON
+	// encoding: the bound on everything the results of one request add up
+	// to, where MaxResultBytes bounds one query.
+	MaxAnswerBytes = 32 << 20
 )
 
 // ErrTooLarge names the refusal of a query whose result would cross
