@@ -16,8 +16,10 @@ import (
 // (checked later: dangling ones are cleared and returned), enum options,
 // links; updates leave unnamed fields alone.
 func TestBulkWrites(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			st, err := store.Open(ctx, dsn)
 			if err != nil {

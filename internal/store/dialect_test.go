@@ -3,6 +3,7 @@ package store
 import "testing"
 
 func TestRebind(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, pg string }{
 		{"SELECT 1", "SELECT 1"},
 		{"a = ? AND b = ?", "a = $1 AND b = $2"},

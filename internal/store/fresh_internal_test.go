@@ -6,6 +6,7 @@ import (
 )
 
 func TestParsePayload(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		id   string

@@ -39,12 +39,17 @@ func twoProcesses(t *testing.T) (a, b *store.Store) {
 // test when cond is still false after a generous bound.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-		if cond() {
-			return
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting: %s", what)
 		}
 	}
-	t.Fatalf("timed out waiting: %s", what)
 }
 
 var errNoField = errors.New("no such field in this catalog")
@@ -74,6 +79,7 @@ func hasField(st *store.Store, typ, field string) func() bool {
 // A schema change through one process reaches the other's reads by
 // notification: reads make no catalog round trip.
 func TestCatalogNotified(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := twoProcesses(t)
 	createTask(t, a)
@@ -104,6 +110,7 @@ func TestCatalogNotified(t *testing.T) {
 // that fails on the old catalog (an unknown field; a dropped column, SQLSTATE
 // 42703; a dropped table, 42P01) is run again with the new one.
 func TestCatalogRaceWindow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := twoProcesses(t)
 	createTask(t, a)
@@ -159,6 +166,7 @@ func TestCatalogRaceWindow(t *testing.T) {
 // The listener's connection dies: reads check the version each time (and so
 // see every change) until it is back, then read from memory again.
 func TestCatalogListenerRecovers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := twoProcesses(t)
 	createTask(t, a)
@@ -218,6 +226,7 @@ func TestCatalogListenerRecovers(t *testing.T) {
 // A catalog notification of another schema in the same database (another
 // host's catalog) is ignored.
 func TestCatalogOtherSchemaIgnored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := twoProcesses(t)
 	o1, o2 := twoProcesses(t)

@@ -19,6 +19,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 	t.Helper()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatal(err)
@@ -57,6 +58,7 @@ func writeSchema(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
 // Built-in types and fields refuse every schema change; afterwards documents
 // still work.
 func TestBuiltinsRefuseSchemaChanges(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -132,6 +134,7 @@ func TestBuiltinsRefuseSchemaChanges(t *testing.T) {
 // held with their contents: nothing is left behind, and documents of
 // other entities stay.
 func TestDeletesLeaveNoDocuments(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -194,6 +197,7 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 // entity.error/invalid-value on both engines, on every write path, and
 // nothing is written.
 func TestTextWithNULIsRefused(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -259,6 +263,7 @@ func TestTextWithNULIsRefused(t *testing.T) {
 // A field that would take a type past MaxTypeColumns is refused with a named
 // error before any DDL runs; the type stays usable.
 func TestColumnLimit(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("creates a thousand columns")
 	}
@@ -306,6 +311,7 @@ func TestColumnLimit(t *testing.T) {
 // On PostgreSQL dropped columns keep counting towards the engine's 1,600:
 // the store checks that too and answers the named error.
 func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("creates sixteen hundred columns")
 	}
@@ -349,6 +355,7 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 // A failed write leaves nothing: no rows, no documents, no public ids used,
 // no schema change.
 func TestFailedWriteLeavesNoRows(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -395,6 +402,7 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 // An update moves the modification date to the clock's time and keeps the
 // creation date; setting the modification date explicitly wins.
 func TestUpdateMovesModificationDate(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -434,6 +442,7 @@ func TestUpdateMovesModificationDate(t *testing.T) {
 // Required fields of every kind are enforced on create (missing or null)
 // and on update (set to null).
 func TestRequiredFieldsOfEveryKind(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		req := map[string]any{"platform/required?": true}
@@ -507,6 +516,7 @@ func TestRequiredFieldsOfEveryKind(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{"", "mysql://x", "sqlite:", "sqlite:a?b", "sqlite:a#b", "postgres"} {
 		st, err := store.Open(context.Background(), dsn)
 		if err == nil {

@@ -37,6 +37,7 @@ func create(t *testing.T, st *store.Store, typ string, e map[string]any) map[str
 
 // A SQLite file keeps the catalog and the public-id counters across restarts.
 func TestSQLiteFileReopen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "host.db")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -68,6 +69,7 @@ func TestSQLiteFileReopen(t *testing.T) {
 // Several host processes share one PostgreSQL database: a schema change made
 // through one store is seen by the other, and a stale write reloads.
 func TestPostgresTwoProcesses(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
 		t.Skip("APPKIT_TEST_POSTGRES not set")
 	}
@@ -109,6 +111,7 @@ func TestPostgresTwoProcesses(t *testing.T) {
 // Concurrent schema changes from two processes queue on the catalog lock:
 // none fails, none is lost.
 func TestPostgresConcurrentSchemaChanges(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
 		t.Skip("APPKIT_TEST_POSTGRES not set")
 	}

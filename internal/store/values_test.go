@@ -7,6 +7,7 @@ import (
 )
 
 func TestScalarArgTable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		prim string
 		in   string // JSON

@@ -22,6 +22,7 @@ import (
 // changed is kept under a retired name next to the new one, a new field is
 // added; no value is lost.
 func TestSchemaChange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema1 := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},
 	  "old":{"id":"old","name":"Colour","type":"text"},"gone":{"id":"gone","name":"Gone","type":"text"},"kind":{"id":"kind","name":"Kind","type":"text"}}}`
@@ -85,6 +86,7 @@ func TestSchemaChange(t *testing.T) {
 // OAuth tokens given once are refreshed through /validate before every run;
 // the refreshed tokens are stored and sent with the data requests.
 func TestOAuthRefresh(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	var seen []string
@@ -145,6 +147,7 @@ func TestKillMidRunChild(t *testing.T) {
 // A kill -9 of the syncing process mid-run loses nothing: the next run
 // resumes from the last page committed and ends with exactly the app's data.
 func TestKillMidRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process")
 	}

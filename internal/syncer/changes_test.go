@@ -16,6 +16,7 @@ import (
 // applying the same changes again changes nothing; the next full run still
 // removes what it does not deliver.
 func TestApplyChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"size":{"id":"size","name":"Size","type":"number"}}}`
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) {
@@ -79,6 +80,7 @@ func TestApplyChanges(t *testing.T) {
 // Describe reads the descriptor as a run does; AccountElsewhere keeps the
 // account out of the saved state and hands the validated one back.
 func TestDescribeAndAccountElsewhere(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, `{"items":[{"id":"a","name":"A"}]}` })

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestRetryDelayBounds(t *testing.T) {
+	t.Parallel()
 	r := Retry{Attempts: 10, Base: 100 * time.Millisecond, Max: time.Second}
 	for _, tc := range []struct {
 		attempt int
@@ -34,6 +36,7 @@ func TestRetryDelayBounds(t *testing.T) {
 // the bound, honours Retry-After within the policy's Max, and does not
 // retry other failures.
 func TestClientRetries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		answers   []string // status:body, in order; the last repeats
@@ -47,9 +50,12 @@ func TestClientRetries(t *testing.T) {
 		{"Retry-After beyond Max", []string{`429:{"message":"slow down"}`, `200:{}`}, "3600", 2, "", []time.Duration{30 * time.Second}},
 		{"500 until the bound", []string{`500:{"message":"boom"}`}, "", 3, "boom (after 3 attempts)", []time.Duration{-1, -1}},
 		{"400 is not retried", []string{`400:{"message":"bad"}`}, "", 1, "400: bad", nil},
+		{"400 with tryLater is retried", []string{`400:{"message":"not yet","tryLater":true}`, `200:{}`}, "", 2, "", []time.Duration{-1}},
+		{"409 with tryLater until the bound", []string{`409:{"message":"locked","tryLater":true}`}, "", 3, "locked (after 3 attempts)", []time.Duration{-1, -1}},
 		{"401 is not retried", []string{`401:{"message":"who"}`}, "", 1, "401: who", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			calls := 0
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				a := tc.answers[min(calls, len(tc.answers)-1)]
@@ -59,7 +65,7 @@ func TestClientRetries(t *testing.T) {
 					w.Header().Set("Retry-After", tc.retryAft)
 				}
 				w.Header().Set("Content-Type", "application/json")
-				code := map[string]int{"200": 200, "400": 400, "401": 401, "429": 429, "500": 500, "503": 503}[status]
+				code, _ := strconv.Atoi(status)
 				w.WriteHeader(code)
 				w.Write([]byte(body))
 			}))
@@ -93,21 +99,30 @@ func TestClientRetries(t *testing.T) {
 // Answers over the size limit, of the wrong content type or malformed are
 // errors naming the endpoint; no answer in time is a timeout.
 func TestClientHostileAnswers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, ct, body string
-		delay          time.Duration
+		hang           bool
 		want           string
 		timeout        bool
 	}{
-		{"too large", "application/json", `{"a":"` + strings.Repeat("x", 2000) + `"}`, 0, "answer larger than 1024 bytes", false},
-		{"html", "text/html", `<html>`, 0, "answer is text/html, not JSON", false},
-		{"malformed", "application/json; charset=utf-8", `{"a":`, 0, "malformed JSON", false},
-		{"charset ok", "application/json; charset=UTF-8", `{"a":1}`, 0, "", false},
-		{"slow", "application/json", `{}`, 200 * time.Millisecond, "no answer within 50ms", true},
+		{"too large", "application/json", `{"a":"` + strings.Repeat("x", 2000) + `"}`, false, "answer larger than 1024 bytes", false},
+		{"html", "text/html", `<html>`, false, "answer is text/html, not JSON", false},
+		{"malformed", "application/json; charset=utf-8", `{"a":`, false, "malformed JSON", false},
+		{"charset ok", "application/json; charset=UTF-8", `{"a":1}`, false, "", false},
+		{"slow", "application/json", `{}`, true, "no answer within 50ms", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				time.Sleep(tc.delay)
+				if tc.hang {
+					// No answer until the client gives up (or a generous bound).
+					select {
+					case <-r.Context().Done():
+					case <-time.After(time.Minute):
+					}
+					return
+				}
 				w.Header().Set("Content-Type", tc.ct)
 				w.Write([]byte(tc.body))
 			}))

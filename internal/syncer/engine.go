@@ -247,6 +247,10 @@ type engine struct {
 	c    *client
 	now  func() time.Time
 	log  func(string)
+	// schemaStepDone, when set (by tests), is told about each committed
+	// step of the schema mapping and the number of changes it held; an
+	// error stops the mapping there.
+	schemaStepDone func(changes int) error
 	// refNames maps relation targets' entity ids to their app ids (bounded),
 	// to report targets that never arrive by their app id.
 	refNames map[string]string
@@ -416,18 +420,15 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if _, err := documents.NewStore(ctx, e.st.DB(), e.st.Dialect()); err != nil {
 		return nil, err
 	}
-	var mapping map[string]*typeMap
-	if err := e.st.WriteSchema(ctx, func(tx *store.Tx) error {
-		m, changes, w, err := applySchema(tx, rep.Space, schema, types, names, s.Mapping)
-		if err != nil {
-			return err
-		}
-		mapping, rep.SchemaChanges = m, changes
-		rep.Warnings = append(rep.Warnings, w...)
-		return nil
-	}); err != nil {
+	if err := checkSchemaSize(schema, types); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	plan := planSchema(rep.Space, schema, types, names)
+	rep.Warnings = append(rep.Warnings, plan.warns...)
+	if err := e.mapSchema(ctx, plan, s.Mapping, &rep.SchemaChanges); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	mapping := plan.out
 	for _, w := range rep.SchemaChanges {
 		e.log("schema: " + w)
 	}
@@ -481,6 +482,34 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
+// mapSchema brings the store's catalog in line with the plan in steps of
+// at most schemaBatch changes, each its own write transaction, so that a
+// large schema never holds the store's write lock for long. Every change is
+// idempotent: a mapping that failed midway is completed by the next run.
+func (e *engine) mapSchema(ctx context.Context, plan *schemaPlan, old map[string]*typeMap, changes *[]string) error {
+	ops := plan.ops(old, changes)
+	for len(ops) > 0 {
+		step := ops[:min(schemaBatch, len(ops))]
+		ops = ops[len(step):]
+		if err := e.st.WriteSchema(ctx, func(tx *store.Tx) error {
+			for _, op := range step {
+				if err := op(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if e.schemaStepDone != nil {
+			if err := e.schemaStepDone(len(step)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // save writes the state (and runs fn first in the same transaction).
 func (e *engine) save(ctx context.Context, key string, s *state, fn func(tx *store.Tx) error) error {
 	return e.st.Write(ctx, func(tx *store.Tx) error {
@@ -526,15 +555,17 @@ func selectTypes(cfg *protocol.ConfigResponse, asked []string, saved *runState) 
 		}
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, t := range asked {
 		if !known[t] {
-			return nil, fmt.Errorf("the app has no type %q (it has: %s)", t, strings.Join(all, ", "))
+			return nil, fmt.Errorf("the app has no type %q (it has %d: %s)", t, len(all), strings.Join(all[:min(len(all), 20)], ", "))
 		}
-		if !contains(out, t) {
+		if !seen[t] {
+			seen[t] = true
 			out = append(out, t)
 		}
 	}
-	return out, nil
+	return out, checkTypeCount(out)
 }
 
 func contains(list []string, s string) bool {

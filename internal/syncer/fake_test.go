@@ -23,6 +23,8 @@ type dataCall struct {
 	Pagination         json.RawMessage `json:"pagination"`
 	LastSynchronizedAt *string         `json:"lastSynchronizedAt"`
 	OperationID        string          `json:"operationId"`
+	// ctx is the request's context: done when the engine gives up on it.
+	ctx context.Context
 }
 
 // fakeApp is a hand-written app whose answers a test sets: it misbehaves
@@ -98,10 +100,15 @@ func (a *fakeApp) serve(w http.ResponseWriter, r *http.Request) {
 			reply(400, `{"message":"bad body"}`)
 			return
 		}
+		c.ctx = r.Context()
 		a.mu.Lock()
 		a.calls = append(a.calls, c)
 		a.mu.Unlock()
-		reply(data(c))
+		status, body := data(c)
+		if status == hangStatus {
+			return // the engine gave up on this request
+		}
+		reply(status, body)
 	default:
 		reply(404, `{"message":"not found"}`)
 	}

@@ -166,32 +166,29 @@ func relationID(space, appType, field string) string {
 	return uuid.NewSHA1(idSpace, []byte("relation\x00"+space+"\x00"+appType+"\x00"+field)).String()
 }
 
-// applySchema brings the store's catalog in line with the app's schema of
-// the selected types, inside a schema transaction. old is the mapping of the
-// previous run (nil at the first). It returns the new mapping and what it
-// changed, in words.
-func applySchema(tx *store.Tx, space string, schema map[string]map[string]protocol.SchemaField, types []string, names map[string]string, old map[string]*typeMap) (map[string]*typeMap, []string, []string, error) {
-	var changes, warns []string
-	out := map[string]*typeMap{}
+// schemaPlan is the mapping of the selected types computed from the app's
+// schema alone (no store access): what mapSchema then brings the store in
+// line with, step by step.
+type schemaPlan struct {
+	space string
+	types []string
+	names map[string]string
+	// fields are each type's app fields by id, ids sorted.
+	ids    map[string][]string
+	fields map[string]map[string]protocol.SchemaField
+	out    map[string]*typeMap
+	warns  []string
+}
+
+// planSchema maps the app's fields of the selected types (kinds, relation
+// targets, enums) and collects what the host tolerates as warnings.
+func planSchema(space string, schema map[string]map[string]protocol.SchemaField, types []string, names map[string]string) *schemaPlan {
+	p := &schemaPlan{space: space, types: types, names: names, ids: map[string][]string{},
+		fields: map[string]map[string]protocol.SchemaField{}, out: map[string]*typeMap{}}
 	selected := map[string]bool{}
 	for _, t := range types {
 		selected[t] = true
-	}
-	cat := func() *store.Catalog { return tx.Catalog() }
-	// Types first, so relations can point at any of them.
-	for _, t := range types {
-		name := storeTypeName(space, t)
-		if cat().Type(name) == nil {
-			spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, "ui/label": names[t]}, Fields: []store.FieldSpec{
-				{Name: hiddenFieldName(space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
-				{Name: hiddenFieldName(space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
-			}}
-			if err := tx.CreateType(spec); err != nil {
-				return nil, nil, nil, fmt.Errorf("create type %s: %w", name, err)
-			}
-			changes = append(changes, "created type "+name)
-		}
-		out[t] = &typeMap{AppType: t, Store: name, Fields: map[string]*fieldMap{}}
+		p.out[t] = &typeMap{AppType: t, Store: storeTypeName(space, t), Fields: map[string]*fieldMap{}}
 	}
 	for _, t := range types {
 		fields := schema[t]
@@ -200,12 +197,8 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		tm := out[t]
-		var prev map[string]*fieldMap
-		if o := old[t]; o != nil {
-			prev = o.Fields
-		}
-		used := map[string]bool{}
+		kept := map[string]protocol.SchemaField{}
+		var keptIDs []string
 		for _, id := range ids {
 			sf := fields[id]
 			if sf.ID == "" {
@@ -216,7 +209,7 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 			}
 			k := mapField(sf)
 			if (k == kRefOne || k == kRefMany) && !selected[sf.Relation.TargetType] {
-				warns = append(warns, fmt.Sprintf("%s.%s relates to type %q, which is not synchronized: its ids are kept as a JSON value", t, id, sf.Relation.TargetType))
+				p.warns = append(p.warns, fmt.Sprintf("%s.%s relates to type %q, which is not synchronized: its ids are kept as a JSON value", t, id, sf.Relation.TargetType))
 				k = kJSON
 			}
 			fm := &fieldMap{AppID: id, Name: sf.Name, Kind: k, Store: storeFieldName(space, t, id)}
@@ -228,7 +221,7 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 				}
 				if tf, ok := schema[fm.Target][fm.TargetField]; fm.TargetField != "id" && (!ok || tf.Type == "id" || mapField(tf).prim() == "") {
 					if !ok || tf.Type != "id" {
-						warns = append(warns, fmt.Sprintf("%s.%s matches %s.%s, which is not a plain field of that type: matched on id instead", t, id, fm.Target, fm.TargetField))
+						p.warns = append(p.warns, fmt.Sprintf("%s.%s matches %s.%s, which is not a plain field of that type: matched on id instead", t, id, fm.Target, fm.TargetField))
 					}
 					fm.TargetField = "id"
 				}
@@ -236,32 +229,106 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 			if k == kSelect {
 				fm.Enum = space + "." + t + "." + id + "/options"
 			}
-			tm.Fields[id] = fm
-			used[fm.Store] = true
-			// A field the previous run knew under another id, with the same
-			// name and kind, is renamed (its values stay).
-			if _, had := prev[id]; !had && cat().Type(tm.Store).Field(fm.Store) == nil {
-				for pid, p := range prev {
-					if _, still := fields[pid]; still || p.Name != fm.Name || p.Kind != fm.Kind {
-						continue
-					}
-					if cat().Type(tm.Store).Field(p.Store) == nil {
-						continue
-					}
-					if err := tx.RenameField(tm.Store, p.Store, fm.Store); err != nil {
-						return nil, nil, nil, fmt.Errorf("rename field %s: %w", p.Store, err)
-					}
-					_ = tx.SetFieldMeta(tm.Store, fm.Store, "app/field-id", id)
-					changes = append(changes, fmt.Sprintf("renamed field %s to %s (the app renamed %q to %q; values kept)", p.Store, fm.Store, pid, id))
-					delete(prev, pid)
-					break
-				}
-			}
-			if err := ensureField(tx, space, tm, fm, sf, &changes); err != nil {
-				return nil, nil, nil, err
+			p.out[t].Fields[id] = fm
+			kept[id] = sf
+			keptIDs = append(keptIDs, id)
+		}
+		p.fields[t], p.ids[t] = kept, keptIDs
+	}
+	return p
+}
+
+// schemaOp is one schema change of a mapping step (creating a type, adding,
+// renaming or retiring a field). Each is idempotent: run again on a store
+// where it already happened, it changes nothing, so a mapping that failed
+// midway is completed by the next run.
+type schemaOp func(tx *store.Tx) error
+
+// ops lists the schema changes that bring the store in line with the plan:
+// the types first (so relations can point at any of them), then each
+// type's fields, then the fields of the previous run the app no longer
+// sends. old is the mapping of the previous run (nil at the first);
+// changes receives what the operations changed, in words.
+func (p *schemaPlan) ops(old map[string]*typeMap, changes *[]string) []schemaOp {
+	var ops []schemaOp
+	for _, t := range p.types {
+		ops = append(ops, p.createType(t, changes))
+	}
+	for _, t := range p.types {
+		tm := p.out[t]
+		prev := map[string]*fieldMap{}
+		if o := old[t]; o != nil {
+			for id, f := range o.Fields {
+				prev[id] = f
 			}
 		}
-		// Fields of the previous run that the app no longer sends: retired.
+		used := map[string]bool{}
+		for _, id := range p.ids[t] {
+			ops = append(ops, p.ensureField(tm, tm.Fields[id], p.fields[t], prev, used, changes))
+		}
+		ops = append(ops, retireFields(tm, prev, used, changes))
+	}
+	return ops
+}
+
+// createType creates the store type of app type t with its hidden fields,
+// unless it exists.
+func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
+	return func(tx *store.Tx) error {
+		name := storeTypeName(p.space, t)
+		if tx.Catalog().Type(name) != nil {
+			return nil
+		}
+		spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, "ui/label": p.names[t]}, Fields: []store.FieldSpec{
+			{Name: hiddenFieldName(p.space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+			{Name: hiddenFieldName(p.space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+		}}
+		if err := tx.CreateType(spec); err != nil {
+			return fmt.Errorf("create type %s: %w", name, err)
+		}
+		*changes = append(*changes, "created type "+name)
+		return nil
+	}
+}
+
+// ensureField brings one app field into the store: a field the previous
+// run knew under another id, with the same name and kind, is renamed (its
+// values stay); else it is created, or fixed up, by ensureField.
+func (p *schemaPlan) ensureField(tm *typeMap, fm *fieldMap, fields map[string]protocol.SchemaField, prev map[string]*fieldMap, used map[string]bool, changes *[]string) schemaOp {
+	return func(tx *store.Tx) error {
+		used[fm.Store] = true
+		cat := tx.Catalog()
+		if _, had := prev[fm.AppID]; !had && cat.Type(tm.Store).Field(fm.Store) == nil {
+			pids := make([]string, 0, len(prev))
+			for pid := range prev {
+				pids = append(pids, pid)
+			}
+			sort.Strings(pids)
+			for _, pid := range pids {
+				old := prev[pid]
+				if _, still := fields[pid]; still || old.Name != fm.Name || old.Kind != fm.Kind {
+					continue
+				}
+				if cat.Type(tm.Store).Field(old.Store) == nil {
+					continue
+				}
+				if err := tx.RenameField(tm.Store, old.Store, fm.Store); err != nil {
+					return fmt.Errorf("rename field %s: %w", old.Store, err)
+				}
+				_ = tx.SetFieldMeta(tm.Store, fm.Store, "app/field-id", fm.AppID)
+				*changes = append(*changes, fmt.Sprintf("renamed field %s to %s (the app renamed %q to %q; values kept)", old.Store, fm.Store, pid, fm.AppID))
+				delete(prev, pid)
+				break
+			}
+		}
+		return ensureField(tx, p.space, tm, fm, fields[fm.AppID], changes)
+	}
+}
+
+// retireFields marks the fields of the previous run that the app no longer
+// sends as retired (their values stay).
+func retireFields(tm *typeMap, prev map[string]*fieldMap, used map[string]bool, changes *[]string) schemaOp {
+	return func(tx *store.Tx) error {
 		pids := make([]string, 0, len(prev))
 		for pid := range prev {
 			pids = append(pids, pid)
@@ -272,7 +339,7 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 			if _, still := tm.Fields[pid]; still || used[p.Store] {
 				continue
 			}
-			st := cat().Type(tm.Store)
+			st := tx.Catalog().Type(tm.Store)
 			if st == nil || st.Field(p.Store) == nil {
 				continue
 			}
@@ -280,12 +347,12 @@ func applySchema(tx *store.Tx, space string, schema map[string]map[string]protoc
 				continue
 			}
 			if err := tx.SetFieldMeta(tm.Store, p.Store, "app/retired?", true); err != nil {
-				return nil, nil, nil, fmt.Errorf("retire field %s: %w", p.Store, err)
+				return fmt.Errorf("retire field %s: %w", p.Store, err)
 			}
-			changes = append(changes, fmt.Sprintf("retired field %s (the app no longer sends %q; values kept)", p.Store, pid))
+			*changes = append(*changes, fmt.Sprintf("retired field %s (the app no longer sends %q; values kept)", p.Store, pid))
 		}
+		return nil
 	}
-	return out, changes, warns, nil
 }
 
 // ensureField creates the store field of fm when it is missing, or retires

@@ -101,8 +101,9 @@ func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
 }
 
 func TestTrackerFullThenDelta(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { testTrackerFullThenDelta(t, dsn) })
+		t.Run(name, func(t *testing.T) { t.Parallel(); testTrackerFullThenDelta(t, dsn) })
 	}
 }
 
@@ -245,6 +246,7 @@ func equalJSON(a, b any) bool {
 }
 
 func TestAccountRejected(t *testing.T) {
+	t.Parallel()
 	srv := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
 	_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "nope"}})
 	if !errors.Is(err, syncer.ErrAccountRejected) || !strings.Contains(err.Error(), "account rejected: invalid token") {
@@ -256,6 +258,7 @@ func TestAccountRejected(t *testing.T) {
 // values, a date statement as {_min, _max}; the store holds exactly the
 // matching tasks.
 func TestTrackerFilters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cfg := tracker.Config{Projects: 4, Tasks: 900}
 	srv := serveTracker(t, cfg)

@@ -20,6 +20,7 @@ func decodeValue(t testing.TB, s string) any {
 }
 
 func TestConvert(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind kind
 		in   string

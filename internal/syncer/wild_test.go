@@ -23,8 +23,9 @@ import (
 // items, duplicate ids and a relation to an id that never arrives. It
 // refuses requests without a filter object.
 func TestWildApp(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { testWildApp(t, dsn) })
+		t.Run(name, func(t *testing.T) { t.Parallel(); testWildApp(t, dsn) })
 	}
 }
 
@@ -146,6 +147,10 @@ func testWildApp(t *testing.T, dsn string) {
 	}
 }
 
+// hangStatus, answered by a fail function of pagedApp, makes the app keep
+// the request unanswered until the engine gives up on it.
+const hangStatus = -1
+
 // pagedApp serves n items of type "item" in pages of size, with a numeric
 // cursor, answering full; fail decides per call whether to misbehave.
 func pagedApp(t testing.TB, n, size int, fail func(page, call int) (int, string, bool)) *fakeApp {
@@ -162,6 +167,13 @@ func pagedApp(t testing.TB, n, size int, fail func(page, call int) (int, string,
 		mu.Unlock()
 		if fail != nil {
 			if status, body, ok := fail(page, call); ok {
+				if status == hangStatus {
+					// No answer until the engine gives up (or a generous bound).
+					select {
+					case <-c.ctx.Done():
+					case <-time.After(time.Minute):
+					}
+				}
 				return status, body
 			}
 		}
@@ -207,6 +219,7 @@ func itemIDs(from, to int) []string {
 // resumes from page 2 with the same operation id, and only then are the
 // entities the run did not deliver removed.
 func TestTryLaterPausesAndResumes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	// A first good run with 5 items.
@@ -258,6 +271,7 @@ func TestTryLaterPausesAndResumes(t *testing.T) {
 // A 500 mid-run, malformed JSON and an app that never answers fail the run
 // (the last two after retries); the last good data stays.
 func TestFailedRunKeepsData(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		fail    func(page, call int) (int, string, bool)
@@ -268,14 +282,10 @@ func TestFailedRunKeepsData(t *testing.T) {
 		{"500", func(page, call int) (int, string, bool) { return 500, `{"message":"boom","code":42}`, page == 1 }, 0, "boom (code 42)", true},
 		{"malformed", func(page, call int) (int, string, bool) { return 200, `{"items":[{"id":`, page == 1 }, 0, "malformed JSON", false},
 		{"400", func(page, call int) (int, string, bool) { return 400, `not json`, page == 1 }, 0, "400: Bad Request", false},
-		{"slow", func(page, call int) (int, string, bool) {
-			if page == 1 {
-				time.Sleep(300 * time.Millisecond)
-			}
-			return 0, "", false
-		}, 50 * time.Millisecond, "no answer within 50ms", true},
+		{"slow", func(page, call int) (int, string, bool) { return hangStatus, "", page == 1 }, 50 * time.Millisecond, "no answer within 50ms", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			st := openStore(t)
 			if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: pagedApp(t, 5, 2, nil).srv.URL}); err != nil {
@@ -296,6 +306,7 @@ func TestFailedRunKeepsData(t *testing.T) {
 // Delta pages: SET with a partial item leaves the other fields alone,
 // REMOVE deletes; an unknown action is skipped.
 func TestDelta(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"size":{"id":"size","name":"Size","type":"number"}}}`
 	page := `{"items":[{"id":"a","name":"A","size":1},{"id":"b","name":"B","size":2},{"id":"c","name":"C","size":3}],"synchronizationType":"full"}`
@@ -326,6 +337,7 @@ func TestDelta(t *testing.T) {
 // A run with another filter (or other types) than the last successful one
 // starts without lastSynchronizedAt; the same selection sends it.
 func TestSelectionChangeResetsDelta(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, `{"items":[{"id":"a","name":"A"}]}` })
@@ -355,6 +367,7 @@ func TestSelectionChangeResetsDelta(t *testing.T) {
 
 // Two runs of one app into one store at once: the second is refused.
 func TestConcurrentRunsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -381,6 +394,7 @@ func TestConcurrentRunsRefused(t *testing.T) {
 
 // Descriptors the service could not use are refused with the reason.
 func TestDescriptorRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ descriptor, want string }{
 		{`{"version":"1","authentication":[{"id":"none","name":"None"}]}`, "app refused: GET /: the descriptor has no name"},
 		{`{"name":"X","authentication":[]}`, "app refused: GET /: the descriptor declares no authentication"},
@@ -404,6 +418,7 @@ func TestDescriptorRefused(t *testing.T) {
 // A relation of a type to itself (a task's parent), whatever the order the
 // items arrive in.
 func TestSelfRelation(t *testing.T) {
+	t.Parallel()
 	schema := `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},
 	  "parent":{"id":"parent","name":"Parent","type":"text","relation":{"cardinality":"many-to-one","name":"Parent","targetType":"item","targetName":"Children","targetFieldId":"id"}}}}`
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) {

@@ -1,0 +1,64 @@
+package syncer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+)
+
+// ErrLimit is wrapped by the error of a run stopped by one of the engine's
+// limits (see the package documentation): a schema too large to map, a run
+// with too many pages or empty pages, or one that lasted too long. The
+// error names the limit.
+var ErrLimit = errors.New("over a limit of the host")
+
+// Limits of what the engine maps from one app in one run. A schema over any
+// of them is refused before anything is written, with an error wrapping
+// ErrLimit that names the limit.
+const (
+	// MaxTypes bounds the types a run synchronizes.
+	MaxTypes = 200
+	// MaxFieldsPerType bounds the fields of one type's schema.
+	MaxFieldsPerType = 500
+	// MaxFields bounds the fields of all the selected types' schemas.
+	MaxFields = 5000
+	// MaxOptions bounds the declared options of one select field.
+	MaxOptions = 1000
+)
+
+// schemaBatch bounds the schema changes made in one write transaction when
+// the schema is mapped: the store's write lock is never held for more than
+// this many changes, so other writes and the run's own bookkeeping go on
+// between the steps.
+const schemaBatch = 32
+
+// checkTypeCount refuses a selection of more types than MaxTypes.
+func checkTypeCount(types []string) error {
+	if len(types) > MaxTypes {
+		return fmt.Errorf("%w: the run selects %d types; the host synchronizes at most %d (MaxTypes) in one run: choose the types to synchronize", ErrLimit, len(types), MaxTypes)
+	}
+	return nil
+}
+
+// checkSchemaSize refuses a schema over MaxFieldsPerType, MaxFields or
+// MaxOptions.
+func checkSchemaSize(schema map[string]map[string]protocol.SchemaField, types []string) error {
+	total := 0
+	for _, t := range types {
+		fields := schema[t]
+		if len(fields) > MaxFieldsPerType {
+			return fmt.Errorf("%w: the schema of type %q has %d fields; the host maps at most %d per type (MaxFieldsPerType)", ErrLimit, t, len(fields), MaxFieldsPerType)
+		}
+		total += len(fields)
+		for id, f := range fields {
+			if len(f.Options) > MaxOptions {
+				return fmt.Errorf("%w: field %s.%s declares %d options; the host takes at most %d per field (MaxOptions)", ErrLimit, t, id, len(f.Options), MaxOptions)
+			}
+		}
+	}
+	if total > MaxFields {
+		return fmt.Errorf("%w: the schemas of the selected types have %d fields in all; the host maps at most %d in one run (MaxFields)", ErrLimit, total, MaxFields)
+	}
+	return nil
+}

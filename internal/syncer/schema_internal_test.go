@@ -1,0 +1,206 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// schemaApp serves an app with the given config and schema whose data
+// pages are empty.
+func schemaApp(t testing.TB, config, schema any) *httptest.Server {
+	t.Helper()
+	cfg, _ := json.Marshal(config)
+	sch, _ := json.Marshal(schema)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`{"id":"wide","name":"Wide","version":"1","description":"d","website":"https://example.com","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true}}`))
+		case "/logo":
+			w.WriteHeader(http.StatusNoContent)
+		case "/validate":
+			w.Write([]byte(`{"name":"account"}`))
+		case "/api/v1/synchronizer/config":
+			w.Write(cfg)
+		case "/api/v1/synchronizer/schema":
+			w.Write(sch)
+		case "/api/v1/synchronizer/data":
+			w.Write([]byte(`{"items":[],"synchronizationType":"full"}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`{"message":"not found"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// wideSchema is a config and schema of n types with the given fields each
+// (plus id): texts, a select with options, and a relation to the next type.
+func wideSchema(n, fields, options int) (map[string]any, map[string]map[string]any) {
+	var types []map[string]any
+	schema := map[string]map[string]any{}
+	var opts []string
+	for i := range options {
+		opts = append(opts, fmt.Sprint("o", i))
+	}
+	for i := range n {
+		id := fmt.Sprintf("t%03d", i)
+		types = append(types, map[string]any{"id": id, "name": "Type " + id})
+		fs := map[string]any{"id": map[string]any{"id": "id", "name": "ID", "type": "id"}}
+		for j := range fields {
+			fid := fmt.Sprintf("f%03d", j)
+			f := map[string]any{"id": fid, "name": "Field " + fid, "type": "text"}
+			switch {
+			case j == 0 && options > 0:
+				f["subType"] = "single-select"
+				f["options"] = opts
+			case j == 1 && n > 1:
+				f["relation"] = map[string]any{"cardinality": "many-to-one", "targetType": fmt.Sprintf("t%03d", (i+1)%n)}
+			}
+			fs[fid] = f
+		}
+		schema[id] = fs
+	}
+	return map[string]any{"types": types, "filters": []any{}}, schema
+}
+
+// catalogOf describes the app's store types and enums: type -> sorted field names
+// with their roles.
+func catalogOf(t testing.TB, st *store.Store) map[string][]string {
+	t.Helper()
+	cat, err := st.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, ty := range cat.Types {
+		if !strings.HasPrefix(ty.Name, "wide") {
+			continue
+		}
+		var fs []string
+		for _, f := range ty.Fields {
+			fs = append(fs, f.Name+":"+f.Role)
+		}
+		sort.Strings(fs)
+		out[ty.Name] = fs
+	}
+	return out
+}
+
+func openTestStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// A large schema is mapped in steps of at most schemaBatch changes, each
+// its own transaction, with other writes going through between them; a
+// mapping stopped midway is completed by the next run, to the same catalog
+// as one never stopped.
+func TestSchemaMappedInSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, schema := wideSchema(30, 6, 5) // 30 types, 180 fields, 30 enums
+	srv := schemaApp(t, cfg, schema)
+
+	whole := openTestStore(t)
+	e, err := newEngine(whole, Options{AppURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	e.schemaStepDone = func(n int) error {
+		steps = append(steps, n)
+		// The write lock is free between the steps: another write commits.
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		return whole.Write(wctx, func(tx *store.Tx) error { return tx.SaveSyncState("probe", []byte(`{}`)) })
+	}
+	if _, err := e.run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range steps {
+		if n > schemaBatch {
+			t.Errorf("a step held %d schema changes, more than %d", n, schemaBatch)
+		}
+		total += n
+	}
+	if want := 30 + 180 + 30; total != want || len(steps) < want/schemaBatch {
+		t.Errorf("%d changes in %d steps, want %d in at least %d", total, len(steps), want, want/schemaBatch)
+	}
+	want := catalogOf(t, whole)
+	if len(want) != 60 || len(want["wide/t000"]) != 4+2+6+1 { // types and enums; built-ins, hidden, fields, reverse
+		t.Fatalf("mapped catalog: %d types, t000: %v", len(want), want["wide/t000"])
+	}
+
+	// Stopped after the third step, then run again.
+	broken := openTestStore(t)
+	e, _ = newEngine(broken, Options{AppURL: srv.URL})
+	errStop := errors.New("stopped on purpose")
+	n := 0
+	e.schemaStepDone = func(int) error {
+		if n++; n == 3 {
+			return errStop
+		}
+		return nil
+	}
+	if _, err := e.run(ctx); !errors.Is(err, errStop) {
+		t.Fatalf("err = %v, want the stop", err)
+	}
+	if got := catalogOf(t, broken); len(got) == 0 || reflect.DeepEqual(got, want) {
+		t.Fatalf("the stopped mapping is not partial: %d types", len(got))
+	}
+	if _, err := Run(ctx, broken, Options{AppURL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	if got := catalogOf(t, broken); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the resumed mapping:\n%v\nwant\n%v", got, want)
+	}
+}
+
+// A schema over a limit is refused before anything is written, with an
+// error wrapping ErrLimit that names the limit.
+func TestSchemaLimits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                   string
+		types, fields, options int
+		want                   string
+	}{
+		{"types", MaxTypes + 1, 1, 0, "MaxTypes"},
+		{"fields per type", 1, MaxFieldsPerType + 1, 0, "MaxFieldsPerType"},
+		{"fields", MaxFields/MaxFieldsPerType + 1, MaxFieldsPerType - 1, 0, "MaxFields)"},
+		{"options", 1, 1, MaxOptions + 1, "MaxOptions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, schema := wideSchema(tc.types, tc.fields, tc.options)
+			srv := schemaApp(t, cfg, schema)
+			st := openTestStore(t)
+			_, err := Run(context.Background(), st, Options{AppURL: srv.URL})
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrLimit naming %s", err, tc.want)
+			}
+			if got := catalogOf(t, st); len(got) != 0 {
+				t.Errorf("%d types mapped", len(got))
+			}
+		})
+	}
+}
