@@ -282,6 +282,15 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 	if !limited {
 		t.Error("refused events are not limited")
 	}
+	// Refused events do not count as invalid tokens: a valid token from the
+	// same address is still served, and invalid tokens have their own
+	// burst.
+	if r := e.do("GET", "/api/apps", appsToken, ""); r.code != 200 {
+		t.Errorf("a valid token after refused events from its address: %d %s", r.code, r.raw)
+	}
+	if r := e.do("GET", "/api/apps", "not-a-valid-token-at-all", ""); r.code != 401 {
+		t.Errorf("an invalid token after refused events from its address: %d %s", r.code, r.raw)
+	}
 }
 
 // A run paused by an app that asked to be called again later (Retry-After)
