@@ -350,6 +350,65 @@ func decodeString(q []byte, closed bool) string {
 	return s
 }
 
+// ---- registration
+
+// probe is an http.RoundTripper that notes whether GET / answered a
+// success whose body starts as a JSON object.
+type probe struct {
+	base http.RoundTripper
+
+	mu   sync.Mutex
+	json bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (p *probe) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err
+	}
+	resp.Body = &firstByte{ReadCloser: resp.Body, seen: func(c byte) {
+		p.mu.Lock()
+		p.json = c == '{'
+		p.mu.Unlock()
+	}}
+	return resp, nil
+}
+
+func (p *probe) answeredJSON() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.json
+}
+
+// firstByte reports the first byte of a body that is not white space.
+type firstByte struct {
+	io.ReadCloser
+	done bool
+	seen func(byte)
+}
+
+func (f *firstByte) Read(b []byte) (int, error) {
+	n, err := f.ReadCloser.Read(b)
+	for i := 0; i < n && !f.done; i++ {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+		default:
+			f.done = true
+			f.seen(b[i])
+		}
+	}
+	return n, err
+}
+
+// transportOf is a client's transport (http.DefaultTransport for nil).
+func transportOf(c *http.Client) http.RoundTripper {
+	if c.Transport != nil {
+		return c.Transport
+	}
+	return http.DefaultTransport
+}
+
 // ---- exchanges
 
 // Exchange is one call to the app during a run, as kept in the history.
@@ -386,11 +445,7 @@ type recorder struct {
 }
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
-	rt := base.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	r := &recorder{base: rt, m: m}
+	r := &recorder{base: transportOf(base), m: m}
 	c := *base
 	c.Transport = r
 	return r, &c

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -363,5 +364,48 @@ func TestRecorderMasksLargeBodies(t *testing.T) {
 	}
 	if got := m.mask("later " + fresh); got != "later ***" {
 		t.Errorf("the fresh token is not remembered: %q", got)
+	}
+}
+
+// Registration calls only addresses the network policy allows, checked on
+// the address dialled, and fails the same way wherever no app answered:
+// nothing listening, a refused address, another status, another content.
+func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
+	t.Parallel()
+	local, _ := testService(t, "sqlite::memory:", nil)
+	public, _ := testService(t, "sqlite::memory:", func(c *Config) { c.Networks = netguard.PublicOnly })
+	ctx := context.Background()
+
+	app := newFakeApp(t, "token", nil)
+	if _, err := local.RegisterApp(ctx, app.url); err != nil {
+		t.Fatalf("the default policy refuses a loopback app: %v", err)
+	}
+	calls := app.count("GET /")
+	_, refused := public.RegisterApp(ctx, app.url)
+	if app.count("GET /") != calls {
+		t.Error("the public-only policy let a call reach a loopback app")
+	}
+	// "localhost" resolves to loopback: the check is on the address dialled.
+	_, byName := public.RegisterApp(ctx, strings.Replace(app.url, "127.0.0.1", "localhost", 1))
+
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	notFound := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": answer(404, `{"message":"no"}`)})
+	html := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html>router login</html>")
+	}})
+	_, down := local.RegisterApp(ctx, closed.URL)
+	_, status := local.RegisterApp(ctx, notFound.url)
+	_, content := local.RegisterApp(ctx, html.url)
+	for name, err := range map[string]error{"refused by policy": refused, "refused by policy (a name)": byName, "nothing listening": down, "404": status, "text/html": content} {
+		if !errors.Is(err, ErrUnreachable) || err.Error() != errNoApp.Error() {
+			t.Errorf("%s: %v, want the uniform %v", name, err, errNoApp)
+		}
+	}
+	// An app that answered a JSON descriptor is told what is wrong with it.
+	noName := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": answer(200, `{"id":"x","authentication":[{"id":"none"}]}`)})
+	if _, err := local.RegisterApp(ctx, noName.url); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no name") {
+		t.Errorf("a descriptor without a name: %v", err)
 	}
 }
