@@ -15,6 +15,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
 )
@@ -35,7 +36,7 @@ const (
 )
 
 const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N]
-                   [--admin-email EMAIL] [--admin-password PASSWORD]
+                   [--admin-email EMAIL] [--admin-password PASSWORD] [--app-networks LIST]
                    [--app URL [--auth ID] [--account KEY=VALUE ...] [--every 15m]]
 
 Serves the embedded workspace host: POST /api/commands, GET/PUT
@@ -61,6 +62,17 @@ bytes, base64 or hex), else of the file APPKIT_SECRET_KEY_FILE, else (SQLite
 file stores) of PATH.key beside the store, created at first start. Every host
 process sharing a PostgreSQL store needs the same key; the scheduled runs
 are shared among them.
+--app-networks (or APPKIT_APP_NETWORKS) lists the networks the host may
+call apps at: any, or a comma-separated list of public, private (10/8,
+172.16/12, 192.168/16, 100.64/10, fc00::/7), loopback and link-local
+(169.254/16, fe80::/10: cloud metadata). The default,
+public,private,loopback, lets apps on this machine or network register; a
+host that serves registrations from users it does not trust runs with
+--app-networks public. It is checked on the address dialled (after name
+resolution, on every redirect), and a registration that reaches no app
+gets one answer whatever the cause (refused, unreachable, another status
+or content), so that it cannot scan the host's networks. Unless the
+policy is any, apps are called without HTTP(S)_PROXY.
 --app registers the app at URL (again at every start), sets up its account
 from --auth and --account (the stored one is kept when none is given) and
 its sync, which runs at once, then every --every (15m for a new sync) and on
@@ -86,6 +98,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&appAccount, "account", "with --app: an account field, KEY=VALUE (repeatable)")
 	every := fs.String("every", "", "with --app: the sync's schedule, such as 15m (default: the stored one, 15m for a new sync)")
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
+	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
 	demo := fs.Bool("demo", false, "also serve the tracker example app in process, synchronize it into the store and print an API token to query it (see demo.go)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, hostUsage)
@@ -107,6 +120,11 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *appURL == "" && (*appAuth != "" || len(appAccount) > 0 || *every != "") {
 		fmt.Fprintln(stderr, "appkit host: --auth, --account and --every go with --app")
+		return 2
+	}
+	networks, err := netguard.ParsePolicy(*appNetworks)
+	if err != nil {
+		fmt.Fprintf(stderr, "appkit host: --app-networks: %v\n", err)
 		return 2
 	}
 	if _, err := apps.ParseEvery(*every); err != nil {
@@ -153,7 +171,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	svc, err := startApps(ctx, st, *dsn, base, log, stderr)
+	svc, err := startApps(ctx, st, *dsn, base, networks, log, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "appkit host: %v\n", err)
 		return 1

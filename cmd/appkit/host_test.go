@@ -15,15 +15,25 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while the host writes.
+// lockedBuffer is a bytes.Buffer safe to read while the host writes; a
+// write is signalled on written (made by newLockedBuffer).
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{}
 }
+
+func newLockedBuffer() *lockedBuffer { return &lockedBuffer{written: make(chan struct{}, 1)} }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.written != nil {
+		select {
+		case l.written <- struct{}{}:
+		default:
+		}
+	}
 	return l.b.Write(p)
 }
 
@@ -40,26 +50,25 @@ var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, errb := &lockedBuffer{}, &lockedBuffer{}
+	stdout, errb := newLockedBuffer(), &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"host"}, args...), stdout, errb) }()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
+	defer deadline.Stop()
 	for {
 		if m := listening.FindStringSubmatch(stdout.String()); m != nil {
 			base = m[1]
 			break
 		}
 		select {
+		case <-stdout.written:
 		case code := <-done:
 			cancel()
 			t.Fatalf("host exited with %d before listening:\n%s", code, errb.String())
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-deadline.C:
 			cancel()
 			t.Fatalf("host did not start:\n%s", errb.String())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	stopped := false
 	var code int
@@ -180,7 +189,8 @@ func TestHostCommandUsageErrors(t *testing.T) {
 		})
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"host", "--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--rate-limit") {
+	if code := run(context.Background(), []string{"host", "--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--rate-limit") ||
+		!strings.Contains(errb.String(), "--app-networks") || !strings.Contains(errb.String(), "public,private,loopback") {
 		t.Fatalf("--help: %d %q", code, errb.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -20,7 +21,7 @@ const defaultEvery = "15m"
 // startApps opens the apps service of "appkit host" with the secret key of
 // the environment, else of the key file beside a SQLite file store; nil
 // (the apps API off, with a notice) when there is no key to use.
-func startApps(ctx context.Context, st *store.Store, dsn, base string, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
+func startApps(ctx context.Context, st *store.Store, dsn, base string, networks netguard.Policy, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
 	keyFile := ""
 	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
 		keyFile = p + ".key"
@@ -37,7 +38,7 @@ func startApps(ctx context.Context, st *store.Store, dsn, base string, log zerol
 	if err != nil {
 		return nil, err
 	}
-	return apps.New(ctx, apps.Config{Store: st, Key: key, BaseURL: base, Logger: log.With().Str("component", "apps").Logger()})
+	return apps.New(ctx, apps.Config{Store: st, Key: key, BaseURL: base, Networks: networks, Logger: log.With().Str("component", "apps").Logger()})
 }
 
 // keepApp registers the app of --app, sets up or updates its account and

@@ -73,7 +73,10 @@ func TestHostAppFlags(t *testing.T) {
 		t.Fatalf("syncs: %+v", syncs)
 	}
 	// The first run (queued at start) and one fired by the schedule.
-	deadline := time.Now().Add(time.Minute) // a bound for a loaded machine
+	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
+	defer deadline.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		var runs []cliRun
 		getJSON(t, base+"/api/apps/syncs/"+syncs[0].ID+"/runs", token, &runs)
@@ -89,10 +92,11 @@ func TestHostAppFlags(t *testing.T) {
 		if ok >= 1 && len(runs) >= 2 {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-poll.C:
+		case <-deadline.C:
 			t.Fatalf("no scheduled run: %+v\n%s", runs, stderr.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	code, body := post(t, base+"/api/commands", token, `[{"command":"platform.entity/query","args":{"query":{"q/from":"tracker/task","q/select":["tracker.task/name"],"q/limit":100}}}]`)
 	if code != 200 || strings.Count(body, `"tracker.task/name"`) != 12 {
@@ -144,6 +148,8 @@ func TestHostAppFlagErrors(t *testing.T) {
 		{[]string{"--account", "a=b"}, "go with --app"},
 		{[]string{"--app", "http://127.0.0.1:1", "--every", "1ms"}, "--every"},
 		{[]string{"--app", "http://127.0.0.1:1", "--account", "novalue"}, "KEY=VALUE"},
+		{[]string{"--app-networks", "everything"}, "--app-networks: netguard: unknown network class"},
+		{[]string{"--app-networks", ""}, "--app-networks"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), append([]string{"host", "--store", "sqlite::memory:"}, tc.args...), &out, &errb)
@@ -151,4 +157,31 @@ func TestHostAppFlagErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", tc.args, code, errb.String())
 		}
 	}
+}
+
+// --app-networks public keeps the host from calling an app on loopback;
+// the default lets it register.
+func TestHostAppNetworks(t *testing.T) {
+	t.Parallel()
+	nop := zerolog.Nop()
+	h, err := tracker.New(tracker.Config{Projects: 1, Tasks: 2, Logger: &nop}).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := httptest.NewServer(h)
+	defer app.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"host", "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--app-networks", "public",
+		"--app", app.URL, "--account", "token=" + tracker.DemoToken}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "--app: the app did not answer: no app answered") {
+		t.Fatalf("a loopback app under --app-networks public: exit %d\n%s", code, errb.String())
+	}
+	base, stop, stderr := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "nets-token-0123456789",
+		"--app", app.URL, "--account", "token="+tracker.DemoToken)
+	var list []map[string]any
+	getJSON(t, base+"/api/apps", "nets-token-0123456789", &list)
+	if len(list) != 1 {
+		t.Errorf("apps under the default policy: %v\n%s", list, stderr.String())
+	}
+	stop()
 }

@@ -44,12 +44,16 @@ func (e *AppError) Error() string {
 // into out (nil: ignored).
 func (s *Service) call(ctx context.Context, hc *http.Client, base, method, path string, body, out any) error {
 	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
+	switch b := body.(type) {
+	case nil:
+	case encodedBody:
+		rd = bytes.NewReader(b)
+	default:
+		b2, err := json.Marshal(body)
 		if err != nil {
 			return fmt.Errorf("%s: encode: %w", path, err)
 		}
-		rd = bytes.NewReader(b)
+		rd = bytes.NewReader(b2)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
@@ -114,6 +118,43 @@ func (s *Service) call(ctx context.Context, hc *http.Client, base, method, path 
 	return nil
 }
 
+// encodedBody is a request body already encoded as JSON: call sends its
+// bytes as they are.
+type encodedBody []byte
+
+// withPayload encodes fields as a JSON object (without escaping &, <, >)
+// and adds "payload" with the bytes of raw exactly as received: an event's
+// signature is computed over those bytes, and re-encoding them (compacted,
+// HTML-escaped) would break it. raw that is not JSON is sent as a JSON
+// string.
+func withPayload(fields map[string]any, raw []byte) (encodedBody, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fields); err != nil {
+		return nil, fmt.Errorf("encode the event: %w", err)
+	}
+	obj := bytes.TrimRight(buf.Bytes(), "\n")
+	if len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return nil, errors.New("encode the event: not an object")
+	}
+	out := append([]byte(nil), obj[:len(obj)-1]...)
+	if len(fields) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"payload":`...)
+	if json.Valid(raw) {
+		out = append(out, raw...)
+	} else {
+		buf.Reset()
+		if err := enc.Encode(string(raw)); err != nil {
+			return nil, fmt.Errorf("encode the event: %w", err)
+		}
+		out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
+	}
+	return append(out, '}'), nil
+}
+
 // validate checks an account with the app's /validate; the fields it
 // answers (other than name) are merged into fields.
 func (s *Service) validate(ctx context.Context, a *App, authID string, fields map[string]any) (string, error) {
@@ -148,8 +189,15 @@ func secretKey(k string) bool {
 	return false
 }
 
-// masker replaces secret values with ***.
-type masker struct{ values []string }
+// masker replaces secret values with ***. It is safe for concurrent use.
+type masker struct {
+	mu     sync.Mutex
+	values []string
+	known  map[string]bool
+}
+
+// maxMaskValues bounds the secrets one masker remembers.
+const maxMaskValues = 1000
 
 // newMasker collects the secrets of an account: values of password fields
 // and of keys named like secrets, of 4 characters or more.
@@ -176,9 +224,15 @@ func newMasker(fields map[string]any, desc *protocol.Descriptor) *masker {
 }
 
 func (m *masker) add(v string) {
-	if len(v) < 4 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(v) < 4 || m.known[v] || len(m.values) >= maxMaskValues {
 		return
 	}
+	if m.known == nil {
+		m.known = map[string]bool{}
+	}
+	m.known[v] = true
 	m.values = append(m.values, v)
 	if b, err := json.Marshal(v); err == nil {
 		if esc := string(b[1 : len(b)-1]); esc != v {
@@ -196,45 +250,163 @@ func (m *masker) mask(s string) string {
 	if m == nil {
 		return s
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, v := range m.values {
 		s = strings.ReplaceAll(s, v, "***")
 	}
 	return s
 }
 
-// maskJSON masks a body: the values of secret-named keys are replaced
-// (and remembered, so that a token an answer brings is masked from then
-// on), then every known secret.
+// maskJSON masks a body: the string values of secret-named keys are
+// replaced (and remembered, so that a token an answer brings is masked from
+// then on), then every known secret. The body is scanned, not decoded:
+// whatever its size, and also when it is cut short or is not JSON at all,
+// every secret-named field that it holds is masked; the rest keeps its
+// bytes.
 func (m *masker) maskJSON(b []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if dec.Decode(&v) == nil {
-		v = m.walk(v)
-		if out, err := json.Marshal(v); err == nil {
-			return m.mask(string(out))
-		}
-	}
-	return m.mask(string(b))
+	return m.mask(string(m.maskFields(b)))
 }
 
-func (m *masker) walk(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if s, ok := e.(string); ok && secretKey(k) && k != "auth" {
-				m.add(s)
-				x[k] = "***"
-				continue
+// maskFields replaces with "***" the string values that follow a
+// secret-named key ("auth" excepted) in b, a JSON text that may be cut
+// short, and remembers them.
+func (m *masker) maskFields(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	var nest []byte // the open objects and arrays
+	key, afterColon := "", false
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == '"' {
+			end, closed := scanString(b, i)
+			inObject := len(nest) > 0 && nest[len(nest)-1] == '{'
+			switch {
+			case inObject && !afterColon:
+				key = decodeString(b[i:end], closed)
+				out = append(out, b[i:end]...)
+			case afterColon && key != "auth" && secretKey(key):
+				m.add(decodeString(b[i:end], closed))
+				out = append(out, `"***"`...)
+			default:
+				out = append(out, b[i:end]...)
 			}
-			x[k] = m.walk(e)
+			afterColon = false
+			i = end
+			continue
 		}
-	case []any:
-		for i := range x {
-			x[i] = m.walk(x[i])
+		switch c {
+		case ':':
+			afterColon = true
+		case '{', '[':
+			if len(nest) < maxMaskDepth {
+				nest = append(nest, c)
+			}
+			afterColon = false
+		case '}', ']':
+			if len(nest) > 0 {
+				nest = nest[:len(nest)-1]
+			}
+			afterColon = false
+		case ',':
+			afterColon = false
+		}
+		out = append(out, c)
+		i++
+	}
+	return out
+}
+
+// maxMaskDepth bounds the nesting maskFields follows (deeper, a key is
+// still told from a value by the colon before it).
+const maxMaskDepth = 10000
+
+// scanString returns the index after the JSON string starting at b[i] (a
+// quote), and whether it was closed before b ended.
+func scanString(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
 		}
 	}
-	return v
+	return len(b), false
+}
+
+// decodeString is the text of a scanned JSON string (what it holds so far
+// when it was cut short).
+func decodeString(q []byte, closed bool) string {
+	if closed {
+		var s string
+		if json.Unmarshal(q, &s) == nil {
+			return s
+		}
+	}
+	s := strings.TrimPrefix(string(q), `"`)
+	if closed {
+		s = strings.TrimSuffix(s, `"`)
+	}
+	return s
+}
+
+// ---- registration
+
+// probe is an http.RoundTripper that notes whether GET / answered a
+// success whose body starts as a JSON object.
+type probe struct {
+	base http.RoundTripper
+
+	mu   sync.Mutex
+	json bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (p *probe) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err
+	}
+	resp.Body = &firstByte{ReadCloser: resp.Body, seen: func(c byte) {
+		p.mu.Lock()
+		p.json = c == '{'
+		p.mu.Unlock()
+	}}
+	return resp, nil
+}
+
+func (p *probe) answeredJSON() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.json
+}
+
+// firstByte reports the first byte of a body that is not white space.
+type firstByte struct {
+	io.ReadCloser
+	done bool
+	seen func(byte)
+}
+
+func (f *firstByte) Read(b []byte) (int, error) {
+	n, err := f.ReadCloser.Read(b)
+	for i := 0; i < n && !f.done; i++ {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+		default:
+			f.done = true
+			f.seen(b[i])
+		}
+	}
+	return n, err
+}
+
+// transportOf is a client's transport (http.DefaultTransport for nil).
+func transportOf(c *http.Client) http.RoundTripper {
+	if c.Transport != nil {
+		return c.Transport
+	}
+	return http.DefaultTransport
 }
 
 // ---- exchanges
@@ -273,11 +445,7 @@ type recorder struct {
 }
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
-	rt := base.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	r := &recorder{base: rt, m: m}
+	r := &recorder{base: transportOf(base), m: m}
 	c := *base
 	c.Transport = r
 	return r, &c
@@ -314,9 +482,11 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// body is what the history keeps of a body: its first maxExchangeBody
+// bytes, secret fields masked (in a cut body too).
 func (r *recorder) body(b []byte) string {
 	if len(b) > maxExchangeBody {
-		return r.m.mask(string(b[:maxExchangeBody])) + "…"
+		return r.m.maskJSON(b[:maxExchangeBody]) + "…"
 	}
 	return r.m.maskJSON(b)
 }

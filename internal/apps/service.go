@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
@@ -48,8 +50,19 @@ type Config struct {
 	// (http://host:port): webhook event URLs and the OAuth callback page
 	// are made from it (SetBaseURL changes it later).
 	BaseURL string
-	// HTTPClient calls the apps (nil: http.DefaultClient).
+	// Networks is the policy of the addresses the service may call apps at
+	// (the zero Policy: DefaultNetworks). It is enforced on the address
+	// actually dialled, after name resolution and on every redirect, by
+	// the client the service makes when HTTPClient is nil; that client
+	// uses no proxy unless the policy is netguard.Any.
+	Networks netguard.Policy
+	// HTTPClient calls the apps (nil: a client that enforces Networks); a
+	// given client is used as it is.
 	HTTPClient *http.Client
+	// Engine holds the engine's options every run starts from (its run
+	// bounds, say); the service sets the app, account, selection, client,
+	// timeout and logging of each run over them.
+	Engine syncer.Options
 	// RequestTimeout bounds one call to an app (0: 60 s).
 	RequestTimeout time.Duration
 	// Retry is the engine's policy for failures that may pass (zero: the
@@ -125,8 +138,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.KeepExchanges <= 0 {
 		cfg.KeepExchanges = DefaultKeepExchanges
 	}
+	if cfg.Networks.IsZero() {
+		cfg.Networks = DefaultNetworks
+	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
+		cfg.HTTPClient = guardedClient(cfg.Networks)
 	}
 	s := &Service{cfg: cfg, st: cfg.Store, db: cfg.Store.DB(), d: cfg.Store.Dialect(), seal: seal,
 		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), baseURL: strings.TrimRight(cfg.BaseURL, "/")}
@@ -198,24 +214,66 @@ func NormalizeURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-func (s *Service) engineOptions(appURL string) syncer.Options {
-	return syncer.Options{AppURL: appURL, HTTPClient: s.cfg.HTTPClient, RequestTimeout: s.cfg.RequestTimeout, Retry: s.cfg.Retry, CommitItems: s.cfg.CommitItems}
+// DefaultNetworks is the policy of Config.Networks when none is given:
+// public, private and loopback addresses (apps on the developer's machine
+// or network register), never link-local (cloud metadata) or reserved
+// ones.
+var DefaultNetworks = netguard.Local
+
+// guardedClient calls apps only at addresses the policy allows.
+func guardedClient(p netguard.Policy) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: p.Control}
+	tr.DialContext = d.DialContext
+	if p != netguard.Any {
+		// Through a proxy, the address dialled would be the proxy's.
+		tr.Proxy = nil
+	}
+	return &http.Client{Transport: tr}
 }
+
+// engineOptions are the options of a call of the engine: Config.Engine
+// with the service's client, timeout, retry policy and batch size.
+func (s *Service) engineOptions(appURL string) syncer.Options {
+	o := s.cfg.Engine
+	o.AppURL, o.HTTPClient, o.RequestTimeout = appURL, s.cfg.HTTPClient, s.cfg.RequestTimeout
+	if s.cfg.Retry.Attempts != 0 {
+		o.Retry = s.cfg.Retry
+	}
+	if s.cfg.CommitItems != 0 {
+		o.CommitItems = s.cfg.CommitItems
+	}
+	return o
+}
+
+// errNoApp is the one answer to an address where no app answered: the
+// same whether nothing listens, the address is outside Config.Networks,
+// the call timed out or something else answered, so that registration
+// cannot be used to scan what the host reaches. The cause is logged.
+var errNoApp = fmt.Errorf("%w: no app answered GET / with a JSON descriptor at this address (unreachable, outside the networks the host may call, or not an app)", ErrUnreachable)
 
 // RegisterApp reads the app's descriptor (checked as a run checks it) and
 // registers it; an address already registered is read again and its
-// descriptor updated.
+// descriptor updated. Only an address that answered GET / with a JSON
+// object gets a detailed refusal (what is wrong with its descriptor);
+// every other failure is errNoApp.
 func (s *Service) RegisterApp(ctx context.Context, rawURL string) (*App, error) {
 	u, err := NormalizeURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	desc, err := syncer.Describe(ctx, s.engineOptions(u))
+	opts := s.engineOptions(u)
+	pr := &probe{base: transportOf(opts.HTTPClient)}
+	hc := *opts.HTTPClient
+	hc.Transport = pr
+	opts.HTTPClient = &hc
+	desc, err := syncer.Describe(ctx, opts)
 	if err != nil {
-		if errors.Is(err, syncer.ErrRefused) {
+		if errors.Is(err, syncer.ErrRefused) && pr.answeredJSON() {
 			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		s.log.Info().Str("url", u).Str("cause", err.Error()).Msg("apps: no app answered at a registered address")
+		return nil, errNoApp
 	}
 	name := desc.Descriptor.Name
 	a := &App{URL: u, Name: name, Space: desc.Space, Descriptor: desc.Descriptor, Warnings: desc.Warnings}

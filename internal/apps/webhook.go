@@ -136,15 +136,20 @@ func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.H
 		}
 		params[lk] = v[0]
 	}
-	payload := json.RawMessage(body)
+	// The app verifies the bytes received, exactly: a signature covers
+	// them, whitespace and escapes included.
+	verify, err := withPayload(map[string]any{"params": params}, body)
+	if err != nil {
+		return EventOutcome{Status: http.StatusBadRequest, Message: "the event cannot be passed on"}
+	}
+	payload := body
 	if !json.Valid(body) {
-		b, _ := json.Marshal(string(body))
-		payload = b
+		payload, _ = json.Marshal(string(body))
 	}
 	var ver struct {
 		ID any `json:"id"`
 	}
-	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhookVerify, map[string]any{"params": params, "payload": payload}, &ver)
+	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhookVerify, verify, &ver)
 	var ae *AppError
 	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
 		return EventOutcome{Status: http.StatusUnauthorized, Message: "the app did not verify the event: " + ae.Message}
@@ -217,8 +222,11 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 		var out struct {
 			Data map[string][]any `json:"data"`
 		}
-		err := s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathWebhookXform, map[string]any{
-			"params": rawJSON(e.params), "payload": rawJSON(e.payload), "types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account}, &out)
+		req, err := withPayload(map[string]any{
+			"params": rawJSON(e.params), "types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account}, []byte(e.payload))
+		if err == nil {
+			err = s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathWebhookXform, req, &out)
+		}
 		var ae *AppError
 		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
 			report.Refused++

@@ -20,6 +20,7 @@ import (
 	"github.com/go-pdf/fpdf"
 	"github.com/google/uuid"
 
+	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -102,24 +103,11 @@ func (g *group) attach(ids []string, name, ctype string, data []byte) error {
 }
 
 // errBlocked reports a download to an address the host does not reach.
-var errBlocked = errors.New("the address is private, loopback or otherwise not public")
+var errBlocked = fmt.Errorf("the address is private, loopback or otherwise not public (%w)", netguard.ErrNotAllowed)
 
-// blockedAddr reports addresses a download may not reach: loopback,
-// private, link-local, unspecified, multicast, shared (100.64/10) and
-// other special ranges.
-func blockedAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
-		a.IsMulticast() || a.IsUnspecified() || !a.IsValid() {
-		return true
-	}
-	for _, p := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "64:ff9b::/96", "2001:db8::/32"} {
-		if netip.MustParsePrefix(p).Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+// blockedAddr reports addresses a download may not reach: all but public
+// ones (see internal/netguard).
+func blockedAddr(a netip.Addr) bool { return !netguard.PublicOnly.Allows(a) }
 
 // fetcher downloads files for addFileFromUrl.
 type fetcher struct {
@@ -133,9 +121,8 @@ func newFetcher(allowPrivate bool, maxSize int64, timeout time.Duration) *fetche
 		// The check runs on the address actually dialled, after DNS
 		// resolution, for the first request and every redirect: a name
 		// that resolves to a private address is refused too.
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || blockedAddr(ap.Addr()) {
+		dialer.Control = func(network, address string, c syscall.RawConn) error {
+			if netguard.PublicOnly.Control(network, address, c) != nil {
 				return errBlocked
 			}
 			return nil

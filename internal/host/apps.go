@@ -428,12 +428,15 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, res)
 }
 
-// event receives a webhook event; the app verifies it. Refused events
-// count against the sender's address like invalid tokens do: beyond the
-// burst it gets 429 without a call to the app.
+// event receives a webhook event; the app verifies it. Refused events and
+// events for unknown syncs count against the sender's address in a limiter
+// of their own (a burst of 10, then one per second): beyond it the address
+// gets 429 for events, without a call to the app. They do not count as
+// invalid API tokens, so a sender cannot lock the address's token users
+// out.
 func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 	ip := clientIP(r)
-	if blocked, retry := a.h.badTokens.Blocked(ip); blocked {
+	if blocked, retry := a.h.badEvents.Blocked(ip); blocked {
 		tooMany(w, retry, "too many refused events from this address; try again later")
 		return
 	}
@@ -453,7 +456,7 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 	}
 	out := a.svc.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
 	if out.Status == http.StatusUnauthorized || out.Status == http.StatusNotFound {
-		a.h.badTokens.Allow(ip)
+		a.h.badEvents.Allow(ip)
 	}
 	httpjson.Write(w, out.Status, map[string]any{"message": out.Message})
 }

@@ -26,8 +26,10 @@
 // {"message": "..."} (the command API answers its own {success, result}
 // shapes).
 //
-// Guessing is throttled per client address: sign-in attempts (all of them)
-// and invalid API tokens each get a burst of 10 and then one per second;
+// Guessing is throttled per client address: sign-in attempts (all of them),
+// invalid API tokens, and webhook events that are refused or name no sync
+// each get a burst of 10 and then one per second, in three separate
+// limiters (anonymous event POSTs never lock a valid token out);
 // beyond that the address gets 429 with Retry-After, without its credentials
 // being checked, until the bucket refills. A valid token is not counted.
 //
@@ -127,6 +129,9 @@ type Host struct {
 	logins  *auth.Limiter
 	// badTokens counts invalid API tokens per client address.
 	badTokens *auth.Limiter
+	// badEvents counts refused webhook events per client address (apart:
+	// anonymous event POSTs must not lock a valid token out).
+	badEvents *auth.Limiter
 	docs      *documents.Handler
 	commands  http.Handler
 	handler   http.Handler
@@ -194,6 +199,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		commands:  cmds,
 		logins:    auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
 		badTokens: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+		badEvents: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
 	}
 	// Clients get platform.error/internal only; the cause goes to the log.
 	cmds.InternalError = func(ctx context.Context, command string, err error) {
