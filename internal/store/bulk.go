@@ -121,7 +121,7 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		}
 		docs := make([]string, 0, len(newRows)*len(docFields))
 		for range len(newRows) * len(docFields) {
-			docs = append(docs, uuid.NewString())
+			docs = append(docs, newEntityID())
 		}
 		if err := t.createDocuments(docs); err != nil {
 			return nil, err
@@ -237,7 +237,7 @@ func (t *Tx) createDocuments(ids []string) error {
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", hi-lo), ", ")
 		args := make([]any, 0, 5*(hi-lo))
 		for _, id := range ids[lo:hi] {
-			args = append(args, id, strconv.FormatInt(first, 10), ms, ms, uuid.NewString())
+			args = append(args, id, strconv.FormatInt(first, 10), ms, ms, newSecret())
 			first++
 		}
 		if _, err := t.exec(q, args...); err != nil {
