@@ -113,7 +113,7 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		}
 		return args
 	}
-	// New entities: public ids, documents, one plain multi-row INSERT.
+	// New entities: public ids, documents, then the engine's fastest insert.
 	if len(newRows) > 0 {
 		first, err := t.reservePublicIDs(ty.ID, len(newRows))
 		if err != nil {
@@ -130,48 +130,29 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		for _, f := range docFields {
 			all = append(all, f.Col)
 		}
-		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
-		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
-		per := bulkChunk(len(all))
-		for lo := 0; lo < len(newRows); lo += per {
-			hi := min(lo+per, len(newRows))
-			args := make([]any, 0, (hi-lo)*len(all))
-			for n := lo; n < hi; n++ {
-				r := rows[newRows[n]]
-				args = append(args, r.ID, strconv.FormatInt(first+int64(n), 10), ms, ms)
-				args = values(args, r)
-				for k := range docFields {
-					args = append(args, docs[n*len(docFields)+k])
-				}
+		err = t.s.drv.insertRows(t, ty.Table, all, len(newRows), func(n int, args []any) []any {
+			r := rows[newRows[n]]
+			args = append(args, r.ID, strconv.FormatInt(first+int64(n), 10), ms, ms)
+			args = values(args, r)
+			for k := range docFields {
+				args = append(args, docs[n*len(docFields)+k])
 			}
-			if _, err := t.exec(head+strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", "), args...); err != nil {
-				return nil, fmt.Errorf("store: bulk insert into %s: %w", ty.Name, err)
-			}
+			return args
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: bulk insert into %s: %w", ty.Name, err)
 		}
 	}
 	// Existing entities: an upsert that always updates.
 	if len(oldRows) > 0 {
 		all := append([]string{"id", "created", "modified"}, cols...)
-		var set strings.Builder
-		set.WriteString("modified = excluded.modified")
-		for _, c := range cols {
-			set.WriteString(", " + c + " = excluded." + c)
-		}
-		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
-		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
-		per := bulkChunk(len(all))
-		for lo := 0; lo < len(oldRows); lo += per {
-			hi := min(lo+per, len(oldRows))
-			args := make([]any, 0, (hi-lo)*len(all))
-			for n := lo; n < hi; n++ {
-				r := rows[oldRows[n]]
-				args = append(args, r.ID, ms, ms)
-				args = values(args, r)
-			}
-			q := head + strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", ") + " ON CONFLICT (id) DO UPDATE SET " + set.String()
-			if _, err := t.exec(q, args...); err != nil {
-				return nil, fmt.Errorf("store: bulk update of %s: %w", ty.Name, err)
-			}
+		err := t.s.drv.upsertRows(t, ty.Table, all, len(oldRows), func(n int, args []any) []any {
+			r := rows[oldRows[n]]
+			args = append(args, r.ID, ms, ms)
+			return values(args, r)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: bulk update of %s: %w", ty.Name, err)
 		}
 	}
 	return created, nil
@@ -230,19 +211,12 @@ func (t *Tx) createDocuments(ids []string) error {
 		return err
 	}
 	ms := t.now.UnixMilli()
-	per := bulkChunk(5)
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "INSERT INTO " + dt.Table + " (id, public_id, created, modified, " + sf.Col + ") VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", hi-lo), ", ")
-		args := make([]any, 0, 5*(hi-lo))
-		for _, id := range ids[lo:hi] {
-			args = append(args, id, strconv.FormatInt(first, 10), ms, ms, newSecret())
-			first++
-		}
-		if _, err := t.exec(q, args...); err != nil {
-			return fmt.Errorf("store: create documents: %w", err)
-		}
+	cols := []string{"id", "public_id", "created", "modified", sf.Col}
+	err = t.s.drv.insertRows(t, dt.Table, cols, len(ids), func(n int, args []any) []any {
+		return append(args, ids[n], strconv.FormatInt(first+int64(n), 10), ms, ms, newSecret())
+	})
+	if err != nil {
+		return fmt.Errorf("store: create documents: %w", err)
 	}
 	return nil
 }

@@ -124,6 +124,7 @@ const documentsLockID = 0x61707068
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
+	drv     driver // what differs between the engines
 
 	mu  sync.RWMutex
 	cat *Catalog
@@ -144,9 +145,10 @@ var ErrDSN = errors.New("store: unsupported DSN")
 // "postgres://..." or "postgresql://...".
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	var (
-		db *sql.DB
-		d  Dialect
-		pg string
+		db  *sql.DB
+		d   Dialect
+		drv driver
+		pg  string
 	)
 	switch {
 	case dsn == "sqlite::memory:":
@@ -159,19 +161,19 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
-		d = SQLite
+		d, drv = SQLite, sqliteDriver{}
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if path == "" || strings.ContainsAny(path, "?#") {
 			return nil, fmt.Errorf("%w: sqlite path %q is empty or holds ? or #", ErrDSN, path)
 		}
 		var err error
-		db, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		db, err = sql.Open("sqlite", sqliteFileDSN(path))
 		if err != nil {
 			return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 		}
 		db.SetMaxOpenConns(4)
-		d = SQLite
+		d, drv = SQLite, sqliteDriver{}
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		var err error
 		db, err = sql.Open("pgx", dsn)
@@ -180,7 +182,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(16)
-		d = Postgres
+		d, drv = Postgres, postgresDriver{}
 		pg = dsn
 	default:
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
@@ -188,7 +190,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	// Entity ids come from a buffered random pool (far fewer reads of
 	// crypto/rand per created entity).
 	uuid.EnableRandPool()
-	s := &Store{db: db, dialect: d, now: time.Now}
+	s := &Store{db: db, dialect: d, drv: drv, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -249,16 +251,8 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if IsPostgres(s.dialect) {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7361829)"); err != nil {
-			return fmt.Errorf("store: migrate lock: %w", err)
-		}
-	}
-	if IsPostgres(s.dialect) {
-		// The documents service creates host_documents under this lock.
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(documentsLockID)); err != nil {
-			return fmt.Errorf("store: migrate lock: %w", err)
-		}
+	if err := s.drv.lockMigration(ctx, tx); err != nil {
+		return err
 	}
 	for _, q := range []string{
 		"CREATE TABLE IF NOT EXISTS catalog_state (id INTEGER PRIMARY KEY, version BIGINT NOT NULL, doc TEXT NOT NULL)",
