@@ -300,6 +300,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		cat.frozen = true
 		s.cat = cat
 	}
+	// Rich-text documents are found by their secret (DocumentSecretExists,
+	// on every request of the documents service): an index, added to
+	// databases created before it too.
+	dt := s.cat.Type(DocumentType)
+	if _, err := tx.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS "+dt.Table+"_secret ON "+dt.Table+" ("+dt.Field(DocumentSecret).Col+")"); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: migrate commit: %w", err)
 	}
