@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -161,31 +160,41 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 // existingIDs returns which of ids exist in the type's table.
 func (t *Tx) existingIDs(ty *Type, ids []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT id FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-			}
-			out[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-		}
+	err := t.queryKeys("SELECT id, id FROM "+ty.Table+" WHERE %s", "id", ids, func(k, _ string) { out[k] = true })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
 	}
 	return out, nil
+}
+
+// queryKeys runs a two-column query over keys: its %s takes the engine's
+// test of expr against a list of keys (in chunks, where the engine bounds
+// the placeholders of a statement). It calls row for each row whose
+// columns are both set.
+func (t *Tx) queryKeys(query, expr string, keys []string, row func(k, v string)) error {
+	per := t.s.drv.keysPerQuery()
+	for lo := 0; lo < len(keys); lo += per {
+		hi := min(lo+per, len(keys))
+		cond, args := t.s.drv.keysIn(expr, keys[lo:hi])
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(fmt.Sprintf(query, cond)), args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k, v sql.NullString
+			if err := rows.Scan(&k, &v); err != nil {
+				rows.Close()
+				return err
+			}
+			if k.Valid && v.Valid {
+				row(k.String, v.String)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reservePublicIDs hands out n consecutive public ids and returns the first.
@@ -230,30 +239,10 @@ func (t *Tx) DocumentSecrets(ty *Type, f *Field, ids []string) (map[string]strin
 	dt := t.cat.Type(DocumentType)
 	sf := dt.Field(DocumentSecret)
 	out := make(map[string]string, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT x.id, d." + sf.Col + " FROM " + ty.Table + " x JOIN " + dt.Table + " d ON d.id = x." + f.Col +
-			" WHERE x.id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: document secrets: %w", err)
-		}
-		for rows.Next() {
-			var id, secret string
-			if err := rows.Scan(&id, &secret); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: document secrets: %w", err)
-			}
-			out[id] = secret
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: document secrets: %w", err)
-		}
+	err := t.queryKeys("SELECT x.id, d."+sf.Col+" FROM "+ty.Table+" x JOIN "+dt.Table+" d ON d.id = x."+f.Col+" WHERE %s", "x.id", ids,
+		func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: document secrets: %w", err)
 	}
 	return out, nil
 }
@@ -391,30 +380,11 @@ func (t *Tx) IntValues(ty *Type, f *Field, ids []string) (map[string]int64, erro
 		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
 	}
 	out := make(map[string]int64, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT id, COALESCE(" + f.Col + ", 0) FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-		}
-		for rows.Next() {
-			var id string
-			var n int64
-			if err := rows.Scan(&id, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-			}
-			out[id] = n
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-		}
+	err := t.queryKeys("SELECT id, CAST(COALESCE("+f.Col+", 0) AS TEXT) FROM "+ty.Table+" WHERE %s", "id", ids, func(k, v string) {
+		out[k], _ = strconv.ParseInt(v, 10, 64)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
 	}
 	return out, nil
 }
@@ -425,7 +395,12 @@ func (t *Tx) TextValues(ty *Type, f *Field, ids []string) (map[string]string, er
 	if f.Role != RolePrimitive || f.Prim != TText {
 		return nil, fmt.Errorf("store: field %s is not a text field", f.Name)
 	}
-	return t.lookup("SELECT id, "+f.Col+" FROM "+ty.Table+" WHERE "+f.Col+" IS NOT NULL AND id IN (%s)", ids)
+	out := make(map[string]string, len(ids))
+	err := t.queryKeys("SELECT id, "+f.Col+" FROM "+ty.Table+" WHERE "+f.Col+" IS NOT NULL AND %s", "id", ids, func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup: %w", err)
+	}
+	return out, nil
 }
 
 // IDsByValue finds entities of the type by the value of a primitive field:
@@ -435,39 +410,10 @@ func (t *Tx) IDsByValue(ty *Type, f *Field, values []string) (map[string]string,
 	if f.Role != RolePrimitive || IsRange(f.Prim) {
 		return nil, fmt.Errorf("store: field %s cannot be looked up by value", f.Name)
 	}
-	out, err := t.lookup("SELECT CAST("+f.Col+" AS TEXT), id FROM "+ty.Table+" WHERE CAST("+f.Col+" AS TEXT) IN (%s)", values)
-	return out, err
-}
-
-// lookup runs a two-column query whose %s takes a list of placeholders for
-// keys (in chunks) and collects the rows into a map.
-func (t *Tx) lookup(query string, keys []string) (map[string]string, error) {
-	out := make(map[string]string, len(keys))
-	const per = 500
-	for lo := 0; lo < len(keys); lo += per {
-		hi := min(lo+per, len(keys))
-		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", "))
-		args := make([]any, 0, hi-lo)
-		for _, k := range keys[lo:hi] {
-			args = append(args, k)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: lookup: %w", err)
-		}
-		for rows.Next() {
-			var k, v sql.NullString
-			if err := rows.Scan(&k, &v); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: lookup: %w", err)
-			}
-			if k.Valid && v.Valid {
-				out[k.String] = v.String
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: lookup: %w", err)
-		}
+	out := make(map[string]string, len(values))
+	err := t.queryKeys("SELECT CAST("+f.Col+" AS TEXT), id FROM "+ty.Table+" WHERE %s", "CAST("+f.Col+" AS TEXT)", values, func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup: %w", err)
 	}
 	return out, nil
 }

@@ -40,6 +40,11 @@ type driver interface {
 	// It is the bulk path of a synchronization's new entities.
 	insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error
 
+	// keysIn is the condition that expr is one of keys, with its
+	// arguments; keysPerQuery bounds len(keys).
+	keysIn(expr string, keys []string) (cond string, args []any)
+	keysPerQuery() int
+
 	// upsertRows writes n rows into table: a row whose id exists gets
 	// every column of cols but id and created set from the row; any
 	// other row is inserted. cols starts with id, created.

@@ -79,6 +79,14 @@ func (postgresDriver) insertRows(t *Tx, table string, cols []string, n int, row 
 	return nil
 }
 
+// keysIn binds the keys as one text array: one statement (planned once)
+// whatever their number.
+func (postgresDriver) keysIn(expr string, keys []string) (string, []any) {
+	return expr + " = ANY(?::text[])", []any{keys}
+}
+
+func (postgresDriver) keysPerQuery() int { return 10000 }
+
 func (postgresDriver) upsertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
 	return execMultiRow(t, table, cols, n, row, upsertTail(cols))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // sqliteDriver is the embedded engine (modernc.org/sqlite): one process
@@ -27,31 +28,40 @@ func (sqliteDriver) insertRows(t *Tx, table string, cols []string, n int, row ro
 	return execMultiRow(t, table, cols, n, row, "")
 }
 
+// keysIn is an IN list of placeholders, 500 at most (SQLite binds at most
+// 32766 values a statement).
+func (sqliteDriver) keysIn(expr string, keys []string) (string, []any) {
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	return expr + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ") + ")", args
+}
+
+func (sqliteDriver) keysPerQuery() int { return 500 }
+
 func (sqliteDriver) upsertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
 	return execMultiRow(t, table, cols, n, row, upsertTail(cols))
 }
 
-// SQLite settings of a file store (see the package doc, "SQLite
-// connections").
+// SQLite settings of a file store (the package doc, "SQLite connections",
+// says why).
 const (
 	// sqliteCacheKiB is the page cache of each connection.
-	sqliteCacheKiB = 32 << 10
-	// sqliteMmapBytes is how much of the file each connection reads
-	// through a memory map instead of read calls.
-	sqliteMmapBytes = 256 << 20
+	sqliteCacheKiB = 8 << 10
 	// sqliteCheckpointPages is the WAL size (in pages) past which a
 	// commit checkpoints it into the database file.
-	sqliteCheckpointPages = 4000
+	sqliteCheckpointPages = 1000
 	// sqliteJournalLimit is the size the WAL file is truncated back to
 	// after a checkpoint that reset it.
-	sqliteJournalLimit = 64 << 20
+	sqliteJournalLimit = 32 << 20
 )
 
 // sqliteFileDSN is the modernc.org/sqlite DSN of a database file with the
 // store's settings.
 func sqliteFileDSN(path string) string {
 	return path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
-		fmt.Sprintf("&_pragma=cache_size(-%d)&_pragma=mmap_size(%d)&_pragma=wal_autocheckpoint(%d)&_pragma=journal_size_limit(%d)",
-			sqliteCacheKiB, sqliteMmapBytes, sqliteCheckpointPages, sqliteJournalLimit) +
+		fmt.Sprintf("&_pragma=temp_store(MEMORY)&_pragma=cache_size(-%d)&_pragma=mmap_size(0)&_pragma=wal_autocheckpoint(%d)&_pragma=journal_size_limit(%d)",
+			sqliteCacheKiB, sqliteCheckpointPages, sqliteJournalLimit) +
 		"&_txlock=immediate"
 }
