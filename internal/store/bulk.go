@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -113,7 +112,7 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		}
 		return args
 	}
-	// New entities: public ids, documents, one plain multi-row INSERT.
+	// New entities: public ids, documents, then the engine's fastest insert.
 	if len(newRows) > 0 {
 		first, err := t.reservePublicIDs(ty.ID, len(newRows))
 		if err != nil {
@@ -121,7 +120,7 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		}
 		docs := make([]string, 0, len(newRows)*len(docFields))
 		for range len(newRows) * len(docFields) {
-			docs = append(docs, uuid.NewString())
+			docs = append(docs, newEntityID())
 		}
 		if err := t.createDocuments(docs); err != nil {
 			return nil, err
@@ -130,48 +129,29 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		for _, f := range docFields {
 			all = append(all, f.Col)
 		}
-		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
-		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
-		per := bulkChunk(len(all))
-		for lo := 0; lo < len(newRows); lo += per {
-			hi := min(lo+per, len(newRows))
-			args := make([]any, 0, (hi-lo)*len(all))
-			for n := lo; n < hi; n++ {
-				r := rows[newRows[n]]
-				args = append(args, r.ID, strconv.FormatInt(first+int64(n), 10), ms, ms)
-				args = values(args, r)
-				for k := range docFields {
-					args = append(args, docs[n*len(docFields)+k])
-				}
+		err = t.s.drv.insertRows(t, ty.Table, all, len(newRows), func(n int, args []any) []any {
+			r := rows[newRows[n]]
+			args = append(args, r.ID, strconv.FormatInt(first+int64(n), 10), ms, ms)
+			args = values(args, r)
+			for k := range docFields {
+				args = append(args, docs[n*len(docFields)+k])
 			}
-			if _, err := t.exec(head+strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", "), args...); err != nil {
-				return nil, fmt.Errorf("store: bulk insert into %s: %w", ty.Name, err)
-			}
+			return args
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: bulk insert into %s: %w", ty.Name, err)
 		}
 	}
 	// Existing entities: an upsert that always updates.
 	if len(oldRows) > 0 {
 		all := append([]string{"id", "created", "modified"}, cols...)
-		var set strings.Builder
-		set.WriteString("modified = excluded.modified")
-		for _, c := range cols {
-			set.WriteString(", " + c + " = excluded." + c)
-		}
-		head := "INSERT INTO " + ty.Table + " (" + strings.Join(all, ", ") + ") VALUES "
-		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")"
-		per := bulkChunk(len(all))
-		for lo := 0; lo < len(oldRows); lo += per {
-			hi := min(lo+per, len(oldRows))
-			args := make([]any, 0, (hi-lo)*len(all))
-			for n := lo; n < hi; n++ {
-				r := rows[oldRows[n]]
-				args = append(args, r.ID, ms, ms)
-				args = values(args, r)
-			}
-			q := head + strings.TrimSuffix(strings.Repeat(tuple+", ", hi-lo), ", ") + " ON CONFLICT (id) DO UPDATE SET " + set.String()
-			if _, err := t.exec(q, args...); err != nil {
-				return nil, fmt.Errorf("store: bulk update of %s: %w", ty.Name, err)
-			}
+		err := t.s.drv.upsertRows(t, ty.Table, all, len(oldRows), func(n int, args []any) []any {
+			r := rows[oldRows[n]]
+			args = append(args, r.ID, ms, ms)
+			return values(args, r)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: bulk update of %s: %w", ty.Name, err)
 		}
 	}
 	return created, nil
@@ -180,31 +160,41 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 // existingIDs returns which of ids exist in the type's table.
 func (t *Tx) existingIDs(ty *Type, ids []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT id FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-			}
-			out[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
-		}
+	err := t.queryKeys("SELECT id, id FROM "+ty.Table+" WHERE %s", "id", ids, func(k, _ string) { out[k] = true })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup ids of %s: %w", ty.Name, err)
 	}
 	return out, nil
+}
+
+// queryKeys runs a two-column query over keys: its %s takes the engine's
+// test of expr against a list of keys (in chunks, where the engine bounds
+// the placeholders of a statement). It calls row for each row whose
+// columns are both set.
+func (t *Tx) queryKeys(query, expr string, keys []string, row func(k, v string)) error {
+	per := t.s.drv.keysPerQuery()
+	for lo := 0; lo < len(keys); lo += per {
+		hi := min(lo+per, len(keys))
+		cond, args := t.s.drv.keysIn(expr, keys[lo:hi])
+		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(fmt.Sprintf(query, cond)), args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k, v sql.NullString
+			if err := rows.Scan(&k, &v); err != nil {
+				rows.Close()
+				return err
+			}
+			if k.Valid && v.Valid {
+				row(k.String, v.String)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reservePublicIDs hands out n consecutive public ids and returns the first.
@@ -230,19 +220,12 @@ func (t *Tx) createDocuments(ids []string) error {
 		return err
 	}
 	ms := t.now.UnixMilli()
-	per := bulkChunk(5)
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "INSERT INTO " + dt.Table + " (id, public_id, created, modified, " + sf.Col + ") VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", hi-lo), ", ")
-		args := make([]any, 0, 5*(hi-lo))
-		for _, id := range ids[lo:hi] {
-			args = append(args, id, strconv.FormatInt(first, 10), ms, ms, uuid.NewString())
-			first++
-		}
-		if _, err := t.exec(q, args...); err != nil {
-			return fmt.Errorf("store: create documents: %w", err)
-		}
+	cols := []string{"id", "public_id", "created", "modified", sf.Col}
+	err = t.s.drv.insertRows(t, dt.Table, cols, len(ids), func(n int, args []any) []any {
+		return append(args, ids[n], strconv.FormatInt(first+int64(n), 10), ms, ms, newSecret())
+	})
+	if err != nil {
+		return fmt.Errorf("store: create documents: %w", err)
 	}
 	return nil
 }
@@ -256,30 +239,10 @@ func (t *Tx) DocumentSecrets(ty *Type, f *Field, ids []string) (map[string]strin
 	dt := t.cat.Type(DocumentType)
 	sf := dt.Field(DocumentSecret)
 	out := make(map[string]string, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT x.id, d." + sf.Col + " FROM " + ty.Table + " x JOIN " + dt.Table + " d ON d.id = x." + f.Col +
-			" WHERE x.id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: document secrets: %w", err)
-		}
-		for rows.Next() {
-			var id, secret string
-			if err := rows.Scan(&id, &secret); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: document secrets: %w", err)
-			}
-			out[id] = secret
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: document secrets: %w", err)
-		}
+	err := t.queryKeys("SELECT x.id, d."+sf.Col+" FROM "+ty.Table+" x JOIN "+dt.Table+" d ON d.id = x."+f.Col+" WHERE %s", "x.id", ids,
+		func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: document secrets: %w", err)
 	}
 	return out, nil
 }
@@ -417,30 +380,11 @@ func (t *Tx) IntValues(ty *Type, f *Field, ids []string) (map[string]int64, erro
 		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
 	}
 	out := make(map[string]int64, len(ids))
-	const per = 500
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		q := "SELECT id, COALESCE(" + f.Col + ", 0) FROM " + ty.Table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ") + ")"
-		args := make([]any, 0, hi-lo)
-		for _, id := range ids[lo:hi] {
-			args = append(args, id)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-		}
-		for rows.Next() {
-			var id string
-			var n int64
-			if err := rows.Scan(&id, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-			}
-			out[id] = n
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-		}
+	err := t.queryKeys("SELECT id, CAST(COALESCE("+f.Col+", 0) AS TEXT) FROM "+ty.Table+" WHERE %s", "id", ids, func(k, v string) {
+		out[k], _ = strconv.ParseInt(v, 10, 64)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
 	}
 	return out, nil
 }
@@ -451,7 +395,12 @@ func (t *Tx) TextValues(ty *Type, f *Field, ids []string) (map[string]string, er
 	if f.Role != RolePrimitive || f.Prim != TText {
 		return nil, fmt.Errorf("store: field %s is not a text field", f.Name)
 	}
-	return t.lookup("SELECT id, "+f.Col+" FROM "+ty.Table+" WHERE "+f.Col+" IS NOT NULL AND id IN (%s)", ids)
+	out := make(map[string]string, len(ids))
+	err := t.queryKeys("SELECT id, "+f.Col+" FROM "+ty.Table+" WHERE "+f.Col+" IS NOT NULL AND %s", "id", ids, func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup: %w", err)
+	}
+	return out, nil
 }
 
 // IDsByValue finds entities of the type by the value of a primitive field:
@@ -461,39 +410,10 @@ func (t *Tx) IDsByValue(ty *Type, f *Field, values []string) (map[string]string,
 	if f.Role != RolePrimitive || IsRange(f.Prim) {
 		return nil, fmt.Errorf("store: field %s cannot be looked up by value", f.Name)
 	}
-	out, err := t.lookup("SELECT CAST("+f.Col+" AS TEXT), id FROM "+ty.Table+" WHERE CAST("+f.Col+" AS TEXT) IN (%s)", values)
-	return out, err
-}
-
-// lookup runs a two-column query whose %s takes a list of placeholders for
-// keys (in chunks) and collects the rows into a map.
-func (t *Tx) lookup(query string, keys []string) (map[string]string, error) {
-	out := make(map[string]string, len(keys))
-	const per = 500
-	for lo := 0; lo < len(keys); lo += per {
-		hi := min(lo+per, len(keys))
-		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", "))
-		args := make([]any, 0, hi-lo)
-		for _, k := range keys[lo:hi] {
-			args = append(args, k)
-		}
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(q), args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: lookup: %w", err)
-		}
-		for rows.Next() {
-			var k, v sql.NullString
-			if err := rows.Scan(&k, &v); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: lookup: %w", err)
-			}
-			if k.Valid && v.Valid {
-				out[k.String] = v.String
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("store: lookup: %w", err)
-		}
+	out := make(map[string]string, len(values))
+	err := t.queryKeys("SELECT CAST("+f.Col+" AS TEXT), id FROM "+ty.Table+" WHERE %s", "CAST("+f.Col+" AS TEXT)", values, func(k, v string) { out[k] = v })
+	if err != nil {
+		return nil, fmt.Errorf("store: lookup: %w", err)
 	}
 	return out, nil
 }

@@ -65,7 +65,7 @@ func (t *Tx) mustExist(ty *Type, id string, field string) error {
 
 func (t *Tx) newDocument() (string, error) {
 	dt := t.cat.Type(DocumentType)
-	id := uuid.NewString()
+	id := newEntityID()
 	pub, err := t.nextPublicID(dt.ID)
 	if err != nil {
 		return "", err
@@ -73,7 +73,7 @@ func (t *Tx) newDocument() (string, error) {
 	ms := t.now.UnixMilli()
 	sf := dt.Field(DocumentSecret)
 	if _, err := t.exec("INSERT INTO "+dt.Table+" (id, public_id, created, modified, "+sf.Col+") VALUES (?, ?, ?, ?, ?)",
-		id, pub, ms, ms, uuid.NewString()); err != nil {
+		id, pub, ms, ms, newSecret()); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -227,7 +227,7 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 	if ty.Kind == KindBuiltin {
 		return nil, Errorf(ErrBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are created by the store", typeName)
 	}
-	id := uuid.NewString()
+	id := newEntityID()
 	if v, ok := entity["platform/id"]; ok && v != nil {
 		s, ok := v.(string)
 		u, err := uuid.Parse(s)

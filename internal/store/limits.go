@@ -50,16 +50,13 @@ func (t *Tx) roomForColumns(ty *Type, field string, need int) error {
 		return Errorf(ErrTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": have, "max": MaxTypeColumns},
 			"type %s has %d columns; field %s would take it past %d (a range field takes two)", ty.Name, have, field, MaxTypeColumns)
 	}
-	if !IsPostgres(t.s.dialect) {
-		return nil
-	}
-	var attrs int
-	if err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0", ty.Table).Scan(&attrs); err != nil {
+	attrs, limit, err := t.s.drv.usedColumns(t, ty.Table)
+	if err != nil {
 		return fmt.Errorf("store: count columns of %s: %w", ty.Name, err)
 	}
-	if attrs+need > postgresMaxColumns {
-		return Errorf(ErrTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": attrs, "max": postgresMaxColumns},
-			"type %s has used %d of PostgreSQL's %d columns (deleted fields still count); field %s does not fit", ty.Name, attrs, postgresMaxColumns, field)
+	if limit > 0 && attrs+need > limit {
+		return Errorf(ErrTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": attrs, "max": limit},
+			"type %s has used %d of the database's %d columns per table (deleted fields still count); field %s does not fit", ty.Name, attrs, limit, field)
 	}
 	return nil
 }

@@ -16,9 +16,10 @@ type Querier interface {
 // Tx is one write transaction: entity writes and schema changes. It is not
 // safe for concurrent use.
 type Tx struct {
-	s   *Store
-	ctx context.Context
-	tx  *sql.Tx
+	s    *Store
+	ctx  context.Context
+	conn *sql.Conn // the connection of tx (for an engine's own protocol, such as COPY)
+	tx   *sql.Tx
 
 	cat       *Catalog // snapshot, or a private clone once the schema changed
 	dirty     bool
@@ -42,14 +43,19 @@ func (s *Store) WriteSchema(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (s *Store) write(ctx context.Context, exclusive bool, fn func(tx *Tx) error) error {
-	sqlTx, err := s.db.BeginTx(ctx, nil)
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer conn.Close()
+	sqlTx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	s.mu.RLock()
 	cat := s.cat
 	s.mu.RUnlock()
-	t := &Tx{s: s, ctx: ctx, tx: sqlTx, cat: cat, now: s.now()}
+	t := &Tx{s: s, ctx: ctx, conn: conn, tx: sqlTx, cat: cat, now: s.now()}
 	defer func() {
 		for _, st := range t.stmts {
 			st.Close()
@@ -77,11 +83,9 @@ func (s *Store) write(ctx context.Context, exclusive bool, fn func(tx *Tx) error
 		if _, err := t.exec("UPDATE catalog_state SET version = ?, doc = ? WHERE id = 1", t.cat.Version, doc); err != nil {
 			return err
 		}
-		if IsPostgres(s.dialect) {
-			// Delivered to every listener when the transaction commits.
-			if _, err := t.tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notifyPayload(t.cat)); err != nil {
-				return fmt.Errorf("store: notify catalog change: %w", err)
-			}
+		// Delivered to every listener when the transaction commits.
+		if err := s.drv.notifyCatalog(t); err != nil {
+			return err
 		}
 	}
 	for _, st := range t.stmts {
@@ -102,15 +106,9 @@ func (s *Store) write(ctx context.Context, exclusive bool, fn func(tx *Tx) error
 
 // syncCatalog locks the catalog row (PostgreSQL) and reloads a stale snapshot.
 func (t *Tx) syncCatalog(exclusive bool) error {
-	q := "SELECT version FROM catalog_state WHERE id = 1"
-	if IsPostgres(t.s.dialect) {
-		if exclusive {
-			q += " FOR UPDATE"
-		} else {
-			q += " FOR SHARE"
-		}
-	} else if !exclusive && t.cat != nil {
-		return nil // one process per SQLite file; writes are serialized
+	q := t.s.drv.lockCatalogSQL(exclusive, t.cat != nil)
+	if q == "" {
+		return nil
 	}
 	var v int64
 	if err := t.tx.QueryRowContext(t.ctx, q).Scan(&v); err != nil {

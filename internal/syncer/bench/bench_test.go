@@ -3,14 +3,16 @@ package main
 import (
 	"net"
 	"net/http"
+	"os"
 	"testing"
 )
 
 // BenchmarkSyncVsRaw runs the benchmark's measurement in process at a small
-// size (-benchtime sets nothing; APPKIT_BENCH_ROWS is not read): the sync
-// engine's items/s against raw multi-row inserts into the same store, and
-// their ratio (target at least 0.5). `go run ./internal/syncer/bench` measures
-// 100,000 and 1,000,000 items with each size's peak RSS.
+// size on SQLite (and PostgreSQL when APPKIT_TEST_POSTGRES is set): the sync
+// engine's items/s against raw inserts into a table of the same shape and
+// against the engine's floor, and their ratios. `go run
+// ./internal/syncer/bench` measures 100,000 and 1,000,000 items with each
+// size's peak RSS.
 func BenchmarkSyncVsRaw(b *testing.B) {
 	const n = 20000
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -24,16 +26,27 @@ func BenchmarkSyncVsRaw(b *testing.B) {
 	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	defer srv.Close()
-	var syncSecs, rawSecs float64
-	for b.Loop() {
-		r, err := measure(n, "http://"+ln.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		syncSecs += r.SyncSecs
-		rawSecs += r.RawSecs
+	engines := []string{"sqlite"}
+	pg := os.Getenv("APPKIT_TEST_POSTGRES")
+	if pg != "" {
+		engines = append(engines, "postgres")
 	}
-	b.ReportMetric(float64(n*b.N)/syncSecs, "sync-items/s")
-	b.ReportMetric(float64(n*b.N)/rawSecs, "raw-items/s")
-	b.ReportMetric(rawSecs/syncSecs, "ratio")
+	for _, engine := range engines {
+		b.Run(engine, func(b *testing.B) {
+			var syncSecs, rawSecs, floorSecs float64
+			for b.Loop() {
+				r, err := measure(engine, pg, n, "http://"+ln.Addr().String())
+				if err != nil {
+					b.Fatal(err)
+				}
+				syncSecs += r.SyncSecs
+				rawSecs += r.RawSecs
+				floorSecs += r.FloorSecs
+			}
+			b.ReportMetric(float64(n*b.N)/syncSecs, "sync-items/s")
+			b.ReportMetric(float64(n*b.N)/rawSecs, "raw-items/s")
+			b.ReportMetric(rawSecs/syncSecs, "x-raw")
+			b.ReportMetric(floorSecs/syncSecs, "x-floor")
+		})
+	}
 }

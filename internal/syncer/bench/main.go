@@ -1,20 +1,37 @@
-// Command bench measures the sync engine against the physical limit of the
-// store: synchronizing N items (10 fields and one relation) from an appkit
-// app over loopback into a SQLite file, against inserting the same rows into
-// the same kind of table of the same store with the fastest plain SQL (one
-// transaction, prepared multi-row inserts).
+// Command bench measures the sync engine against the limits of the store,
+// on SQLite and on PostgreSQL: it synchronizes N items (10 fields and one
+// relation) from an appkit app over loopback into a fresh store, then fills
+// two more tables of the same store with the same rows:
 //
-//	go run ./internal/syncer/bench                 # 100,000 and 1,000,000 items
-//	go run ./internal/syncer/bench -n 20000        # one size
+//   - raw: a table with the synchronized table's columns, types and indexes,
+//     filled the fastest way the engine offers (SQLite: prepared multi-row
+//     INSERTs in one transaction; PostgreSQL: one COPY), with random uuid
+//     keys like the synchronized rows';
+//   - floor: the same columns with sequential integer keys and no secondary
+//     index, filled the same way: what the engine can take at best.
 //
+// Usage:
+//
+//	go run ./internal/syncer/bench                          # SQLite, 100,000 and 1,000,000 items
+//	go run ./internal/syncer/bench -postgres postgres://... # and PostgreSQL
+//	go run ./internal/syncer/bench -store postgres -n 100000
+//	go run ./internal/syncer/bench -store postgres -10m     # adds a 10,000,000-item run on PostgreSQL
+//
+// The PostgreSQL DSN comes from -postgres, else $APPKIT_BENCH_POSTGRES, else
+// $APPKIT_TEST_POSTGRES; each run gets a schema of its own, dropped after.
 // Each size runs in a child process (so that its peak RSS is its own); the
-// app runs in the parent. It prints, per size, items/s of both, their ratio
-// (target: at least 0.5) and the child's peak RSS after the sync.
+// app runs in the parent. Each line: items/s of the sync, of raw and of
+// floor, the sync's ratios to them (targets: at least 0.8 of raw;
+// 1,000,000 items at 50,000 items/s on SQLite and 100,000 on PostgreSQL),
+// and the child's peak RSS after the sync (target: at most 96 MiB).
 package main
 
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -30,6 +47,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
@@ -45,28 +63,39 @@ const pageSize = 1000
 
 // result is what a child reports.
 type result struct {
+	Store      string  `json:"store"`
 	N          int     `json:"n"`
 	SyncSecs   float64 `json:"sync_secs"`
 	RawSecs    float64 `json:"raw_secs"`
+	FloorSecs  float64 `json:"floor_secs"`
 	SyncRSSMiB float64 `json:"sync_rss_mib"`
-	RawRSSMiB  float64 `json:"raw_rss_mib"`
 }
 
 func main() {
 	sizes := flag.String("n", "100000,1000000", "item counts, comma-separated")
+	stores := flag.String("store", "", "engines, comma-separated: sqlite, postgres (default: sqlite, and postgres when a DSN is set)")
+	pgDSN := flag.String("postgres", "", "PostgreSQL DSN (default: $APPKIT_BENCH_POSTGRES, else $APPKIT_TEST_POSTGRES)")
+	huge := flag.Bool("10m", false, "add a 10,000,000-item run on PostgreSQL")
+	cpuProfile := flag.String("cpuprofile", "", "write each child's CPU profile to this file (suffixed -ENGINE-N)")
 	child := flag.Bool("child", false, "internal: measure one size against -app")
 	appURL := flag.String("app", "", "internal: the app's address")
 	flag.Parse()
+	if *pgDSN == "" {
+		*pgDSN = os.Getenv("APPKIT_BENCH_POSTGRES")
+	}
+	if *pgDSN == "" {
+		*pgDSN = os.Getenv("APPKIT_TEST_POSTGRES")
+	}
 	if *child {
-		if p := os.Getenv("APPKIT_BENCH_CPUPROFILE"); p != "" {
-			f, err := os.Create(p)
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
 			if err == nil {
 				pprof.StartCPUProfile(f)
 				defer pprof.StopCPUProfile()
 			}
 		}
 		n, _ := strconv.Atoi(*sizes)
-		r, err := measure(n, *appURL)
+		r, err := measure(*stores, *pgDSN, n, *appURL)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
@@ -74,26 +103,57 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(r)
 		return // (os.Exit would skip the profile's end)
 	}
-	fmt.Printf("sync engine vs raw SQL inserts, SQLite file, %d CPUs, GOMAXPROCS %d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%10s %14s %14s %7s %14s\n", "items", "sync items/s", "raw items/s", "ratio", "peak RSS MiB")
+	engines := strings.Split(*stores, ",")
+	if *stores == "" {
+		engines = []string{"sqlite"}
+		if *pgDSN != "" {
+			engines = append(engines, "postgres")
+		}
+	}
+	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			fmt.Fprintf(os.Stderr, "bench: -n: bad size %q\n", s)
 			os.Exit(2)
 		}
-		r, err := runChild(n)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+		ns = append(ns, n)
+	}
+	fmt.Printf("sync engine vs raw inserts into the same table and the engine's floor, %d CPUs, GOMAXPROCS %d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Printf("%-8s %10s %13s %13s %6s %13s %6s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "floor items/s", "×floor", "peak MiB")
+	for _, engine := range engines {
+		engine = strings.TrimSpace(engine)
+		if engine != "sqlite" && engine != "postgres" {
+			fmt.Fprintf(os.Stderr, "bench: -store: unknown engine %q (want sqlite or postgres)\n", engine)
+			os.Exit(2)
 		}
-		syncRate, rawRate := float64(r.N)/r.SyncSecs, float64(r.N)/r.RawSecs
-		fmt.Printf("%10d %14.0f %14.0f %7.2f %14.1f\n", r.N, syncRate, rawRate, syncRate/rawRate, r.SyncRSSMiB)
+		if engine == "postgres" && *pgDSN == "" {
+			fmt.Fprintln(os.Stderr, "bench: postgres needs -postgres DSN (or $APPKIT_BENCH_POSTGRES)")
+			os.Exit(2)
+		}
+		runs := ns
+		if engine == "postgres" && *huge {
+			runs = append(append([]int(nil), ns...), 10_000_000)
+		}
+		for _, n := range runs {
+			profile := ""
+			if *cpuProfile != "" {
+				profile = fmt.Sprintf("%s-%s-%d", *cpuProfile, engine, n)
+			}
+			r, err := runChild(engine, *pgDSN, n, profile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
+			syncRate := float64(r.N) / r.SyncSecs
+			rawRate, floorRate := float64(r.N)/r.RawSecs, float64(r.N)/r.FloorSecs
+			fmt.Printf("%-8s %10d %13.0f %13.0f %6.2f %13.0f %6.2f %9.1f\n", engine, r.N, syncRate, rawRate, syncRate/rawRate, floorRate, syncRate/floorRate, r.SyncRSSMiB)
+		}
 	}
 }
 
 // runChild serves the app for n items and measures in a child process.
-func runChild(n int) (*result, error) {
+func runChild(engine, pgDSN string, n int, profile string) (*result, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -109,15 +169,22 @@ func runChild(n int) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "-child", "-n", strconv.Itoa(n), "-app", "http://"+ln.Addr().String())
+	args := []string{"-child", "-store", engine, "-n", strconv.Itoa(n), "-app", "http://" + ln.Addr().String()}
+	if engine == "postgres" {
+		args = append(args, "-postgres", pgDSN)
+	}
+	if profile != "" {
+		args = append(args, "-cpuprofile", profile)
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("child for %d items: %w", n, err)
+		return nil, fmt.Errorf("child for %d items on %s: %w", n, engine, err)
 	}
 	var r result
 	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("child for %d items: %w", n, err)
+		return nil, fmt.Errorf("child for %d items on %s: %w", n, engine, err)
 	}
 	return &r, nil
 }
@@ -191,16 +258,31 @@ func benchApp(n int) *appkit.App {
 	}
 }
 
-// measure syncs n items into a fresh SQLite file, then inserts the same rows
-// with raw SQL into a table of the same shape in the same store.
-func measure(n int, appURL string) (*result, error) {
+// measure syncs n items into a fresh store of the engine, then fills the
+// raw and floor tables with the same rows.
+func measure(engine, pgDSN string, n int, appURL string) (*result, error) {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "appkit-bench-")
-	if err != nil {
-		return nil, err
+	var dsn string
+	switch engine {
+	case "sqlite":
+		dir, err := os.MkdirTemp("", "appkit-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		dsn = "sqlite:" + filepath.Join(dir, "bench.db")
+	case "postgres":
+		var drop func()
+		var err error
+		dsn, drop, err = freshSchema(ctx, pgDSN)
+		if err != nil {
+			return nil, err
+		}
+		defer drop()
+	default:
+		return nil, fmt.Errorf("unknown engine %q", engine)
 	}
-	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"))
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -210,113 +292,206 @@ func measure(n int, appURL string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &result{N: n, SyncSecs: time.Since(start).Seconds(), SyncRSSMiB: peakRSS()}
+	r := &result{Store: engine, N: n, SyncSecs: time.Since(start).Seconds(), SyncRSSMiB: peakRSS()}
 	for _, t := range rep.Types {
 		if t.Type == "row" && t.Created != n {
 			return nil, fmt.Errorf("synchronized %d rows, want %d", t.Created, n)
 		}
 	}
-	rawSecs, err := rawInsert(ctx, st, n)
+	cat, err := st.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r.RawSecs, r.RawRSSMiB = rawSecs, peakRSS()
+	tb := newTables(cat.Type("bench/row"))
+	fill := fillSQLite
+	if engine == "postgres" {
+		fill = func(ctx context.Context, st *store.Store, tb *tables, table string, n int, key func(i int) any) error {
+			return fillPostgres(ctx, dsn, tb, table, n, key)
+		}
+	}
+	for _, step := range []struct {
+		secs  *float64
+		table string
+		key   func(i int) any
+	}{
+		{&r.RawSecs, "raw_rows", func(int) any { return uuid.NewString() }},
+		{&r.FloorSecs, "floor_rows", func(i int) any { return int64(i + 1) }},
+	} {
+		if err := tb.create(ctx, st, step.table); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		if err := fill(ctx, st, tb, step.table, n, step.key); err != nil {
+			return nil, fmt.Errorf("fill %s: %w", step.table, err)
+		}
+		*step.secs = time.Since(start).Seconds()
+		var count int
+		if err := st.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+step.table).Scan(&count); err != nil || count != n {
+			return nil, fmt.Errorf("%s: %d rows (%v)", step.table, count, err)
+		}
+	}
 	return r, nil
 }
 
-// rawInsert creates a table with the columns of the synchronized row type
-// and inserts n rows of the same values in one transaction with a prepared
-// multi-row INSERT.
-func rawInsert(ctx context.Context, st *store.Store, n int) (float64, error) {
-	cat, err := st.Catalog(ctx)
+// freshSchema creates a schema of its own for one run and returns the DSN
+// that uses it and the function that drops it.
+func freshSchema(ctx context.Context, base string) (string, func(), error) {
+	db, err := sql.Open("pgx", base)
 	if err != nil {
-		return 0, err
+		return "", nil, err
 	}
-	ty := cat.Type("bench/row")
-	db := st.DB()
-	var ddl string
-	if err := db.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = ?", ty.Table).Scan(&ddl); err != nil {
-		return 0, err
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "bench_" + hex.EncodeToString(b)
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("create schema: %w", err)
 	}
-	// The same columns, types, order and indexes as the synchronized table.
-	ddls := []string{strings.Replace(ddl, ty.Table, "raw_rows", 1)}
-	rs, err := db.QueryContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", ty.Table)
-	if err != nil {
-		return 0, err
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
 	}
-	for rs.Next() {
-		var q string
-		if err := rs.Scan(&q); err != nil {
-			rs.Close()
-			return 0, err
-		}
-		ddls = append(ddls, strings.ReplaceAll(q, ty.Table, "raw_rows"))
-	}
-	rs.Close()
-	for _, q := range ddls {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("%s: %w", q, err)
-		}
-	}
+	return base + sep + "search_path=" + schema, func() {
+		db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		db.Close()
+	}, nil
+}
+
+// tables knows the synchronized row table's shape.
+type tables struct {
+	ty       *store.Type
+	cols     []string
+	groupIDs []string
+	now      int64
+}
+
+func newTables(ty *store.Type) *tables {
 	col := func(name string) string { return ty.Field(name).Col }
-	cols := []string{"id", "public_id", "created", "modified", col("bench.row.sync/app-id"), col("bench.row.sync/run"),
-		col("bench.row/name"), col("bench.row/email"), col("bench.row/score"), col("bench.row/amount"), col("bench.row/day"),
-		col("bench.row/at"), col("bench.row/done"), col("bench.row/note"), col("bench.row/url"), col("bench.row/group")}
-	const per = 500
-	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
-	q := "INSERT INTO raw_rows (" + strings.Join(cols, ",") + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", per), ",")
-	groupIDs := make([]string, groups)
-	for i := range groupIDs {
-		groupIDs[i] = uuid.NewString()
+	tb := &tables{ty: ty, now: time.Now().UnixMilli(), groupIDs: make([]string, groups),
+		cols: []string{"id", "public_id", "created", "modified", col("bench.row.sync/app-id"), col("bench.row.sync/run"),
+			col("bench.row/name"), col("bench.row/email"), col("bench.row/score"), col("bench.row/amount"), col("bench.row/day"),
+			col("bench.row/at"), col("bench.row/done"), col("bench.row/note"), col("bench.row/url"), col("bench.row/group")}}
+	for i := range tb.groupIDs {
+		tb.groupIDs[i] = uuid.NewString()
 	}
-	start := time.Now()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, q)
-	if err != nil {
-		return 0, err
-	}
-	now := time.Now().UnixMilli()
-	args := make([]any, 0, per*len(cols))
-	flush := func(rows int) error {
-		if rows == per {
-			_, err := stmt.ExecContext(ctx, args...)
+	return tb
+}
+
+// row appends row i's values (key as its id) to dst.
+func (tb *tables) row(dst []any, i int, key any) []any {
+	it := item(i)
+	return append(dst, key, strconv.Itoa(i+1), tb.now, tb.now, it.ID, int64(1),
+		it.Name, it.Email, int64(it.Score), strconv.FormatFloat(it.Amount, 'f', -1, 64), it.Day.String(),
+		it.At.UnixMilli(), it.Done, it.Note, it.URL, tb.groupIDs[i%groups])
+}
+
+// create makes table: "raw_rows" with the synchronized table's columns,
+// types and indexes; "floor_rows" with its columns, an integer primary key
+// and no other index.
+func (tb *tables) create(ctx context.Context, st *store.Store, table string) error {
+	db := st.DB()
+	var ddls []string
+	if st.Dialect().Name() == "postgres" {
+		if table == "raw_rows" {
+			ddls = []string{"CREATE TABLE raw_rows (LIKE " + tb.ty.Table + " INCLUDING ALL)"}
+		} else {
+			ddls = []string{"CREATE TABLE floor_rows (LIKE " + tb.ty.Table + ")",
+				"ALTER TABLE floor_rows ALTER COLUMN id TYPE BIGINT USING 0, ADD PRIMARY KEY (id)"}
+		}
+	} else {
+		var ddl string
+		if err := db.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = ?", tb.ty.Table).Scan(&ddl); err != nil {
 			return err
 		}
-		short := "INSERT INTO raw_rows (" + strings.Join(cols, ",") + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
-		_, err := tx.ExecContext(ctx, short, args...)
+		ddl = strings.Replace(ddl, tb.ty.Table, table, 1)
+		if table == "floor_rows" {
+			if !strings.Contains(ddl, "id TEXT PRIMARY KEY") {
+				return fmt.Errorf("unexpected table definition %s", ddl)
+			}
+			ddls = []string{strings.Replace(ddl, "id TEXT PRIMARY KEY", "id INTEGER PRIMARY KEY", 1)}
+		} else {
+			ddls = []string{ddl}
+			rs, err := db.QueryContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", tb.ty.Table)
+			if err != nil {
+				return err
+			}
+			for rs.Next() {
+				var q string
+				if err := rs.Scan(&q); err != nil {
+					rs.Close()
+					return err
+				}
+				ddls = append(ddls, strings.ReplaceAll(q, tb.ty.Table, table))
+			}
+			if err := rs.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, q := range ddls {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// fillSQLite inserts n rows into table in one transaction with a prepared
+// multi-row INSERT.
+func fillSQLite(ctx context.Context, st *store.Store, tb *tables, table string, n int, key func(i int) any) error {
+	const per = 500
+	cols := strings.Join(tb.cols, ",")
+	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", len(tb.cols)), ",") + ")"
+	insert := func(rows int) string {
+		return "INSERT INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
+	}
+	tx, err := st.DB().BeginTx(ctx, nil)
+	if err != nil {
 		return err
 	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, insert(per))
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, per*len(tb.cols))
 	rows := 0
-	for i := 0; i < n; i++ {
-		it := item(i)
-		args = append(args, uuid.NewString(), strconv.Itoa(i+1), now, now, it.ID, 1,
-			it.Name, it.Email, it.Score, strconv.FormatFloat(it.Amount, 'f', -1, 64), it.Day.String(),
-			it.At.UnixMilli(), it.Done, it.Note, it.URL, groupIDs[i%groups])
+	for i := range n {
+		args = tb.row(args, i, key(i))
 		rows++
-		if rows == per {
-			if err := flush(rows); err != nil {
-				return 0, err
+		if rows == per || i == n-1 {
+			if rows == per {
+				_, err = stmt.ExecContext(ctx, args...)
+			} else {
+				_, err = tx.ExecContext(ctx, insert(rows), args...)
+			}
+			if err != nil {
+				return err
 			}
 			args, rows = args[:0], 0
 		}
 	}
-	if rows > 0 {
-		if err := flush(rows); err != nil {
-			return 0, err
+	return tx.Commit()
+}
+
+// fillPostgres copies n rows into table with one COPY.
+func fillPostgres(ctx context.Context, dsn string, tb *tables, table string, n int, key func(i int) any) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	i := 0
+	vals := make([]any, 0, len(tb.cols))
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{table}, tb.cols, pgx.CopyFromFunc(func() ([]any, error) {
+		if i == n {
+			return nil, nil
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	var count int
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM raw_rows").Scan(&count); err != nil || count != n {
-		return 0, fmt.Errorf("raw insert: %d rows (%v)", count, err)
-	}
-	return time.Since(start).Seconds(), nil
+		vals = tb.row(vals[:0], i, key(i))
+		i++
+		return vals, nil
+	}))
+	return err
 }
 
 // peakRSS is the process's peak resident set size in MiB (Linux; 0

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// postgresDriver is the shared engine (github.com/jackc/pgx/v5): several
+// host processes may use one database.
+type postgresDriver struct{ postgresDialect }
+
+func (postgresDriver) lockMigration(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7361829)"); err != nil {
+		return fmt.Errorf("store: migrate lock: %w", err)
+	}
+	// The documents service creates host_documents under this lock.
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(documentsLockID)); err != nil {
+		return fmt.Errorf("store: migrate lock: %w", err)
+	}
+	return nil
+}
+
+func (postgresDriver) lockCatalogSQL(exclusive, _ bool) string {
+	if exclusive {
+		return "SELECT version FROM catalog_state WHERE id = 1 FOR UPDATE"
+	}
+	return "SELECT version FROM catalog_state WHERE id = 1 FOR SHARE"
+}
+
+func (postgresDriver) notifyCatalog(t *Tx) error {
+	if _, err := t.tx.ExecContext(t.ctx, "SELECT pg_notify($1, $2)", notifyChannel, notifyPayload(t.cat)); err != nil {
+		return fmt.Errorf("store: notify catalog change: %w", err)
+	}
+	return nil
+}
+
+func (postgresDriver) usedColumns(t *Tx, table string) (int, int, error) {
+	var attrs int
+	if err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0", table).Scan(&attrs); err != nil {
+		return 0, 0, err
+	}
+	return attrs, postgresMaxColumns, nil
+}
+
+// insertRows copies the rows into the table with COPY (binary), the
+// fastest way PostgreSQL takes rows: one round trip for the page, no
+// statement to parse or plan, no placeholders to bind. The rows do not
+// exist (the caller looked them up in this transaction), so a plain COPY
+// does what the multi-row INSERT did: a concurrent writer of the same id
+// makes it fail with a unique violation, as it made the INSERT fail.
+func (postgresDriver) insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
+	// All values are made and checked before the COPY starts: a refused
+	// value leaves the transaction usable, as exec does.
+	vals := make([]any, 0, n*len(cols))
+	rows := make([][]any, n)
+	for i := range n {
+		lo := len(vals)
+		vals = row(i, vals)
+		rows[i] = vals[lo:len(vals):len(vals)]
+	}
+	if err := checkArgs(vals); err != nil {
+		return err
+	}
+	err := t.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: copy: connection is a %T, not pgx's", dc)
+		}
+		_, err := c.Conn().CopyFrom(t.ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: copy into %s: %w", table, clientError(err))
+	}
+	return nil
+}
+
+// keysIn binds the keys as one text array: one statement (planned once)
+// whatever their number.
+func (postgresDriver) keysIn(expr string, keys []string) (string, []any) {
+	return expr + " = ANY(?::text[])", []any{keys}
+}
+
+func (postgresDriver) keysPerQuery() int { return 10000 }
+
+func (postgresDriver) upsertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
+	return execMultiRow(t, table, cols, n, row, upsertTail(cols))
+}

@@ -1,0 +1,97 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// Entities the store creates get time-ordered (version 7) ids, so that one
+// created after another sorts after it; their rich-text documents too. A
+// document's secret grants access and stays random (version 4).
+func TestCreatedIDsAreTimeOrdered(t *testing.T) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+				return tx.CreateType(store.TypeSpec{Name: "I/T", Fields: []store.FieldSpec{
+					{Name: "I/name", Type: store.TText}, {Name: "I/body", Type: store.DocumentType}}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			err = st.Write(ctx, func(tx *store.Tx) error {
+				for range 50 {
+					e, err := tx.Create("I/T", map[string]any{"I/name": "x"})
+					if err != nil {
+						return err
+					}
+					ids = append(ids, e["platform/id"].(string))
+				}
+				cat := tx.Catalog()
+				ty := cat.Type("I/T")
+				secrets, err := tx.DocumentSecrets(ty, ty.Field("I/body"), ids)
+				if err != nil || len(secrets) != len(ids) {
+					t.Fatalf("secrets %v, %v", secrets, err)
+				}
+				for _, s := range secrets {
+					if v := uuid.MustParse(s).Version(); v != 4 {
+						t.Errorf("document secret %s is version %d, want a random (4) uuid", s, v)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				u, err := uuid.Parse(id)
+				if err != nil || u.String() != id || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+					t.Fatalf("id %q: %v, version %d, want a canonical version 7 uuid", id, err, u.Version())
+				}
+				if i > 0 && id <= ids[i-1] {
+					t.Errorf("id %d %s does not sort after %s", i, id, ids[i-1])
+				}
+			}
+			docs, err := st.DB().QueryContext(ctx, "SELECT id FROM "+mustType(t, st, store.DocumentType).Table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer docs.Close()
+			n := 0
+			for docs.Next() {
+				var id string
+				if err := docs.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				if v := uuid.MustParse(id).Version(); v != 7 {
+					t.Errorf("document entity id %s is version %d, want 7", id, v)
+				}
+				n++
+			}
+			if n != len(ids) {
+				t.Errorf("%d document entities, want %d", n, len(ids))
+			}
+		})
+	}
+}
+
+func mustType(t *testing.T, st *store.Store, name string) *store.Type {
+	t.Helper()
+	cat, err := st.Catalog(context.Background())
+	if err != nil || cat.Type(name) == nil {
+		t.Fatalf("type %s: %v", name, err)
+	}
+	return cat.Type(name)
+}
