@@ -16,7 +16,7 @@
 // repeats. Each failure names the type, page, item, field and rule.
 //
 // The app's log lines go to the test's log, and only when the test fails.
-// [Main] runs an app's own main function on a free port.
+// [ServeMain] runs an app's main logic on a listener of the test.
 package appkittest
 
 import (

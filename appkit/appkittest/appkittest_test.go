@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -269,50 +270,51 @@ func TestActionsAndWebhooksHelpers(t *testing.T) {
 }
 
 func TestServeMain(t *testing.T) {
+	t.Parallel()
 	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 		return nil, nil
 	})
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return appkit.ListenAndServe(ctx, "127.0.0.1:"+port, a)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return appkit.ServeListener(ctx, l, a)
 	})
 	if !strings.Contains(m.Descriptor, `"id":"h"`) {
 		t.Fatalf("descriptor = %s", m.Descriptor)
 	}
+	if !strings.HasSuffix(m.URL, ":"+m.Port) {
+		t.Errorf("URL %s does not end in the port %s", m.URL, m.Port)
+	}
 	if err := m.Stop(); err != nil {
 		t.Fatalf("Stop = %v", err)
 	}
+	if _, err := http.Get(m.URL + "/"); err == nil {
+		t.Error("the server still answers after Stop")
+	}
 	f := run(func(ft *fakeT) {
-		appkittest.ServeMain(ft, func(ctx context.Context, port string) error { return fmt.Errorf("bad config") })
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error { return fmt.Errorf("bad config") })
 	})
 	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "stopped before answering: bad config") {
 		t.Fatalf("a main that fails at start reported %q", f.failed)
 	}
+	f = run(func(ft *fakeT) {
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {
+			return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 503) }))
+		})
+	})
+	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "GET / = 503") {
+		t.Fatalf("a main answering 503 reported %q", f.failed)
+	}
 }
 
-// Main runs a main function as it is: it reads PORT from the environment
-// and serves with ListenAndServe until the test stops it.
-func TestMain_runsAnUnchangedMain(t *testing.T) {
-	returned := make(chan struct{})
-	main := func() {
-		defer close(returned)
-		a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
-			return nil, nil
-		})
-		a.Name = os.Getenv("APP_NAME")
-		if err := appkit.ListenAndServe(context.Background(), ":"+os.Getenv("PORT"), a); err != nil {
-			panic(err)
-		}
-	}
-	s := appkittest.Main(t, main, "APP_NAME", "from the environment")
-	if !strings.Contains(s.Descriptor, `"name":"from the environment"`) {
-		t.Fatalf("descriptor = %s", s.Descriptor)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("main did not return after Stop")
+// Two servers started at once each get their own listener: no port is
+// picked, released and raced for.
+func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
+	t.Parallel()
+	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
+		return nil, nil
+	})
+	serve := func(ctx context.Context, l net.Listener) error { return appkit.ServeListener(ctx, l, a) }
+	m1, m2 := appkittest.ServeMain(t, serve), appkittest.ServeMain(t, serve)
+	if m1.Port == m2.Port {
+		t.Fatalf("both servers on port %s", m1.Port)
 	}
 }
