@@ -74,6 +74,7 @@ func mapApp(delta bool, page appkit.PageFunc[appkit.Item, cur]) *appkit.App {
 }
 
 func TestSyncWalksTheTracker(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	c := appkittest.New(t, tracker.New(tracker.Config{Projects: 4, Tasks: 1200, Now: func() time.Time { return now }}))
 	c.Account = map[string]any{"token": "demo"}
@@ -114,6 +115,7 @@ func TestSyncWalksTheTracker(t *testing.T) {
 }
 
 func TestSyncCatchesProtocolBreaks(t *testing.T) {
+	t.Parallel()
 	page := func(items ...appkit.Item) func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 		return func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return &appkit.Page[appkit.Item, cur]{Items: items}, nil
@@ -195,6 +197,7 @@ func TestSyncCatchesProtocolBreaks(t *testing.T) {
 
 // The app's log reaches the test's log only when the test fails.
 func TestLogsShownOnFailureOnly(t *testing.T) {
+	t.Parallel()
 	newApp := func() *appkit.App {
 		a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return nil, errors.New("the upstream exploded")
@@ -213,6 +216,7 @@ func TestLogsShownOnFailureOnly(t *testing.T) {
 }
 
 func TestActionsAndWebhooksHelpers(t *testing.T) {
+	t.Parallel()
 	type note struct {
 		ID   string `appkit:"id"`
 		Name string `appkit:"name"`
