@@ -32,7 +32,9 @@ func fruitApp() *appkit.App {
 	nop := zerolog.Nop()
 	return &appkit.App{ID: "fruit", Name: "Fruit", Version: "1", Logger: &nop,
 		Auth: []appkit.Auth{{ID: "key", Name: "API key", Fields: appkit.Form(apiKey),
-			Validate: func(ctx context.Context, a appkit.Account) (*appkit.Validation, error) { return &appkit.Validation{Name: "orchard"}, nil }}},
+			Validate: func(ctx context.Context, a appkit.Account) (*appkit.Validation, error) {
+				return &appkit.Validation{Name: "orchard"}, nil
+			}}},
 		Sync: &appkit.Sync{Filters: []appkit.Filter{colour}, Types: []appkit.Type{{ID: "fruit", Name: "Fruit",
 			Data: appkit.All(func(ctx context.Context, r *appkit.DataRequest) ([]Fruit, error) {
 				if k, _ := apiKey.Get(r.Account); k != "k1" {
