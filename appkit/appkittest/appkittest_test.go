@@ -301,7 +301,7 @@ func TestServeMain(t *testing.T) {
 	}
 	f = run(func(ft *fakeT) {
 		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {
-			return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 503) }))
+			return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusServiceUnavailable) }))
 		})
 	})
 	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "GET / = 503") {
