@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -66,8 +67,14 @@ type Sync struct {
 	// Types lists the synchronizable types.
 	Types []Type
 	// Filters are offered to the user; each is a handle built with
-	// [TextFilter], [MultiDropdownFilter], ... and read with its Get method.
+	// [TextFilter], [MultiDropdownFilter], ... and read with its Get method;
+	// [Filters.Any] says whether a request sets any of them.
 	Filters []Filter
+	// DeltaMargin is the safety margin that [DataRequest.Since] takes off
+	// LastSynchronizedAt, for clock skew between the service and the
+	// upstream and for changes made while the last run was reading (an hour
+	// is a common choice). It must not be negative.
+	DeltaMargin time.Duration
 	// ValidateFilter checks filter values beyond their types (which appkit
 	// checks itself); an error answers 400 with its message.
 	ValidateFilter func(ctx context.Context, req *Request) error
@@ -388,6 +395,9 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if len(s.Types) == 0 {
 		add("sync: no types declared")
+	}
+	if s.DeltaMargin < 0 {
+		add("sync: DeltaMargin %v is negative", s.DeltaMargin)
 	}
 	for i := range s.Types {
 		t := &s.Types[i]

@@ -118,17 +118,19 @@ func NoAuth() Auth {
 }
 
 // TokenAuth declares an authentication with id "token" and one password
-// field "token". validate returns the account's friendly name or an error.
+// field "token" ([TokenAuthToken], with description as its help text).
+// validate returns the account's friendly name or an error; handlers read
+// the token with TokenAuthToken.Get(req.Account).
 func TokenAuth(name, description string, validate func(ctx context.Context, token string) (string, error)) Auth {
+	field := TokenAuthToken.Field()
+	field.Description = description
 	return Auth{
-		ID:   "token",
-		Name: name,
-		Fields: []AuthField{{
-			ID: "token", Name: "Token", Type: FieldPassword, Description: description, Secret: true,
-		}},
+		ID:     "token",
+		Name:   name,
+		Fields: []AuthField{field},
 		Validate: func(ctx context.Context, a Account) (*Validation, error) {
-			tok := a.String("token")
-			if tok == "" {
+			tok, ok := TokenAuthToken.Get(a)
+			if !ok {
 				return nil, InvalidAccount("token is missing")
 			}
 			n, err := validate(ctx, tok)
@@ -141,18 +143,16 @@ func TokenAuth(name, description string, validate func(ctx context.Context, toke
 }
 
 // BasicAuth declares an authentication with id "basic" and the fields
-// "username" and "password".
+// "username" and "password" ([BasicAuthUsername], [BasicAuthPassword]).
 func BasicAuth(name string, validate func(ctx context.Context, username, password string) (string, error)) Auth {
 	return Auth{
-		ID:   "basic",
-		Name: name,
-		Fields: []AuthField{
-			{ID: "username", Name: "Username", Type: FieldText, Description: "User name"},
-			{ID: "password", Name: "Password", Type: FieldPassword, Description: "Password", Secret: true},
-		},
+		ID:     "basic",
+		Name:   name,
+		Fields: Form(BasicAuthUsername, BasicAuthPassword),
 		Validate: func(ctx context.Context, a Account) (*Validation, error) {
-			u, p := a.String("username"), a.String("password")
-			if u == "" || p == "" {
+			u, uok := BasicAuthUsername.Get(a)
+			p, pok := BasicAuthPassword.Get(a)
+			if !uok || !pok {
 				return nil, InvalidAccount("username and password are required")
 			}
 			n, err := validate(ctx, u, p)

@@ -109,6 +109,20 @@ func encTime(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 	return appendTime(dst, *(*time.Time)(p), false), true
 }
 
+// encTimeDay encodes a time.Time of a day field: midnight (in its own
+// location) as its day, any other time as it is, a date-time that the
+// page's checks then name.
+func encTimeDay(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	t := *(*time.Time)(p)
+	return appendTime(dst, t, isMidnight(t)), true
+}
+
+// isMidnight reports whether t is the start of its day in its location.
+func isMidnight(t time.Time) bool {
+	h, m, s := t.Clock()
+	return h == 0 && m == 0 && s == 0 && t.Nanosecond() == 0
+}
+
 func encDay(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 	return appendDay(dst, *(*Day)(p)), true
 }
@@ -215,7 +229,7 @@ func newMapSchema(fields []Field) *mapSchema {
 	m := &mapSchema{fields: make([]mapField, len(fields)), index: make(map[string]int, len(fields))}
 	for i, f := range fields {
 		mf := mapField{id: f.ID, key: fieldKey(f.ID), kind: f.Kind, sub: f.SubType}
-		mf.check = pagerules.Field{Type: string(f.Kind), SubType: string(f.SubType)}
+		mf.check = pagerules.Field{Type: string(f.Kind), SubType: string(f.SubType), Options: f.Options}
 		if f.Relation != nil {
 			mf.card = f.Relation.Cardinality
 			mf.check.Cardinality = string(f.Relation.Cardinality)
@@ -320,6 +334,11 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 		}
 		switch x := v.(type) {
 		case string:
+			if f.sub == SubSingleSelect && len(f.check.Options) > 0 {
+				if rule, detail := pagerules.ValueProblem(f.check, x); rule != "" {
+					pp.violate(item, f.id, rule, detail)
+				}
+			}
 			return jsonw.AppendString(dst, x)
 		case bool:
 			if f.sub == SubBoolean {
@@ -362,6 +381,12 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 	case KindDate:
 		switch x := v.(type) {
 		case time.Time:
+			if f.sub == SubDay && !isMidnight(x) {
+				// Sent as it is, a date-time: cutting the time off would
+				// hide the handler's mistake.
+				pp.violate(item, f.id, pagerules.ValueShape, "want a day, got the time.Time "+x.Format(time.RFC3339Nano)+": a time of day in a day field (send an appkit.Day, or midnight)")
+				return appendTime(dst, x, false)
+			}
 			return appendTime(dst, x, f.sub == SubDay)
 		case Day:
 			return appendDay(dst, x)

@@ -136,18 +136,21 @@ func TestNames(t *testing.T) {
 
 func TestMapItemWireForm(t *testing.T) {
 	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), Time("at", "At"), Date("due", "Due"),
-		TextArray("tags", "Tags"), Ref("owner", "Owner", "user"), Refs("links", "Links", "thing"), Text("sel", "Sel").As(SubMultiSelect)}
+		TextArray("tags", "Tags"), Ref("owner", "Owner", "user"), Refs("links", "Links", "thing"), Text("sel", "Sel").As(SubMultiSelect),
+		Text("state", "State").As(SubSingleSelect).WithOptions("open", "closed")}
 	bt := &builtType{decl: &Type{ID: "thing"}, fields: fields, maps: newMapSchema(fields)}
 	at := time.Date(2024, 6, 13, 9, 0, 0, 0, time.UTC)
+	midnight := time.Date(2024, 6, 13, 0, 0, 0, 0, time.FixedZone("", 2*3600))
 	items := []Item{
-		{"id": 5, "name": "<i>x</i>", "done": false, "n": 3, "at": at, "due": at, "tags": []any{"a", 1}, "owner": 9, "links": []string{"a"}, "sel": []string{"x"}},
+		{"id": 5, "name": "<i>x</i>", "done": false, "n": 3, "at": at, "due": midnight, "tags": []any{"a", 1}, "owner": 9, "links": []string{"a"}, "sel": []string{"x"}, "state": "open"},
 		{"id": "b", "due": Day{2024, 1, 2}, "n": 2.5, "colour": "red", "at": "yesterday"},
+		{"id": "c", "due": at, "state": "Open"},
 	}
 	pp := &pageProblems{typ: "thing"}
 	got := append([]byte{'['}, encodeItems(nil, items, bt, false, pp)...)
 	got = append(got, ']')
-	want := `[{"id":"5","name":"<i>x</i>","done":"false","n":3,"at":"2024-06-13T09:00:00.000Z","due":"2024-06-13","tags":["a","1"],"owner":"9","links":["a"],"sel":["x"]},` +
-		`{"id":"b","n":2.5,"at":"yesterday","due":"2024-01-02","colour":"red"}]`
+	want := `[{"id":"5","name":"<i>x</i>","done":"false","n":3,"at":"2024-06-13T09:00:00.000Z","due":"2024-06-13","tags":["a","1"],"owner":"9","links":["a"],"sel":["x"],"state":"open"},` +
+		`{"id":"b","n":2.5,"at":"yesterday","due":"2024-01-02","colour":"red"},{"id":"c","due":"2024-06-13T09:00:00.000Z","state":"Open"}]`
 	if string(got) != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
@@ -159,6 +162,8 @@ func TestMapItemWireForm(t *testing.T) {
 		`type "thing", item "b", field "n": value shape: want an integer, got 2.5`,
 		`type "thing", item "b", field "at": value shape: want an ISO 8601 date, got "yesterday"`,
 		`type "thing", item "b", field "colour": unknown key: the type's schema has no such field`,
+		`type "thing", item "c", field "due": value shape: want a day, got the time.Time 2024-06-13T09:00:00Z: a time of day in a day field (send an appkit.Day, or midnight)`,
+		`type "thing", item "c", field "state": option not declared: want one of the options ["open","closed"], got "Open"`,
 	}
 	if strings.Join(rules, "\n") != strings.Join(wantRules, "\n") {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(rules, "\n"), strings.Join(wantRules, "\n"))

@@ -168,6 +168,20 @@ type Filters struct {
 // Has reports whether the filter has a value.
 func (v Filters) Has(f Filter) bool { _, ok := v.values[f.spec().id]; return ok }
 
+// Any reports whether any declared filter has a value (null, "" and an
+// empty list count as none), without a list of the app's filters to keep
+// up to date: a handler answering delta pages answers a full page instead
+// when the selection is narrowed (see [DataRequest.Since]).
+func (v Filters) Any() bool {
+	for _, x := range v.values {
+		if list, ok := x.([]string); ok && len(list) == 0 {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // Raw returns a value as it arrived on the wire, by filter id: for values
 // of filters the app does not declare.
 func (v Filters) Raw(id string) json.RawMessage { return v.raw[id] }

@@ -205,7 +205,8 @@ func (s *server) data(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req := &DataRequest{Request: base, RequestedType: in.RequestedType, OperationID: string(in.OperationID), Version: string(in.Version), Schema: in.Schema}
+	req := &DataRequest{Request: base, RequestedType: in.RequestedType, OperationID: string(in.OperationID), Version: string(in.Version), Schema: in.Schema,
+		margin: s.app.Sync.DeltaMargin}
 	if in.LastSynchronizedAt != nil && *in.LastSynchronizedAt != "" {
 		ts, err := parseSyncTime(*in.LastSynchronizedAt)
 		if err != nil {

@@ -15,7 +15,9 @@ import (
 type Account map[string]any
 
 // String returns a value as a string ("" when absent); numbers and booleans
-// are formatted.
+// are formatted. Handlers read declared fields with their typed handles
+// instead ([AccountFieldOf.Get], [TokenAuthToken]); String is for keys the
+// app does not declare.
 func (a Account) String(key string) string {
 	switch v := a[key].(type) {
 	case string:
@@ -82,14 +84,30 @@ type DataRequest struct {
 	// share it.
 	OperationID string
 	// LastSynchronizedAt is when the last successful run started; zero for
-	// a first run. An app answering delta should look for changes since a
-	// safety margin (an hour, say) before it, for clock skew and runs that
-	// overlapped a change.
+	// a first run. An app answering delta looks for changes since a safety
+	// margin before it, for clock skew and runs that overlapped a change:
+	// [DataRequest.Since] applies the margin that Sync.DeltaMargin declares.
 	LastSynchronizedAt time.Time
 	// Version is the service's protocol version, when sent.
 	Version string
 	// Schema is the current schema of the selected types, when sent.
 	Schema json.RawMessage
+
+	margin time.Duration // Sync.DeltaMargin
+}
+
+// Since returns the instant from which a delta page looks for changes:
+// LastSynchronizedAt less the declared safety margin (Sync.DeltaMargin),
+// and true; on a first run (no LastSynchronizedAt) it returns the zero time
+// and false, and the handler answers a full page. A handler whose filters
+// narrow the items usually answers full when a filter is set too (see
+// [Filters.Any]): an item that left the filter must be removed, and only a
+// full run removes what it did not deliver.
+func (r *DataRequest) Since() (time.Time, bool) {
+	if r.LastSynchronizedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return r.LastSynchronizedAt.Add(-r.margin), true
 }
 
 // DatalistRequest asks for the options of a datalist filter.
@@ -122,7 +140,8 @@ type ActionRequest struct {
 // Args are the arguments of an action call.
 type Args map[string]any
 
-// String returns an argument as a string ("" when absent).
+// String returns an argument as a string ("" when absent). Run reads
+// declared arguments with their typed handles instead ([ArgOf.Get]).
 func (a Args) String(id string) string { return Account(a).String(id) }
 
 // parseSyncTime reads lastSynchronizedAt: RFC 3339, or naive ISO 8601 (UTC).

@@ -27,7 +27,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/testhook"
 )
 
 const defaultMaxBody = 10 << 20
@@ -483,8 +482,26 @@ func decodeBody(data []byte, v any) error {
 // certificate (Certificates or GetCertificate), it serves HTTPS, as the protocol
 // recommends.
 func Serve(ctx context.Context, srv *http.Server, app *App) error {
+	if _, err := app.Handler(); err != nil {
+		return err
+	}
+	addr := srv.Addr
+	if addr == "" {
+		addr = ":http"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return serve(ctx, srv, l, app)
+}
+
+// serve serves app on l with srv's settings (and the defaults of [Serve])
+// until ctx is cancelled; l is closed on return.
+func serve(ctx context.Context, srv *http.Server, l net.Listener, app *App) error {
 	h, err := app.Handler()
 	if err != nil {
+		l.Close()
 		return err
 	}
 	srv.Handler = h
@@ -506,10 +523,10 @@ func Serve(ctx context.Context, srv *http.Server, app *App) error {
 	errc := make(chan error, 1)
 	go func() {
 		if tc := srv.TLSConfig; tc != nil && (len(tc.Certificates) > 0 || tc.GetCertificate != nil) {
-			errc <- srv.ListenAndServeTLS("", "")
+			errc <- srv.ServeTLS(l, "", "")
 			return
 		}
-		errc <- srv.ListenAndServe()
+		errc <- srv.Serve(l)
 	}()
 	select {
 	case err := <-errc:
@@ -532,10 +549,16 @@ func Serve(ctx context.Context, srv *http.Server, app *App) error {
 func ListenAndServe(ctx context.Context, addr string, app *App) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
-	if hook := testhook.Stop(); hook != nil {
-		// Under appkittest.Main: the test stops the app's own main.
-		unhook := context.AfterFunc(hook, stop)
-		defer unhook()
-	}
 	return Serve(ctx, &http.Server{Addr: addr}, app)
+}
+
+// ServeListener is [ListenAndServe] on a listener that the caller opened:
+// it serves the app on l until SIGINT or SIGTERM (or ctx is cancelled) and
+// closes l on return. A main that takes its listener from its caller can be
+// run unchanged by a test: appkittest.ServeMain passes one open on a free
+// loopback port, so no port is picked, released and raced for in between.
+func ServeListener(ctx context.Context, l net.Listener, app *App) error {
+	ctx, stop := signalContext(ctx)
+	defer stop()
+	return serve(ctx, &http.Server{}, l, app)
 }

@@ -146,6 +146,9 @@ func schemaOf(t reflect.Type, typeName string) (*structSchema, []error) {
 		} else if sub != "" && sub != f.SubType {
 			add("%s: subType %s does not fit a Go %s (which is %s)", where, f.SubType, sf.Type, sub)
 		}
+		if ft == timeType && f.SubType == SubDay {
+			enc = encTimeDay
+		}
 		if relTarget != "" {
 			switch kind {
 			case KindText:

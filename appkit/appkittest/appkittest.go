@@ -16,7 +16,7 @@
 // repeats. Each failure names the type, page, item, field and rule.
 //
 // The app's log lines go to the test's log, and only when the test fails.
-// [Main] runs an app's own main function on a free port.
+// [ServeMain] runs an app's main logic on a listener of the test.
 package appkittest
 
 import (
@@ -25,7 +25,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -63,6 +63,13 @@ func New(t testing.TB, app *appkit.App) *Client {
 	if err != nil {
 		t.Fatalf("appkittest: the app's declaration is invalid:\n%v", err)
 	}
+	return &Client{t: t, h: h}
+}
+
+// NewHandler drives any handler that serves the app protocol (an app not
+// built with appkit, or one behind middleware) with the same checks as
+// [New]; the handler's own logging is left as it is.
+func NewHandler(t testing.TB, h http.Handler) *Client {
 	return &Client{t: t, h: h}
 }
 
@@ -333,15 +340,18 @@ func (c *Client) TransformWebhook(w Webhook, params map[string]any, payload any)
 }
 
 // OAuth2Authorize posts /oauth2/v1/authorize and returns the redirect_uri;
-// one that does not carry the state fails the test.
+// one that is not an absolute URL with the state as its state parameter
+// fails the test.
 func (c *Client) OAuth2Authorize(callbackURI, state string) string {
 	c.t.Helper()
 	var out struct {
 		RedirectURI string `json:"redirect_uri"`
 	}
 	c.post(http.MethodPost, protocol.PathOAuth2Auth, map[string]any{"callback_uri": callbackURI, "state": state}, &out)
-	if !strings.Contains(out.RedirectURI, state) {
-		c.t.Errorf("appkittest: redirect_uri %q does not carry the state %q", out.RedirectURI, state)
+	if u, err := url.Parse(out.RedirectURI); err != nil || !u.IsAbs() {
+		c.t.Errorf("appkittest: redirect_uri %q is not an absolute URL", out.RedirectURI)
+	} else if got := u.Query().Get("state"); got != state {
+		c.t.Errorf("appkittest: redirect_uri %q does not carry the state %q as its state parameter (got %q)", out.RedirectURI, state, got)
 	}
 	return out.RedirectURI
 }

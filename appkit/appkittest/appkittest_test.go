@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,7 @@ func mapApp(delta bool, page appkit.PageFunc[appkit.Item, cur]) *appkit.App {
 }
 
 func TestSyncWalksTheTracker(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	c := appkittest.New(t, tracker.New(tracker.Config{Projects: 4, Tasks: 1200, Now: func() time.Time { return now }}))
 	c.Account = map[string]any{"token": "demo"}
@@ -113,6 +115,7 @@ func TestSyncWalksTheTracker(t *testing.T) {
 }
 
 func TestSyncCatchesProtocolBreaks(t *testing.T) {
+	t.Parallel()
 	page := func(items ...appkit.Item) func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 		return func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return &appkit.Page[appkit.Item, cur]{Items: items}, nil
@@ -194,6 +197,7 @@ func TestSyncCatchesProtocolBreaks(t *testing.T) {
 
 // The app's log reaches the test's log only when the test fails.
 func TestLogsShownOnFailureOnly(t *testing.T) {
+	t.Parallel()
 	newApp := func() *appkit.App {
 		a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return nil, errors.New("the upstream exploded")
@@ -212,6 +216,7 @@ func TestLogsShownOnFailureOnly(t *testing.T) {
 }
 
 func TestActionsAndWebhooksHelpers(t *testing.T) {
+	t.Parallel()
 	type note struct {
 		ID   string `appkit:"id"`
 		Name string `appkit:"name"`
@@ -269,50 +274,51 @@ func TestActionsAndWebhooksHelpers(t *testing.T) {
 }
 
 func TestServeMain(t *testing.T) {
+	t.Parallel()
 	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 		return nil, nil
 	})
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return appkit.ListenAndServe(ctx, "127.0.0.1:"+port, a)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return appkit.ServeListener(ctx, l, a)
 	})
 	if !strings.Contains(m.Descriptor, `"id":"h"`) {
 		t.Fatalf("descriptor = %s", m.Descriptor)
 	}
+	if !strings.HasSuffix(m.URL, ":"+m.Port) {
+		t.Errorf("URL %s does not end in the port %s", m.URL, m.Port)
+	}
 	if err := m.Stop(); err != nil {
 		t.Fatalf("Stop = %v", err)
 	}
+	if _, err := http.Get(m.URL + "/"); err == nil {
+		t.Error("the server still answers after Stop")
+	}
 	f := run(func(ft *fakeT) {
-		appkittest.ServeMain(ft, func(ctx context.Context, port string) error { return fmt.Errorf("bad config") })
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error { return fmt.Errorf("bad config") })
 	})
 	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "stopped before answering: bad config") {
 		t.Fatalf("a main that fails at start reported %q", f.failed)
 	}
+	f = run(func(ft *fakeT) {
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {
+			return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusServiceUnavailable) }))
+		})
+	})
+	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "GET / = 503") {
+		t.Fatalf("a main answering 503 reported %q", f.failed)
+	}
 }
 
-// Main runs a main function as it is: it reads PORT from the environment
-// and serves with ListenAndServe until the test stops it.
-func TestMain_runsAnUnchangedMain(t *testing.T) {
-	returned := make(chan struct{})
-	main := func() {
-		defer close(returned)
-		a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
-			return nil, nil
-		})
-		a.Name = os.Getenv("APP_NAME")
-		if err := appkit.ListenAndServe(context.Background(), ":"+os.Getenv("PORT"), a); err != nil {
-			panic(err)
-		}
-	}
-	s := appkittest.Main(t, main, "APP_NAME", "from the environment")
-	if !strings.Contains(s.Descriptor, `"name":"from the environment"`) {
-		t.Fatalf("descriptor = %s", s.Descriptor)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("main did not return after Stop")
+// Two servers started at once each get their own listener: no port is
+// picked, released and raced for.
+func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
+	t.Parallel()
+	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
+		return nil, nil
+	})
+	serve := func(ctx context.Context, l net.Listener) error { return appkit.ServeListener(ctx, l, a) }
+	m1, m2 := appkittest.ServeMain(t, serve), appkittest.ServeMain(t, serve)
+	if m1.Port == m2.Port {
+		t.Fatalf("both servers on port %s", m1.Port)
 	}
 }

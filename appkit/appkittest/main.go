@@ -2,6 +2,7 @@ package appkittest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,11 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/appkitgo/appkit/internal/testhook"
 )
 
-// Server is an app served on a real loopback port by a test.
+// Server is an app's main logic served on a real loopback port by a test.
 type Server struct {
 	// URL is the server's base address, http://127.0.0.1:PORT.
 	URL string
@@ -29,100 +28,87 @@ type Server struct {
 	err    error
 }
 
-// mainMu serializes Main: the stop hook and PORT are process-wide.
-var mainMu sync.Mutex
-
-// Main runs an app's own main function, unchanged, as its process would:
-// PORT is set to a free loopback port (env adds KEY=VALUE pairs to the
-// environment for the test), main is started, and Main returns once GET /
-// answers 200. When the test ends (or [Server.Stop] is called) the
-// appkit.ListenAndServe inside main returns as it would on SIGTERM, and main
-// is waited for. main must serve with appkit.ListenAndServe on ":"+PORT;
-// a main that calls os.Exit on failure ends the test binary, as it would
-// end the process. Tests using Main cannot run in parallel.
-func Main(t testing.TB, main func(), env ...string) *Server {
-	t.Helper()
-	if len(env)%2 != 0 {
-		t.Fatalf("appkittest.Main: env takes KEY, VALUE pairs, got %d strings", len(env))
-	}
-	mainMu.Lock()
-	port := freePort(t)
-	t.Setenv("PORT", port)
-	for i := 0; i < len(env); i += 2 {
-		t.Setenv(env[i], env[i+1])
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	testhook.SetStop(ctx)
-	s := &Server{URL: "http://127.0.0.1:" + port, Port: port, t: t, cancel: cancel, done: make(chan error, 1)}
-	t.Cleanup(func() {
-		_ = s.Stop()
-		testhook.Clear()
-		mainMu.Unlock()
-	})
-	go func() {
-		main()
-		s.done <- nil
-	}()
-	s.wait()
-	return s
-}
-
-// ServeMain picks a free loopback port, starts serve(ctx, port) (an app's
-// main logic, which must listen on that port until ctx is cancelled) and
-// waits until GET / answers 200. Stop it with [Server.Stop]; it is stopped
-// when the test ends.
-func ServeMain(t testing.TB, serve func(ctx context.Context, port string) error) *Server {
-	t.Helper()
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{URL: "http://127.0.0.1:" + port, Port: port, t: t, cancel: cancel, done: make(chan error, 1)}
-	t.Cleanup(cancel)
-	go func() { s.done <- serve(ctx, port) }()
-	s.wait()
-	return s
-}
-
-func freePort(t testing.TB) string {
+// ServeMain opens a listener on a free loopback port, starts serve(ctx, l)
+// (an app's main logic, which must serve on l, typically with
+// appkit.ServeListener, until ctx is cancelled) and waits until GET /
+// answers 200. The listener is open before serve starts, so no port is
+// picked, released and raced for, and tests using ServeMain may run in
+// parallel. Stop it with [Server.Stop]; it is stopped when the test ends.
+//
+// An app's main is written for it as a thin shell over a run function that
+// takes its listener (nil: listen on $PORT):
+//
+//	func main() {
+//		if err := run(context.Background(), os.Getenv, nil); err != nil { ... }
+//	}
+//
+// and its test runs that function: appkittest.ServeMain(t, func(ctx
+// context.Context, l net.Listener) error { return run(ctx, getenv, l) }).
+func ServeMain(t testing.TB, serve func(ctx context.Context, l net.Listener) error) *Server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("appkittest: listen on a loopback port: %v", err)
 	}
 	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	return port
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{URL: "http://127.0.0.1:" + port, Port: port, t: t, cancel: cancel, done: make(chan error, 1)}
+	t.Cleanup(func() {
+		cancel()
+		l.Close() // a serve function that never used it
+	})
+	go func() { s.done <- serve(ctx, l) }()
+	s.wait()
+	return s
 }
 
-// wait polls GET / until it answers, the server stops, or 10 s pass.
+// readyTimeout bounds the wait for a server's first answer.
+const readyTimeout = 30 * time.Second
+
+// wait asks GET / once (the listener is open: the request waits in its
+// queue until the server accepts it) and fails the test if the server
+// stops first, answers anything but 200, or does not answer in time.
 func (s *Server) wait() {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(s.URL + "/")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				s.t.Fatalf("appkittest: GET / = %d %s", resp.StatusCode, body)
-			}
-			s.Descriptor = string(body)
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	got := make(chan answer, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{err: err}
 			return
 		}
-		select {
-		case err := <-s.done:
-			s.t.Fatalf("appkittest: the server stopped before answering: %v", err)
-		default:
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		got <- answer{resp.StatusCode, body, err}
+	}()
+	select {
+	case err := <-s.done:
+		s.done <- err // for Stop
+		s.t.Fatalf("appkittest: the server stopped before answering: %v", err)
+	case a := <-got:
+		switch {
+		case errors.Is(a.err, context.DeadlineExceeded):
+			s.t.Fatalf("appkittest: the server did not answer GET / within %v", readyTimeout)
+		case a.err != nil:
+			s.t.Fatalf("appkittest: GET /: %v", a.err)
+		case a.status != http.StatusOK:
+			s.t.Fatalf("appkittest: GET / = %d %s", a.status, a.body)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("appkittest: the server did not answer within 10 s: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		s.Descriptor = string(a.body)
 	}
 }
 
 // Stop stops the server as SIGTERM would and returns what its serve
-// function returned (nil for Main); a server that does not stop within 20 s
-// fails the test.
+// function returned; a server that does not stop within 20 s fails the
+// test.
 func (s *Server) Stop() error {
 	s.once.Do(func() {
 		s.cancel()

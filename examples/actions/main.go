@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -28,15 +29,15 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "notify:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	addr, cfg, err := config(getenv)
 	if err != nil {
 		return err
@@ -45,7 +46,13 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
 		fmt.Fprintln(log, "notify: NOTIFY_TOKEN is not set: the demo token \"demo\" is accepted")
 	}
 	fmt.Fprintf(log, "notify: listening on %s\n", addr)
-	return appkit.ListenAndServe(ctx, addr, notify.New(cfg))
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", addr); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, notify.New(cfg))
 }
 
 // config reads the listen address and the app's configuration from the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +57,8 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT, answers the descriptor, and stops when the
 // context is cancelled.
 func TestRun(t *testing.T) {
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return run(ctx, env("PORT", port, "NOTIFY_TOKEN", "x"), io.Discard)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, env("NOTIFY_TOKEN", "x"), io.Discard, l)
 	})
 	if !strings.Contains(m.Descriptor, `"action":"post-message"`) {
 		t.Errorf("GET / = %s", m.Descriptor)
@@ -65,7 +66,7 @@ func TestRun(t *testing.T) {
 	if err := m.Stop(); err != nil {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(context.Background(), env("NOTIFY_TIMEOUT", "x"), io.Discard); err == nil {
+	if err := run(context.Background(), env("NOTIFY_TIMEOUT", "x"), io.Discard, nil); err == nil {
 		t.Error("run with a bad NOTIFY_TIMEOUT: want an error")
 	}
 }

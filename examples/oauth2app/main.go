@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -32,15 +33,15 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "oauth2app:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	addr, cfg, err := config(getenv)
 	if err != nil {
 		return err
@@ -50,7 +51,13 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(log, "oauth2app: provider %s, API %s, listening on %s\n", cfg.AuthURL, cfg.APIURL, addr)
-	return appkit.ListenAndServe(ctx, addr, app)
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", addr); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, app)
 }
 
 // config reads the listen address and the provider from the environment.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -252,9 +253,9 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT, answers the descriptor, stops on cancel, and
 // refuses a configuration that fails the app's check.
 func TestRun(t *testing.T) {
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return run(ctx, env("PORT", port, "OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth",
-			"OAUTH2_TOKEN_URL", "https://p.example/token", "OAUTH2_API_URL", "https://p.example/api"), io.Discard)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, env("OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth",
+			"OAUTH2_TOKEN_URL", "https://p.example/token", "OAUTH2_API_URL", "https://p.example/api"), io.Discard, l)
 	})
 	if !strings.Contains(m.Descriptor, `"oauth2"`) {
 		t.Errorf("GET / = %s", m.Descriptor)
@@ -264,13 +265,13 @@ func TestRun(t *testing.T) {
 	}
 	bad := env("OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "not a url", "OAUTH2_TOKEN_URL", "https://p.example/token",
 		"OAUTH2_API_URL", "https://p.example/api")
-	if err := run(context.Background(), bad, io.Discard); err == nil || !strings.Contains(err.Error(), "AuthURL") {
+	if err := run(context.Background(), bad, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "AuthURL") {
 		t.Errorf("run with a bad AuthURL: %v", err)
 	}
 	// A public client with PKCE needs a shared verifier key.
 	public := env("OAUTH2_CLIENT_ID", "cid", "OAUTH2_AUTH_URL", "https://p.example/auth", "OAUTH2_TOKEN_URL", "https://p.example/token",
 		"OAUTH2_API_URL", "https://p.example/api", "OAUTH2_PKCE", "true")
-	if err := run(context.Background(), public, io.Discard); err == nil || !strings.Contains(err.Error(), "PKCEKey") {
+	if err := run(context.Background(), public, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "PKCEKey") {
 		t.Errorf("run with PKCE, no client secret, no key: %v", err)
 	}
 }

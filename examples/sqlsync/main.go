@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,15 +28,15 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "sqlsync:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	port := getenv("PORT")
 	if port == "" {
 		port = "8080"
@@ -61,5 +62,11 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
 	dbs := &sqlsync.Databases{SQLiteDir: dir}
 	defer dbs.Close()
 	fmt.Fprintf(log, "sqlsync: listening on :%s\n", port)
-	return appkit.ListenAndServe(ctx, ":"+port, sqlsync.New(dbs))
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", ":"+port); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, sqlsync.New(dbs))
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -12,11 +14,14 @@ import (
 	"github.com/appkitgo/appkit/examples/sqlsync/sqlsync"
 )
 
-// The unchanged main serves the demo database on $PORT and passes the
+// The main logic serves the demo database on a listener of the test and passes the
 // conformance suite there, on SQLite and (with APPKIT_TEST_POSTGRES) on
 // PostgreSQL.
 func TestMain_servesAndConforms(t *testing.T) {
-	s := appkittest.Main(t, main, "SQLSYNC_SQLITE_DIR", "")
+	s := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		env := map[string]string{}
+		return run(ctx, func(k string) string { return env[k] }, io.Discard, l)
+	})
 	if !strings.Contains(s.Descriptor, `"name":"SQL database"`) {
 		t.Fatalf("GET / = %s", s.Descriptor)
 	}
@@ -46,7 +51,7 @@ func TestMain_servesAndConforms(t *testing.T) {
 func TestConfig_refused(t *testing.T) {
 	for _, env := range []map[string]string{{"PORT": "http"}, {"PORT": "70000"}, {"PORT": "0", "SQLSYNC_SQLITE_DIR": "/nonexistent"}} {
 		var log bytes.Buffer
-		if err := run(context.Background(), func(k string) string { return env[k] }, &log); err == nil {
+		if err := run(context.Background(), func(k string) string { return env[k] }, &log, nil); err == nil {
 			t.Errorf("%v: run started", env)
 		}
 	}

@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 
@@ -18,20 +19,31 @@ import (
 )
 
 func main() {
-	port, tickets := os.Getenv("PORT"), 120
-	if port == "" {
-		port = "8080"
-	}
-	if v := os.Getenv("DESK_TICKETS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1_000_000 {
-			fmt.Fprintf(os.Stderr, "supportdesk: DESK_TICKETS: want a number 0..1000000, got %q\n", v)
-			os.Exit(2)
-		}
-		tickets = n
-	}
-	if err := appkit.ListenAndServe(context.Background(), ":"+port, desk.New(tickets, nil).App()); err != nil {
+	if err := run(context.Background(), os.Getenv, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "supportdesk:", err)
 		os.Exit(1)
 	}
+}
+
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, l net.Listener) error {
+	port, tickets := getenv("PORT"), 120
+	if port == "" {
+		port = "8080"
+	}
+	if v := getenv("DESK_TICKETS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1_000_000 {
+			return fmt.Errorf("DESK_TICKETS: want a number 0..1000000, got %q", v)
+		}
+		tickets = n
+	}
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", ":"+port); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, desk.New(tickets, nil).App())
 }

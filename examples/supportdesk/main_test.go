@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,9 +12,11 @@ import (
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
 )
 
-// The unchanged main serves on $PORT and passes the conformance suite there.
+// The main logic serves on a listener of the test and passes the conformance suite there.
 func TestMain_servesAndConforms(t *testing.T) {
-	s := appkittest.Main(t, main, "DESK_TICKETS", "80")
+	s := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, func(k string) string { return map[string]string{"DESK_TICKETS": "80"}[k] }, l)
+	})
 	if !strings.Contains(s.Descriptor, `"name":"Support desk"`) {
 		t.Fatalf("GET / = %s", s.Descriptor)
 	}

@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 
@@ -24,21 +25,27 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "tracker:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	addr, cfg, err := config(getenv)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "tracker: %d projects, %d tasks, listening on %s\n", cfg.Projects, cfg.Tasks, addr)
-	return appkit.ListenAndServe(ctx, addr, tracker.New(cfg))
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", addr); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, tracker.New(cfg))
 }
 
 // config reads the listen address and the dataset size from the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -53,8 +54,8 @@ func TestConfig(t *testing.T) {
 // TestRun serves on $PORT and answers the descriptor, then stops when the
 // context is cancelled.
 func TestRun(t *testing.T) {
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return run(ctx, env("PORT", port, "TRACKER_TASKS", "20"), io.Discard)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, env("TRACKER_TASKS", "20"), io.Discard, l)
 	})
 	if !strings.Contains(m.Descriptor, `"name":"Tracker"`) {
 		t.Errorf("GET / = %s", m.Descriptor)
@@ -62,7 +63,7 @@ func TestRun(t *testing.T) {
 	if err := m.Stop(); err != nil {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(context.Background(), env("PORT", "x"), io.Discard); err == nil {
+	if err := run(context.Background(), env("PORT", "x"), io.Discard, nil); err == nil {
 		t.Error("run with a bad PORT: want an error")
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -37,15 +38,15 @@ import (
 const Token = "shop-demo"
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "webhooks:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	port := getenv("PORT")
 	if port == "" {
 		port = "8080"
@@ -85,7 +86,13 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
 		go activity(ctx2, s, every)
 	}
 	fmt.Fprintf(log, "webhooks: %d orders, listening on :%s\n", orders, port)
-	return appkit.ListenAndServe(ctx, ":"+port, app.App())
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", ":"+port); err != nil {
+			return err
+		}
+	}
+	return appkit.ServeListener(ctx, l, app.App())
 }
 
 // activity moves one order a step along pending → paid → shipped every

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -10,10 +12,13 @@ import (
 	"github.com/appkitgo/appkit/conformance"
 )
 
-// The unchanged main serves on $PORT and passes the conformance suite
+// The main logic serves on a listener of the test and passes the conformance suite
 // there, webhook checks included.
 func TestMain_servesAndConforms(t *testing.T) {
-	s := appkittest.Main(t, main, "SHOP_ORDERS", "450", "WEBHOOKS_KEY", "a key for the conformance test")
+	s := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		env := map[string]string{"SHOP_ORDERS": "450", "WEBHOOKS_KEY": "a key for the conformance test"}
+		return run(ctx, func(k string) string { return env[k] }, io.Discard, l)
+	})
 	if !strings.Contains(s.Descriptor, `"name":"Shop orders"`) {
 		t.Fatalf("GET / = %s", s.Descriptor)
 	}
@@ -37,7 +42,7 @@ func TestConfig_refused(t *testing.T) {
 		{"PORT": "0", "WEBHOOKS_KEY": "short"},
 	} {
 		var log bytes.Buffer
-		if err := run(context.Background(), func(k string) string { return env[k] }, &log); err == nil {
+		if err := run(context.Background(), func(k string) string { return env[k] }, &log, nil); err == nil {
 			t.Errorf("%v: run started", env)
 		}
 	}

@@ -15,12 +15,20 @@
 //     integer), date fields hold ISO 8601 strings (YYYY-MM-DD for subType
 //     day), array[text] fields hold arrays of strings, a many-to-one relation
 //     holds one id string and a many-to-many relation an array of them; null
-//     is always allowed;
+//     is always allowed; a day field's value that is a date-time (a Go
+//     time.Time with a time of day, say) is named as such;
+//   - a single-select value is one of the field's declared options, when it
+//     declares some (a recommendation: the service also infers options from
+//     the data);
 //   - an id appears once in the full pages of a run;
 //   - a delta page's items carry __syncAction SET or REMOVE, and only a type
 //     whose schema declares __syncAction answers delta pages; a full page
 //     carries no REMOVE; the pages of one run are all full or all delta;
 //   - a next-page cursor never repeats within a run.
+//
+// Each rule has a [Level]: [Required] rules restate the protocol (a
+// required field, a stated form), [Recommended] ones are appkit's own
+// choices, which a checker reports at warning level.
 package pagerules
 
 import (
@@ -29,6 +37,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +74,41 @@ const (
 	MixedSync Rule = "full and delta pages in one run"
 	// CursorRepeats: a next-page cursor sent twice in one run.
 	CursorRepeats Rule = "cursor repeats"
+	// OptionUnknown: a single-select value that is not one of the field's
+	// declared options. Recommended: the protocol lets the service infer
+	// options from the data, so the value is not refused; it is most likely
+	// a typo or a stale option list.
+	OptionUnknown Rule = "option not declared"
 )
+
+// Level says how binding a rule is.
+type Level int
+
+const (
+	// Required rules restate the protocol: an app breaking one is wrong.
+	Required Level = iota
+	// Recommended rules are appkit's choices beyond the protocol: a checker
+	// reports them at warning level.
+	Recommended
+)
+
+// String returns "required" or "recommended".
+func (l Level) String() string {
+	if l == Recommended {
+		return "recommended"
+	}
+	return "required"
+}
+
+// Level returns the rule's level: every rule is Required except
+// OptionUnknown.
+func (r Rule) Level() Level {
+	switch r {
+	case OptionUnknown:
+		return Recommended
+	}
+	return Required
+}
 
 // Violation is one broken rule, placed as precisely as the check knows.
 type Violation struct {
@@ -113,6 +156,8 @@ type Field struct {
 	SubType string
 	// Cardinality is the relation's, "" for a plain field.
 	Cardinality string
+	// Options are the declared options of a select or workflow field.
+	Options []string
 }
 
 // Schema is a type's schema as the rules see it.
@@ -131,7 +176,7 @@ func FromWire(fields map[string]protocol.SchemaField) Schema {
 			s.Delta = true
 			continue
 		}
-		fi := Field{Type: f.Type, SubType: f.SubType}
+		fi := Field{Type: f.Type, SubType: f.SubType, Options: f.Options}
 		if f.Relation != nil {
 			fi.Cardinality = f.Relation.Cardinality
 		}
@@ -219,6 +264,9 @@ func ValueProblem(f Field, v any) (Rule, string) {
 		if !isString(v) {
 			return ValueShape, "want a string, got " + got
 		}
+		if f.SubType == "single-select" && len(f.Options) > 0 && !slices.Contains(f.Options, v.(string)) {
+			return OptionUnknown, fmt.Sprintf("want one of the options %s, got %s", Describe(f.Options), got)
+		}
 	case "number":
 		var f64 float64
 		switch n := v.(type) {
@@ -243,6 +291,11 @@ func ValueProblem(f Field, v any) (Rule, string) {
 		}
 		if f.SubType == "day" {
 			if _, err := time.Parse(time.DateOnly, s); err != nil || !dayLayout.MatchString(s) {
+				for _, l := range dateLayouts {
+					if _, err := time.Parse(l, s); err == nil {
+						return ValueShape, "want a day YYYY-MM-DD, got the date-time " + got + " (a time of day in a day field: send the day, or midnight)"
+					}
+				}
 				return ValueShape, "want a day YYYY-MM-DD, got " + got
 			}
 			return "", ""

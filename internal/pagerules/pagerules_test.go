@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
 func schema() Schema {
@@ -16,6 +18,8 @@ func schema() Schema {
 		"day":   {Type: "date", SubType: "day"},
 		"tags":  {Type: "array[text]"},
 		"sel":   {Type: "text", SubType: "multi-select"},
+		"state": {Type: "text", SubType: "single-select", Options: []string{"open", "closed"}},
+		"free":  {Type: "text", SubType: "single-select"},
 		"owner": {Type: "text", Cardinality: "many-to-one"},
 		"links": {Type: "array[text]", Cardinality: "many-to-many"},
 	}}
@@ -34,6 +38,7 @@ func decode(t *testing.T, s string) any {
 }
 
 func TestValueProblem(t *testing.T) {
+	t.Parallel()
 	f := schema().Fields
 	for _, tc := range []struct {
 		field, value string
@@ -60,6 +65,11 @@ func TestValueProblem(t *testing.T) {
 		{"at", `1718272800`, ValueShape, "want an ISO 8601 date string"},
 		{"day", `"2024-06-13"`, "", ""},
 		{"day", `"2024-06-13T00:00:00Z"`, ValueShape, "want a day YYYY-MM-DD"},
+		{"day", `"2024-06-13T10:30:00.000Z"`, ValueShape, `got the date-time "2024-06-13T10:30:00.000Z" (a time of day in a day field`},
+		{"state", `"open"`, "", ""},
+		{"state", `"Open"`, OptionUnknown, `want one of the options ["open","closed"], got "Open"`},
+		{"state", `3`, ValueShape, "want a string"},
+		{"free", `"anything"`, "", ""}, // no declared options: inferred from the data
 		{"day", `"2024-02-30"`, ValueShape, "want a day YYYY-MM-DD"},
 		{"tags", `["a","b"]`, "", ""},
 		{"tags", `["a",1]`, ValueShape, "want an array of strings"},
@@ -78,6 +88,30 @@ func TestValueProblem(t *testing.T) {
 	}
 }
 
+// Only appkit's own choices are recommendations; every other rule restates
+// the protocol.
+func TestRuleLevels(t *testing.T) {
+	t.Parallel()
+	for _, r := range []Rule{UnknownKey, ValueShape, WireForm, IDMissing, IDNotString, IDRepeated, SyncAction, RemoveInFull, DeltaUndeclared, MixedSync, CursorRepeats} {
+		if r.Level() != Required {
+			t.Errorf("%s: level %s, want required", r, r.Level())
+		}
+	}
+	if OptionUnknown.Level() != Recommended || OptionUnknown.Level().String() != "recommended" {
+		t.Errorf("%s: level %s, want recommended", OptionUnknown, OptionUnknown.Level())
+	}
+}
+
+// FromWire keeps a field's options, so that single-select values are
+// checked against them.
+func TestFromWire_keepsOptions(t *testing.T) {
+	t.Parallel()
+	s := FromWire(map[string]protocol.SchemaField{"state": {Type: "text", SubType: "single-select", Options: []string{"a"}}})
+	if rule, _ := ValueProblem(s.Fields["state"], "b"); rule != OptionUnknown {
+		t.Errorf("an undeclared option: rule %q", rule)
+	}
+}
+
 func rulesOf(vs []Violation) []string {
 	var out []string
 	for _, v := range vs {
@@ -87,6 +121,7 @@ func rulesOf(vs []Violation) []string {
 }
 
 func TestCheckItem(t *testing.T) {
+	t.Parallel()
 	noDelta := schema()
 	noDelta.Delta = false
 	for _, tc := range []struct {
@@ -130,6 +165,7 @@ func TestCheckItem(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	items := func(s string) []any { return decode(t, s).([]any) }
 	t.Run("ids repeated across full pages", func(t *testing.T) {
 		r := NewRun("task", schema())
