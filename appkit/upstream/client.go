@@ -40,8 +40,8 @@ const (
 	// none.
 	DefaultRateLimitWait = time.Minute
 	// backoffBase and backoffMax shape the retries' exponential backoff:
-	// attempt n waits a random duration in [d/2, d], d = min(base·2ⁿ, max).
-	backoffBase = 500 * time.Millisecond
+	// retry n+1 waits a random duration in [d/2, d], d = min(base·2ⁿ, max).
+	backoffBase = time.Second
 	backoffMax  = 8 * time.Second
 	// maxRedirects bounds a redirect chain.
 	maxRedirects = 10
