@@ -59,7 +59,7 @@ func TestRateLimitWait(t *testing.T) {
 		{map[string]string{"Retry-After": "120"}, 2 * time.Minute, true, true},
 		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second, true, true},
 		{map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0, true, true},
-		{map[string]string{"Retry-After": "99999999999999999999"}, time.Duration(1<<63-1).Truncate(time.Second), true, true},
+		{map[string]string{"Retry-After": "99999999999999999999"}, time.Duration(1<<63 - 1).Truncate(time.Second), true, true},
 		{map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1772366460"}, time.Minute, true, true},
 		{map[string]string{"X-RateLimit-Remaining": "12", "X-RateLimit-Reset": "30"}, 30 * time.Second, true, false},
 		{map[string]string{"RateLimit": `"default";r=0;t=45`, "RateLimit-Policy": `"default";q=100;w=60`}, 45 * time.Second, true, true},
