@@ -1,0 +1,735 @@
+// Package githubapp is the GitHub example app: the repositories, issues,
+// pull requests, labels, milestones and users of a GitHub owner (a user or an
+// organization), synchronized over the GitHub REST API.
+//
+// The account is a personal access token (authentication "token", sent as
+// Authorization: Bearer), or an OAuth 2 connection when the app is given a
+// GitHub OAuth app's client id and secret. The filter "owner" picks the user
+// or organization, "repos" narrows it to some of its repositories (full
+// names owner/name).
+//
+// Each data call makes one GitHub call (two or three for the first page of
+// a run, which looks the owner up): the cursor carries the Link header's next
+// page, the repositories still to walk, and for users the ids already sent.
+// Issues answer delta with GitHub's since parameter (an hour before the last
+// run); deleted or transferred issues are only dropped by a full run. The
+// other types answer full.
+//
+// Failures: a 401 or a 403 is an invalid account; a rate-limited answer
+// (429, or 403 with X-RateLimit-Remaining: 0) is tryLater with the wait until
+// the reset (Retry-After, else X-RateLimit-Reset; at most [MaxWait]), and no
+// call is made with that token before the reset; a 5xx or a network failure
+// is retried ([Attempts] calls in all, exponential backoff), then tryLater; a
+// 404 names the missing resource. Answers are bounded by [MaxAnswer], each
+// call by [CallTimeout]; a Link header that leaves the API's host or repeats
+// the page is an error, never followed.
+package githubapp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/oauth2"
+
+	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/oauth"
+)
+
+// DefaultAPIURL is GitHub's API; GitHub Enterprise Server's is
+// https://HOST/api/v3.
+const DefaultAPIURL = "https://api.github.com"
+
+// DeltaMargin is subtracted from lastSynchronizedAt for GitHub's since.
+const DeltaMargin = time.Hour
+
+// Config configures the app.
+type Config struct {
+	// APIURL is the API's base (empty: DefaultAPIURL).
+	APIURL string
+	// ClientID and ClientSecret of a GitHub OAuth app add OAuth 2 as a second
+	// authentication; empty leaves the token only.
+	ClientID, ClientSecret string
+	// HTTPClient makes the calls to GitHub (nil: a client with
+	// http.DefaultTransport).
+	HTTPClient *http.Client
+	// Logger receives the request log and, at debug level, one line per
+	// GitHub call (nil: appkit's default).
+	Logger *zerolog.Logger
+	// Now is the clock (nil: time.Now); Backoff the first retry delay
+	// (0: 500 ms).
+	Now     func() time.Time
+	Backoff time.Duration
+}
+
+// App is the GitHub app's runtime.
+type App struct {
+	base    *url.URL
+	client  *http.Client
+	logger  *zerolog.Logger
+	now     func() time.Time
+	backoff time.Duration
+	limits  limits
+	owner   *appkit.FilterOf[string]
+	repos   *appkit.FilterOf[[]string]
+}
+
+// Repository is a repository.
+type Repository struct {
+	ID            string    `appkit:"id"` // the full name, owner/name
+	Name          string    `appkit:"name,name=Full name"`
+	GitHubID      int64     `appkit:"githubId,name=GitHub id"`
+	Owner         string    `appkit:"owner"`
+	Description   string    `appkit:"description"`
+	Private       bool      `appkit:"private"`
+	Fork          bool      `appkit:"fork"`
+	Archived      bool      `appkit:"archived"`
+	DefaultBranch string    `appkit:"defaultBranch"`
+	Stars         int       `appkit:"stars"`
+	URL           string    `appkit:"url,url"`
+	Created       time.Time `appkit:"created,readonly"`
+	Updated       time.Time `appkit:"updated,readonly"`
+	Pushed        time.Time `appkit:"pushed,readonly"`
+}
+
+// Issue is an issue.
+type Issue struct {
+	ID         string    `appkit:"id"`
+	Name       string    `appkit:"name,name=Title"`
+	Number     int       `appkit:"number"`
+	Body       string    `appkit:"body,md"`
+	State      string    `appkit:"state,single-select,options=open|closed"`
+	Author     string    `appkit:"author,ref=user,inverse=Authored issues"`
+	Assignees  []string  `appkit:"assignees,ref=user,inverse=Assigned issues"`
+	Labels     []string  `appkit:"labels,ref=label,inverse=Issues"`
+	Milestone  string    `appkit:"milestone,ref=milestone,inverse=Issues"`
+	Repository string    `appkit:"repository,ref=repository,inverse=Issues"`
+	URL        string    `appkit:"url,url"`
+	Created    time.Time `appkit:"created,readonly"`
+	Updated    time.Time `appkit:"updated,readonly"`
+	Closed     time.Time `appkit:"closed,readonly"`
+}
+
+// PullRequest is a pull request.
+type PullRequest struct {
+	ID         string    `appkit:"id"`
+	Name       string    `appkit:"name,name=Title"`
+	Number     int       `appkit:"number"`
+	Body       string    `appkit:"body,md"`
+	State      string    `appkit:"state,single-select,options=open|closed"`
+	Author     string    `appkit:"author,ref=user,inverse=Authored pull requests"`
+	Assignees  []string  `appkit:"assignees,ref=user,inverse=Assigned pull requests"`
+	Labels     []string  `appkit:"labels,ref=label,inverse=Pull requests"`
+	Milestone  string    `appkit:"milestone,ref=milestone,inverse=Pull requests"`
+	Repository string    `appkit:"repository,ref=repository,inverse=Pull requests"`
+	Draft      bool      `appkit:"draft"`
+	Merged     bool      `appkit:"merged"`
+	Head       string    `appkit:"head,name=Head branch"`
+	Base       string    `appkit:"base,name=Base branch"`
+	URL        string    `appkit:"url,url"`
+	Created    time.Time `appkit:"created,readonly"`
+	Updated    time.Time `appkit:"updated,readonly"`
+	Closed     time.Time `appkit:"closed,readonly"`
+}
+
+// Label is a repository's label.
+type Label struct {
+	ID          string `appkit:"id"`
+	Name        string `appkit:"name"`
+	Color       string `appkit:"color"`
+	Description string `appkit:"description"`
+	Repository  string `appkit:"repository,ref=repository,inverse=Labels"`
+}
+
+// Milestone is a repository's milestone.
+type Milestone struct {
+	ID          string    `appkit:"id"`
+	Name        string    `appkit:"name,name=Title"`
+	Number      int       `appkit:"number"`
+	Description string    `appkit:"description,md"`
+	State       string    `appkit:"state,single-select,options=open|closed"`
+	Due         time.Time `appkit:"due"`
+	Repository  string    `appkit:"repository,ref=repository,inverse=Milestones"`
+	Created     time.Time `appkit:"created,readonly"`
+	Closed      time.Time `appkit:"closed,readonly"`
+}
+
+// User is a GitHub user met as an author or an assignee.
+type User struct {
+	ID     string `appkit:"id"`
+	Name   string `appkit:"name,name=Login"`
+	Kind   string `appkit:"kind"`
+	URL    string `appkit:"url,url"`
+	Avatar string `appkit:"avatar,url"`
+}
+
+// Cursor is the page cursor of every type: the walk over the owner's
+// repositories and, within the current one, GitHub's next page.
+type Cursor struct {
+	// List is the next page of the owner's repository list ("" when it is
+	// read to the end).
+	List string `json:"list,omitempty"`
+	// Repos are the repositories (full names) still to walk, the current
+	// one first.
+	Repos []string `json:"repos,omitempty"`
+	// Next is the next page within the current repository.
+	Next string `json:"next,omitempty"`
+	// Step is the current repository's endpoint, for types that read more
+	// than one (users: 0 assignees, 1 issues).
+	Step int `json:"step,omitempty"`
+	// Seen are the users already sent in this run.
+	Seen []string `json:"seen,omitempty"`
+}
+
+// New declares the GitHub app.
+func New(cfg Config) (*appkit.App, error) {
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	base, err := url.Parse(strings.TrimSuffix(cfg.APIURL, "/") + "/")
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("API URL: want an absolute http(s) URL, got %q", cfg.APIURL)
+	}
+	a := &App{base: base, client: cfg.HTTPClient, logger: cfg.Logger, now: cfg.Now, backoff: cfg.Backoff}
+	if a.client == nil {
+		a.client = &http.Client{}
+	}
+	// A redirect keeps the token only on the API's own host.
+	a.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("GitHub redirected %d times", len(via))
+		}
+		if req.URL.Host != base.Host {
+			req.Header.Del("Authorization")
+		}
+		return nil
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.backoff <= 0 {
+		a.backoff = 500 * time.Millisecond
+	}
+	owner := appkit.ListFilter("owner", "Owner (user or organization)", a.owners)
+	repos := appkit.MultiDropdownFilter("repos", "Repositories", a.repoOptions).Requires(owner).Optional()
+	a.owner, a.repos = owner, repos
+	sel := func(req *appkit.DataRequest) selection {
+		o, _ := owner.Get(req.Filter)
+		r, _ := repos.Get(req.Filter)
+		return selection{owner: o, repos: r}
+	}
+	auths := []appkit.Auth{appkit.TokenAuth("Personal access token", "A GitHub personal access token (classic or fine-grained) that can read the repositories", a.validate)}
+	if cfg.ClientID != "" && cfg.ClientSecret != "" {
+		auths = append(auths, appkit.OAuth2Auth("GitHub", a.oauth(cfg.ClientID, cfg.ClientSecret)))
+	}
+	return &appkit.App{
+		ID: "github", Name: "GitHub", Version: "1.0.0", Logger: cfg.Logger,
+		Description: "Repositories, issues, pull requests, labels, milestones and users of a GitHub owner",
+		Website:     "https://github.com/appkitgo/appkit/tree/main/examples/github",
+		Auth:        auths,
+		Sync: &appkit.Sync{
+			Types: []appkit.Type{
+				{ID: "repository", Name: "Repositories", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Repository, Cursor], error) {
+					return a.repositories(ctx, req, c, sel(req))
+				})},
+				{ID: "issue", Name: "Issues", Default: true, Delta: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Issue, Cursor], error) {
+					return a.issues(ctx, req, c, sel(req))
+				})},
+				{ID: "pull_request", Name: "Pull requests", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[PullRequest, Cursor], error) {
+					return a.pulls(ctx, req, c, sel(req))
+				})},
+				{ID: "label", Name: "Labels", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Label, Cursor], error) {
+					return a.labels(ctx, req, c, sel(req))
+				})},
+				{ID: "milestone", Name: "Milestones", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Milestone, Cursor], error) {
+					return a.milestones(ctx, req, c, sel(req))
+				})},
+				{ID: "user", Name: "Users", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[User, Cursor], error) {
+					return a.users(ctx, req, c, sel(req))
+				})},
+			},
+			Filters: []appkit.Filter{owner, repos},
+			ValidateFilter: func(_ context.Context, req *appkit.Request) error {
+				o, _ := owner.Get(req.Filter)
+				r, _ := repos.Get(req.Filter)
+				for _, name := range r {
+					if ro, _, ok := strings.Cut(name, "/"); !ok || !strings.EqualFold(ro, o) {
+						return appkit.BadRequest("repos: %q is not a repository of %q (want %s/NAME)", name, o, o)
+					}
+				}
+				return nil
+			},
+		},
+	}, nil
+}
+
+// client returns the API client of a request's account: its token, or its
+// OAuth 2 access token.
+func (a *App) api(acct appkit.Account) (*api, error) {
+	tok := acct.String("token")
+	if acct.Auth() == "oauth2" || tok == "" {
+		tok = acct.String("access_token")
+	}
+	if tok == "" {
+		return nil, appkit.InvalidAccount("the account has no token")
+	}
+	return &api{app: a, token: tok}, nil
+}
+
+// account is GitHub's user object, as far as the app reads it.
+type account struct {
+	ID      int64  `json:"id"`
+	Login   string `json:"login"`
+	Type    string `json:"type"`
+	HTMLURL string `json:"html_url"`
+	Avatar  string `json:"avatar_url"`
+}
+
+func (u account) user() User {
+	return User{ID: strconv.FormatInt(u.ID, 10), Name: u.Login, Kind: u.Type, URL: u.HTMLURL, Avatar: u.Avatar}
+}
+
+func (a *App) validate(ctx context.Context, token string) (string, error) {
+	var me account
+	if _, err := (&api{app: a, token: token}).get(ctx, "user", &me); err != nil {
+		return "", err
+	}
+	return me.Login, nil
+}
+
+// oauth is the OAuth 2 flow of a GitHub OAuth app, at github.com or at the
+// GitHub Enterprise Server of the API URL.
+func (a *App) oauth(id, secret string) *oauth.OAuth2 {
+	flow := oauth.GitHub(id, secret, "repo", "read:org")
+	if a.base.Host != "api.github.com" {
+		web := *a.base
+		web.Path = strings.TrimSuffix(strings.TrimSuffix(web.Path, "/"), "/api/v3") + "/"
+		flow.AuthURL, flow.TokenURL = web.String()+"login/oauth/authorize", web.String()+"login/oauth/access_token"
+	}
+	flow.HTTPClient = a.client
+	flow.Account = func(ctx context.Context, _ *http.Client, tok *oauth2.Token) (map[string]any, error) {
+		name, err := a.validate(ctx, tok.AccessToken)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"name": name}, nil
+	}
+	return flow
+}
+
+// owners lists the datalist of the owner filter: the user's login and
+// organizations.
+func (a *App) owners(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+	c, err := a.api(req.Account)
+	if err != nil {
+		return nil, err
+	}
+	var me account
+	if _, err := c.get(ctx, "user", &me); err != nil {
+		return nil, err
+	}
+	out := []appkit.Option{{Title: me.Login, Value: me.Login}}
+	for next := "user/orgs?per_page=100"; next != ""; {
+		var orgs []account
+		if next, err = c.get(ctx, next, &orgs); err != nil {
+			return nil, err
+		}
+		for _, o := range orgs {
+			out = append(out, appkit.Option{Title: o.Login, Value: o.Login})
+		}
+		if len(out) > maxOptions {
+			return nil, fmt.Errorf("more than %d organizations", maxOptions)
+		}
+	}
+	return out, nil
+}
+
+// maxOptions bounds a datalist.
+const maxOptions = 10000
+
+// repoOptions lists the datalist of the repos filter: the owner's
+// repositories.
+func (a *App) repoOptions(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+	owner, _ := a.owner.Get(req.DependsOn)
+	if owner == "" {
+		return nil, appkit.BadRequest("repos: choose an owner first")
+	}
+	c, err := a.api(req.Account)
+	if err != nil {
+		return nil, err
+	}
+	var out []appkit.Option
+	for next := ""; ; {
+		var repos []repository
+		if next == "" {
+			if next, err = a.reposURL(ctx, c, owner); err != nil {
+				return nil, err
+			}
+		}
+		if next, err = c.get(ctx, next, &repos); err != nil {
+			return nil, err
+		}
+		for _, r := range repos {
+			out = append(out, appkit.Option{Title: r.FullName, Value: r.FullName})
+		}
+		if len(out) > maxOptions {
+			return nil, fmt.Errorf("%s has more than %d repositories", owner, maxOptions)
+		}
+		if next == "" {
+			return out, nil
+		}
+	}
+}
+
+// selection is a request's filter.
+type selection struct {
+	owner string
+	repos []string
+}
+
+// reposURL is the first page of the owner's repository list: an
+// organization's or a user's.
+func (a *App) reposURL(ctx context.Context, c *api, owner string) (string, error) {
+	if owner == "" || strings.ContainsAny(owner, "/?#%") {
+		return "", appkit.BadRequest("owner: want a GitHub login, got %q", owner)
+	}
+	var u account
+	if _, err := c.get(ctx, "users/"+url.PathEscape(owner), &u); err != nil {
+		return "", err
+	}
+	if u.Type == "Organization" {
+		return "orgs/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
+	}
+	return "users/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
+}
+
+// repository is GitHub's repository object.
+type repository struct {
+	ID            int64     `json:"id"`
+	FullName      string    `json:"full_name"`
+	Owner         account   `json:"owner"`
+	Description   string    `json:"description"`
+	Private       bool      `json:"private"`
+	Fork          bool      `json:"fork"`
+	Archived      bool      `json:"archived"`
+	DefaultBranch string    `json:"default_branch"`
+	Stars         int       `json:"stargazers_count"`
+	HTMLURL       string    `json:"html_url"`
+	Created       time.Time `json:"created_at"`
+	Updated       time.Time `json:"updated_at"`
+	Pushed        time.Time `json:"pushed_at"`
+}
+
+// repositories pages through the owner's repositories, keeping those the
+// repos filter names (all without it).
+func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Repository, Cursor], error) {
+	c, err := a.api(req.Account)
+	if err != nil {
+		return nil, err
+	}
+	next := ""
+	if cur == nil {
+		if next, err = a.reposURL(ctx, c, sel.owner); err != nil {
+			return nil, err
+		}
+	} else if next = cur.List; next == "" {
+		return nil, appkit.BadRequest("pagination: the cursor names no page")
+	}
+	var list []repository
+	if next, err = c.get(ctx, next, &list); err != nil {
+		return nil, err
+	}
+	page := &appkit.Page[Repository, Cursor]{}
+	for _, r := range list {
+		if len(sel.repos) == 0 || slices.ContainsFunc(sel.repos, func(n string) bool { return strings.EqualFold(n, r.FullName) }) {
+			page.Items = append(page.Items, Repository{
+				ID: r.FullName, Name: r.FullName, GitHubID: r.ID, Owner: r.Owner.Login, Description: r.Description,
+				Private: r.Private, Fork: r.Fork, Archived: r.Archived, DefaultBranch: r.DefaultBranch, Stars: r.Stars,
+				URL: r.HTMLURL, Created: r.Created, Updated: r.Updated, Pushed: r.Pushed,
+			})
+		}
+	}
+	if next != "" {
+		page.Next = &Cursor{List: next}
+	}
+	return page, nil
+}
+
+// walk reads the next GitHub page of one repository's endpoint for a type
+// whose items live in repositories: the repos of the filter, else every
+// repository of the owner (whose list is read a page at a time as the walk
+// goes). first returns the first page's path of a repository (for step), and
+// read decodes a page. It returns the cursor of the following call, nil at
+// the end.
+func (a *App) walk(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection, steps int,
+	first func(repo string, step int) string, read func(c *api, repo string, step int, page string) (string, error)) (*Cursor, error) {
+	c, err := a.api(req.Account)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		cur = &Cursor{Repos: sel.repos}
+		if len(sel.repos) == 0 {
+			if cur.List, err = a.reposURL(ctx, c, sel.owner); err != nil {
+				return nil, err
+			}
+		}
+	}
+	next := *cur
+	if len(next.Repos) == 0 { // read the next page of the owner's repositories
+		if next.List == "" {
+			return nil, nil
+		}
+		var list []repository
+		if next.List, err = c.get(ctx, next.List, &list); err != nil {
+			return nil, err
+		}
+		for _, r := range list {
+			next.Repos = append(next.Repos, r.FullName)
+		}
+		return more(&next), nil
+	}
+	repo := next.Repos[0]
+	page := next.Next
+	if page == "" {
+		page = first(repo, next.Step)
+	}
+	if next.Next, err = read(c, repo, next.Step, page); err != nil {
+		return nil, err
+	}
+	if next.Next == "" {
+		if next.Step++; next.Step >= steps {
+			next.Repos, next.Step = next.Repos[1:], 0
+		}
+	}
+	return more(&next), nil
+}
+
+// more is c, or nil when nothing is left to walk.
+func more(c *Cursor) *Cursor {
+	if len(c.Repos) == 0 && c.List == "" {
+		return nil
+	}
+	return c
+}
+
+// repoPath is repos/{owner}/{name}/ of a full name.
+func repoPath(fullName string) string {
+	o, n, _ := strings.Cut(fullName, "/")
+	return "repos/" + url.PathEscape(o) + "/" + url.PathEscape(n) + "/"
+}
+
+// issue is GitHub's issue and pull request object.
+type issue struct {
+	ID          int64      `json:"id"`
+	Number      int        `json:"number"`
+	Title       string     `json:"title"`
+	Body        string     `json:"body"`
+	State       string     `json:"state"`
+	User        account    `json:"user"`
+	Assignees   []account  `json:"assignees"`
+	Labels      []label    `json:"labels"`
+	Milestone   *milestone `json:"milestone"`
+	HTMLURL     string     `json:"html_url"`
+	Created     time.Time  `json:"created_at"`
+	Updated     time.Time  `json:"updated_at"`
+	Closed      *time.Time `json:"closed_at"`
+	PullRequest *struct{}  `json:"pull_request"`
+	Draft       bool       `json:"draft"`
+	MergedAt    *time.Time `json:"merged_at"`
+	Head        struct {
+		Ref string `json:"ref"`
+	} `json:"head"`
+	Base struct {
+		Ref string `json:"ref"`
+	} `json:"base"`
+}
+
+// common returns the fields issues and pull requests share.
+func (is *issue) common() (id, author string, assignees, labels []string, milestone string, closed time.Time) {
+	for _, u := range is.Assignees {
+		assignees = append(assignees, strconv.FormatInt(u.ID, 10))
+	}
+	for _, l := range is.Labels {
+		labels = append(labels, strconv.FormatInt(l.ID, 10))
+	}
+	if is.Milestone != nil {
+		milestone = strconv.FormatInt(is.Milestone.ID, 10)
+	}
+	if is.Closed != nil {
+		closed = *is.Closed
+	}
+	return strconv.FormatInt(is.ID, 10), strconv.FormatInt(is.User.ID, 10), assignees, labels, milestone, closed
+}
+
+// issues pages through the issues of the selected repositories; pull
+// requests, which GitHub lists with them, are left to pull_request. After a
+// run, pages are delta: what changed since an hour before it.
+func (a *App) issues(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Issue, Cursor], error) {
+	page := &appkit.Page[Issue, Cursor]{Delta: !req.LastSynchronizedAt.IsZero()}
+	query := "issues?state=all&per_page=100"
+	if page.Delta {
+		query += "&since=" + req.LastSynchronizedAt.Add(-DeltaMargin).UTC().Format(time.RFC3339)
+	}
+	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + query },
+		func(c *api, repo string, _ int, p string) (string, error) {
+			var list []issue
+			next, err := c.get(ctx, p, &list)
+			for _, is := range list {
+				if is.PullRequest != nil {
+					continue
+				}
+				id, author, assignees, labels, milestone, closed := is.common()
+				page.Items = append(page.Items, Issue{
+					ID: id, Name: is.Title, Number: is.Number, Body: is.Body, State: is.State, Author: author,
+					Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
+					URL: is.HTMLURL, Created: is.Created, Updated: is.Updated, Closed: closed,
+				})
+			}
+			return next, err
+		})
+	page.Next = next
+	return page, err
+}
+
+// pulls pages through the pull requests of the selected repositories.
+func (a *App) pulls(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[PullRequest, Cursor], error) {
+	page := &appkit.Page[PullRequest, Cursor]{}
+	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "pulls?state=all&per_page=100" },
+		func(c *api, repo string, _ int, p string) (string, error) {
+			var list []issue
+			next, err := c.get(ctx, p, &list)
+			for _, pr := range list {
+				id, author, assignees, labels, milestone, closed := pr.common()
+				page.Items = append(page.Items, PullRequest{
+					ID: id, Name: pr.Title, Number: pr.Number, Body: pr.Body, State: pr.State, Author: author,
+					Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
+					Draft: pr.Draft, Merged: pr.MergedAt != nil, Head: pr.Head.Ref, Base: pr.Base.Ref,
+					URL: pr.HTMLURL, Created: pr.Created, Updated: pr.Updated, Closed: closed,
+				})
+			}
+			return next, err
+		})
+	page.Next = next
+	return page, err
+}
+
+// label is GitHub's label object.
+type label struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	Color       string `json:"color"`
+	Description string `json:"description"`
+}
+
+// labels pages through the labels of the selected repositories.
+func (a *App) labels(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Label, Cursor], error) {
+	page := &appkit.Page[Label, Cursor]{}
+	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "labels?per_page=100" },
+		func(c *api, repo string, _ int, p string) (string, error) {
+			var list []label
+			next, err := c.get(ctx, p, &list)
+			for _, l := range list {
+				page.Items = append(page.Items, Label{ID: strconv.FormatInt(l.ID, 10), Name: l.Name, Color: l.Color, Description: l.Description, Repository: repo})
+			}
+			return next, err
+		})
+	page.Next = next
+	return page, err
+}
+
+// milestone is GitHub's milestone object.
+type milestone struct {
+	ID          int64      `json:"id"`
+	Number      int        `json:"number"`
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	State       string     `json:"state"`
+	Due         *time.Time `json:"due_on"`
+	Created     time.Time  `json:"created_at"`
+	Closed      *time.Time `json:"closed_at"`
+}
+
+// milestones pages through the milestones of the selected repositories.
+func (a *App) milestones(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Milestone, Cursor], error) {
+	page := &appkit.Page[Milestone, Cursor]{}
+	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "milestones?state=all&per_page=100" },
+		func(c *api, repo string, _ int, p string) (string, error) {
+			var list []milestone
+			next, err := c.get(ctx, p, &list)
+			for _, m := range list {
+				page.Items = append(page.Items, Milestone{
+					ID: strconv.FormatInt(m.ID, 10), Name: m.Title, Number: m.Number, Description: m.Description, State: m.State,
+					Due: deref(m.Due), Repository: repo, Created: m.Created, Closed: deref(m.Closed),
+				})
+			}
+			return next, err
+		})
+	page.Next = next
+	return page, err
+}
+
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// users pages through the users met in the selected repositories: their
+// assignees (GET .../assignees), then the authors and assignees of their
+// issues and pull requests (GET .../issues lists both), each user once: the
+// cursor carries the ids already sent.
+func (a *App) users(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[User, Cursor], error) {
+	seen := map[string]bool{}
+	var sent []string
+	if cur != nil {
+		sent = cur.Seen
+		for _, id := range cur.Seen {
+			seen[id] = true
+		}
+	}
+	page := &appkit.Page[User, Cursor]{}
+	add := func(u account) {
+		if id := strconv.FormatInt(u.ID, 10); u.ID != 0 && !seen[id] {
+			seen[id] = true
+			sent = append(sent, id)
+			page.Items = append(page.Items, u.user())
+		}
+	}
+	next, err := a.walk(ctx, req, cur, sel, 2, func(repo string, step int) string {
+		if step == 0 {
+			return repoPath(repo) + "assignees?per_page=100"
+		}
+		return repoPath(repo) + "issues?state=all&per_page=100"
+	}, func(c *api, _ string, step int, p string) (string, error) {
+		if step == 0 {
+			var list []account
+			next, err := c.get(ctx, p, &list)
+			for _, u := range list {
+				add(u)
+			}
+			return next, err
+		}
+		var list []issue
+		next, err := c.get(ctx, p, &list)
+		for _, is := range list {
+			add(is.User)
+			for _, u := range is.Assignees {
+				add(u)
+			}
+		}
+		return next, err
+	})
+	if next != nil {
+		next.Seen = sent
+	}
+	page.Next = next
+	return page, err
+}
