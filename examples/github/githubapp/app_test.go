@@ -78,7 +78,7 @@ func newFixture(t *testing.T) *fixture {
 
 // expected is what a complete sync of owner (repos: a selection) holds.
 type expected struct {
-	repos                              []*standin.Repo
+	repos                               []*standin.Repo
 	issues, pulls, labels, miles, users map[string]bool
 }
 
