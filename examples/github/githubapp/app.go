@@ -9,20 +9,21 @@
 // names owner/name).
 //
 // Each data call makes one GitHub call (two or three for the first page of
-// a run, which looks the owner up): the cursor carries the Link header's next
-// page, the repositories still to walk, and for users the ids already sent.
-// Issues answer delta with GitHub's since parameter (an hour before the last
-// run); deleted or transferred issues are only dropped by a full run. The
-// other types answer full.
+// a run, which looks the owner up) through the appkit/upstream toolkit: the
+// cursor carries the Link header's next page, the repositories still to
+// walk, and for users the ids already sent. Issues answer delta with
+// GitHub's since parameter (an hour before the last run); deleted or
+// transferred issues are only dropped by a full run. The other types answer
+// full. Repositories are identified by their full name.
 //
-// Failures: a 401 or a 403 is an invalid account; a rate-limited answer
-// (429, or 403 with X-RateLimit-Remaining: 0) is tryLater with the wait until
-// the reset (Retry-After, else X-RateLimit-Reset; at most [MaxWait]), and no
-// call is made with that token before the reset; a 5xx or a network failure
-// is retried ([Attempts] calls in all, exponential backoff), then tryLater; a
-// 404 names the missing resource. Answers are bounded by [MaxAnswer], each
-// call by [CallTimeout]; a Link header that leaves the API's host or repeats
-// the page is an error, never followed.
+// Failures come mapped by the toolkit (see appkit/upstream): a 401 or a 403
+// is an invalid account; a rate-limited answer (429, or 403 with
+// X-RateLimit-Remaining: 0) is tryLater with the wait until the reset
+// (Retry-After, else X-RateLimit-Reset; at most [MaxWait]), and the app
+// makes no call with that credential before the reset; a 5xx or a network
+// failure is retried, then tryLater; a 404 names the missing resource. A
+// Link header that leaves the API's origin or repeats a page is an error,
+// never followed; the token goes to the API's origin only.
 package githubapp
 
 import (
@@ -39,6 +40,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/upstream"
 	"github.com/appkitgo/appkit/oauth"
 )
 
@@ -56,28 +58,24 @@ type Config struct {
 	// ClientID and ClientSecret of a GitHub OAuth app add OAuth 2 as a second
 	// authentication; empty leaves the token only.
 	ClientID, ClientSecret string
-	// HTTPClient makes the calls to GitHub (nil: a client with
-	// http.DefaultTransport).
+	// HTTPClient provides the transport of the calls to GitHub (nil:
+	// http.DefaultTransport), for instance a recorder.
 	HTTPClient *http.Client
 	// Logger receives the request log and, at debug level, one line per
 	// GitHub call (nil: appkit's default).
 	Logger *zerolog.Logger
-	// Now is the clock (nil: time.Now); Backoff the first retry delay
-	// (0: 500 ms).
-	Now     func() time.Time
-	Backoff time.Duration
+	// Now is the clock of the rate-limit resets (nil: time.Now).
+	Now func() time.Time
 }
 
 // App is the GitHub app's runtime.
 type App struct {
-	base    *url.URL
-	client  *http.Client
-	logger  *zerolog.Logger
-	now     func() time.Time
-	backoff time.Duration
-	limits  limits
-	owner   *appkit.FilterOf[string]
-	repos   *appkit.FilterOf[[]string]
+	token, oauth2 *upstream.Client // by the account's authentication
+	base          *url.URL
+	now           func() time.Time
+	limits        limits
+	owner         *appkit.FilterOf[string]
+	repos         *appkit.FilterOf[[]string]
 }
 
 // Repository is a repository.
@@ -172,14 +170,16 @@ type User struct {
 // Cursor is the page cursor of every type: the walk over the owner's
 // repositories and, within the current one, GitHub's next page.
 type Cursor struct {
-	// List is the next page of the owner's repository list ("" when it is
-	// read to the end).
-	List string `json:"list,omitempty"`
+	// List is the first page of the owner's repository list while it is
+	// still to read ("" when the repos filter names them, or when it is read
+	// to the end); ListAt the position in it.
+	List   string           `json:"list,omitempty"`
+	ListAt *upstream.Cursor `json:"listAt,omitempty"`
 	// Repos are the repositories (full names) still to walk, the current
 	// one first.
 	Repos []string `json:"repos,omitempty"`
-	// Next is the next page within the current repository.
-	Next string `json:"next,omitempty"`
+	// At is the position in the current repository's list.
+	At *upstream.Cursor `json:"at,omitempty"`
 	// Step is the current repository's endpoint, for types that read more
 	// than one (users: 0 assignees, 1 issues).
 	Step int `json:"step,omitempty"`
@@ -192,41 +192,34 @@ func New(cfg Config) (*appkit.App, error) {
 	if cfg.APIURL == "" {
 		cfg.APIURL = DefaultAPIURL
 	}
-	base, err := url.Parse(strings.TrimSuffix(cfg.APIURL, "/") + "/")
+	base, err := url.Parse(strings.TrimSuffix(cfg.APIURL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("API URL: want an absolute http(s) URL, got %q", cfg.APIURL)
 	}
-	a := &App{base: base, client: cfg.HTTPClient, logger: cfg.Logger, now: cfg.Now, backoff: cfg.Backoff}
-	if a.client == nil {
-		a.client = &http.Client{}
-	}
-	// A redirect keeps the token only on the API's own host.
-	a.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return fmt.Errorf("GitHub redirected %d times", len(via))
-		}
-		if req.URL.Host != base.Host {
-			req.Header.Del("Authorization")
-		}
-		return nil
-	}
+	a := &App{base: base, now: cfg.Now}
 	if a.now == nil {
 		a.now = time.Now
 	}
-	if a.backoff <= 0 {
-		a.backoff = 500 * time.Millisecond
+	client := func(auth upstream.Auth) *upstream.Client {
+		return &upstream.Client{
+			BaseURL: base.String(), Auth: auth, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger, MaxWait: MaxWait,
+			Header: http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {"2022-11-28"}},
+		}
 	}
+	a.token = client(upstream.Bearer("token"))
 	owner := appkit.ListFilter("owner", "Owner (user or organization)", a.owners)
 	repos := appkit.MultiDropdownFilter("repos", "Repositories", a.repoOptions).Requires(owner).Optional()
 	a.owner, a.repos = owner, repos
+	auths := []appkit.Auth{appkit.TokenAuth("Personal access token", "A GitHub personal access token (classic or fine-grained) that can read the repositories", a.validate)}
+	if cfg.ClientID != "" && cfg.ClientSecret != "" {
+		flow := a.oauth(cfg.ClientID, cfg.ClientSecret)
+		a.oauth2 = client(upstream.OAuth2(flow))
+		auths = append(auths, appkit.OAuth2Auth("GitHub", flow))
+	}
 	sel := func(req *appkit.DataRequest) selection {
 		o, _ := owner.Get(req.Filter)
 		r, _ := repos.Get(req.Filter)
 		return selection{owner: o, repos: r}
-	}
-	auths := []appkit.Auth{appkit.TokenAuth("Personal access token", "A GitHub personal access token (classic or fine-grained) that can read the repositories", a.validate)}
-	if cfg.ClientID != "" && cfg.ClientSecret != "" {
-		auths = append(auths, appkit.OAuth2Auth("GitHub", a.oauth(cfg.ClientID, cfg.ClientSecret)))
 	}
 	return &appkit.App{
 		ID: "github", Name: "GitHub", Version: "1.0.0", Logger: cfg.Logger,
@@ -269,19 +262,6 @@ func New(cfg Config) (*appkit.App, error) {
 	}, nil
 }
 
-// client returns the API client of a request's account: its token, or its
-// OAuth 2 access token.
-func (a *App) api(acct appkit.Account) (*api, error) {
-	tok := acct.String("token")
-	if acct.Auth() == "oauth2" || tok == "" {
-		tok = acct.String("access_token")
-	}
-	if tok == "" {
-		return nil, appkit.InvalidAccount("the account has no token")
-	}
-	return &api{app: a, token: tok}, nil
-}
-
 // account is GitHub's user object, as far as the app reads it.
 type account struct {
 	ID      int64  `json:"id"`
@@ -295,24 +275,29 @@ func (u account) user() User {
 	return User{ID: strconv.FormatInt(u.ID, 10), Name: u.Login, Kind: u.Type, URL: u.HTMLURL, Avatar: u.Avatar}
 }
 
+// validate answers the token's login (GET /user).
 func (a *App) validate(ctx context.Context, token string) (string, error) {
+	c, err := a.session(appkit.Account{"token": token})
+	if err != nil {
+		return "", err
+	}
 	var me account
-	if _, err := (&api{app: a, token: token}).get(ctx, "user", &me); err != nil {
+	if err := c.get(ctx, "/user", &me); err != nil {
 		return "", err
 	}
 	return me.Login, nil
 }
 
 // oauth is the OAuth 2 flow of a GitHub OAuth app, at github.com or at the
-// GitHub Enterprise Server of the API URL.
+// GitHub Enterprise Server of the API URL (https://HOST/api/v3: the flow is
+// at https://HOST/login/oauth/...).
 func (a *App) oauth(id, secret string) *oauth.OAuth2 {
 	flow := oauth.GitHub(id, secret, "repo", "read:org")
 	if a.base.Host != "api.github.com" {
 		web := *a.base
-		web.Path = strings.TrimSuffix(strings.TrimSuffix(web.Path, "/"), "/api/v3") + "/"
-		flow.AuthURL, flow.TokenURL = web.String()+"login/oauth/authorize", web.String()+"login/oauth/access_token"
+		web.Path = strings.TrimSuffix(web.Path, "/api/v3")
+		flow.AuthURL, flow.TokenURL = web.String()+"/login/oauth/authorize", web.String()+"/login/oauth/access_token"
 	}
-	flow.HTTPClient = a.client
 	flow.Account = func(ctx context.Context, _ *http.Client, tok *oauth2.Token) (map[string]any, error) {
 		name, err := a.validate(ctx, tok.AccessToken)
 		if err != nil {
@@ -323,66 +308,60 @@ func (a *App) oauth(id, secret string) *oauth.OAuth2 {
 	return flow
 }
 
-// owners lists the datalist of the owner filter: the user's login and
-// organizations.
+// maxOptions bounds a datalist.
+const maxOptions = 10000
+
+// owners serves the datalist of the owner filter: the user's login and
+// organizations (GET /user, GET /user/orgs).
 func (a *App) owners(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
-	c, err := a.api(req.Account)
+	c, err := a.session(req.Account)
 	if err != nil {
 		return nil, err
 	}
 	var me account
-	if _, err := c.get(ctx, "user", &me); err != nil {
+	if err := c.get(ctx, "/user", &me); err != nil {
 		return nil, err
 	}
 	out := []appkit.Option{{Title: me.Login, Value: me.Login}}
-	for next := "user/orgs?per_page=100"; next != ""; {
-		var orgs []account
-		if next, err = c.get(ctx, next, &orgs); err != nil {
+	var at *upstream.Cursor
+	for {
+		orgs, next, err := fetch[account](ctx, c, "/user/orgs?per_page=100", at)
+		if err != nil {
 			return nil, err
 		}
 		for _, o := range orgs {
 			out = append(out, appkit.Option{Title: o.Login, Value: o.Login})
 		}
-		if len(out) > maxOptions {
-			return nil, fmt.Errorf("more than %d organizations", maxOptions)
+		if at = next; at == nil || len(out) > maxOptions {
+			return out[:min(len(out), maxOptions)], nil
 		}
 	}
-	return out, nil
 }
 
-// maxOptions bounds a datalist.
-const maxOptions = 10000
-
-// repoOptions lists the datalist of the repos filter: the owner's
-// repositories.
+// repoOptions serves the datalist of the repos filter: the full names of
+// the owner's repositories.
 func (a *App) repoOptions(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
 	owner, _ := a.owner.Get(req.DependsOn)
-	if owner == "" {
-		return nil, appkit.BadRequest("repos: choose an owner first")
+	c, err := a.session(req.Account)
+	if err != nil {
+		return nil, err
 	}
-	c, err := a.api(req.Account)
+	first, err := a.reposURL(ctx, c, owner)
 	if err != nil {
 		return nil, err
 	}
 	var out []appkit.Option
-	for next := ""; ; {
-		var repos []repository
-		if next == "" {
-			if next, err = a.reposURL(ctx, c, owner); err != nil {
-				return nil, err
-			}
-		}
-		if next, err = c.get(ctx, next, &repos); err != nil {
+	var at *upstream.Cursor
+	for {
+		repos, next, err := fetch[repository](ctx, c, first, at)
+		if err != nil {
 			return nil, err
 		}
 		for _, r := range repos {
 			out = append(out, appkit.Option{Title: r.FullName, Value: r.FullName})
 		}
-		if len(out) > maxOptions {
-			return nil, fmt.Errorf("%s has more than %d repositories", owner, maxOptions)
-		}
-		if next == "" {
-			return out, nil
+		if at = next; at == nil || len(out) > maxOptions {
+			return out[:min(len(out), maxOptions)], nil
 		}
 	}
 }
@@ -394,19 +373,19 @@ type selection struct {
 }
 
 // reposURL is the first page of the owner's repository list: an
-// organization's or a user's.
-func (a *App) reposURL(ctx context.Context, c *api, owner string) (string, error) {
+// organization's or a user's (GET /users/{owner} says which).
+func (a *App) reposURL(ctx context.Context, c *session, owner string) (string, error) {
 	if owner == "" || strings.ContainsAny(owner, "/?#%") {
 		return "", appkit.BadRequest("owner: want a GitHub login, got %q", owner)
 	}
 	var u account
-	if _, err := c.get(ctx, "users/"+url.PathEscape(owner), &u); err != nil {
+	if err := c.get(ctx, "/users/"+url.PathEscape(owner), &u); err != nil {
 		return "", err
 	}
 	if u.Type == "Organization" {
-		return "orgs/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
+		return "/orgs/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
 	}
-	return "users/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
+	return "/users/" + url.PathEscape(u.Login) + "/repos?per_page=100", nil
 }
 
 // repository is GitHub's repository object.
@@ -429,20 +408,18 @@ type repository struct {
 // repositories pages through the owner's repositories, keeping those the
 // repos filter names (all without it).
 func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Repository, Cursor], error) {
-	c, err := a.api(req.Account)
+	c, err := a.session(req.Account)
 	if err != nil {
 		return nil, err
 	}
-	next := ""
 	if cur == nil {
-		if next, err = a.reposURL(ctx, c, sel.owner); err != nil {
+		cur = &Cursor{}
+		if cur.List, err = a.reposURL(ctx, c, sel.owner); err != nil {
 			return nil, err
 		}
-	} else if next = cur.List; next == "" {
-		return nil, appkit.BadRequest("pagination: the cursor names no page")
 	}
-	var list []repository
-	if next, err = c.get(ctx, next, &list); err != nil {
+	list, next, err := fetch[repository](ctx, c, cur.List, cur.ListAt)
+	if err != nil {
 		return nil, err
 	}
 	page := &appkit.Page[Repository, Cursor]{}
@@ -455,21 +432,21 @@ func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cu
 			})
 		}
 	}
-	if next != "" {
-		page.Next = &Cursor{List: next}
+	if next != nil {
+		page.Next = &Cursor{List: cur.List, ListAt: next}
 	}
 	return page, nil
 }
 
-// walk reads the next GitHub page of one repository's endpoint for a type
+// walk reads the next GitHub page of one repository's endpoint, for a type
 // whose items live in repositories: the repos of the filter, else every
 // repository of the owner (whose list is read a page at a time as the walk
-// goes). first returns the first page's path of a repository (for step), and
-// read decodes a page. It returns the cursor of the following call, nil at
-// the end.
+// goes). first returns a repository's first page path for a step (of
+// steps); read reads one page. It returns the cursor of the following call,
+// nil at the end.
 func (a *App) walk(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection, steps int,
-	first func(repo string, step int) string, read func(c *api, repo string, step int, page string) (string, error)) (*Cursor, error) {
-	c, err := a.api(req.Account)
+	first func(repo string, step int) string, read func(c *session, repo string, step int, path string, at *upstream.Cursor) (*upstream.Cursor, error)) (*Cursor, error) {
+	c, err := a.session(req.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -482,28 +459,27 @@ func (a *App) walk(ctx context.Context, req *appkit.DataRequest, cur *Cursor, se
 		}
 	}
 	next := *cur
-	if len(next.Repos) == 0 { // read the next page of the owner's repositories
+	if len(next.Repos) == 0 { // the next page of the owner's repositories
 		if next.List == "" {
 			return nil, nil
 		}
-		var list []repository
-		if next.List, err = c.get(ctx, next.List, &list); err != nil {
+		list, at, err := fetch[repository](ctx, c, next.List, next.ListAt)
+		if err != nil {
 			return nil, err
 		}
 		for _, r := range list {
 			next.Repos = append(next.Repos, r.FullName)
 		}
+		if next.ListAt = at; at == nil {
+			next.List = ""
+		}
 		return more(&next), nil
 	}
 	repo := next.Repos[0]
-	page := next.Next
-	if page == "" {
-		page = first(repo, next.Step)
-	}
-	if next.Next, err = read(c, repo, next.Step, page); err != nil {
+	if next.At, err = read(c, repo, next.Step, first(repo, next.Step), next.At); err != nil {
 		return nil, err
 	}
-	if next.Next == "" {
+	if next.At == nil {
 		if next.Step++; next.Step >= steps {
 			next.Repos, next.Step = next.Repos[1:], 0
 		}
@@ -522,7 +498,7 @@ func more(c *Cursor) *Cursor {
 // repoPath is repos/{owner}/{name}/ of a full name.
 func repoPath(fullName string) string {
 	o, n, _ := strings.Cut(fullName, "/")
-	return "repos/" + url.PathEscape(o) + "/" + url.PathEscape(n) + "/"
+	return "/repos/" + url.PathEscape(o) + "/" + url.PathEscape(n) + "/"
 }
 
 // issue is GitHub's issue and pull request object.
@@ -578,9 +554,8 @@ func (a *App) issues(ctx context.Context, req *appkit.DataRequest, cur *Cursor, 
 		query += "&since=" + req.LastSynchronizedAt.Add(-DeltaMargin).UTC().Format(time.RFC3339)
 	}
 	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + query },
-		func(c *api, repo string, _ int, p string) (string, error) {
-			var list []issue
-			next, err := c.get(ctx, p, &list)
+		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
+			list, next, err := fetch[issue](ctx, c, p, at)
 			for _, is := range list {
 				if is.PullRequest != nil {
 					continue
@@ -602,9 +577,8 @@ func (a *App) issues(ctx context.Context, req *appkit.DataRequest, cur *Cursor, 
 func (a *App) pulls(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[PullRequest, Cursor], error) {
 	page := &appkit.Page[PullRequest, Cursor]{}
 	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "pulls?state=all&per_page=100" },
-		func(c *api, repo string, _ int, p string) (string, error) {
-			var list []issue
-			next, err := c.get(ctx, p, &list)
+		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
+			list, next, err := fetch[issue](ctx, c, p, at)
 			for _, pr := range list {
 				id, author, assignees, labels, milestone, closed := pr.common()
 				page.Items = append(page.Items, PullRequest{
@@ -632,9 +606,8 @@ type label struct {
 func (a *App) labels(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Label, Cursor], error) {
 	page := &appkit.Page[Label, Cursor]{}
 	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "labels?per_page=100" },
-		func(c *api, repo string, _ int, p string) (string, error) {
-			var list []label
-			next, err := c.get(ctx, p, &list)
+		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
+			list, next, err := fetch[label](ctx, c, p, at)
 			for _, l := range list {
 				page.Items = append(page.Items, Label{ID: strconv.FormatInt(l.ID, 10), Name: l.Name, Color: l.Color, Description: l.Description, Repository: repo})
 			}
@@ -660,9 +633,8 @@ type milestone struct {
 func (a *App) milestones(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Milestone, Cursor], error) {
 	page := &appkit.Page[Milestone, Cursor]{}
 	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "milestones?state=all&per_page=100" },
-		func(c *api, repo string, _ int, p string) (string, error) {
-			var list []milestone
-			next, err := c.get(ctx, p, &list)
+		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
+			list, next, err := fetch[milestone](ctx, c, p, at)
 			for _, m := range list {
 				page.Items = append(page.Items, Milestone{
 					ID: strconv.FormatInt(m.ID, 10), Name: m.Title, Number: m.Number, Description: m.Description, State: m.State,
@@ -708,17 +680,15 @@ func (a *App) users(ctx context.Context, req *appkit.DataRequest, cur *Cursor, s
 			return repoPath(repo) + "assignees?per_page=100"
 		}
 		return repoPath(repo) + "issues?state=all&per_page=100"
-	}, func(c *api, _ string, step int, p string) (string, error) {
+	}, func(c *session, _ string, step int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
 		if step == 0 {
-			var list []account
-			next, err := c.get(ctx, p, &list)
+			list, next, err := fetch[account](ctx, c, p, at)
 			for _, u := range list {
 				add(u)
 			}
 			return next, err
 		}
-		var list []issue
-		next, err := c.get(ctx, p, &list)
+		list, next, err := fetch[issue](ctx, c, p, at)
 		for _, is := range list {
 			add(is.User)
 			for _, u := range is.Assignees {

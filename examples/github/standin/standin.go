@@ -254,6 +254,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
 		return
 	}
+	if fault != nil && fault.Status >= 500 {
+		// A gateway error comes from GitHub's edge, without the API's
+		// rate-limit headers.
+		h.Set("Content-Type", "text/html")
+		w.WriteHeader(fault.Status)
+		fmt.Fprint(w, "<html><body>Bad gateway</body></html>")
+		return
+	}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(RateLimit))
 	h.Set("X-RateLimit-Resource", "core")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
@@ -262,11 +270,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		switch fault.Status {
 		case http.StatusTooManyRequests, http.StatusForbidden:
 			h.Set("X-RateLimit-Remaining", "0")
+			if fault.Status == http.StatusTooManyRequests { // a secondary limit
+				h.Set("Retry-After", strconv.Itoa(int(ResetAfter/time.Second)))
+			}
 			writeJSON(w, fault.Status, map[string]string{"message": "API rate limit exceeded for user ID 1001."})
 		default:
-			h.Set("Content-Type", "text/html")
-			w.WriteHeader(fault.Status)
-			fmt.Fprint(w, "<html><body>Bad gateway</body></html>")
+			writeJSON(w, fault.Status, map[string]string{"message": http.StatusText(fault.Status)})
 		}
 		return
 	}
