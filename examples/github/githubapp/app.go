@@ -216,11 +216,6 @@ func New(cfg Config) (*appkit.App, error) {
 		a.oauth2 = client(upstream.OAuth2(flow))
 		auths = append(auths, appkit.OAuth2Auth("GitHub", flow))
 	}
-	sel := func(req *appkit.DataRequest) selection {
-		o, _ := owner.Get(req.Filter)
-		r, _ := repos.Get(req.Filter)
-		return selection{owner: o, repos: r}
-	}
 	return &appkit.App{
 		ID: "github", Name: "GitHub", Version: "1.0.0", Logger: cfg.Logger,
 		Description: "Repositories, issues, pull requests, labels, milestones and users of a GitHub owner",
@@ -228,24 +223,12 @@ func New(cfg Config) (*appkit.App, error) {
 		Auth:        auths,
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{
-				{ID: "repository", Name: "Repositories", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Repository, Cursor], error) {
-					return a.repositories(ctx, req, c, sel(req))
-				})},
-				{ID: "issue", Name: "Issues", Default: true, Delta: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Issue, Cursor], error) {
-					return a.issues(ctx, req, c, sel(req))
-				})},
-				{ID: "pull_request", Name: "Pull requests", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[PullRequest, Cursor], error) {
-					return a.pulls(ctx, req, c, sel(req))
-				})},
-				{ID: "label", Name: "Labels", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Label, Cursor], error) {
-					return a.labels(ctx, req, c, sel(req))
-				})},
-				{ID: "milestone", Name: "Milestones", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Milestone, Cursor], error) {
-					return a.milestones(ctx, req, c, sel(req))
-				})},
-				{ID: "user", Name: "Users", Default: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[User, Cursor], error) {
-					return a.users(ctx, req, c, sel(req))
-				})},
+				{ID: "repository", Name: "Repositories", Default: true, Data: appkit.Pages(a.repositories)},
+				{ID: "issue", Name: "Issues", Default: true, Delta: true, Data: perRepo(a, issuesPath, toIssue)},
+				{ID: "pull_request", Name: "Pull requests", Default: true, Data: perRepo(a, fixed("pulls?state=all&per_page=100"), toPull)},
+				{ID: "label", Name: "Labels", Default: true, Data: perRepo(a, fixed("labels?per_page=100"), toLabel)},
+				{ID: "milestone", Name: "Milestones", Default: true, Data: perRepo(a, fixed("milestones?state=all&per_page=100"), toMilestone)},
+				{ID: "user", Name: "Users", Default: true, Data: appkit.Pages(a.users)},
 			},
 			Filters: []appkit.Filter{owner, repos},
 			ValidateFilter: func(_ context.Context, req *appkit.Request) error {
@@ -366,10 +349,11 @@ func (a *App) repoOptions(ctx context.Context, req *appkit.DatalistRequest) ([]a
 	}
 }
 
-// selection is a request's filter.
-type selection struct {
-	owner string
-	repos []string
+// selection returns a request's owner and repos filters.
+func (a *App) selection(req *appkit.DataRequest) (string, []string) {
+	owner, _ := a.owner.Get(req.Filter)
+	repos, _ := a.repos.Get(req.Filter)
+	return owner, repos
 }
 
 // reposURL is the first page of the owner's repository list: an
@@ -407,14 +391,15 @@ type repository struct {
 
 // repositories pages through the owner's repositories, keeping those the
 // repos filter names (all without it).
-func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Repository, Cursor], error) {
+func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cursor) (*appkit.Page[Repository, Cursor], error) {
+	owner, names := a.selection(req)
 	c, err := a.session(req.Account)
 	if err != nil {
 		return nil, err
 	}
 	if cur == nil {
 		cur = &Cursor{}
-		if cur.List, err = a.reposURL(ctx, c, sel.owner); err != nil {
+		if cur.List, err = a.reposURL(ctx, c, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -424,7 +409,7 @@ func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cu
 	}
 	page := &appkit.Page[Repository, Cursor]{}
 	for _, r := range list {
-		if len(sel.repos) == 0 || slices.ContainsFunc(sel.repos, func(n string) bool { return strings.EqualFold(n, r.FullName) }) {
+		if len(names) == 0 || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, r.FullName) }) {
 			page.Items = append(page.Items, Repository{
 				ID: r.FullName, Name: r.FullName, GitHubID: r.ID, Owner: r.Owner.Login, Description: r.Description,
 				Private: r.Private, Fork: r.Fork, Archived: r.Archived, DefaultBranch: r.DefaultBranch, Stars: r.Stars,
@@ -444,16 +429,17 @@ func (a *App) repositories(ctx context.Context, req *appkit.DataRequest, cur *Cu
 // goes). first returns a repository's first page path for a step (of
 // steps); read reads one page. It returns the cursor of the following call,
 // nil at the end.
-func (a *App) walk(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection, steps int,
+func (a *App) walk(ctx context.Context, req *appkit.DataRequest, cur *Cursor, steps int,
 	first func(repo string, step int) string, read func(c *session, repo string, step int, path string, at *upstream.Cursor) (*upstream.Cursor, error)) (*Cursor, error) {
 	c, err := a.session(req.Account)
 	if err != nil {
 		return nil, err
 	}
 	if cur == nil {
-		cur = &Cursor{Repos: sel.repos}
-		if len(sel.repos) == 0 {
-			if cur.List, err = a.reposURL(ctx, c, sel.owner); err != nil {
+		owner, repos := a.selection(req)
+		cur = &Cursor{Repos: repos}
+		if len(repos) == 0 {
+			if cur.List, err = a.reposURL(ctx, c, owner); err != nil {
 				return nil, err
 			}
 		}
@@ -544,54 +530,62 @@ func (is *issue) common() (id, author string, assignees, labels []string, milest
 	return strconv.FormatInt(is.ID, 10), strconv.FormatInt(is.User.ID, 10), assignees, labels, milestone, closed
 }
 
-// issues pages through the issues of the selected repositories; pull
-// requests, which GitHub lists with them, are left to pull_request. After a
-// run, pages are delta: what changed since an hour before it.
-func (a *App) issues(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Issue, Cursor], error) {
-	page := &appkit.Page[Issue, Cursor]{Delta: !req.LastSynchronizedAt.IsZero()}
-	query := "issues?state=all&per_page=100"
-	if page.Delta {
-		query += "&since=" + req.LastSynchronizedAt.Add(-DeltaMargin).UTC().Format(time.RFC3339)
-	}
-	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + query },
-		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
-			list, next, err := fetch[issue](ctx, c, p, at)
-			for _, is := range list {
-				if is.PullRequest != nil {
-					continue
+// perRepo is the data handler of a type read from one list endpoint per
+// repository: path returns its path under /repos/{o}/{r}/ and whether it
+// lists changes (a delta page); item maps each item of the GitHub type Raw
+// (false leaves it out).
+func perRepo[Raw, T any](a *App, path func(req *appkit.DataRequest) (string, bool), item func(repo string, r *Raw) (T, bool)) appkit.DataHandler {
+	return appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, cur *Cursor) (*appkit.Page[T, Cursor], error) {
+		rest, delta := path(req)
+		page := &appkit.Page[T, Cursor]{Delta: delta}
+		next, err := a.walk(ctx, req, cur, 1, func(repo string, _ int) string { return repoPath(repo) + rest },
+			func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
+				list, next, err := fetch[Raw](ctx, c, p, at)
+				for i := range list {
+					if it, ok := item(repo, &list[i]); ok {
+						page.Items = append(page.Items, it)
+					}
 				}
-				id, author, assignees, labels, milestone, closed := is.common()
-				page.Items = append(page.Items, Issue{
-					ID: id, Name: is.Title, Number: is.Number, Body: is.Body, State: is.State, Author: author,
-					Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
-					URL: is.HTMLURL, Created: is.Created, Updated: is.Updated, Closed: closed,
-				})
-			}
-			return next, err
-		})
-	page.Next = next
-	return page, err
+				return next, err
+			})
+		page.Next = next
+		return page, err
+	})
 }
 
-// pulls pages through the pull requests of the selected repositories.
-func (a *App) pulls(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[PullRequest, Cursor], error) {
-	page := &appkit.Page[PullRequest, Cursor]{}
-	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "pulls?state=all&per_page=100" },
-		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
-			list, next, err := fetch[issue](ctx, c, p, at)
-			for _, pr := range list {
-				id, author, assignees, labels, milestone, closed := pr.common()
-				page.Items = append(page.Items, PullRequest{
-					ID: id, Name: pr.Title, Number: pr.Number, Body: pr.Body, State: pr.State, Author: author,
-					Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
-					Draft: pr.Draft, Merged: pr.MergedAt != nil, Head: pr.Head.Ref, Base: pr.Base.Ref,
-					URL: pr.HTMLURL, Created: pr.Created, Updated: pr.Updated, Closed: closed,
-				})
-			}
-			return next, err
-		})
-	page.Next = next
-	return page, err
+// fixed is a path that does not depend on the request.
+func fixed(path string) func(*appkit.DataRequest) (string, bool) {
+	return func(*appkit.DataRequest) (string, bool) { return path, false }
+}
+
+// issuesPath lists every issue, or after a run those updated since an hour
+// before it (GitHub's since).
+func issuesPath(req *appkit.DataRequest) (string, bool) {
+	if req.LastSynchronizedAt.IsZero() {
+		return "issues?state=all&per_page=100", false
+	}
+	return "issues?state=all&per_page=100&since=" + req.LastSynchronizedAt.Add(-DeltaMargin).UTC().Format(time.RFC3339), true
+}
+
+// toIssue maps an issue; pull requests, which GitHub lists with issues,
+// are left to pull_request.
+func toIssue(repo string, is *issue) (Issue, bool) {
+	id, author, assignees, labels, milestone, closed := is.common()
+	return Issue{
+		ID: id, Name: is.Title, Number: is.Number, Body: is.Body, State: is.State, Author: author,
+		Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
+		URL: is.HTMLURL, Created: is.Created, Updated: is.Updated, Closed: closed,
+	}, is.PullRequest == nil
+}
+
+func toPull(repo string, pr *issue) (PullRequest, bool) {
+	id, author, assignees, labels, milestone, closed := pr.common()
+	return PullRequest{
+		ID: id, Name: pr.Title, Number: pr.Number, Body: pr.Body, State: pr.State, Author: author,
+		Assignees: assignees, Labels: labels, Milestone: milestone, Repository: repo,
+		Draft: pr.Draft, Merged: pr.MergedAt != nil, Head: pr.Head.Ref, Base: pr.Base.Ref,
+		URL: pr.HTMLURL, Created: pr.Created, Updated: pr.Updated, Closed: closed,
+	}, true
 }
 
 // label is GitHub's label object.
@@ -602,19 +596,8 @@ type label struct {
 	Description string `json:"description"`
 }
 
-// labels pages through the labels of the selected repositories.
-func (a *App) labels(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Label, Cursor], error) {
-	page := &appkit.Page[Label, Cursor]{}
-	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "labels?per_page=100" },
-		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
-			list, next, err := fetch[label](ctx, c, p, at)
-			for _, l := range list {
-				page.Items = append(page.Items, Label{ID: strconv.FormatInt(l.ID, 10), Name: l.Name, Color: l.Color, Description: l.Description, Repository: repo})
-			}
-			return next, err
-		})
-	page.Next = next
-	return page, err
+func toLabel(repo string, l *label) (Label, bool) {
+	return Label{ID: strconv.FormatInt(l.ID, 10), Name: l.Name, Color: l.Color, Description: l.Description, Repository: repo}, true
 }
 
 // milestone is GitHub's milestone object.
@@ -629,22 +612,11 @@ type milestone struct {
 	Closed      *time.Time `json:"closed_at"`
 }
 
-// milestones pages through the milestones of the selected repositories.
-func (a *App) milestones(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[Milestone, Cursor], error) {
-	page := &appkit.Page[Milestone, Cursor]{}
-	next, err := a.walk(ctx, req, cur, sel, 1, func(repo string, _ int) string { return repoPath(repo) + "milestones?state=all&per_page=100" },
-		func(c *session, repo string, _ int, p string, at *upstream.Cursor) (*upstream.Cursor, error) {
-			list, next, err := fetch[milestone](ctx, c, p, at)
-			for _, m := range list {
-				page.Items = append(page.Items, Milestone{
-					ID: strconv.FormatInt(m.ID, 10), Name: m.Title, Number: m.Number, Description: m.Description, State: m.State,
-					Due: deref(m.Due), Repository: repo, Created: m.Created, Closed: deref(m.Closed),
-				})
-			}
-			return next, err
-		})
-	page.Next = next
-	return page, err
+func toMilestone(repo string, m *milestone) (Milestone, bool) {
+	return Milestone{
+		ID: strconv.FormatInt(m.ID, 10), Name: m.Title, Number: m.Number, Description: m.Description, State: m.State,
+		Due: deref(m.Due), Repository: repo, Created: m.Created, Closed: deref(m.Closed),
+	}, true
 }
 
 func deref(t *time.Time) time.Time {
@@ -658,7 +630,7 @@ func deref(t *time.Time) time.Time {
 // assignees (GET .../assignees), then the authors and assignees of their
 // issues and pull requests (GET .../issues lists both), each user once: the
 // cursor carries the ids already sent.
-func (a *App) users(ctx context.Context, req *appkit.DataRequest, cur *Cursor, sel selection) (*appkit.Page[User, Cursor], error) {
+func (a *App) users(ctx context.Context, req *appkit.DataRequest, cur *Cursor) (*appkit.Page[User, Cursor], error) {
 	seen := map[string]bool{}
 	var sent []string
 	if cur != nil {
@@ -675,7 +647,7 @@ func (a *App) users(ctx context.Context, req *appkit.DataRequest, cur *Cursor, s
 			page.Items = append(page.Items, u.user())
 		}
 	}
-	next, err := a.walk(ctx, req, cur, sel, 2, func(repo string, step int) string {
+	next, err := a.walk(ctx, req, cur, 2, func(repo string, step int) string {
 		if step == 0 {
 			return repoPath(repo) + "assignees?per_page=100"
 		}
