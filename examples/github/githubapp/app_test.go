@@ -445,3 +445,34 @@ func TestBadLinks(t *testing.T) {
 		t.Error("the token was sent to another host")
 	}
 }
+
+// An OAuth 2 account reads GitHub with its access token; the flow points
+// at the Enterprise server's /login/oauth of the API URL.
+func TestOAuth2Account(t *testing.T) {
+	t.Parallel()
+	gh := standin.New(t, standin.Generate(1, 3), nil)
+	app, err := githubapp.New(githubapp.Config{APIURL: gh.URL + "/api/v3", ClientID: "Iv1.standin", ClientSecret: "standin-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := appkittest.New(t, app)
+	if got := c.OAuth2Authorize("https://service.example/callback", "state-1"); !strings.HasPrefix(got, gh.URL+"/login/oauth/authorize?") {
+		t.Errorf("authorize URL %s, want the server's /login/oauth/authorize", got)
+	}
+	// The stand-in serves the API at its root: an /api/v3 prefix is the
+	// Enterprise layout, so a second app reads it there.
+	app, err = githubapp.New(githubapp.Config{APIURL: gh.URL, ClientID: "Iv1.standin", ClientSecret: "standin-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = appkittest.New(t, app)
+	c.Account = map[string]any{"auth": "oauth2", "access_token": standin.Token, "token_type": "bearer"}
+	labels := c.SyncAll(appkittest.Run{Type: "label", Filter: map[string]any{"owner": "octo-org"}})
+	if want := len(expect(gh.Data, "octo-org").labels); len(labels) != want {
+		t.Errorf("%d labels through OAuth 2, want %d", len(labels), want)
+	}
+	c.Account = map[string]any{"auth": "oauth2", "access_token": "gho_refused-0123456789", "token_type": "bearer"}
+	if r := c.Do("POST", "/api/v1/synchronizer/data", map[string]any{"requestedType": "label", "filter": map[string]any{"owner": "octo-org"}}); r.Status != 401 {
+		t.Errorf("a refused OAuth token: %d %s", r.Status, r.Body)
+	}
+}
