@@ -56,6 +56,10 @@ settings() {
     # as a provider does for an unknown token, and no account is given.
     oauth2app) env_extra=(OAUTH2_CLIENT_ID=ci "OAUTH2_AUTH_URL=$provider/auth"
                           "OAUTH2_TOKEN_URL=$provider/token" "OAUTH2_API_URL=$provider/api") ;;
+    # GitHub is not reachable either: the same stub answers 401 as GitHub
+    # does for an unknown token; examples/github's tests run the suite with
+    # an account against a stand-in of the GitHub API.
+    github) env_extra=("GITHUB_API_URL=$provider") ;;
   esac
 }
 
