@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -26,15 +27,15 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "github:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves the app configured by getenv until ctx is cancelled or a
-// signal arrives.
-func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
+// run serves the app configured by getenv on l (nil: on $PORT) until ctx
+// is cancelled or a signal arrives.
+func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
 	addr, cfg, err := config(getenv)
 	if err != nil {
 		return err
@@ -47,8 +48,13 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer) error {
 	if cfg.ClientID != "" {
 		oauth = "on"
 	}
-	fmt.Fprintf(log, "github: API %s, OAuth 2 %s, listening on %s\n", cfg.APIURL, oauth, addr)
-	return appkit.ListenAndServe(ctx, addr, app)
+	if l == nil {
+		if l, err = net.Listen("tcp", addr); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(log, "github: API %s, OAuth 2 %s, listening on %s\n", cfg.APIURL, oauth, l.Addr())
+	return appkit.ServeListener(ctx, l, app)
 }
 
 // config reads the listen address and the app's configuration from the

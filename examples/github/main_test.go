@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestConfig(t *testing.T) {
 			}
 		})
 	}
-	if err := run(context.Background(), env("GITHUB_API_URL", "ftp://x"), io.Discard); err == nil {
+	if err := run(context.Background(), env("GITHUB_API_URL", "ftp://x"), io.Discard, nil); err == nil {
 		t.Error("run with an ftp API URL: want an error")
 	}
 }
@@ -61,8 +62,8 @@ func TestConfig(t *testing.T) {
 func TestRunConforms(t *testing.T) {
 	t.Parallel()
 	gh := standin.New(t, standin.Generate(2, 5), nil)
-	m := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return run(ctx, env("PORT", port, "GITHUB_API_URL", gh.URL), io.Discard)
+	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, env("GITHUB_API_URL", gh.URL), io.Discard, l)
 	})
 	if !strings.Contains(m.Descriptor, `"id":"token"`) || strings.Contains(m.Descriptor, `"oauth2"`) {
 		t.Errorf("GET / = %s", m.Descriptor)
@@ -83,8 +84,8 @@ func TestRunConforms(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	o := appkittest.ServeMain(t, func(ctx context.Context, port string) error {
-		return run(ctx, env("PORT", port, "GITHUB_API_URL", gh.URL, "GITHUB_CLIENT_ID", "Iv1.standin", "GITHUB_CLIENT_SECRET", "standin-secret"), io.Discard)
+	o := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
+		return run(ctx, env("GITHUB_API_URL", gh.URL, "GITHUB_CLIENT_ID", "Iv1.standin", "GITHUB_CLIENT_SECRET", "standin-secret"), io.Discard, l)
 	})
 	if !strings.Contains(o.Descriptor, `"id":"oauth2"`) || !strings.Contains(o.Descriptor, `"id":"token"`) {
 		t.Errorf("GET / with OAuth 2 = %s", o.Descriptor)
