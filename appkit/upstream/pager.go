@@ -55,8 +55,8 @@ func LinkHeader() Pager { return Pager{kind: pageLink} }
 
 // BodyCursor pages by a cursor in the answer's body, at cursorPath (dotted
 // for nested keys: "meta.next_cursor"), sent back as the query parameter
-// param. An absent, null or empty cursor ends the list; a cursor seen
-// before in the run is an error.
+// param. An absent, null, empty or 0 cursor ends the list (a number is a
+// next page number: 0 is none); a cursor seen before in the run is an error.
 func BodyCursor(cursorPath, param string) Pager {
 	return Pager{kind: pageCursor, cursorPath: cursorPath, param: param}
 }
@@ -202,6 +202,9 @@ func Fetch[Raw any](ctx context.Context, s *Session, p Pager, r Request, c *Curs
 			}
 			next.Next = v
 		case float64:
+			if v == 0 { // "next": 0, the usual last page of numbered pages
+				return out, nil
+			}
 			next.Next = strconv.FormatFloat(v, 'f', -1, 64)
 		default:
 			return nil, bad("the cursor at %q is a %T, not a string or number", p.cursorPath, cur)
