@@ -30,12 +30,11 @@ const (
 // [BodyCursor], [OffsetLimit] or [PageNumber]; [Pager.Items] says where the
 // items are when the answer is an object.
 type Pager struct {
-	kind                pagerKind
-	items               string // dotted path of the items in the body
-	param, limitParam   string
-	cursorPath          string
-	size                int
-	firstPage, startOff int
+	kind              pagerKind
+	items             string // dotted path of the items in the body
+	param, limitParam string
+	cursorPath        string
+	size              int
 }
 
 type pagerKind int
@@ -300,7 +299,10 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// Skip, returned by a List's Map function, leaves an item out of the page.
+// Skip, returned by a List's Map function, leaves an item out of the page
+// (like filepath.SkipDir: a signal, not a failure).
+//
+//lint:ignore ST1012 a signal returned on purpose, named like filepath.SkipDir
 var Skip = errors.New("upstream: skip this item")
 
 // List is a type's data handler over one list endpoint: Path pages with

@@ -87,5 +87,5 @@ func toItem(it apiItem) (Item, error) {
 	if it.ID == "" {
 		return Item{}, errors.New("the provider answered an item without an id")
 	}
-	return Item{ID: it.ID, Title: it.Title}, nil
+	return Item(it), nil
 }
