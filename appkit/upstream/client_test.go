@@ -83,6 +83,23 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
+	t.Run("by auth without an auth id", func(t *testing.T) {
+		t.Parallel()
+		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != secret {
+				w.WriteHeader(401)
+				return
+			}
+			fmt.Fprint(w, `{}`)
+		})
+		c.Auth = upstream.ByAuth(map[string]upstream.Auth{"a-token": upstream.Bearer("token"), "basic": upstream.Basic("user", "password")})
+		if _, err := upstream.Get[any](t.Context(), c.For(appkit.Account{"user": "ann", "password": secret}), "/me", nil); err != nil {
+			t.Fatalf("the basic credentials were not picked: %v", err)
+		}
+		if _, err := upstream.Get[any](t.Context(), c.For(appkit.Account{"other": "x"}), "/me", nil); !errors.Is(err, upstream.ErrUnauthorized) {
+			t.Fatalf("no credentials: %v", err)
+		}
+	})
 	t.Run("missing credential", func(t *testing.T) {
 		t.Parallel()
 		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { t.Error("called without a credential") })
