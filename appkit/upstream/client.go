@@ -526,10 +526,10 @@ func (s *Session) errorBody(body []byte) string {
 	} else if t := strings.TrimSpace(string(body)); t != "" && !strings.HasPrefix(t, "<") {
 		text = t
 	}
-	text = strings.ToValidUTF8(text, "?")
 	if len(text) > maxErrorBody {
 		text = text[:maxErrorBody] + "..."
 	}
+	text = strings.ToValidUTF8(text, "?") // also a rune cut in half
 	return s.mask(text)
 }
 

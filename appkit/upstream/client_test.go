@@ -361,3 +361,17 @@ func TestDecodeIntoNonPointer(t *testing.T) {
 		t.Fatal("decoding into a non-pointer succeeded")
 	}
 }
+
+// TestErrorBodyBounded: an error answer's text is cut short; an HTML page
+// is left out.
+func TestErrorBodyBounded(t *testing.T) {
+	t.Parallel()
+	c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(422)
+		fmt.Fprintf(w, `{"message":%q}`, strings.Repeat("long ", 2000))
+	})
+	_, err := upstream.Get[any](t.Context(), c.For(acct), "/x", nil)
+	if err == nil || len(err.Error()) > 700 || !strings.HasSuffix(err.Error(), "...") {
+		t.Fatalf("error of %d bytes: %.100s", len(err.Error()), err)
+	}
+}
