@@ -1,18 +1,13 @@
-// Command supportdesk serves the support-desk example app (package
-// [github.com/appkitgo/appkit/examples/supportdesk/desk]): customers and
-// tickets of an in-memory help desk.
-//
-// Environment: PORT, the port to listen on (default 8080); DESK_TICKETS,
-// the number of seeded tickets (default 120). The API token is "desk-demo".
-// SIGINT or SIGTERM shuts the server down gracefully.
+// Command supportdesk serves the support-desk example app on PORT (default 8080) over the help
+// desk's API at DESK_URL (default http://127.0.0.1:8081/api; cmd/fakedesk serves a stand-in).
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
@@ -25,25 +20,11 @@ func main() {
 	}
 }
 
-// run serves the app configured by getenv on l (nil: on $PORT) until ctx
-// is cancelled or a signal arrives.
-func run(ctx context.Context, getenv func(string) string, l net.Listener) error {
-	port, tickets := getenv("PORT"), 120
-	if port == "" {
-		port = "8080"
-	}
-	if v := getenv("DESK_TICKETS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1_000_000 {
-			return fmt.Errorf("DESK_TICKETS: want a number 0..1000000, got %q", v)
-		}
-		tickets = n
-	}
+func run(ctx context.Context, getenv func(string) string, l net.Listener) (err error) {
 	if l == nil {
-		var err error
-		if l, err = net.Listen("tcp", ":"+port); err != nil {
+		if l, err = net.Listen("tcp", ":"+cmp.Or(getenv("PORT"), "8080")); err != nil {
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, desk.New(tickets, nil).App())
+	return appkit.ServeListener(ctx, l, desk.New(desk.Config{URL: cmp.Or(getenv("DESK_URL"), "http://127.0.0.1:8081/api")}))
 }

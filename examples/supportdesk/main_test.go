@@ -4,23 +4,31 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/appkitgo/appkit/appkit/appkittest"
 	"github.com/appkitgo/appkit/conformance"
-	"github.com/appkitgo/appkit/examples/supportdesk/desk"
+	"github.com/appkitgo/appkit/examples/supportdesk/fakedesk"
 )
 
-// The main logic serves on a listener of the test and passes the conformance suite there.
+func TestMain(m *testing.M) {
+	fakedesk.ServeIfChild()
+	os.Exit(m.Run())
+}
+
+// The main logic serves on a listener of the test over the desk at
+// $DESK_URL (served in its own process) and passes the conformance suite.
 func TestMain_servesAndConforms(t *testing.T) {
+	desk := fakedesk.Start(t)
 	s := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
-		return run(ctx, func(k string) string { return map[string]string{"DESK_TICKETS": "80"}[k] }, l)
+		return run(ctx, func(k string) string { return map[string]string{"DESK_URL": desk}[k] }, l)
 	})
 	if !strings.Contains(s.Descriptor, `"name":"Support desk"`) {
 		t.Fatalf("GET / = %s", s.Descriptor)
 	}
-	rep, err := conformance.Run(context.Background(), conformance.Config{URL: s.URL, Account: map[string]any{"token": desk.Token}, Client: http.DefaultClient})
+	rep, err := conformance.Run(context.Background(), conformance.Config{URL: s.URL, Account: map[string]any{"token": fakedesk.Token}, Client: http.DefaultClient})
 	if err != nil {
 		t.Fatal(err)
 	}
