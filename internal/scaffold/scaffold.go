@@ -47,16 +47,22 @@ type Options struct {
 	GoVersion string
 }
 
-// files maps each template to the file it writes.
-var files = []struct{ tmpl, path string }{
-	{"go.mod.tmpl", "go.mod"},
-	{"main.go.tmpl", "main.go"},
-	{"main_test.go.tmpl", "main_test.go"},
-	{"app.go.tmpl", "app/app.go"},
-	{"app_test.go.tmpl", "app/app_test.go"},
-	{"Dockerfile.tmpl", "Dockerfile"},
-	{"README.md.tmpl", "README.md"},
-	{"gitignore.tmpl", ".gitignore"},
+// files maps each template to the file it writes, for the kind named
+// (every kind when empty). A sync app reads an HTTP API through
+// appkit/upstream; fakeapi stands in for that API in its tests (and its
+// demo).
+var files = []struct{ tmpl, path, kind string }{
+	{"go.mod.tmpl", "go.mod", ""},
+	{"main.go.tmpl", "main.go", ""},
+	{"main_test.go.tmpl", "main_test.go", ""},
+	{"sync_app.go.tmpl", "app/app.go", "sync"},
+	{"sync_app_test.go.tmpl", "app/app_test.go", "sync"},
+	{"fakeapi.go.tmpl", "fakeapi/fakeapi.go", "sync"},
+	{"app.go.tmpl", "app/app.go", "action"},
+	{"app_test.go.tmpl", "app/app_test.go", "action"},
+	{"Dockerfile.tmpl", "Dockerfile", ""},
+	{"README.md.tmpl", "README.md", ""},
+	{"gitignore.tmpl", ".gitignore", ""},
 }
 
 var (
@@ -105,7 +111,7 @@ type data struct {
 	Sync, Action        bool
 	None, Token, OAuth2 bool
 	EnvPrefix           string
-	NotesPad, TokenPad  string
+	APIPad, TokenPad    string
 	AppImports          []string
 	// GoMinor is the Go version without its patch, for the Dockerfile's
 	// golang image.
@@ -127,16 +133,14 @@ func newData(o Options) data {
 	}
 	d.Title = strings.Join(words, " ")
 	pad := func(s string) string { return strings.Repeat(" ", max(1, 26-len(s))) }
-	d.NotesPad, d.TokenPad = pad(d.EnvPrefix+"_NOTES"), pad(d.EnvPrefix+"_TOKEN")
+	d.APIPad, d.TokenPad = pad(d.EnvPrefix+"_API_URL"), pad(d.EnvPrefix+"_TOKEN")
+	// The imports of the action app's app.go.
 	imports := []string{"context", "sync", "time", "strings"}
 	if d.Token {
 		imports = append(imports, "crypto/subtle")
 	}
 	if d.OAuth2 {
 		imports = append(imports, "encoding/json", "fmt", "io", "net/http")
-	}
-	if d.Sync {
-		imports = append(imports, "fmt")
 	}
 	slices.Sort(imports)
 	d.AppImports = slices.Compact(imports)
@@ -152,6 +156,9 @@ func Render(o Options) (map[string][]byte, error) {
 	d := newData(o)
 	out := map[string][]byte{}
 	for _, f := range files {
+		if f.kind != "" && f.kind != o.Kind {
+			continue
+		}
 		t, err := template.New(f.tmpl).Option("missingkey=error").ParseFS(templates, "templates/"+f.tmpl)
 		if err != nil {
 			return nil, fmt.Errorf("scaffold: template %s: %w", f.tmpl, err)
