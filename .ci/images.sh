@@ -28,16 +28,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 work=$(mktemp -d /tmp/appkit-images.XXXXXX)
-pid="" stub_pid=""
+pid="" stub_pid="" desk_pid=""
 cleanup() {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   if [ -n "$stub_pid" ]; then kill "$stub_pid" 2>/dev/null || true; wait "$stub_pid" 2>/dev/null || true; fi
+  if [ -n "$desk_pid" ]; then kill "$desk_pid" 2>/dev/null || true; wait "$desk_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 go build -o "$work/appkit" ./cmd/appkit
 go build -o "$work/providerstub" ./.ci/providerstub
+go build -o "$work/fakedesk" ./examples/supportdesk/cmd/fakedesk
 chroot_bin=$(command -v chroot)
 
 # The run settings of each example: the container's extra environment and
@@ -48,7 +50,8 @@ settings() {
   env_extra=() conform_flags=()
   case "$1" in
     tracker) conform_flags=(--account token=demo) ;;
-    supportdesk) conform_flags=(--account token=desk-demo) ;;
+    # The support desk reads the stand-in help-desk API, served beside it.
+    supportdesk) env_extra=("DESK_URL=$desk/api") conform_flags=(--account token=desk-demo) ;;
     actions) conform_flags=(--account token=demo) ;;
     sqlsync) conform_flags=(--account connection=sqlite:demo.db --filter "query=$sqlsync_query") ;;
     webhooks) env_extra=(WEBHOOKS_KEY=images-check-key-0123456789) conform_flags=(--account token=shop-demo) ;;
@@ -73,6 +76,11 @@ stub_port=$(free_port)
 "$work/providerstub" "127.0.0.1:$stub_port" &
 stub_pid=$!
 provider="http://127.0.0.1:$stub_port"
+desk_port=$(free_port)
+if [ "$desk_port" = "$stub_port" ]; then desk_port=$((stub_port + 1)); fi
+DESK_ADDR="127.0.0.1:$desk_port" "$work/fakedesk" 2>/dev/null &
+desk_pid=$!
+desk="http://127.0.0.1:$desk_port"
 
 fail() { echo "images.sh: $name: $*" >&2; exit 1; }
 

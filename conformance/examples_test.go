@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -8,6 +9,7 @@ import (
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/examples/actions/notify"
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
+	"github.com/appkitgo/appkit/examples/supportdesk/fakedesk"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
@@ -27,13 +29,13 @@ func TestExamples(t *testing.T) {
 		}
 	})
 	t.Run("supportdesk", func(t *testing.T) {
-		app := desk.New(120, nil).App()
-		app.Logger = &quiet
-		h, err := app.Handler()
+		upstream := httptest.NewServer(fakedesk.New(120, nil)) // the help desk's API
+		t.Cleanup(upstream.Close)
+		h, err := desk.New(desk.Config{URL: upstream.URL + "/api", Logger: &quiet}).Handler()
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := conformance.Test(t, conformance.Config{Handler: h, Account: map[string]any{"token": desk.Token}})
+		rep := conformance.Test(t, conformance.Config{Handler: h, Account: map[string]any{"token": fakedesk.Token}})
 		if rep.Warnings > 0 {
 			t.Errorf("warnings: %v", rep.FailedIDs())
 		}

@@ -40,8 +40,8 @@ const (
 	// none.
 	DefaultRateLimitWait = time.Minute
 	// backoffBase and backoffMax shape the retries' exponential backoff:
-	// attempt n waits a random duration in [d/2, d], d = min(base·2ⁿ, max).
-	backoffBase = 500 * time.Millisecond
+	// retry n+1 waits a random duration in [d/2, d], d = min(base·2ⁿ, max).
+	backoffBase = time.Second
 	backoffMax  = 8 * time.Second
 	// maxRedirects bounds a redirect chain.
 	maxRedirects = 10
@@ -123,6 +123,9 @@ type Session struct {
 	acct    appkit.Account
 	auth    Auth
 	authErr error
+
+	once    sync.Once // computes secrets and id when first needed
+	mu      sync.Mutex
 	secrets []string
 	id      string
 }
@@ -130,7 +133,21 @@ type Session struct {
 // For binds the client to an account (a request's req.Account).
 func (c *Client) For(acct appkit.Account) *Session {
 	auth, err := c.Auth.resolve(acct)
-	return &Session{c: c, acct: acct, auth: auth, authErr: err, secrets: auth.secrets(acct), id: auth.identity(acct)}
+	return &Session{c: c, acct: acct, auth: auth, authErr: err}
+}
+
+// prepare computes the account's secrets and identity, once.
+func (s *Session) prepare() {
+	s.once.Do(func() {
+		s.secrets = s.auth.secrets(s.acct)
+		s.id = s.auth.identity(s.acct)
+	})
+}
+
+// identity is the hashed identity of the account's credentials.
+func (s *Session) identity() string {
+	s.prepare()
+	return s.id
 }
 
 // Request is one call.
@@ -165,23 +182,15 @@ type Response struct {
 // Get calls GET path and decodes the JSON answer into a T.
 func Get[T any](ctx context.Context, s *Session, path string, query url.Values) (T, error) {
 	var out T
-	_, err := s.Do(ctx, Request{Path: path, Query: query}, &out)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return out, nil
+	_, err := s.do(ctx, Request{Path: path, Query: query}, &out, true)
+	return out, err
 }
 
 // Send calls r with in as the JSON body and decodes the answer into an Out.
 func Send[In, Out any](ctx context.Context, s *Session, method, path string, in In) (Out, error) {
 	var out Out
-	_, err := s.Do(ctx, Request{Method: method, Path: path, Body: in}, &out)
-	if err != nil {
-		var zero Out
-		return zero, err
-	}
-	return out, nil
+	_, err := s.do(ctx, Request{Method: method, Path: path, Body: in}, &out, true)
+	return out, err
 }
 
 // Do calls r and decodes the JSON answer into out (a pointer; nil
@@ -189,16 +198,37 @@ func Send[In, Out any](ctx context.Context, s *Session, method, path string, in 
 // decoded. A failure comes mapped onto the protocol (see the package doc):
 // handlers return it as it is.
 func (s *Session) Do(ctx context.Context, r Request, out any) (*Response, error) {
+	return s.do(ctx, r, out, false)
+}
+
+// do is Do; fresh says out is a zero value of the caller's own, decoded
+// into directly (and zeroed again on failure).
+func (s *Session) do(ctx context.Context, r Request, out any, fresh bool) (*Response, error) {
 	resp, body, err := s.call(ctx, r)
 	if err != nil {
 		return nil, protocolError(err)
 	}
 	if out != nil && len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeInto(body, out); err != nil {
+		decode := decodeInto
+		if fresh {
+			decode = decodeFresh
+		}
+		if err := decode(body, out); err != nil {
 			return nil, protocolError(s.callError(r.method(), resp.URL, ErrBadAnswer, err, "the answer is not the expected JSON ("+contentType(resp.Header)+"): "+s.mask(err.Error())))
 		}
 	}
 	return resp, nil
+}
+
+// decodeFresh unmarshals into out, a zero value, and zeroes it again on
+// failure.
+func decodeFresh(body []byte, out any) error {
+	if err := json.Unmarshal(body, out); err != nil {
+		v := reflect.ValueOf(out).Elem()
+		v.Set(reflect.Zero(v.Type()))
+		return err
+	}
+	return nil
 }
 
 // decodeInto unmarshals into a fresh value of out's type and copies it
@@ -369,10 +399,12 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 	if payload != nil {
 		rd = bytes.NewReader(payload)
 	}
-	req, err := http.NewRequestWithContext(actx, r.method(), u.String(), rd)
+	req, err := http.NewRequestWithContext(actx, r.method(), "", rd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("upstream: %s %s: %w", r.method(), resource(u), err)
 	}
+	ru := *u // the query key, when there is one, is added to this copy
+	req.URL, req.Host = &ru, u.Host
 	for k, vs := range s.c.Header {
 		req.Header[k] = vs
 	}
@@ -414,7 +446,7 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 	if limit <= 0 {
 		limit = DefaultMaxBody
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := readBody(resp, limit)
 	s.log(ctx, r.method(), u, resp.StatusCode, time.Since(start), attempt, err)
 	if err != nil {
 		return nil, nil, s.transportError(ctx, actx, r.method(), u, err)
@@ -426,6 +458,17 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: resp.Request.URL}, body, nil
 	}
 	return nil, nil, s.statusError(r.method(), resp, body)
+}
+
+// readBody reads up to limit+1 bytes of an answer, in one allocation when
+// its length is known.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= limit {
+		buf := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, buf)
+		return buf, err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, limit+1))
 }
 
 // statusError classifies an error answer.
@@ -534,7 +577,11 @@ func resource(u *url.URL) string {
 
 // mask replaces the session's secrets in s.
 func (s *Session) mask(text string) string {
-	for _, sec := range s.secrets {
+	s.prepare()
+	s.mu.Lock()
+	secrets := s.secrets
+	s.mu.Unlock()
+	for _, sec := range secrets {
 		if len(sec) >= 4 {
 			text = strings.ReplaceAll(text, sec, "***")
 			if esc := url.QueryEscape(sec); esc != sec {
@@ -571,7 +618,7 @@ func (s *Session) waitTurn(ctx context.Context, method string, u *url.URL) error
 	if s.c.RateLimit <= 0 {
 		return nil
 	}
-	lim := s.c.limiter(s.id)
+	lim := s.c.limiter(s.identity())
 	res := lim.Reserve()
 	d := res.Delay()
 	if d == 0 {
@@ -624,9 +671,10 @@ func (s *Session) refreshedToken() string {
 	if s.auth.kind != authOAuth2 {
 		return ""
 	}
+	id := s.identity()
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
-	return s.c.refreshed[s.id]
+	return s.c.refreshed[id]
 }
 
 // refresh obtains a new access token after a 401, through the flow's
@@ -651,17 +699,21 @@ func (s *Session) refresh(ctx context.Context) error {
 	if tok == "" {
 		return &CallError{Method: "POST", Resource: "token refresh", Err: ErrUnauthorized, msg: "the refresh answered no access token", kind: ErrUnauthorized}
 	}
+	s.prepare()
+	s.mu.Lock()
 	s.secrets = append(s.secrets, tok)
 	if rt, _ := out[oauth.KeyRefreshToken].(string); rt != "" {
 		s.secrets = append(s.secrets, rt)
 	}
+	s.mu.Unlock()
+	id := s.identity()
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
 	if s.c.refreshed == nil {
 		s.c.refreshed = map[string]string{}
 	}
 	evictOne(s.c.refreshed)
-	s.c.refreshed[s.id] = tok
+	s.c.refreshed[id] = tok
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -188,35 +189,42 @@ func TestErrorMapping(t *testing.T) {
 
 func TestRetries(t *testing.T) {
 	t.Parallel()
-	var calls atomic.Int32
-	fail := atomic.Int32{}
-	fail.Store(2)
-	c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		if fail.Add(-1) >= 0 {
-			w.WriteHeader(502)
-			return
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		fail := atomic.Int32{}
+		fail.Store(2)
+		c := memClient(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			if fail.Add(-1) >= 0 {
+				w.WriteHeader(502)
+				return
+			}
+			fmt.Fprint(w, `[1,2]`)
+		})
+		got, err := upstream.Get[[]int](t.Context(), c.For(acct), "/n", nil)
+		if err != nil || len(got) != 2 || calls.Load() != 3 {
+			t.Fatalf("got %v, %v after %d calls; want success on the third", got, err, calls.Load())
 		}
-		fmt.Fprint(w, `[1,2]`)
+		// A POST is not retried, unless marked idempotent.
+		calls.Store(0)
+		fail.Store(5)
+		_, err = upstream.Send[any, any](t.Context(), c.For(acct), "POST", "/n", 1)
+		if !errors.Is(err, upstream.ErrUnavailable) || calls.Load() != 1 {
+			t.Fatalf("POST: %v after %d calls", err, calls.Load())
+		}
+		calls.Store(0)
+		fail.Store(1)
+		if _, err := c.For(acct).Do(t.Context(), upstream.Request{Method: "POST", Path: "/n", Idempotent: true}, nil); err != nil || calls.Load() != 2 {
+			t.Fatalf("idempotent POST: %v after %d calls", err, calls.Load())
+		}
+		// Retries run out: tryLater.
+		calls.Store(0)
+		fail.Store(5)
+		_, err = upstream.Get[any](t.Context(), c.For(acct), "/n", nil)
+		if ae := appErr(t, err); !ae.TryLater || calls.Load() != 3 {
+			t.Fatalf("after the retries: %v, %d calls", err, calls.Load())
+		}
 	})
-	got, err := upstream.Get[[]int](t.Context(), c.For(acct), "/n", nil)
-	if err != nil || len(got) != 2 || calls.Load() != 3 {
-		t.Fatalf("got %v, %v after %d calls; want success on the third", got, err, calls.Load())
-	}
-	// A POST is not retried.
-	calls.Store(0)
-	fail.Store(5)
-	_, err = upstream.Send[any, any](t.Context(), c.For(acct), "POST", "/n", 1)
-	if !errors.Is(err, upstream.ErrUnavailable) || calls.Load() != 1 {
-		t.Fatalf("POST: %v after %d calls", err, calls.Load())
-	}
-	// Retries run out: tryLater.
-	calls.Store(0)
-	fail.Store(5)
-	_, err = upstream.Get[any](t.Context(), c.For(acct), "/n", nil)
-	if ae := appErr(t, err); !ae.TryLater || calls.Load() != 3 {
-		t.Fatalf("after the retries: %v, %d calls", err, calls.Load())
-	}
 }
 
 func TestBadAnswers(t *testing.T) {

@@ -93,7 +93,7 @@ func protocolError(err error) error {
 	var se *StatusError
 	switch {
 	case errors.Is(err, ErrUnauthorized):
-		return &appkit.Error{Status: http.StatusUnauthorized, Message: err.Error() + "; check the account's credentials or connect it again", Err: err}
+		return &appkit.Error{Status: http.StatusUnauthorized, Message: err.Error() + "; check the account's credentials, or connect the account again", Err: err}
 	case errors.Is(err, ErrRateLimited):
 		wait := time.Duration(0)
 		if errors.As(err, &se) {

@@ -155,8 +155,12 @@ func NextLink(links []Link) string {
 // wait is never negative; the caller caps it.
 func RateLimitWait(h http.Header, now time.Time) (wait time.Duration, ok bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err == nil && s >= 0 {
 			return seconds(s), true
+		}
+		if errors.Is(err, strconv.ErrRange) && s > 0 { // more seconds than a Duration holds
+			return seconds(maxSeconds), true
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			return nonNegative(t.Sub(now)), true

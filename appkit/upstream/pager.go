@@ -30,12 +30,11 @@ const (
 // [BodyCursor], [OffsetLimit] or [PageNumber]; [Pager.Items] says where the
 // items are when the answer is an object.
 type Pager struct {
-	kind                pagerKind
-	items               string // dotted path of the items in the body
-	param, limitParam   string
-	cursorPath          string
-	size                int
-	firstPage, startOff int
+	kind              pagerKind
+	items             string // dotted path of the items in the body
+	param, limitParam string
+	cursorPath        string
+	size              int
 }
 
 type pagerKind int
@@ -55,8 +54,8 @@ func LinkHeader() Pager { return Pager{kind: pageLink} }
 
 // BodyCursor pages by a cursor in the answer's body, at cursorPath (dotted
 // for nested keys: "meta.next_cursor"), sent back as the query parameter
-// param. An absent, null or empty cursor ends the list; a cursor seen
-// before in the run is an error.
+// param. An absent, null, empty or 0 cursor ends the list (a number is a
+// next page number: 0 is none); a cursor seen before in the run is an error.
 func BodyCursor(cursorPath, param string) Pager {
 	return Pager{kind: pageCursor, cursorPath: cursorPath, param: param}
 }
@@ -202,6 +201,9 @@ func Fetch[Raw any](ctx context.Context, s *Session, p Pager, r Request, c *Curs
 			}
 			next.Next = v
 		case float64:
+			if v == 0 { // "next": 0, the usual last page of numbered pages
+				return out, nil
+			}
 			next.Next = strconv.FormatFloat(v, 'f', -1, 64)
 		default:
 			return nil, bad("the cursor at %q is a %T, not a string or number", p.cursorPath, cur)
@@ -297,13 +299,16 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// Skip, returned by a List's Map function, leaves an item out of the page.
+// Skip, returned by a List's Map function, leaves an item out of the page
+// (like filepath.SkipDir: a signal, not a failure).
+//
+//lint:ignore ST1012 a signal returned on purpose, named like filepath.SkipDir
 var Skip = errors.New("upstream: skip this item")
 
 // List is a type's data handler over one list endpoint: Path pages with
 // Pager, each item decoded as a Raw and mapped to a T by Map. The cursor's
-// round trip through nextPageConfig is automatic. Only Client, Path and Map
-// are required; use it with appkit.Pages(list.Page) or [List.Handler].
+// round trip through nextPageConfig is automatic. Only Client and Path are
+// required; use it with appkit.Pages(list.Page) or [List.Handler].
 type List[Raw, T any] struct {
 	// Client is the upstream.
 	Client *Client
@@ -312,7 +317,8 @@ type List[Raw, T any] struct {
 	// Pager says how it pages; the zero value is [LinkHeader].
 	Pager Pager
 	// Map turns an upstream item into an item of the type; returning Skip
-	// leaves it out, another error fails the page.
+	// leaves it out, another error fails the page. Nil: the items decode
+	// straight into the type (Raw and T are the same type).
 	Map func(Raw) (T, error)
 	// Query, optional, adds request-dependent parameters (filters,
 	// lastSynchronizedAt) to the first page, and to every page of the
@@ -345,8 +351,12 @@ func (l List[Raw, T]) Page(ctx context.Context, req *appkit.DataRequest, c *Curs
 		return nil, err
 	}
 	page := &appkit.Page[T, Cursor]{Items: make([]T, 0, len(f.Items)), Next: f.Next, Delta: l.Delta != nil && l.Delta(req)}
+	mapFn := l.Map
+	if mapFn == nil {
+		mapFn = same[Raw, T]
+	}
 	for i, raw := range f.Items {
-		it, err := l.Map(raw)
+		it, err := mapFn(raw)
 		if errors.Is(err, Skip) {
 			continue
 		}
@@ -368,7 +378,17 @@ func (l List[Raw, T]) Page(ctx context.Context, req *appkit.DataRequest, c *Curs
 }
 
 // Items is the data handler of a type whose items come from one list
-// endpoint: the endpoint, its pager and a mapping function, nothing else.
+// endpoint: the endpoint, its pager and a mapping function (nil when the
+// items decode straight into T: Items[T, T]), nothing else.
 func Items[Raw, T any](c *Client, path string, p Pager, mapFn func(Raw) (T, error)) appkit.DataHandler {
 	return List[Raw, T]{Client: c, Path: path, Pager: p, Map: mapFn}.Handler()
+}
+
+// same is the Map of a List whose upstream items are the type's items.
+func same[Raw, T any](r Raw) (T, error) {
+	t, ok := any(r).(T)
+	if !ok {
+		return t, fmt.Errorf("upstream: List of %T items without a Map to %T", r, t)
+	}
+	return t, nil
 }

@@ -171,12 +171,18 @@ func TestFullFlow(t *testing.T) {
 			if status, ids, _ := syncItems(t, srv, acct); status != http.StatusOK || len(ids) != 5 {
 				t.Fatalf("sync with the refreshed token: %d %v", status, ids)
 			}
-			// The replaced token is refused by the provider: 401 for the service.
+			// The replaced token is refused by the provider: the toolkit
+			// refreshes once, and the flow answers the tokens its refresh
+			// just obtained (no second provider refresh).
+			if status, ids, last := syncItems(t, srv, expired); status != http.StatusOK || len(ids) != 5 || provider.Refreshes() != 1 {
+				t.Fatalf("sync with the replaced token: %d %v %v, %d refreshes", status, ids, last, provider.Refreshes())
+			}
+			// A refused token that cannot be refreshed: 401 for the service.
 			status, out := post(t, srv, "/api/v1/synchronizer/data", map[string]any{
-				"requestedType": "items", "types": []string{"items"}, "account": expired,
+				"requestedType": "items", "types": []string{"items"}, "account": map[string]any{"auth": "oauth2", "access_token": "forged-token-1234"},
 			})
-			if status != http.StatusUnauthorized || !strings.Contains(fmt.Sprint(out["message"]), "connect the account again") {
-				t.Fatalf("data with the replaced token: %d %v", status, out)
+			if status != http.StatusUnauthorized || !strings.Contains(fmt.Sprint(out["message"]), "connect the account again") || strings.Contains(fmt.Sprint(out["message"]), "forged-token-1234") {
+				t.Fatalf("data with a refused token: %d %v", status, out)
 			}
 		})
 	}

@@ -1,36 +1,26 @@
 // Command supportdesk serves the support-desk example app (package
-// [github.com/appkitgo/appkit/examples/supportdesk/desk]): customers and
-// tickets of an in-memory help desk.
+// [github.com/appkitgo/appkit/examples/supportdesk/desk]) over the help
+// desk's API at DESK_URL.
 //
-// Environment: PORT, the port to listen on (default 8080); DESK_TICKETS,
-// the number of seeded tickets (default 120). The API token is "desk-demo".
+// Environment: PORT, the port to listen on (default 8080); DESK_URL, the
+// help desk's API root (default http://127.0.0.1:8081/api, where
+// `go run ./examples/supportdesk/cmd/fakedesk` serves a stand-in).
 // SIGINT or SIGTERM shuts the server down gracefully.
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
 )
 
 func main() {
-	port, tickets := os.Getenv("PORT"), 120
-	if port == "" {
-		port = "8080"
-	}
-	if v := os.Getenv("DESK_TICKETS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1_000_000 {
-			fmt.Fprintf(os.Stderr, "supportdesk: DESK_TICKETS: want a number 0..1000000, got %q\n", v)
-			os.Exit(2)
-		}
-		tickets = n
-	}
-	if err := appkit.ListenAndServe(context.Background(), ":"+port, desk.New(tickets, nil).App()); err != nil {
+	port, api := cmp.Or(os.Getenv("PORT"), "8080"), cmp.Or(os.Getenv("DESK_URL"), "http://127.0.0.1:8081/api")
+	if err := appkit.ListenAndServe(context.Background(), ":"+port, desk.New(desk.Config{URL: api})); err != nil {
 		fmt.Fprintln(os.Stderr, "supportdesk:", err)
 		os.Exit(1)
 	}

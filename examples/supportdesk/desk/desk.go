@@ -1,224 +1,145 @@
-// Package desk is the support-desk example app: customers and their
-// tickets, synchronized with filters, paging and delta, and an action that
-// closes a ticket. Its data lives in memory (seeded with a small dataset),
-// as a stand-in for a help-desk API.
+// Package desk is the support-desk example app: the customers, agents and
+// tickets of a help desk, read from its REST API over HTTP through
+// appkit/upstream, with filters, paging, delta with removals, and an
+// action that closes a ticket. cmd/fakedesk serves a stand-in of that API.
 package desk
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
+	"errors"
+	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/appkitgo/appkit/appkit"
-	"github.com/appkitgo/appkit/daterange"
+	"github.com/appkitgo/appkit/appkit/upstream"
 )
 
-// Token is the one valid API token.
-const Token = "desk-demo"
-
-// PageSize is the most tickets a page holds.
-const PageSize = 50
-
-// Customer is a customer; the struct declares the customer type.
+// Customer is a customer; the struct declares the customer type and
+// decodes the API's customers.
 type Customer struct {
-	ID    string `appkit:"id"`
-	Name  string `appkit:"name"`
-	Email string `appkit:"email,email"`
-	VIP   bool   `appkit:"vip,name=VIP"`
+	ID    string `appkit:"id" json:"id"`
+	Name  string `appkit:"name" json:"name"`
+	Email string `appkit:"email,email" json:"email"`
+	VIP   bool   `appkit:"vip,name=VIP" json:"vip"`
 }
 
-// Ticket is a ticket; the struct declares the ticket type.
+// Agent is a support agent.
+type Agent struct {
+	ID    string `appkit:"id" json:"id"`
+	Name  string `appkit:"name" json:"name"`
+	Email string `appkit:"email,email" json:"email"`
+}
+
+// Ticket is a ticket; the struct declares the ticket type and decodes the
+// API's tickets.
 type Ticket struct {
-	ID       string     `appkit:"id"`
-	Name     string     `appkit:"name,name=Subject"`
-	Body     string     `appkit:"body,md"`
-	Status   string     `appkit:"status,single-select,options=open|pending|closed"`
-	Priority int        `appkit:"priority"`
-	Customer string     `appkit:"customer,ref=customer,inverse=Tickets"`
-	Created  time.Time  `appkit:"created,readonly"`
-	Updated  time.Time  `appkit:"updated,readonly"`
-	Due      appkit.Day `appkit:"due"`
-	Tags     []string   `appkit:"tags,multi-select"`
-
-	deleted time.Time // when the ticket was deleted; zero while it exists
+	ID       string     `appkit:"id" json:"id"`
+	Name     string     `appkit:"name,name=Subject" json:"subject"`
+	Body     string     `appkit:"body,md" json:"body"`
+	Status   string     `appkit:"status,single-select,options=open|pending|closed" json:"status"`
+	Priority int        `appkit:"priority" json:"priority"`
+	Customer string     `appkit:"customer,ref=customer,inverse=Tickets" json:"customer_id"`
+	Assignee string     `appkit:"assignee,ref=agent,inverse=Tickets,omitempty" json:"assignee_id"`
+	Created  time.Time  `appkit:"created,readonly" json:"created_at"`
+	Updated  time.Time  `appkit:"updated,readonly" json:"updated_at"`
+	Due      appkit.Day `appkit:"due" json:"due"`
+	Tags     []string   `appkit:"tags,multi-select" json:"tags"`
 }
 
-// Cursor is the ticket pages' cursor: the index of the next ticket.
-type Cursor struct {
-	Next int `json:"next"`
+// Config configures the app.
+type Config struct {
+	// URL is the help desk's API root ("http://127.0.0.1:8081/api").
+	URL string
+	// HTTPClient, optional, carries the calls (a recorder in tests).
+	HTTPClient *http.Client
+	// Logger receives the request log; nil means appkit's default.
+	Logger *zerolog.Logger
 }
 
-// Desk is the in-memory help desk behind the app.
-type Desk struct {
-	mu        sync.Mutex
-	now       func() time.Time
-	customers []Customer
-	tickets   []*Ticket // in creation order; deleted ones stay as tombstones
-}
+// safetyMargin is subtracted from lastSynchronizedAt, for clock skew and
+// runs that overlapped a change.
+const safetyMargin = time.Hour
 
-// New returns a desk seeded with n tickets over 5 customers, on the clock
-// now (nil: the wall clock).
-func New(n int, now func() time.Time) *Desk {
-	if now == nil {
-		now = time.Now
+// New declares the support-desk app.
+func New(cfg Config) *appkit.App {
+	api := &upstream.Client{BaseURL: cfg.URL, Auth: upstream.Bearer("token"), HTTPClient: cfg.HTTPClient, Logger: cfg.Logger, RateLimit: 20, Burst: 10}
+	options := func(path string) appkit.DatalistFunc {
+		return func(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
+			list, err := upstream.Get[[]struct{ ID, Name string }](ctx, api.For(req.Account), path, url.Values{"page": {"1"}, "per_page": {"100"}})
+			var out []appkit.Option
+			for _, c := range list {
+				out = append(out, appkit.Option{Title: c.Name, Value: c.ID})
+			}
+			return out, err
+		}
 	}
-	d := &Desk{now: now}
-	for i, name := range []string{"Acme", "Globex", "Initech", "Umbrella", "Hooli"} {
-		d.customers = append(d.customers, Customer{ID: fmt.Sprintf("c%d", i+1), Name: name, Email: strings.ToLower(name) + "@example.com", VIP: i%2 == 0})
-	}
-	start := now().Add(-time.Duration(n) * time.Hour)
-	for i := range n {
-		at := start.Add(time.Duration(i) * time.Hour)
-		d.tickets = append(d.tickets, &Ticket{
-			ID: fmt.Sprintf("T-%d", i+1), Name: fmt.Sprintf("Ticket %d: %s", i+1, []string{"cannot log in", "invoice is wrong", "feature request", "page is slow"}[i%4]),
-			Body: "The customer **wrote**:\n\n> It does not work.", Status: []string{"open", "pending", "closed"}[i%3], Priority: 1 + i%4,
-			Customer: d.customers[i%5].ID, Created: at, Updated: at, Due: appkit.DayOf(at.AddDate(0, 0, 7)), Tags: []string{"support"},
-		})
-	}
-	return d
-}
-
-// App declares the support-desk app.
-func (d *Desk) App() *appkit.App {
-	customers := appkit.MultiDropdownFilter("customers", "Customers", d.customerOptions).Optional()
+	customers := appkit.MultiDropdownFilter("customers", "Customers", options("/customers")).Optional()
+	agents := appkit.MultiDropdownFilter("agents", "Agents", options("/agents")).Optional()
 	created := appkit.DateRangeFilter("created", "Created").Optional()
 	openOnly := appkit.BoolFilter("open", "Open tickets only").Optional()
+	filtered := func(f appkit.Filters) bool {
+		return f.Has(customers) || f.Has(agents) || f.Has(created) || f.Has(openOnly)
+	}
+	tickets := upstream.List[Ticket, Ticket]{
+		Client: api, Path: "/tickets", Pager: upstream.BodyCursor("next_cursor", "cursor").Items("tickets"),
+		Query: func(req *appkit.DataRequest) (url.Values, error) {
+			q := url.Values{"limit": {"50"}}
+			if who, ok := customers.Get(req.Filter); ok {
+				q["customer"] = who
+			}
+			if who, ok := agents.Get(req.Filter); ok {
+				q["agent"] = who
+			}
+			when, _ := created.Get(req.Filter)
+			for k, t := range map[string]*time.Time{"created_from": when.Min, "created_to": when.Max} {
+				if t != nil {
+					q.Set(k, t.Format(time.RFC3339Nano))
+				}
+			}
+			if open, _ := openOnly.Get(req.Filter); open {
+				q.Set("open", "true")
+			}
+			if !req.LastSynchronizedAt.IsZero() && !filtered(req.Filter) {
+				q.Set("since", req.LastSynchronizedAt.Add(-safetyMargin).Format(time.RFC3339Nano))
+			}
+			return q, nil
+		},
+		// A delta cannot follow an edited selection: with a filter, full.
+		Delta:   func(req *appkit.DataRequest) bool { return !req.LastSynchronizedAt.IsZero() && !filtered(req.Filter) },
+		Removed: "deleted",
+	}
 	return &appkit.App{
-		ID: "supportdesk", Name: "Support desk", Version: "1.0.0", Description: "Customers and tickets of a help desk (appkit example)",
+		ID: "supportdesk", Name: "Support desk", Version: "2.0.0", Description: "Customers, agents and tickets of a help desk (appkit example)",
 		Website: "https://github.com/appkitgo/appkit/tree/main/examples/supportdesk",
-		Auth:    []appkit.Auth{appkit.TokenAuth("API token", "Your help-desk API token", checkToken)},
+		Logger:  cfg.Logger,
+		Auth: []appkit.Auth{appkit.TokenAuth("API token", "Your help-desk API token", func(ctx context.Context, token string) (string, error) {
+			me, err := upstream.Get[struct{ Name string }](ctx, api.For(appkit.Account{"token": token}), "/me", nil)
+			return me.Name, err
+		})},
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{
-				{ID: "customer", Name: "Customers", Default: true, Data: appkit.All(d.allCustomers)},
-				{ID: "ticket", Name: "Tickets", Default: true, Delta: true, Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Ticket, Cursor], error) {
-					who, _ := customers.Get(req.Filter)
-					when, _ := created.Get(req.Filter)
-					open, _ := openOnly.Get(req.Filter)
-					return d.ticketPage(req, c, selection{who, when, open})
+				{ID: "customer", Name: "Customers", Default: true, Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]Customer, error) {
+					return upstream.Get[[]Customer](ctx, api.For(req.Account), "/customers", nil)
 				})},
+				{ID: "agent", Name: "Agents", Default: true, Data: upstream.Items[Agent, Agent](api, "/agents", upstream.PageNumber("page", "per_page", 50), nil)},
+				{ID: "ticket", Name: "Tickets", Default: true, Delta: true, Data: tickets.Handler()},
 			},
-			Filters: []appkit.Filter{customers, created, openOnly},
+			Filters: []appkit.Filter{customers, agents, created, openOnly},
 		},
 		Actions: []appkit.Action{{
 			ID: "close-ticket", Name: "Close a ticket", Description: "Closes a ticket with a closing note",
 			Args: []appkit.Arg{{ID: "ticket", Name: "Ticket id", Type: appkit.ArgText}, {ID: "note", Name: "Note", Type: appkit.ArgTextArea, TextTemplate: true, Optional: true}},
-			Run:  d.closeTicket,
+			Run: func(ctx context.Context, req *appkit.ActionRequest) error {
+				id := req.Args.String("ticket")
+				_, err := upstream.Send[map[string]string, any](ctx, api.For(req.Account), http.MethodPost, "/tickets/"+url.PathEscape(id)+"/close", map[string]string{"note": req.Args.String("note")})
+				if errors.Is(err, upstream.ErrNotFound) {
+					return appkit.BadRequest("ticket %q does not exist", id)
+				}
+				return err
+			},
 		}},
 	}
-}
-
-func checkToken(_ context.Context, token string) (string, error) {
-	if token != Token {
-		return "", appkit.InvalidAccount("the help desk refused the token")
-	}
-	return "Demo help desk", nil
-}
-
-func (d *Desk) customerOptions(ctx context.Context, req *appkit.DatalistRequest) ([]appkit.Option, error) {
-	if _, err := checkToken(ctx, req.Account.String("token")); err != nil {
-		return nil, err
-	}
-	var out []appkit.Option
-	for _, c := range d.customers {
-		out = append(out, appkit.Option{Title: c.Name, Value: c.ID})
-	}
-	return out, nil
-}
-
-func (d *Desk) allCustomers(ctx context.Context, req *appkit.DataRequest) ([]Customer, error) {
-	if _, err := checkToken(ctx, req.Account.String("token")); err != nil {
-		return nil, err
-	}
-	return d.customers, nil
-}
-
-// selection is a request's filter.
-type selection struct {
-	customers []string
-	created   daterange.Range
-	openOnly  bool
-}
-
-func (s selection) filtered() bool {
-	return len(s.customers) > 0 || s.created.Min != nil || s.created.Max != nil || s.openOnly
-}
-
-func (s selection) match(t *Ticket) bool {
-	return (len(s.customers) == 0 || slices.Contains(s.customers, t.Customer)) &&
-		(s.created.Min == nil || !t.Created.Before(*s.created.Min)) && (s.created.Max == nil || !t.Created.After(*s.created.Max)) &&
-		(!s.openOnly || t.Status != "closed")
-}
-
-// ticketPage answers one page. Without a filter and with a last run it
-// answers delta (changes since an hour before the last run, and
-// removals); with a filter it answers full, since an edited selection
-// cannot be expressed as a delta.
-func (d *Desk) ticketPage(req *appkit.DataRequest, c *Cursor, sel selection) (*appkit.Page[Ticket, Cursor], error) {
-	if _, err := checkToken(context.Background(), req.Account.String("token")); err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	from := 0
-	if c != nil {
-		from = c.Next
-	}
-	if from < 0 || from > len(d.tickets) {
-		return nil, appkit.BadRequest("pagination: next %d is outside 0..%d", from, len(d.tickets))
-	}
-	since := req.LastSynchronizedAt.Add(-time.Hour)
-	page := &appkit.Page[Ticket, Cursor]{Delta: !req.LastSynchronizedAt.IsZero() && !sel.filtered()}
-	i := from
-	for ; i < len(d.tickets) && len(page.Items)+len(page.Removed) < PageSize; i++ {
-		t := d.tickets[i]
-		switch {
-		case page.Delta && !t.deleted.IsZero():
-			if t.deleted.After(since) {
-				page.Removed = append(page.Removed, t.ID)
-			}
-		case !t.deleted.IsZero(), page.Delta && !t.Updated.After(since), !sel.match(t):
-		default:
-			page.Items = append(page.Items, *t)
-		}
-	}
-	if i < len(d.tickets) {
-		page.Next = &Cursor{Next: i}
-	}
-	return page, nil
-}
-
-func (d *Desk) closeTicket(ctx context.Context, req *appkit.ActionRequest) error {
-	if _, err := checkToken(ctx, req.Account.String("token")); err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	id := req.Args.String("ticket")
-	for _, t := range d.tickets {
-		if t.ID == id && t.deleted.IsZero() {
-			t.Status, t.Updated = "closed", d.now()
-			if note := strings.TrimSpace(req.Args.String("note")); note != "" {
-				t.Body += "\n\n---\n\n" + note
-			}
-			return nil
-		}
-	}
-	return appkit.BadRequest("ticket %q does not exist", id)
-}
-
-// Delete deletes a ticket (as the help desk's users do); the next delta
-// page removes it.
-func (d *Desk) Delete(id string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, t := range d.tickets {
-		if t.ID == id && t.deleted.IsZero() {
-			t.deleted = d.now()
-			return true
-		}
-	}
-	return false
 }

@@ -1,22 +1,34 @@
 package desk_test
 
 import (
-	"sync"
+	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/appkittest"
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
+	"github.com/appkitgo/appkit/examples/supportdesk/fakedesk"
 )
 
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+func TestMain(m *testing.M) {
+	fakedesk.ServeIfChild()
+	os.Exit(m.Run())
 }
 
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+// admin calls an admin route of the desk (its clock, deletions, failures).
+func admin(t *testing.T, api, path string) {
+	t.Helper()
+	resp, err := http.Post(strings.TrimSuffix(api, "/api")+path, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST %s = %d", path, resp.StatusCode)
+	}
+}
 
 func ids(items []map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
@@ -26,46 +38,56 @@ func ids(items []map[string]any) map[string]map[string]any {
 	return out
 }
 
+// TestSupportDesk drives the app as the service does, over the desk's API
+// served in its own process.
 func TestSupportDesk(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)}
-	d := desk.New(120, clk.now)
-	c := appkittest.New(t, d.App())
-	c.Account = map[string]any{"token": desk.Token}
-	if r := c.Validate("token"); r.Status != 200 {
+	api := fakedesk.Start(t)
+	c := appkittest.New(t, desk.New(desk.Config{URL: api}))
+	c.Account = map[string]any{"token": fakedesk.Token}
+	if r := c.Validate("token"); r.Status != 200 || !strings.Contains(string(r.Body), "Demo help desk") {
 		t.Fatalf("validate = %d %s", r.Status, r.Body)
 	}
 
-	// A full run: every ticket, in pages of at most PageSize, with the
-	// wire forms of their kinds.
+	// A full run: every ticket, in pages of at most 50, with the wire
+	// forms of their kinds.
 	pages := c.Sync(appkittest.Run{Type: "ticket"})
-	all := ids(func() (items []map[string]any) {
-		for _, p := range pages {
-			items = append(items, p.Items...)
-		}
-		return
-	}())
+	var items []map[string]any
+	for _, p := range pages {
+		items = append(items, p.Items...)
+	}
+	all := ids(items)
 	if len(pages) != 3 || len(all) != 120 {
 		t.Fatalf("%d pages, %d tickets; want 3 pages of 120 tickets", len(pages), len(all))
 	}
 	t1 := all["T-1"]
-	if t1["due"] != "2026-03-04" || t1["created"] != "2026-02-25T12:00:00.000Z" || t1["customer"] != "c1" || t1["status"] != "open" {
+	if t1["due"] != "2026-03-04" || t1["created"] != "2026-02-25T12:00:00.000Z" || t1["customer"] != "c1" || t1["assignee"] != "a1" || t1["status"] != "open" || t1["name"] != "Ticket 1: cannot log in" {
 		t.Fatalf("T-1 = %v", t1)
 	}
-	if cs := ids(c.SyncAll(appkittest.Run{Type: "customer"})); cs["c1"]["vip"] != "true" || cs["c2"]["vip"] != "false" {
+	if _, has := all["T-4"]["assignee"]; has {
+		t.Fatalf("T-4 has no assignee upstream: %v", all["T-4"])
+	}
+	if cs := ids(c.SyncAll(appkittest.Run{Type: "customer"})); cs["c1"]["vip"] != "true" || cs["c2"]["vip"] != "false" || len(cs) != 5 {
 		t.Fatalf("customers = %v", cs)
 	}
+	if as := ids(c.SyncAll(appkittest.Run{Type: "agent"})); len(as) != 3 || as["a2"]["name"] != "Grace" {
+		t.Fatalf("agents = %v", as)
+	}
 
-	// Filters: customers (from the datalist), a created range, open only.
+	// Filters: customers and agents (from their datalists), a created
+	// range, open only.
 	opts := c.Datalist("customers", nil)
 	if len(opts) != 5 || opts[1].Title != "Globex" || opts[1].Value != "c2" {
-		t.Fatalf("datalist = %v", opts)
+		t.Fatalf("customers datalist = %v", opts)
+	}
+	if opts := c.Datalist("agents", nil); len(opts) != 3 || opts[0].Title != "Ada" {
+		t.Fatalf("agents datalist = %v", opts)
 	}
 	got := ids(c.SyncAll(appkittest.Run{Type: "ticket", Filter: map[string]any{
-		"customers": []string{"c2"}, "open": true,
-		"created": map[string]any{"_min": "2026-02-27T00:00:00.000", "_max": "2026-03-01T23:59:59.999"},
+		"customers": []string{"c2"}, "agents": []string{"a2", "a3"}, "open": true,
+		"created": map[string]any{"_min": "2026-02-20T00:00:00.000", "_max": "2026-03-01T23:59:59.999"},
 	}}))
 	for id, it := range got {
-		if it["customer"] != "c2" || it["status"] == "closed" || it["created"].(string) < "2026-02-27" {
+		if it["customer"] != "c2" || it["status"] == "closed" || it["created"].(string) < "2026-02-20" || it["created"].(string) > "2026-03-02" || (it["assignee"] != "a2" && it["assignee"] != "a3") {
 			t.Errorf("%s does not match the filter: %v", id, it)
 		}
 	}
@@ -73,22 +95,19 @@ func TestSupportDesk(t *testing.T) {
 		t.Fatal("the filter selected nothing")
 	}
 
-	// An hour later a ticket is closed by the action and another deleted:
+	// Two hours later a ticket is closed by the action and another deleted:
 	// the next run with lastSynchronizedAt answers only those.
-	last := clk.now()
-	clk.add(2 * time.Hour)
+	last := fakedesk.Epoch
+	admin(t, api, "/admin/clock?add=2h")
 	if r := c.Execute("close-ticket", map[string]any{"ticket": "T-2", "note": "Fixed in 2.1"}); r.Status != 200 {
 		t.Fatalf("close = %d %s", r.Status, r.Body)
 	}
-	if r := c.Execute("close-ticket", map[string]any{"ticket": "T-999"}); r.Status != 400 {
+	if r := c.Execute("close-ticket", map[string]any{"ticket": "T-999"}); r.Status != 400 || !strings.Contains(r.Message(), "T-999") {
 		t.Fatalf("closing an unknown ticket = %d %s", r.Status, r.Body)
 	}
-	if !d.Delete("T-3") {
-		t.Fatal("Delete(T-3) = false")
-	}
-	delta := c.Sync(appkittest.Run{Type: "ticket", LastSynchronizedAt: last})
+	admin(t, api, "/admin/tickets/T-3/delete")
 	changed := map[string]string{}
-	for _, p := range delta {
+	for _, p := range c.Sync(appkittest.Run{Type: "ticket", LastSynchronizedAt: last.Add(time.Hour)}) {
 		if p.SynchronizationType != "delta" {
 			t.Fatalf("page answered %s", p.SynchronizationType)
 		}
@@ -105,8 +124,23 @@ func TestSupportDesk(t *testing.T) {
 		t.Fatalf("filtered run answered %s", p[0].SynchronizationType)
 	}
 
-	c.Account = map[string]any{"token": "wrong"}
-	if r := c.Do("POST", "/api/v1/synchronizer/data", map[string]any{"requestedType": "ticket"}); r.Status != 401 {
+	// The desk fails for a while: a 502 is retried, a 429 is tryLater with
+	// the desk's wait.
+	admin(t, api, "/admin/fail?status=502&times=1")
+	if n := len(c.SyncAll(appkittest.Run{Type: "customer"})); n != 5 {
+		t.Fatalf("after a 502: %d customers", n)
+	}
+	admin(t, api, "/admin/fail?status=429&times=1")
+	r := c.Do("POST", "/api/v1/synchronizer/data", map[string]any{"requestedType": "ticket", "types": []string{"ticket"}})
+	if r.Status != 503 || !r.TryLater() || r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("a 429 upstream = %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+
+	c.Account = map[string]any{"token": "wrong-token"}
+	if r := c.Do("POST", "/api/v1/synchronizer/data", map[string]any{"requestedType": "ticket"}); r.Status != 401 || strings.Contains(string(r.Body), "wrong-token") {
 		t.Fatalf("a wrong token = %d %s", r.Status, r.Body)
+	}
+	if r := c.Validate("token"); r.Status != 401 {
+		t.Fatalf("validate with a wrong token = %d %s", r.Status, r.Body)
 	}
 }
