@@ -18,7 +18,7 @@ import (
 	"text/template"
 )
 
-//go:embed templates/*.tmpl
+//go:embed templates/*.tmpl templates/*.yaml
 var templates embed.FS
 
 // The kinds and authentications a new app may have.
@@ -48,21 +48,26 @@ type Options struct {
 }
 
 // files maps each template to the file it writes, for the kind named
-// (every kind when empty). A sync app reads an HTTP API through
-// appkit/upstream; fakeapi stands in for that API in its tests (and its
-// demo).
-var files = []struct{ tmpl, path, kind string }{
-	{"go.mod.tmpl", "go.mod", ""},
-	{"main.go.tmpl", "main.go", ""},
-	{"main_test.go.tmpl", "main_test.go", ""},
-	{"sync_app.go.tmpl", "app/app.go", "sync"},
-	{"sync_app_test.go.tmpl", "app/app_test.go", "sync"},
-	{"fakeapi.go.tmpl", "fakeapi/fakeapi.go", "sync"},
-	{"app.go.tmpl", "app/app.go", "action"},
-	{"app_test.go.tmpl", "app/app_test.go", "action"},
-	{"Dockerfile.tmpl", "Dockerfile", ""},
-	{"README.md.tmpl", "README.md", ""},
-	{"gitignore.tmpl", ".gitignore", ""},
+// (every kind when empty); a raw file is copied as it is. A sync app reads
+// an HTTP API through appkit/upstream; fakeapi stands in for that API in
+// its tests (and its demo), and TestNotes.yaml holds the answers recorded
+// from it that TestNotes replays (appkittest.Record).
+var files = []struct {
+	tmpl, path, kind string
+	raw              bool
+}{
+	{"go.mod.tmpl", "go.mod", "", false},
+	{"main.go.tmpl", "main.go", "", false},
+	{"main_test.go.tmpl", "main_test.go", "", false},
+	{"sync_app.go.tmpl", "app/app.go", "sync", false},
+	{"sync_app_test.go.tmpl", "app/app_test.go", "sync", false},
+	{"fakeapi.go.tmpl", "fakeapi/fakeapi.go", "sync", false},
+	{"TestNotes.yaml", "app/testdata/TestNotes.yaml", "sync", true},
+	{"app.go.tmpl", "app/app.go", "action", false},
+	{"app_test.go.tmpl", "app/app_test.go", "action", false},
+	{"Dockerfile.tmpl", "Dockerfile", "", false},
+	{"README.md.tmpl", "README.md", "", false},
+	{"gitignore.tmpl", ".gitignore", "", false},
 }
 
 var (
@@ -157,6 +162,14 @@ func Render(o Options) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, f := range files {
 		if f.kind != "" && f.kind != o.Kind {
+			continue
+		}
+		if f.raw {
+			b, err := templates.ReadFile("templates/" + f.tmpl)
+			if err != nil {
+				return nil, fmt.Errorf("scaffold: %s: %w", f.tmpl, err)
+			}
+			out[f.path] = b
 			continue
 		}
 		t, err := template.New(f.tmpl).Option("missingkey=error").ParseFS(templates, "templates/"+f.tmpl)

@@ -26,11 +26,19 @@ func TestRender_everyCombination(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, auth, err)
 			}
-			if want := map[string]int{"sync": 9, "action": 8}[kind]; len(files) != want {
+			if want := map[string]int{"sync": 10, "action": 8}[kind]; len(files) != want {
 				t.Errorf("%s/%s: %d files, want %d", kind, auth, len(files), want)
 			}
-			if _, fake := files["fakeapi/fakeapi.go"]; fake != (kind == "sync") {
-				t.Errorf("%s/%s: fakeapi/fakeapi.go written: %v", kind, auth, fake)
+			for _, p := range []string{"fakeapi/fakeapi.go", "app/testdata/TestNotes.yaml"} {
+				if _, ok := files[p]; ok != (kind == "sync") {
+					t.Errorf("%s/%s: %s written: %v", kind, auth, p, ok)
+				}
+			}
+			if rec := string(files["app/testdata/TestNotes.yaml"]); kind == "sync" && (!strings.Contains(rec, "url: http://") || !strings.Contains(rec, "'***'")) {
+				t.Errorf("%s/%s: the recorded fixture has no recorded request with its token masked", kind, auth)
+			}
+			if kind == "sync" && !strings.Contains(string(files["app/app_test.go"]), "appkittest.Record(t, opts...)") {
+				t.Errorf("%s/%s: app_test.go does not replay the recorded fixture", kind, auth)
 			}
 			for path, src := range files {
 				if strings.HasSuffix(path, ".go") {
