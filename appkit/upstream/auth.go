@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"golang.org/x/oauth2"
 
@@ -74,8 +76,9 @@ func OAuth1(flow *oauth.OAuth1) Auth { return Auth{kind: authOAuth1, oauth1: flo
 
 // ByAuth picks the Auth by the account's authentication id (the "auth"
 // key the service stores with the account), for apps with several
-// authentications; an account without one uses the first declared in the
-// app's order, so pass one entry or make the ids unambiguous.
+// authentications. An account without one (or with an id not in byID)
+// gets the first entry, in the order of the ids, whose credentials it
+// holds (OAuth: an access_token).
 func ByAuth(byID map[string]Auth) Auth { return Auth{kind: authByID, byID: byID} }
 
 // resolve picks the concrete Auth for an account.
@@ -86,12 +89,27 @@ func (a Auth) resolve(acct appkit.Account) (Auth, error) {
 	if x, ok := a.byID[acct.Auth()]; ok {
 		return x, nil
 	}
-	if len(a.byID) == 1 {
-		for _, x := range a.byID {
+	for _, id := range slices.Sorted(maps.Keys(a.byID)) {
+		if x := a.byID[id]; x.holds(acct) {
 			return x, nil
 		}
 	}
-	return Auth{}, fmt.Errorf("%w: the account's authentication %q is not one of the client's", ErrUnauthorized, acct.Auth())
+	return Auth{}, fmt.Errorf("%w: the account holds the credentials of none of the authentications %v", ErrUnauthorized, slices.Sorted(maps.Keys(a.byID)))
+}
+
+// holds reports whether the account has the values this Auth sends.
+func (a Auth) holds(acct appkit.Account) bool {
+	switch a.kind {
+	case authHeader, authQuery:
+		return acct.String(a.field) != ""
+	case authBasic:
+		return acct.String(a.field) != "" && acct.String(a.field2) != ""
+	case authOAuth2, authOAuth1:
+		return acct.String(oauth.KeyAccessToken) != ""
+	case authByID:
+		return false
+	}
+	return true
 }
 
 // secrets are the account values that must never be shown.

@@ -83,6 +83,23 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
+	t.Run("by auth without an auth id", func(t *testing.T) {
+		t.Parallel()
+		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != secret {
+				w.WriteHeader(401)
+				return
+			}
+			fmt.Fprint(w, `{}`)
+		})
+		c.Auth = upstream.ByAuth(map[string]upstream.Auth{"a-token": upstream.Bearer("token"), "basic": upstream.Basic("user", "password")})
+		if _, err := upstream.Get[any](t.Context(), c.For(appkit.Account{"user": "ann", "password": secret}), "/me", nil); err != nil {
+			t.Fatalf("the basic credentials were not picked: %v", err)
+		}
+		if _, err := upstream.Get[any](t.Context(), c.For(appkit.Account{"other": "x"}), "/me", nil); !errors.Is(err, upstream.ErrUnauthorized) {
+			t.Fatalf("no credentials: %v", err)
+		}
+	})
 	t.Run("missing credential", func(t *testing.T) {
 		t.Parallel()
 		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { t.Error("called without a credential") })
@@ -342,5 +359,19 @@ func TestDecodeIntoNonPointer(t *testing.T) {
 	var m map[string]any
 	if _, err := c.For(acct).Do(t.Context(), upstream.Request{Path: "/"}, m); err == nil {
 		t.Fatal("decoding into a non-pointer succeeded")
+	}
+}
+
+// TestErrorBodyBounded: an error answer's text is cut short; an HTML page
+// is left out.
+func TestErrorBodyBounded(t *testing.T) {
+	t.Parallel()
+	c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(422)
+		fmt.Fprintf(w, `{"message":%q}`, strings.Repeat("long ", 2000))
+	})
+	_, err := upstream.Get[any](t.Context(), c.For(acct), "/x", nil)
+	if err == nil || len(err.Error()) > 700 || !strings.HasSuffix(err.Error(), "...") {
+		t.Fatalf("error of %d bytes: %.100s", len(err.Error()), err)
 	}
 }

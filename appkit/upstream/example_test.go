@@ -13,6 +13,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/appkit/upstream"
+	"github.com/appkitgo/appkit/oauth"
 )
 
 // desk is a stand-in of an upstream API for the examples.
@@ -258,4 +259,81 @@ func ExampleAuth() {
 	// ||t0k3n|:
 	// Basic YW5uOnB3|||ann:pw
 	// Bearer t0k3n|||:
+}
+
+func ExamplePageNumber() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			fmt.Fprint(w, `{"data":["a","b"]}`)
+		case "2":
+			fmt.Fprint(w, `{"data":["c"]}`) // shorter than per_page: the last page
+		}
+	}))
+	defer srv.Close()
+	s := (&upstream.Client{BaseURL: srv.URL}).For(nil)
+	pager := upstream.PageNumber("page", "per_page", 2).Items("data")
+	var cur *upstream.Cursor
+	for {
+		f, err := upstream.Fetch[string](context.Background(), s, pager, upstream.Request{Path: "/letters"}, cur)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(f.Items)
+		if f.Next == nil {
+			break
+		}
+		cur = f.Next
+	}
+	// Output:
+	// [a b]
+	// [c]
+}
+
+// OAuth accounts: the flow's token is sent; a 401 refreshes it once
+// through the flow (see the package doc).
+func ExampleOAuth2() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%q", r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	flow := &oauth.OAuth2{ClientID: "app", ClientSecret: "secret", AuthURL: "https://p.example/authorize", TokenURL: "https://p.example/token"}
+	api := &upstream.Client{BaseURL: srv.URL, Auth: upstream.OAuth2(flow)}
+	account := appkit.Account{"auth": "oauth2", "access_token": "at-1", "refresh_token": "rt-1"}
+	got, err := upstream.Get[string](context.Background(), api.For(account), "/me", nil)
+	fmt.Println(got, err)
+	// Output: Bearer at-1 <nil>
+}
+
+func ExampleClient_Check() {
+	fmt.Println((&upstream.Client{BaseURL: "api.example.com/v1"}).Check())
+	fmt.Println((&upstream.Client{BaseURL: "https://api.example.com/v1"}).Check())
+	// Output:
+	// upstream: BaseURL "api.example.com/v1" is not an absolute http(s) URL
+	// <nil>
+}
+
+// The upstream's own error stays reachable under the protocol's.
+func ExampleStatusError() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"message":"Not Found"}`)
+	}))
+	defer srv.Close()
+	_, err := upstream.Get[any](context.Background(), (&upstream.Client{BaseURL: srv.URL}).For(nil), "/repos/octo/missing", nil)
+	var se *upstream.StatusError
+	fmt.Println(errors.As(err, &se), se.Status, se.Method, strings.TrimPrefix(se.Resource, strings.TrimPrefix(srv.URL, "http://")), errors.Is(err, upstream.ErrNotFound))
+	// Output: true 404 GET /repos/octo/missing true
+}
+
+// A network failure is a CallError, and tryLater for the service.
+func ExampleCallError() {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close() // nothing listens any more
+	_, err := upstream.Get[any](context.Background(), (&upstream.Client{BaseURL: srv.URL, Retries: -1}).For(nil), "/x", nil)
+	var ce *upstream.CallError
+	var ae *appkit.Error
+	fmt.Println(errors.As(err, &ce), errors.Is(err, upstream.ErrUnavailable), errors.As(err, &ae) && ae.TryLater)
+	// Output: true true true
 }

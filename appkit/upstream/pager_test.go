@@ -264,3 +264,18 @@ func mustTime(s string) time.Time {
 	}
 	return t
 }
+
+// TestListWithoutMap: items decode straight into the type; a List whose
+// upstream items are another type needs a Map.
+func TestListWithoutMap(t *testing.T) {
+	t.Parallel()
+	c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `[{"id":"1","name":"one"}]`) })
+	req := &appkit.DataRequest{Request: appkit.Request{Account: acct}}
+	p, err := upstream.List[Thing, Thing]{Client: c, Path: "/things"}.Page(t.Context(), req, nil)
+	if err != nil || len(p.Items) != 1 || p.Items[0] != (Thing{ID: "1", Name: "one"}) {
+		t.Fatalf("page %+v, %v", p, err)
+	}
+	if _, err := (upstream.List[rawThing, Thing]{Client: c, Path: "/things"}).Page(t.Context(), req, nil); err == nil || !strings.Contains(err.Error(), "without a Map") {
+		t.Fatalf("mismatched types without a Map: %v", err)
+	}
+}

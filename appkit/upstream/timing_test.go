@@ -110,6 +110,17 @@ func TestTimeout(t *testing.T) {
 		if d := time.Since(start); d < 10500*time.Millisecond || d > 11*time.Second {
 			t.Errorf("took %v, want two timeouts and one backoff", d)
 		}
+
+		// The handler's deadline comes first: the call ends with it, and
+		// no retry is made after it.
+		calls = 0
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		start = time.Now()
+		_, err = upstream.Get[any](ctx, c.For(acct), "/slow", nil)
+		if ae := appErr(t, err); !ae.TryLater || calls != 1 || time.Since(start) != 3*time.Second {
+			t.Fatalf("inside a 3s deadline: %v after %d calls and %v", err, calls, time.Since(start))
+		}
 	})
 }
 
