@@ -134,6 +134,11 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		})
 		return nil, fmt.Errorf("appkittest: no recorded answer for %s", what)
 	}
+	if resp != nil {
+		// The answer is to this request, not to the recorded one (another
+		// host and port): a relative Link header resolves against it.
+		resp.Request = req
+	}
 	return resp, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -30,10 +31,14 @@ It builds and passes its tests as generated:
 
   cd NAME && go mod tidy && go test ./...
 
---kind sync writes a synchronization app (a type declared by a struct,
-pages, a filter); --kind action an external-action app. --auth chooses how
+--kind sync (the default) writes a synchronization app over an HTTP API: a
+type declared by a struct, its data read from the API's list endpoint with
+appkit's upstream toolkit (credentials, Link paging, failures mapped onto
+the protocol), a filter, and fakeapi, a stand-in of the API for its tests
+and demo. --kind action writes an external-action app. --auth chooses how
 accounts are set up: none, an API token, or OAuth 2 with a provider.
---replace DIR points the module at a local checkout of appkit.
+--replace DIR points the module at a local checkout of appkit; a
+development build of this command run inside a checkout uses that checkout.
 
 Flags:
 `
@@ -72,7 +77,14 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if *version == "" {
 		*version, note = appkitVersion()
 	}
-	if *replace != "" {
+	if *replace == "" && note != "" {
+		// A development build run from a clone: the app uses the clone.
+		if wd, err := os.Getwd(); err == nil {
+			if root := appkitCheckout(wd); root != "" {
+				*replace, note = root, "go.mod uses the appkit checkout at "+root+" (a replace directive)."
+			}
+		}
+	} else if *replace != "" {
 		abs, err := filepath.Abs(*replace)
 		if err != nil {
 			fmt.Fprintln(stderr, "appkit new:", err)
@@ -94,6 +106,29 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Next: cd %s && go mod tidy && go test ./...\n", *dir)
 	return 0
+}
+
+// appkitCheckout returns the directory of the appkit module that holds
+// dir, or "": the nearest directory up from dir whose go.mod declares the
+// module github.com/appkitgo/appkit.
+func appkitCheckout(dir string) string {
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for line := range strings.Lines(string(b)) {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+					if strings.Trim(f[1], `"`) == "github.com/appkitgo/appkit" {
+						return dir
+					}
+					break
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // appkitVersion is the appkit version this CLI was built from, or v0.0.0

@@ -72,3 +72,56 @@ func TestNew_refused(t *testing.T) {
 		}
 	}
 }
+
+// A development build run inside a clone of this repository (as `go run
+// ./cmd/appkit new` is) points the new app at the clone, and the next
+// steps it prints, run as printed, pass: the default sync app over an HTTP
+// API, with the upstream toolkit and its fake API.
+func TestNew_nextStepsFromACheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests a new module")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := appkitCheckout(filepath.Join(root, "cmd", "appkit")); got != root {
+		t.Fatalf("appkitCheckout = %q, want %q", got, root)
+	}
+	if got := appkitCheckout(t.TempDir()); got != "" {
+		t.Fatalf("appkitCheckout outside a checkout = %q", got)
+	}
+	dir := filepath.Join(t.TempDir(), "my-notes")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"new", "my-notes", "--dir", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("appkit new: exit %d\n%s", code, stderr.String())
+	}
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil || !strings.Contains(string(mod), "replace github.com/appkitgo/appkit => "+root+"\n") {
+		t.Fatalf("go.mod does not use the checkout %s:\n%s", root, mod)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fakeapi", "fakeapi.go")); err != nil {
+		t.Errorf("the default kind is not the sync app over an API: %v", err)
+	}
+	var next string
+	for line := range strings.Lines(stdout.String()) {
+		if s, ok := strings.CutPrefix(line, "Next: "); ok {
+			next = strings.TrimSpace(s)
+		}
+	}
+	if next != "cd "+dir+" && go mod tidy && go test ./..." {
+		t.Fatalf("next steps %q:\n%s", next, stdout.String())
+	}
+	cmd := exec.CommandContext(t.Context(), "sh", "-c", next)
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false", "PORT=")
+	out, err := cmd.CombinedOutput()
+	if err != nil && (bytes.Contains(out, []byte("dial tcp")) || bytes.Contains(out, []byte("no such host"))) {
+		t.Skipf("go mod tidy needs the module proxy, which is unreachable:\n%s", out)
+	}
+	if err != nil || strings.Count(string(out), "ok  \t") != 2 {
+		t.Fatalf("%s: %v\n%s", next, err, out)
+	}
+}

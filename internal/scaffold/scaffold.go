@@ -18,7 +18,7 @@ import (
 	"text/template"
 )
 
-//go:embed templates/*.tmpl
+//go:embed templates/*.tmpl templates/*.yaml
 var templates embed.FS
 
 // The kinds and authentications a new app may have.
@@ -47,16 +47,27 @@ type Options struct {
 	GoVersion string
 }
 
-// files maps each template to the file it writes.
-var files = []struct{ tmpl, path string }{
-	{"go.mod.tmpl", "go.mod"},
-	{"main.go.tmpl", "main.go"},
-	{"main_test.go.tmpl", "main_test.go"},
-	{"app.go.tmpl", "app/app.go"},
-	{"app_test.go.tmpl", "app/app_test.go"},
-	{"Dockerfile.tmpl", "Dockerfile"},
-	{"README.md.tmpl", "README.md"},
-	{"gitignore.tmpl", ".gitignore"},
+// files maps each template to the file it writes, for the kind named
+// (every kind when empty); a raw file is copied as it is. A sync app reads
+// an HTTP API through appkit/upstream; fakeapi stands in for that API in
+// its tests (and its demo), and TestNotes.yaml holds the answers recorded
+// from it that TestNotes replays (appkittest.Record).
+var files = []struct {
+	tmpl, path, kind string
+	raw              bool
+}{
+	{"go.mod.tmpl", "go.mod", "", false},
+	{"main.go.tmpl", "main.go", "", false},
+	{"main_test.go.tmpl", "main_test.go", "", false},
+	{"sync_app.go.tmpl", "app/app.go", "sync", false},
+	{"sync_app_test.go.tmpl", "app/app_test.go", "sync", false},
+	{"fakeapi.go.tmpl", "fakeapi/fakeapi.go", "sync", false},
+	{"TestNotes.yaml", "app/testdata/TestNotes.yaml", "sync", true},
+	{"app.go.tmpl", "app/app.go", "action", false},
+	{"app_test.go.tmpl", "app/app_test.go", "action", false},
+	{"Dockerfile.tmpl", "Dockerfile", "", false},
+	{"README.md.tmpl", "README.md", "", false},
+	{"gitignore.tmpl", ".gitignore", "", false},
 }
 
 var (
@@ -105,7 +116,7 @@ type data struct {
 	Sync, Action        bool
 	None, Token, OAuth2 bool
 	EnvPrefix           string
-	NotesPad, TokenPad  string
+	APIPad, TokenPad    string
 	AppImports          []string
 	// GoMinor is the Go version without its patch, for the Dockerfile's
 	// golang image.
@@ -127,16 +138,14 @@ func newData(o Options) data {
 	}
 	d.Title = strings.Join(words, " ")
 	pad := func(s string) string { return strings.Repeat(" ", max(1, 26-len(s))) }
-	d.NotesPad, d.TokenPad = pad(d.EnvPrefix+"_NOTES"), pad(d.EnvPrefix+"_TOKEN")
+	d.APIPad, d.TokenPad = pad(d.EnvPrefix+"_API_URL"), pad(d.EnvPrefix+"_TOKEN")
+	// The imports of the action app's app.go.
 	imports := []string{"context", "sync", "time", "strings"}
 	if d.Token {
 		imports = append(imports, "crypto/subtle")
 	}
 	if d.OAuth2 {
 		imports = append(imports, "encoding/json", "fmt", "io", "net/http")
-	}
-	if d.Sync {
-		imports = append(imports, "fmt")
 	}
 	slices.Sort(imports)
 	d.AppImports = slices.Compact(imports)
@@ -152,6 +161,17 @@ func Render(o Options) (map[string][]byte, error) {
 	d := newData(o)
 	out := map[string][]byte{}
 	for _, f := range files {
+		if f.kind != "" && f.kind != o.Kind {
+			continue
+		}
+		if f.raw {
+			b, err := templates.ReadFile("templates/" + f.tmpl)
+			if err != nil {
+				return nil, fmt.Errorf("scaffold: %s: %w", f.tmpl, err)
+			}
+			out[f.path] = b
+			continue
+		}
 		t, err := template.New(f.tmpl).Option("missingkey=error").ParseFS(templates, "templates/"+f.tmpl)
 		if err != nil {
 			return nil, fmt.Errorf("scaffold: template %s: %w", f.tmpl, err)

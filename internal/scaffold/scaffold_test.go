@@ -26,8 +26,19 @@ func TestRender_everyCombination(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, auth, err)
 			}
-			if len(files) != 8 {
-				t.Errorf("%s/%s: %d files", kind, auth, len(files))
+			if want := map[string]int{"sync": 10, "action": 8}[kind]; len(files) != want {
+				t.Errorf("%s/%s: %d files, want %d", kind, auth, len(files), want)
+			}
+			for _, p := range []string{"fakeapi/fakeapi.go", "app/testdata/TestNotes.yaml"} {
+				if _, ok := files[p]; ok != (kind == "sync") {
+					t.Errorf("%s/%s: %s written: %v", kind, auth, p, ok)
+				}
+			}
+			if rec := string(files["app/testdata/TestNotes.yaml"]); kind == "sync" && (!strings.Contains(rec, "url: http://") || !strings.Contains(rec, "'***'")) {
+				t.Errorf("%s/%s: the recorded fixture has no recorded request with its token masked", kind, auth)
+			}
+			if kind == "sync" && !strings.Contains(string(files["app/app_test.go"]), "appkittest.Record(t, opts...)") {
+				t.Errorf("%s/%s: app_test.go does not replay the recorded fixture", kind, auth)
 			}
 			for path, src := range files {
 				if strings.HasSuffix(path, ".go") {
@@ -51,6 +62,14 @@ func TestRender_everyCombination(t *testing.T) {
 			if !strings.Contains(app, wantAuth) {
 				t.Errorf("%s/%s: app.go lacks %s", kind, auth, wantAuth)
 			}
+			// A sync app reads its API through the upstream toolkit, with
+			// the account's credentials.
+			if kind == "sync" {
+				wantUpstream := map[string]string{"none": "upstream.Client{", "token": `upstream.Bearer("token")`, "oauth2": "upstream.OAuth2(flow)"}[auth]
+				if !strings.Contains(app, "upstream.List[apiNote, Note]{") || !strings.Contains(app, wantUpstream) {
+					t.Errorf("%s/%s: app.go does not read the API with upstream.List and %s", kind, auth, wantUpstream)
+				}
+			}
 			if df := string(files["Dockerfile"]); !strings.Contains(df, "FROM golang:1.26 AS build") || !strings.Contains(df, `ENTRYPOINT ["/my-app"]`) || !strings.Contains(df, "HEALTHCHECK") || !strings.Contains(df, "USER nonroot") {
 				t.Errorf("%s/%s: Dockerfile:\n%s", kind, auth, df)
 			}
@@ -71,8 +90,8 @@ func TestRender_replaceAndModule(t *testing.T) {
 	if mod := string(files["go.mod"]); !strings.Contains(mod, "module github.com/me/notes\n") || !strings.HasSuffix(mod, "replace github.com/appkitgo/appkit => /src/appkit\n") {
 		t.Errorf("go.mod:\n%s", mod)
 	}
-	if !strings.Contains(string(files["main.go"]), `"github.com/me/notes/app"`) || !strings.Contains(string(files["main.go"]), "MY_APP_TOKEN") {
-		t.Errorf("main.go does not import the app package of the module or read MY_APP_TOKEN")
+	if !strings.Contains(string(files["main.go"]), `"github.com/me/notes/app"`) || !strings.Contains(string(files["main.go"]), "MY_APP_API_URL") {
+		t.Errorf("main.go does not import the app package of the module or read MY_APP_API_URL")
 	}
 }
 
@@ -108,7 +127,7 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".gitignore", "Dockerfile", "README.md", "app/app.go", "app/app_test.go", "go.mod", "main.go", "main_test.go"}
+	want := []string{".gitignore", "Dockerfile", "README.md", "app/app.go", "app/app_test.go", "go.mod", "main.go", "main_test.go"} // no fakeapi: an action app
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
 		t.Errorf("wrote %v", paths)
 	}
