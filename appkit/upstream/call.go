@@ -208,6 +208,12 @@ func (s *Session) statusError(method string, resp *http.Response, body []byte) e
 		se.kind = ErrNotFound
 	case st >= 500:
 		se.kind = ErrUnavailable
+		// A wait only when the answer asks for one: an upstream such as
+		// GitHub sends X-RateLimit-Reset on every answer, and a 502 with
+		// quota left must be retried after the backoff, not at the reset.
+		if !RateLimitExhausted(resp.Header) {
+			break
+		}
 		if wait, ok := RateLimitWait(resp.Header, time.Now()); ok {
 			se.Wait = min(wait, s.maxWait())
 		}

@@ -90,6 +90,32 @@ func TestRetryAfterOn5xx(t *testing.T) {
 	})
 }
 
+// TestRateLimitHeadersOn5xxWithQuotaLeft: a 502 that carries the rate-limit
+// headers every answer of such an upstream carries (quota left, a reset an
+// hour away) is retried after the backoff, not at the reset.
+func TestRateLimitHeadersOn5xxWithQuotaLeft(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var at []time.Time
+		c := memClient(func(w http.ResponseWriter, r *http.Request) {
+			at = append(at, time.Now())
+			w.Header().Set("X-RateLimit-Remaining", "4999")
+			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(time.Now().Add(time.Hour).Unix()))
+			if len(at) == 1 {
+				w.WriteHeader(502)
+				return
+			}
+			fmt.Fprint(w, `{}`)
+		})
+		if _, err := upstream.Get[any](t.Context(), c.For(acct), "/x", nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := at[1].Sub(at[0]); d > time.Second {
+			t.Errorf("the retry waited %v: the reset of a limit with quota left was taken as a wait", d)
+		}
+	})
+}
+
 // TestTimeout: an attempt that does not answer within Timeout is retried,
 // then tryLater.
 func TestTimeout(t *testing.T) {
