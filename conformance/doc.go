@@ -37,6 +37,19 @@
 // per-request timeout: a request that never answers fails transport.answers
 // and the run goes on.
 //
+// # Bounds
+//
+// A run is bounded so that no app, however hostile, holds it: each request
+// by [Config.Timeout] (10 s) and [Config.MaxBody] (32 MiB), one type's run
+// of pages by [Config.MaxPages] (1,000) and [Config.RunTimeout] (2 min), the
+// types synchronized by [Config.MaxTypes] (the first 50; the others are
+// named in a skipped result), tryLater retries by 3 (after Retry-After, at
+// most 10 s each), and the whole run by [Config.TotalTimeout] (10 min).
+// When the run's context is cancelled or TotalTimeout passes, the run stops
+// at once: [Run] returns the results recorded until then (Report.Stopped
+// says why) with an error matching [ErrStopped]; a request cut by the stop
+// counts against nothing. [Config.Progress] follows a run as it goes.
+//
 // # Checks and results
 //
 // Every check has a stable id ([Checks] lists them), cites the section of
