@@ -191,9 +191,9 @@ func init() {
 		"The protocol sets no time limits; the bound is the suite's.")
 
 	def(CheckValidateAccount, "the given account validates: 200 {name}", ruleValidate, Failure,
-		"Accounts and validate: a valid account is answered 200 with {name}.")
+		"Accounts and validate: a valid account is answered 200 with {name} (an error with tryLater, a failure that may pass later, skips the check).")
 	def(CheckRejectGarbage, "an account with garbage values is refused with 401", ruleValidate, Failure,
-		"Accounts and validate: an invalid account is answered 401 with {message}.")
+		"Accounts and validate: an invalid account is answered 401 with {message} (an error with tryLater, a failure that may pass later, skips the check).")
 	def(CheckRejectUnknownID, "an unknown authentication id is refused with 401", ruleValidate, Warning,
 		"appkit's choice: the service sends only authentication ids the app declares; the protocol says nothing of another.")
 	def(CheckOAuthAuthorize, "OAuth authorize answers a redirect_uri (carrying the state for OAuth 2)", ruleOAuth, Failure,

@@ -86,7 +86,8 @@
 //   - accounts.reject-garbage (failure): an account with garbage values is
 //     refused with 401 (docs/protocol.md#accounts-and-validate).
 //     Source: Accounts and validate: an invalid account is answered 401
-//     with {message}.
+//     with {message} (an error with tryLater, a failure that may pass
+//     later, skips the check).
 //   - accounts.reject-unknown-auth (warning): an unknown authentication id
 //     is refused with 401 (docs/protocol.md#accounts-and-validate).
 //     Source: appkit's choice: the service sends only authentication ids
@@ -94,7 +95,8 @@
 //   - accounts.validate (failure): the given account validates: 200 {name}
 //     (docs/protocol.md#accounts-and-validate).
 //     Source: Accounts and validate: a valid account is answered 200 with
-//     {name}.
+//     {name} (an error with tryLater, a failure that may pass later, skips
+//     the check).
 //   - actions.missing-args (warning): executing an action without its
 //     arguments is refused with an error status
 //     (docs/protocol.md#external-actions).
