@@ -154,7 +154,7 @@ func (r *runner) checkAccounts(ctx context.Context) {
 		r.skip(CheckRejectGarbage, "", "no authentication takes values")
 	}
 
-	a := r.post(ctx, protocol.PathValidate, map[string]any{"id": unknownID, "fields": r.cfg.Account})
+	a := r.provoke(ctx, protocol.PathValidate, map[string]any{"id": unknownID, "fields": r.cfg.Account})
 	r.expectStatus(CheckRejectUnknownID, "", a, http.StatusUnauthorized)
 
 	r.checkOAuth(ctx)

@@ -61,7 +61,8 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.OAuthGarbageAccepted, want: []string{conformance.CheckRejectGarbage}},
 		{brk: brokenapp.UnknownAuthAccepted, want: []string{conformance.CheckRejectUnknownID}},
 		{brk: brokenapp.ValidateWithoutName, want: []string{conformance.CheckValidateAccount}},
-		{brk: brokenapp.HTMLErrors, want: []string{conformance.CheckErrorBody}},
+		{brk: brokenapp.HTMLErrors, want: []string{conformance.CheckErrorBody, conformance.CheckMistakeAnswers}},
+		{brk: brokenapp.MalformedBodyHTML, want: []string{conformance.CheckMistakeAnswers}},
 		{brk: brokenapp.WrongItemType, want: []string{conformance.CheckItemsSchema}},
 		{brk: brokenapp.BadDay, want: []string{conformance.CheckItemsSchema}},
 		{brk: brokenapp.MissingItemID, want: []string{conformance.CheckItemsSchema}},
@@ -107,7 +108,7 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.UnknownActionAccepted, want: []string{conformance.CheckActionUnknown}},
 		{brk: brokenapp.HangingData, want: []string{conformance.CheckNoAnswer},
 			cfg: func(c *conformance.Config) { c.Timeout = 300 * time.Millisecond }},
-		{brk: brokenapp.ErrorTryLaterString, want: []string{conformance.CheckErrorBody}},
+		{brk: brokenapp.ErrorTryLaterString, want: []string{conformance.CheckErrorBody, conformance.CheckMistakeAnswers}},
 		{brk: brokenapp.BooleanAsJSON, want: []string{conformance.CheckItemsWireForm}},
 		// The items' __syncAction is then a key outside the schema too.
 		{brk: brokenapp.DeltaUndeclared, want: []string{conformance.CheckDeltaDeclared, conformance.CheckItemsExtra}},

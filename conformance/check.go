@@ -89,6 +89,7 @@ const (
 	CheckMissingField     = "errors.missing-field"
 	CheckUnknownType      = "errors.unknown-type"
 	CheckClientStatus     = "errors.client-status"
+	CheckMistakeAnswers   = "errors.mistake-answers"
 	CheckNoAnswer         = "transport.answers"
 	CheckSlow             = "transport.slow"
 
@@ -176,7 +177,7 @@ func init() {
 	def(CheckLogo, "/logo answers image/svg+xml, 204 or 302 (an error status means no logo)", ruleLogo, Failure,
 		"Logo (optional): 200 with image/svg+xml, 204 without a logo, or 302 to the logo; without a logo or on an error the default logo is used.")
 	def(CheckErrorBody, "error answers carry a JSON {message}", ruleErrors, Failure,
-		"Errors: any endpoint answers a failure with an error status and a JSON body {message}; tryLater, when sent, is a boolean. A 404 or 405 of an optional endpoint the app does not serve is not a failure of it.")
+		"Errors: any endpoint answers a failure with an error status and a JSON body {message}; tryLater, when sent, is a boolean. Requests the service never sends are errors.mistake-answers'; a 404 or 405 of an optional endpoint the app does not serve is no failure.")
 	def(CheckMalformedBody, "a malformed JSON body is refused with an error status", ruleErrors, Warning,
 		"appkit's choice: the service never sends a malformed body, so the protocol says nothing of one.")
 	def(CheckMissingField, "a body without a required field is refused with an error status", ruleErrors, Warning,
@@ -185,8 +186,10 @@ func init() {
 		"appkit's choice: the service asks for data only of types of the config answer.")
 	def(CheckClientStatus, "a client's mistake is answered 4xx, not 5xx", ruleErrors, Warning,
 		"appkit's choice: the protocol names no status for a client's mistake.")
+	def(CheckMistakeAnswers, "requests the service never sends are answered, and refused with a JSON {message}", ruleErrors, Warning,
+		"appkit's choice: the service never sends a malformed body, an unknown type, id, field or action, or a value of the wrong type, so how an app refuses one (a framework's own error page) breaks no rule.")
 	def(CheckNoAnswer, "every request is answered within the per-request timeout", ruleLimits, Failure,
-		"Endpoints: each request is answered, with the answer the protocol gives or an error; the suite waits Config.Timeout for it.")
+		"Endpoints: each request the service sends is answered, with the answer the protocol gives or an error; the suite waits Config.Timeout for it.")
 	def(CheckSlow, "answers come within the slow-answer bound", ruleLimits, Warning,
 		"The protocol sets no time limits; the bound is the suite's.")
 

@@ -68,7 +68,11 @@
 //
 // A 404 or 405 from an optional endpoint (logo, filter/validate, datalist,
 // webhooks) says that the app does not serve it: its checks are skipped
-// and its plain-text body needs no {message}.
+// and its plain-text body needs no {message}. Requests that the service
+// never sends (malformed bodies, unknown types, ids, fields and actions,
+// values of the wrong type) may be refused in any way: whether they are
+// answered, with a {message}, is errors.mistake-answers' (a warning), not
+// transport.answers' or errors.message-body's.
 //
 // # The checks, their levels and sources
 //
@@ -212,13 +216,19 @@
 //   - errors.message-body (failure): error answers carry a JSON {message}
 //     (docs/protocol.md#errors).
 //     Source: Errors: any endpoint answers a failure with an error status
-//     and a JSON body {message}; tryLater, when sent, is a boolean. A 404
-//     or 405 of an optional endpoint the app does not serve is not a
-//     failure of it.
+//     and a JSON body {message}; tryLater, when sent, is a boolean.
+//     Requests the service never sends are errors.mistake-answers'; a 404
+//     or 405 of an optional endpoint the app does not serve is no failure.
 //   - errors.missing-field (warning): a body without a required field is
 //     refused with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service always sends the keys an
 //     endpoint takes (an app may ignore id or requestedType).
+//   - errors.mistake-answers (warning): requests the service never sends
+//     are answered, and refused with a JSON {message}
+//     (docs/protocol.md#errors).
+//     Source: appkit's choice: the service never sends a malformed body, an
+//     unknown type, id, field or action, or a value of the wrong type, so
+//     how an app refuses one (a framework's own error page) breaks no rule.
 //   - errors.unknown-type (warning): data for an unknown type is refused
 //     with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service asks for data only of types of
@@ -293,8 +303,9 @@
 //     unique, nor a type at all.
 //   - transport.answers (failure): every request is answered within the
 //     per-request timeout (docs/protocol.md#timeouts-and-limits).
-//     Source: Endpoints: each request is answered, with the answer the
-//     protocol gives or an error; the suite waits Config.Timeout for it.
+//     Source: Endpoints: each request the service sends is answered, with
+//     the answer the protocol gives or an error; the suite waits
+//     Config.Timeout for it.
 //   - transport.content-type (failure): answers of /, /validate, config,
 //     schema and data have content type application/json
 //     (docs/protocol.md#transport).

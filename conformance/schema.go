@@ -91,7 +91,7 @@ func (r *runner) checkSchema(ctx context.Context) bool {
 		r.rawSchema[t] = raw[t]
 	}
 
-	a = r.post(ctx, protocol.PathSchema, map[string]any{"types": []string{unknownID}, "filter": r.filterValues(), "account": r.account})
+	a = r.provoke(ctx, protocol.PathSchema, map[string]any{"types": []string{unknownID}, "filter": r.filterValues(), "account": r.account})
 	switch {
 	case !a.ok():
 		r.skip(CheckSchemaUnknown, "", "no answer (see transport.answers)")

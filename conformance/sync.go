@@ -318,7 +318,7 @@ func (r *runner) checkDatalists(ctx context.Context) {
 	if !dependent {
 		r.skip(CheckDatalistDependsOn, "", "no datalist depends on other filters")
 	}
-	a := r.post(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": unknownID, "dependsOn": map[string]any{}})
+	a := r.provoke(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": unknownID, "dependsOn": map[string]any{}})
 	r.expectError(CheckDatalistField, "", a)
 }
 
@@ -387,7 +387,7 @@ func (r *runner) checkFilterValidate(ctx context.Context) {
 		}
 		values := r.filterValues()
 		values[f.ID] = bad
-		a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
+		a := r.provoke(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
 		b, _ := json.Marshal(bad)
 		switch {
 		case !a.ok():

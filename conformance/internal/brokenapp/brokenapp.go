@@ -79,6 +79,7 @@ const (
 	BooleanAsJSON          Break = "a boolean text value sent as JSON true"
 	DeltaUndeclared        Break = "delta pages of a type whose schema lacks __syncAction"
 	Status403Not401        Break = "invalid token answers 403"
+	MalformedBodyHTML      Break = "a malformed body answers an HTML page"
 	FilterInvalid422       Break = "filter/validate refuses an invalid filter with 422"
 	WebhookDelete202       Break = "webhook delete answers 202"
 	WebhookInstall500      Break = "webhook install fails"
@@ -185,8 +186,14 @@ func (a *app) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	if err != nil {
 		status := http.StatusBadRequest
-		if a.brk == MalformedBody500 {
+		switch a.brk {
+		case MalformedBody500:
 			status = http.StatusInternalServerError
+		case MalformedBodyHTML:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, "<html><h1>400 Bad Request</h1></html>")
+			return false
 		}
 		a.error(w, status, "malformed JSON body: "+err.Error())
 		return false
