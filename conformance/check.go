@@ -176,7 +176,7 @@ func init() {
 		"Bodies and answers are JSON, but the protocol names the content type only for /, /validate, config, schema and data; the host also reads text/plain or no type as JSON.")
 	def(CheckLogo, "/logo answers image/svg+xml, 204 or 302 (an error status means no logo)", ruleLogo, Failure,
 		"Logo (optional): 200 with image/svg+xml, 204 without a logo, or 302 to the logo; without a logo or on an error the default logo is used.")
-	def(CheckErrorBody, "error answers carry a JSON {message}", ruleErrors, Failure,
+	def(CheckErrorBody, "error answers to the service's requests carry a JSON {message}", ruleErrors, Failure,
 		"Errors: any endpoint answers a failure with an error status and a JSON body {message}; tryLater, when sent, is a boolean. Requests the service never sends are errors.mistake-answers'; a 404 or 405 of an optional endpoint the app does not serve is no failure.")
 	def(CheckMalformedBody, "a malformed JSON body is refused with an error status", ruleErrors, Warning,
 		"appkit's choice: the service never sends a malformed body, so the protocol says nothing of one.")
@@ -202,7 +202,7 @@ func init() {
 	def(CheckOAuthAuthorize, "OAuth authorize answers a redirect_uri (carrying the state for OAuth 2)", ruleOAuth, Failure,
 		"OAuth: authorize answers {redirect_uri} where the user is sent; OAuth 2's must include the state; OAuth 1's comes with token and secret.")
 
-	def(CheckConfig, "config answers types [{id, name}] and a filters array", ruleConfig, Failure,
+	def(CheckConfig, "config answers types [{id, name}], filters and webhooks of their types", ruleConfig, Failure,
 		"Config: types is an array of type descriptors {id, name} (strings); filters, when sent, an array; webhooks, when sent, {enabled: boolean}.")
 	def(CheckSyncUniqueIDs, "type and filter ids are non-empty and unique, a sync app offers a type, no datalist depends on itself", ruleConfig, Warning,
 		"appkit's choice: type and filter ids key the schema and the filter object, but the protocol does not require them non-empty or unique, nor a type at all.")
@@ -237,7 +237,7 @@ func init() {
 	def(CheckPageShape, "data pages: 200, an items array, synchronizationType full or delta, object cursors", rulePaging, Failure,
 		"Data and paging: the answer has items (an array); pagination, when sent, has hasNext (a boolean) and nextPageConfig (an object); synchronizationType is full or delta.")
 	def(CheckPagingEnds, "paging ends: hasNext turns false within the suite's bounds", rulePaging, Failure,
-		"Paging: the service follows nextPageConfig until hasNext is false, so a run must end; the suite stands for never with Config.MaxPages pages or Config.RunTimeout.")
+		"Paging: the service follows nextPageConfig until hasNext is false, so a run must end; the suite takes Config.MaxPages pages or Config.RunTimeout for never.")
 	def(CheckCursorRepeats, "a run never sends the same nextPageConfig twice", rulePaging, Warning,
 		"appkit's choice: a repeated cursor repeats a request, which only a stateful app ends; the protocol does not forbid it (a run that never ends fails data.paging-ends).")
 	def(CheckItemsSchema, "items match the schema: id present, values of the declared types", ruleItems, Failure,

@@ -154,8 +154,8 @@
 //   - data.paging-ends (failure): paging ends: hasNext turns false within
 //     the suite's bounds (docs/protocol.md#paging).
 //     Source: Paging: the service follows nextPageConfig until hasNext is
-//     false, so a run must end; the suite stands for never with
-//     Config.MaxPages pages or Config.RunTimeout.
+//     false, so a run must end; the suite takes Config.MaxPages pages or
+//     Config.RunTimeout for never.
 //   - data.sync-type-mixed (warning): a run's pages are all full or all
 //     delta, and REMOVE comes only in delta pages
 //     (docs/protocol.md#delta-synchronization).
@@ -213,8 +213,8 @@
 //     with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service never sends a malformed body, so
 //     the protocol says nothing of one.
-//   - errors.message-body (failure): error answers carry a JSON {message}
-//     (docs/protocol.md#errors).
+//   - errors.message-body (failure): error answers to the service's
+//     requests carry a JSON {message} (docs/protocol.md#errors).
 //     Source: Errors: any endpoint answers a failure with an error status
 //     and a JSON body {message}; tryLater, when sent, is a boolean.
 //     Requests the service never sends are errors.mistake-answers'; a 404
@@ -261,8 +261,8 @@
 //     refused (docs/protocol.md#schema).
 //     Source: appkit's choice: the service asks only for types of the
 //     config answer.
-//   - sync.config (failure): config answers types [{id, name}] and a
-//     filters array (docs/protocol.md#config).
+//   - sync.config (failure): config answers types [{id, name}], filters and
+//     webhooks of their types (docs/protocol.md#config).
 //     Source: Config: types is an array of type descriptors {id, name}
 //     (strings); filters, when sent, an array; webhooks, when sent,
 //     {enabled: boolean}.
