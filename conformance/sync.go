@@ -264,12 +264,19 @@ func (r *runner) checkDatalists(ctx context.Context) {
 	first := map[string]any{} // a value of each answered list
 	done := map[string]bool{}
 	dependent := false
-	for pass := 0; pass <= len(lists); pass++ {
+	// Each pass asks for the lists whose dependencies are known; a pass
+	// that asks for none ends the loop (the rest wait on lists that gave no
+	// value), and so does a stopped run.
+	for progress := true; progress && !r.stopped; {
+		progress = false
 		for _, f := range lists {
+			if r.stopped {
+				break
+			}
 			if done[f.ID] || !r.dependenciesKnown(f, first, done) {
 				continue
 			}
-			done[f.ID] = true
+			done[f.ID], progress = true, true
 			id := CheckDatalist
 			dependsOn := map[string]any{}
 			if len(f.DatalistRequires) > 0 {
