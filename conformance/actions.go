@@ -110,7 +110,7 @@ func (r *runner) checkWebhooks(ctx context.Context) {
 		}
 	}
 
-	a = r.post(ctx, protocol.PathWebhookXform, with(event))
+	a = r.provoke(ctx, protocol.PathWebhookXform, with(event)) // the service transforms only verified events
 	var out map[string]any
 	switch err := decodeObject(a, &out); {
 	case !a.ok():
@@ -161,7 +161,7 @@ func (r *runner) checkActions(ctx context.Context) {
 		r.skipAll([]string{CheckActionUnknown, CheckActionArgs}, "no valid account (accounts.validate did not pass)")
 		return
 	}
-	a := r.post(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": unknownID, "args": map[string]any{}}, "account": r.account})
+	a := r.provoke(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": unknownID, "args": map[string]any{}}, "account": r.account})
 	r.expectError(CheckActionUnknown, "", a)
 	ran := false
 	for _, act := range r.desc.Actions {
@@ -169,7 +169,7 @@ func (r *runner) checkActions(ctx context.Context) {
 			continue
 		}
 		ran = true
-		a := r.post(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": act.Action, "args": map[string]any{}}, "account": r.account})
+		a := r.provoke(ctx, protocol.PathActionExecute, map[string]any{"action": map[string]any{"action": act.Action, "args": map[string]any{}}, "account": r.account})
 		r.expectError(CheckActionArgs, act.Action, a)
 	}
 	if !ran {

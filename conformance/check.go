@@ -89,6 +89,7 @@ const (
 	CheckMissingField     = "errors.missing-field"
 	CheckUnknownType      = "errors.unknown-type"
 	CheckClientStatus     = "errors.client-status"
+	CheckMistakeAnswers   = "errors.mistake-answers"
 	CheckNoAnswer         = "transport.answers"
 	CheckSlow             = "transport.slow"
 
@@ -175,8 +176,8 @@ func init() {
 		"Bodies and answers are JSON, but the protocol names the content type only for /, /validate, config, schema and data; the host also reads text/plain or no type as JSON.")
 	def(CheckLogo, "/logo answers image/svg+xml, 204 or 302 (an error status means no logo)", ruleLogo, Failure,
 		"Logo (optional): 200 with image/svg+xml, 204 without a logo, or 302 to the logo; without a logo or on an error the default logo is used.")
-	def(CheckErrorBody, "error answers carry a JSON {message}", ruleErrors, Failure,
-		"Errors: any endpoint answers a failure with an error status and a JSON body {message}; tryLater, when sent, is a boolean. A 404 or 405 of an optional endpoint the app does not serve is not a failure of it.")
+	def(CheckErrorBody, "error answers to the service's requests carry a JSON {message}", ruleErrors, Failure,
+		"Errors: any endpoint answers a failure with an error status and a JSON body {message}; tryLater, when sent, is a boolean. Requests the service never sends are errors.mistake-answers'; a 404 or 405 of an optional endpoint the app does not serve is no failure.")
 	def(CheckMalformedBody, "a malformed JSON body is refused with an error status", ruleErrors, Warning,
 		"appkit's choice: the service never sends a malformed body, so the protocol says nothing of one.")
 	def(CheckMissingField, "a body without a required field is refused with an error status", ruleErrors, Warning,
@@ -185,21 +186,23 @@ func init() {
 		"appkit's choice: the service asks for data only of types of the config answer.")
 	def(CheckClientStatus, "a client's mistake is answered 4xx, not 5xx", ruleErrors, Warning,
 		"appkit's choice: the protocol names no status for a client's mistake.")
+	def(CheckMistakeAnswers, "requests the service never sends are answered, and refused with a JSON {message}", ruleErrors, Warning,
+		"appkit's choice: the service never sends a malformed body, an unknown type, id, field or action, or a value of the wrong type, so how an app refuses one (a framework's own error page) breaks no rule.")
 	def(CheckNoAnswer, "every request is answered within the per-request timeout", ruleLimits, Failure,
-		"Endpoints: each request is answered, with the answer the protocol gives or an error; the suite waits Config.Timeout for it.")
+		"Endpoints: each request the service sends is answered, with the answer the protocol gives or an error; the suite waits Config.Timeout for it.")
 	def(CheckSlow, "answers come within the slow-answer bound", ruleLimits, Warning,
 		"The protocol sets no time limits; the bound is the suite's.")
 
 	def(CheckValidateAccount, "the given account validates: 200 {name}", ruleValidate, Failure,
-		"Accounts and validate: a valid account is answered 200 with {name}.")
+		"Accounts and validate: a valid account is answered 200 with {name} (an error with tryLater, a failure that may pass later, skips the check).")
 	def(CheckRejectGarbage, "an account with garbage values is refused with 401", ruleValidate, Failure,
-		"Accounts and validate: an invalid account is answered 401 with {message}.")
+		"Accounts and validate: an invalid account is answered 401 with {message} (an error with tryLater, a failure that may pass later, skips the check).")
 	def(CheckRejectUnknownID, "an unknown authentication id is refused with 401", ruleValidate, Warning,
 		"appkit's choice: the service sends only authentication ids the app declares; the protocol says nothing of another.")
 	def(CheckOAuthAuthorize, "OAuth authorize answers a redirect_uri (carrying the state for OAuth 2)", ruleOAuth, Failure,
 		"OAuth: authorize answers {redirect_uri} where the user is sent; OAuth 2's must include the state; OAuth 1's comes with token and secret.")
 
-	def(CheckConfig, "config answers types [{id, name}] and a filters array", ruleConfig, Failure,
+	def(CheckConfig, "config answers types [{id, name}], filters and webhooks of their types", ruleConfig, Failure,
 		"Config: types is an array of type descriptors {id, name} (strings); filters, when sent, an array; webhooks, when sent, {enabled: boolean}.")
 	def(CheckSyncUniqueIDs, "type and filter ids are non-empty and unique, a sync app offers a type, no datalist depends on itself", ruleConfig, Warning,
 		"appkit's choice: type and filter ids key the schema and the filter object, but the protocol does not require them non-empty or unique, nor a type at all.")
@@ -234,7 +237,7 @@ func init() {
 	def(CheckPageShape, "data pages: 200, an items array, synchronizationType full or delta, object cursors", rulePaging, Failure,
 		"Data and paging: the answer has items (an array); pagination, when sent, has hasNext (a boolean) and nextPageConfig (an object); synchronizationType is full or delta.")
 	def(CheckPagingEnds, "paging ends: hasNext turns false within the suite's bounds", rulePaging, Failure,
-		"Paging: the service follows nextPageConfig until hasNext is false, so a run must end; the suite stands for never with Config.MaxPages pages or Config.RunTimeout.")
+		"Paging: the service follows nextPageConfig until hasNext is false, so a run must end; the suite takes Config.MaxPages pages or Config.RunTimeout for never.")
 	def(CheckCursorRepeats, "a run never sends the same nextPageConfig twice", rulePaging, Warning,
 		"appkit's choice: a repeated cursor repeats a request, which only a stateful app ends; the protocol does not forbid it (a run that never ends fails data.paging-ends).")
 	def(CheckItemsSchema, "items match the schema: id present, values of the declared types", ruleItems, Failure,

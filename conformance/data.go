@@ -302,6 +302,7 @@ func (r *runner) postRetrying(ctx context.Context, path string, body any, deadli
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			r.stopped = true // the answer to retry says nothing of the page
 			return a
 		case <-t.C:
 		}

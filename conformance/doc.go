@@ -37,6 +37,19 @@
 // per-request timeout: a request that never answers fails transport.answers
 // and the run goes on.
 //
+// # Bounds
+//
+// A run is bounded so that no app, however hostile, holds it: each request
+// by [Config.Timeout] (10 s) and [Config.MaxBody] (32 MiB), one type's run
+// of pages by [Config.MaxPages] (1,000) and [Config.RunTimeout] (2 min), the
+// types synchronized by [Config.MaxTypes] (the first 50; the others are
+// named in a skipped result), tryLater retries by 3 (after Retry-After, at
+// most 10 s each), and the whole run by [Config.TotalTimeout] (10 min).
+// When the run's context is cancelled or TotalTimeout passes, the run stops
+// at once: [Run] returns the results recorded until then (Report.Stopped
+// says why) with an error matching [ErrStopped]; a request cut by the stop
+// counts against nothing. [Config.Progress] follows a run as it goes.
+//
 // # Checks and results
 //
 // Every check has a stable id ([Checks] lists them), cites the section of
@@ -55,7 +68,11 @@
 //
 // A 404 or 405 from an optional endpoint (logo, filter/validate, datalist,
 // webhooks) says that the app does not serve it: its checks are skipped
-// and its plain-text body needs no {message}.
+// and its plain-text body needs no {message}. Requests that the service
+// never sends (malformed bodies, unknown types, ids, fields and actions,
+// values of the wrong type) may be refused in any way: whether they are
+// answered, with a {message}, is errors.mistake-answers' (a warning), not
+// transport.answers' or errors.message-body's.
 //
 // # The checks, their levels and sources
 //
@@ -73,7 +90,8 @@
 //   - accounts.reject-garbage (failure): an account with garbage values is
 //     refused with 401 (docs/protocol.md#accounts-and-validate).
 //     Source: Accounts and validate: an invalid account is answered 401
-//     with {message}.
+//     with {message} (an error with tryLater, a failure that may pass
+//     later, skips the check).
 //   - accounts.reject-unknown-auth (warning): an unknown authentication id
 //     is refused with 401 (docs/protocol.md#accounts-and-validate).
 //     Source: appkit's choice: the service sends only authentication ids
@@ -81,7 +99,8 @@
 //   - accounts.validate (failure): the given account validates: 200 {name}
 //     (docs/protocol.md#accounts-and-validate).
 //     Source: Accounts and validate: a valid account is answered 200 with
-//     {name}.
+//     {name} (an error with tryLater, a failure that may pass later, skips
+//     the check).
 //   - actions.missing-args (warning): executing an action without its
 //     arguments is refused with an error status
 //     (docs/protocol.md#external-actions).
@@ -135,8 +154,8 @@
 //   - data.paging-ends (failure): paging ends: hasNext turns false within
 //     the suite's bounds (docs/protocol.md#paging).
 //     Source: Paging: the service follows nextPageConfig until hasNext is
-//     false, so a run must end; the suite stands for never with
-//     Config.MaxPages pages or Config.RunTimeout.
+//     false, so a run must end; the suite takes Config.MaxPages pages or
+//     Config.RunTimeout for never.
 //   - data.sync-type-mixed (warning): a run's pages are all full or all
 //     delta, and REMOVE comes only in delta pages
 //     (docs/protocol.md#delta-synchronization).
@@ -194,16 +213,22 @@
 //     with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service never sends a malformed body, so
 //     the protocol says nothing of one.
-//   - errors.message-body (failure): error answers carry a JSON {message}
-//     (docs/protocol.md#errors).
+//   - errors.message-body (failure): error answers to the service's
+//     requests carry a JSON {message} (docs/protocol.md#errors).
 //     Source: Errors: any endpoint answers a failure with an error status
-//     and a JSON body {message}; tryLater, when sent, is a boolean. A 404
-//     or 405 of an optional endpoint the app does not serve is not a
-//     failure of it.
+//     and a JSON body {message}; tryLater, when sent, is a boolean.
+//     Requests the service never sends are errors.mistake-answers'; a 404
+//     or 405 of an optional endpoint the app does not serve is no failure.
 //   - errors.missing-field (warning): a body without a required field is
 //     refused with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service always sends the keys an
 //     endpoint takes (an app may ignore id or requestedType).
+//   - errors.mistake-answers (warning): requests the service never sends
+//     are answered, and refused with a JSON {message}
+//     (docs/protocol.md#errors).
+//     Source: appkit's choice: the service never sends a malformed body, an
+//     unknown type, id, field or action, or a value of the wrong type, so
+//     how an app refuses one (a framework's own error page) breaks no rule.
 //   - errors.unknown-type (warning): data for an unknown type is refused
 //     with an error status (docs/protocol.md#errors).
 //     Source: appkit's choice: the service asks for data only of types of
@@ -236,8 +261,8 @@
 //     refused (docs/protocol.md#schema).
 //     Source: appkit's choice: the service asks only for types of the
 //     config answer.
-//   - sync.config (failure): config answers types [{id, name}] and a
-//     filters array (docs/protocol.md#config).
+//   - sync.config (failure): config answers types [{id, name}], filters and
+//     webhooks of their types (docs/protocol.md#config).
 //     Source: Config: types is an array of type descriptors {id, name}
 //     (strings); filters, when sent, an array; webhooks, when sent,
 //     {enabled: boolean}.
@@ -278,8 +303,9 @@
 //     unique, nor a type at all.
 //   - transport.answers (failure): every request is answered within the
 //     per-request timeout (docs/protocol.md#timeouts-and-limits).
-//     Source: Endpoints: each request is answered, with the answer the
-//     protocol gives or an error; the suite waits Config.Timeout for it.
+//     Source: Endpoints: each request the service sends is answered, with
+//     the answer the protocol gives or an error; the suite waits
+//     Config.Timeout for it.
 //   - transport.content-type (failure): answers of /, /validate, config,
 //     schema and data have content type application/json
 //     (docs/protocol.md#transport).

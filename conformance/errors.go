@@ -46,7 +46,7 @@ func (r *runner) checkErrors(ctx context.Context) {
 	serverErrors := map[string]string{}
 	var order []string
 	for _, p := range ps {
-		a := r.post(ctx, p.path, p.body)
+		a := r.provoke(ctx, p.path, p.body)
 		subject := endpoint(http.MethodPost, p.path)
 		if !r.expectError(p.check, subject, a) {
 			continue

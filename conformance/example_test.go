@@ -2,7 +2,9 @@ package conformance_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/conformance/internal/brokenapp"
@@ -30,5 +32,42 @@ func ExampleRun() {
 	//   expected: values of the declared types
 	//   got: type "task", page 2, item "t4", field "priority": value shape: want a number, got "high" (and 1 more problem)
 	//   rule: docs/protocol.md#items
-	// 119 passed, 1 failed, 0 skipped
+	// 120 passed, 1 failed, 0 skipped
+}
+
+// A run bounded in time and types, followed as it goes: Progress is called
+// at the start of each stage and of each type's pages, and after each
+// result. A run stopped by its context or by TotalTimeout returns its
+// partial report with an error matching ErrStopped.
+func ExampleRun_progress() {
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		Handler:      brokenapp.New(brokenapp.None),
+		Account:      map[string]any{"token": brokenapp.Token},
+		TotalTimeout: 5 * time.Minute,
+		MaxTypes:     1,
+		Progress: func(p conformance.Progress) {
+			switch {
+			case p.Result != nil:
+			case p.Type != "":
+				fmt.Printf("  %s (%d of %d)\n", p.Type, p.Index, p.Types)
+			default:
+				fmt.Println(p.Stage)
+			}
+		},
+	})
+	if errors.Is(err, conformance.ErrStopped) {
+		fmt.Println("stopped:", rep.Stopped)
+	}
+	fmt.Println(rep.OK())
+	// Output:
+	// descriptor
+	// accounts
+	// sync
+	// data
+	//   project (1 of 1)
+	// errors
+	// webhooks
+	// actions
+	// transport
+	// true
 }

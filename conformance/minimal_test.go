@@ -13,7 +13,8 @@ import (
 // of appkit's choices, passes: no failure. What it does differently from
 // appkit (it ignores the authentication id, answers an empty page for an
 // unknown type, leaves out id and type, runs an action without arguments,
-// serves no logo) is warned about, never failed.
+// refuses a malformed body with a plain-text page, serves no logo) is
+// warned about, never failed.
 func TestMinimalApp(t *testing.T) {
 	t.Parallel()
 	rep := conformance.Test(t, conformance.Config{Handler: minimalapp.New(), Account: map[string]any{"token": minimalapp.Token}})
@@ -23,6 +24,7 @@ func TestMinimalApp(t *testing.T) {
 	wantWarned := []string{
 		conformance.CheckRejectUnknownID, conformance.CheckActionArgs, conformance.CheckDescriptorExtra,
 		conformance.CheckMissingField, conformance.CheckUnknownType, conformance.CheckSchemaUnknown,
+		conformance.CheckMistakeAnswers,
 	}
 	slices.Sort(wantWarned)
 	if got := rep.FailedIDs(); !slices.Equal(got, wantWarned) {

@@ -93,8 +93,10 @@ type endpointStats struct {
 	errorAnswers      int
 	total, max        time.Duration
 	slow              int
+	provokedErrors    int // refusals of provoked requests
 	// the first offence against each cross-cutting check
 	noAnswer, badCT, badError, slowest string
+	provokedBad                        string // a provoked request unanswered or refused without {message}
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -153,7 +155,7 @@ func (r *runner) add(res Result) {
 }
 
 // crossCutting are the checks evaluated over every answer of an endpoint.
-var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckContentTypeOther: true, CheckErrorBody: true}
+var crossCutting = map[string]bool{CheckNoAnswer: true, CheckSlow: true, CheckContentType: true, CheckContentTypeOther: true, CheckErrorBody: true, CheckMistakeAnswers: true}
 
 // answer is one response of the app (or the failure to get one).
 type answer struct {
@@ -163,6 +165,9 @@ type answer struct {
 	body         []byte
 	err          error // no answer: timeout, connection refused, too large
 	elapsed      time.Duration
+	// provoked marks a request the service never sends (a client's
+	// mistake, an unknown id): how it is refused is appkit's choice.
+	provoked bool
 }
 
 // ok reports whether the app answered at all.
@@ -187,9 +192,21 @@ func (r *runner) post(ctx context.Context, path string, body any) answer {
 	return r.send(ctx, http.MethodPost, path, body)
 }
 
+// provoke posts a request the service never sends (a malformed body, an
+// unknown type, id, field or action, a value of the wrong type): whether
+// its refusal is answered, and with a {message}, is errors.mistake-answers'
+// business (a warning), not transport.answers' or errors.message-body's.
+func (r *runner) provoke(ctx context.Context, path string, body any) answer {
+	return r.exchangeAndRecord(ctx, http.MethodPost, path, body, true)
+}
+
 // send sends a request; body is marshalled as JSON unless it is a []byte
 // (sent as is) or nil (no body).
 func (r *runner) send(ctx context.Context, method, path string, body any) answer {
+	return r.exchangeAndRecord(ctx, method, path, body, false)
+}
+
+func (r *runner) exchangeAndRecord(ctx context.Context, method, path string, body any, provoked bool) answer {
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -206,6 +223,7 @@ func (r *runner) send(ctx context.Context, method, path string, body any) answer
 		return answer{method: method, path: path, err: context.Cause(ctx)}
 	}
 	a := r.exchange(ctx, method, path, raw)
+	a.provoked = provoked
 	if a.err != nil && ctx.Err() != nil {
 		// The run stopped during the request: that says nothing of the app.
 		r.stopped = true
@@ -296,7 +314,12 @@ func (r *runner) record(a answer) {
 	}
 	if a.err != nil {
 		s.unanswered++
-		if s.noAnswer == "" {
+		switch {
+		case a.provoked:
+			if s.provokedBad == "" {
+				s.provokedBad = "no answer: " + a.err.Error()
+			}
+		case s.noAnswer == "":
 			s.noAnswer = a.err.Error()
 		}
 		return
@@ -319,7 +342,14 @@ func (r *runner) record(a answer) {
 			s.badCT = fmt.Sprintf("%d with content type %q", a.status, a.header.Get("Content-Type"))
 		}
 	}
-	if a.status >= 400 && !notServed(a) {
+	switch {
+	case a.status < 400 || notServed(a):
+	case a.provoked:
+		s.provokedErrors++
+		if msg, ok := errorMessage(a); !ok && s.provokedBad == "" {
+			s.provokedBad = msg
+		}
+	default:
 		s.errorAnswers++
 		if msg, ok := errorMessage(a); !ok && s.badError == "" {
 			s.badError = msg
@@ -365,6 +395,11 @@ func (r *runner) crossChecks() {
 			r.fail(CheckNoAnswer, k, fmt.Sprintf("an answer within %s", r.cfg.Timeout), s.noAnswer)
 		} else {
 			r.pass(CheckNoAnswer, k)
+		}
+		if s.provokedBad != "" {
+			r.fail(CheckMistakeAnswers, k, fmt.Sprintf(`an answer within %s, an error status with a JSON body {"message": "..."}`, r.cfg.Timeout), s.provokedBad)
+		} else if s.provokedErrors > 0 {
+			r.pass(CheckMistakeAnswers, k)
 		}
 		if s.calls == 0 {
 			continue

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -91,7 +92,7 @@ func (r *runner) checkSchema(ctx context.Context) bool {
 		r.rawSchema[t] = raw[t]
 	}
 
-	a = r.post(ctx, protocol.PathSchema, map[string]any{"types": []string{unknownID}, "filter": r.filterValues(), "account": r.account})
+	a = r.provoke(ctx, protocol.PathSchema, map[string]any{"types": []string{unknownID}, "filter": r.filterValues(), "account": r.account})
 	switch {
 	case !a.ok():
 		r.skip(CheckSchemaUnknown, "", "no answer (see transport.answers)")
@@ -184,10 +185,15 @@ func schemaRelations(t string, all map[string]map[string]map[string]any, known m
 }
 
 // relationsOnce finds relations declared on both of their sides: a relation
-// from A to B whose target name is the name of a relation from B back to A.
+// from A to B whose target name is the name (or field id) of a relation
+// from B back to A. It runs in time linear in the relations (an index of
+// the sides by type, target and name), so a hostile schema of many
+// relations cannot stall a run.
 func relationsOnce(all map[string]map[string]map[string]any) []problem {
 	type side struct{ typ, field, name, target, targetName string }
+	type key struct{ typ, target, name string }
 	var sides []side
+	byName := map[key][]int{} // sides by (type, target, name) and (type, target, field id)
 	for _, t := range sortedTypes(all) {
 		for _, id := range sortedTypes(all[t]) {
 			rel, ok := all[t][id]["relation"].(map[string]any)
@@ -198,22 +204,31 @@ func relationsOnce(all map[string]map[string]map[string]any) []problem {
 			s.name, _ = rel["name"].(string)
 			s.target, _ = rel["targetType"].(string)
 			s.targetName, _ = rel["targetName"].(string)
+			i := len(sides)
 			sides = append(sides, s)
+			byName[key{t, s.target, id}] = append(byName[key{t, s.target, id}], i)
+			if s.name != "" && s.name != id {
+				byName[key{t, s.target, s.name}] = append(byName[key{t, s.target, s.name}], i)
+			}
 		}
 	}
 	var ps []problem
+	reported := map[[2]int]bool{}
 	for i, a := range sides {
-		for _, b := range sides[i+1:] {
-			if a.typ != b.target || b.typ != a.target {
+		if a.targetName == "" {
+			continue
+		}
+		for _, j := range byName[key{a.target, a.typ, a.targetName}] {
+			pair := [2]int{min(i, j), max(i, j)}
+			if i == j || reported[pair] {
 				continue
 			}
-			mirrored := (a.targetName != "" && (a.targetName == b.name || a.targetName == b.field)) ||
-				(b.targetName != "" && (b.targetName == a.name || b.targetName == a.field))
-			if mirrored {
-				ps = append(ps, problem{"each relation declared on one side only",
-					fmt.Sprintf("%s.%s and %s.%s declare the same relation", a.typ, a.field, b.typ, b.field)})
-			}
+			reported[pair] = true
+			x, y := sides[pair[0]], sides[pair[1]]
+			ps = append(ps, problem{"each relation declared on one side only",
+				fmt.Sprintf("%s.%s and %s.%s declare the same relation", x.typ, x.field, y.typ, y.field)})
 		}
 	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].got < ps[j].got })
 	return ps
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +24,7 @@ type manyTypes struct {
 	n         int
 	hang      string
 	hung      chan struct{}
+	tryLater  bool // answer a delta page 503 tryLater (Retry-After: 10) instead of blocking
 	once      sync.Once
 	mu        sync.Mutex
 	requested map[string]bool
@@ -33,11 +36,19 @@ func newManyTypes(n int, hang string) *manyTypes {
 
 func (m *manyTypes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Types         []string `json:"types"`
-		RequestedType string   `json:"requestedType"`
+		Types              []string `json:"types"`
+		RequestedType      string   `json:"requestedType"`
+		LastSynchronizedAt *string  `json:"lastSynchronizedAt"`
 	}
 	_ = json.NewDecoder(r.Body).Decode(&in)
-	if r.URL.Path == m.hang {
+	if r.URL.Path == m.hang && (!m.tryLater || in.LastSynchronizedAt != nil) {
+		if m.tryLater {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"message": "later", "tryLater": true}`))
+			return
+		}
 		m.once.Do(func() { close(m.hung) })
 		<-r.Context().Done()
 		return
@@ -86,23 +97,34 @@ func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		hang         string
+		tryLater     bool
 		want, absent []string // ids with and without results
 	}{
-		{"/api/v1/synchronizer/data", []string{conformance.CheckDescriptorAnswer, conformance.CheckSchemaTypes, conformance.CheckNoAnswer},
+		{"/api/v1/synchronizer/data", false, []string{conformance.CheckDescriptorAnswer, conformance.CheckSchemaTypes, conformance.CheckNoAnswer},
 			[]string{conformance.CheckPageShape, conformance.CheckIDsUnique, conformance.CheckMalformedBody}},
-		{"/validate", []string{conformance.CheckDescriptorAnswer, conformance.CheckNoAnswer},
+		// Stopped while waiting to retry the first type's delta page.
+		{"/api/v1/synchronizer/data", true, []string{conformance.CheckDescriptorAnswer, conformance.CheckSchemaTypes, conformance.CheckNoAnswer},
+			[]string{conformance.CheckPageShape, conformance.CheckDelta, conformance.CheckMalformedBody}},
+		{"/validate", false, []string{conformance.CheckDescriptorAnswer, conformance.CheckNoAnswer},
 			[]string{conformance.CheckValidateAccount, conformance.CheckRejectUnknownID, conformance.CheckConfig}},
 	} {
-		t.Run(tc.hang, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s,tryLater=%t", path.Base(tc.hang), tc.tryLater), func(t *testing.T) {
 			t.Parallel()
 			app := newManyTypes(3, tc.hang)
+			app.tryLater = tc.tryLater
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() {
 				<-app.hung
 				cancel()
 			}()
-			rep, err := conformance.Run(ctx, conformance.Config{Handler: app, Timeout: time.Hour})
+			cfg := conformance.Config{Handler: app, Timeout: time.Hour}
+			if tc.tryLater {
+				// hung closes once the run has read the whole 503 answer:
+				// the run is then on its way to wait for the retry.
+				cfg.Client = &http.Client{Transport: onErrorRead{http.DefaultTransport, func() { app.once.Do(func() { close(app.hung) }) }}}
+			}
+			rep, err := conformance.Run(ctx, cfg)
 			if !errors.Is(err, conformance.ErrStopped) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run = %v, want ErrStopped and context.Canceled", err)
 			}
@@ -200,4 +222,29 @@ func TestRunMaxTypes(t *testing.T) {
 	if !bounded {
 		t.Errorf("no skipped result names the 9996 types beyond the bound")
 	}
+}
+
+// onErrorRead calls done when the body of a 503 answer is closed.
+type onErrorRead struct {
+	http.RoundTripper
+	done func()
+}
+
+func (o onErrorRead) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := o.RoundTripper.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusServiceUnavailable {
+		resp.Body = closeHook{resp.Body, o.done}
+	}
+	return resp, err
+}
+
+type closeHook struct {
+	io.ReadCloser
+	done func()
+}
+
+func (c closeHook) Close() error {
+	err := c.ReadCloser.Close()
+	c.done()
+	return err
 }

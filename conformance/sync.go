@@ -264,12 +264,19 @@ func (r *runner) checkDatalists(ctx context.Context) {
 	first := map[string]any{} // a value of each answered list
 	done := map[string]bool{}
 	dependent := false
-	for pass := 0; pass <= len(lists); pass++ {
+	// Each pass asks for the lists whose dependencies are known; a pass
+	// that asks for none ends the loop (the rest wait on lists that gave no
+	// value), and so does a stopped run.
+	for progress := true; progress && !r.stopped; {
+		progress = false
 		for _, f := range lists {
+			if r.stopped {
+				break
+			}
 			if done[f.ID] || !r.dependenciesKnown(f, first, done) {
 				continue
 			}
-			done[f.ID] = true
+			done[f.ID], progress = true, true
 			id := CheckDatalist
 			dependsOn := map[string]any{}
 			if len(f.DatalistRequires) > 0 {
@@ -318,7 +325,7 @@ func (r *runner) checkDatalists(ctx context.Context) {
 	if !dependent {
 		r.skip(CheckDatalistDependsOn, "", "no datalist depends on other filters")
 	}
-	a := r.post(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": unknownID, "dependsOn": map[string]any{}})
+	a := r.provoke(ctx, protocol.PathDatalist, map[string]any{"types": r.syncTypes(), "account": r.account, "field": unknownID, "dependsOn": map[string]any{}})
 	r.expectError(CheckDatalistField, "", a)
 }
 
@@ -387,7 +394,7 @@ func (r *runner) checkFilterValidate(ctx context.Context) {
 		}
 		values := r.filterValues()
 		values[f.ID] = bad
-		a := r.post(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
+		a := r.provoke(ctx, protocol.PathFilterValidate, map[string]any{"types": r.syncTypes(), "filter": values, "account": r.account})
 		b, _ := json.Marshal(bad)
 		switch {
 		case !a.ok():

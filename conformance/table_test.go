@@ -31,12 +31,16 @@ func anchor(rule string) string {
 	return "#" + a
 }
 
+// mdEscape keeps a table cell's text as written: no column break, no HTML
+// tag.
+var mdEscape = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;")
+
 // markdownTable renders the checks as docs/protocol.md shows them.
 func markdownTable(checks []conformance.Check) string {
 	var b strings.Builder
 	b.WriteString("| check | level | rule | source |\n|---|---|---|---|\n")
 	for _, c := range checks {
-		fmt.Fprintf(&b, "| `%s` | %s | [%s](%s) | %s |\n", c.ID, c.Severity, c.Title, anchor(c.Rule), strings.ReplaceAll(c.Source, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | [%s](%s) | %s |\n", c.ID, c.Severity, mdEscape.Replace(c.Title), anchor(c.Rule), mdEscape.Replace(c.Source))
 	}
 	return b.String()
 }

@@ -79,6 +79,7 @@ const (
 	BooleanAsJSON          Break = "a boolean text value sent as JSON true"
 	DeltaUndeclared        Break = "delta pages of a type whose schema lacks __syncAction"
 	Status403Not401        Break = "invalid token answers 403"
+	MalformedBodyHTML      Break = "a malformed body answers an HTML page"
 	FilterInvalid422       Break = "filter/validate refuses an invalid filter with 422"
 	WebhookDelete202       Break = "webhook delete answers 202"
 	WebhookInstall500      Break = "webhook install fails"
@@ -90,6 +91,18 @@ const (
 	// LogoNotServed breaks nothing: /logo is optional, and a plain 404
 	// page says it is not served.
 	LogoNotServed Break = "logo answers a plain 404"
+
+	// GarbageTryLater breaks nothing: garbage values are answered 503
+	// tryLater, as an app whose upstream they cannot reach may answer.
+	GarbageTryLater Break = "invalid token answers 503 tryLater"
+
+	// LinkOnlyAuth breaks nothing: a third authentication, "public", has
+	// only a link field (no value to check), and validates whatever comes.
+	LinkOnlyAuth Break = "an authentication with only a link field"
+
+	// ValidateTryLater breaks nothing: the good account is answered 503
+	// tryLater (its provider is down), so nothing that needs it can run.
+	ValidateTryLater Break = "the good account answers 503 tryLater"
 
 	// TryLaterOnce breaks nothing: the second task page asks once to be
 	// retried later (503 tryLater, Retry-After: 0), as an app may when
@@ -173,8 +186,14 @@ func (a *app) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	if err != nil {
 		status := http.StatusBadRequest
-		if a.brk == MalformedBody500 {
+		switch a.brk {
+		case MalformedBody500:
 			status = http.StatusInternalServerError
+		case MalformedBodyHTML:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, "<html><h1>400 Bad Request</h1></html>")
+			return false
 		}
 		a.error(w, status, "malformed JSON body: "+err.Error())
 		return false
@@ -197,6 +216,10 @@ func (a *app) descriptor(w http.ResponseWriter, _ *http.Request) {
 	}
 	if a.brk == TwoOAuth2 {
 		auths = append(auths, obj{"id": "oauth2", "name": "Sign in again"})
+	}
+	if a.brk == LinkOnlyAuth {
+		auths = append(auths, obj{"id": "public", "name": "Public data", "fields": []any{
+			obj{"id": "about", "name": "About", "type": "link", "description": "What is public", "value": "https://example.com/public"}}})
 	}
 	argType := "textArea"
 	if a.brk == ActionArgTextarea {
@@ -251,6 +274,8 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case in.ID == nil:
 		a.error(w, http.StatusBadRequest, "id is required")
+	case *in.ID == "public" && a.brk == LinkOnlyAuth:
+		a.json(w, http.StatusOK, obj{"name": "Public"})
 	case *in.ID != "token" && *in.ID != "oauth2":
 		if a.brk == UnknownAuthAccepted {
 			a.json(w, http.StatusOK, obj{"name": "Anyone"})
@@ -264,10 +289,15 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusInternalServerError
 		case Status403Not401:
 			status = http.StatusForbidden
+		case GarbageTryLater:
+			a.json(w, http.StatusServiceUnavailable, obj{"message": "the provider is unreachable", "tryLater": true})
+			return
 		}
 		a.error(w, status, "invalid token")
 	case *in.ID == "oauth2" && in.Fields["access_token"] != AccessToken && a.brk != OAuthGarbageAccepted:
 		a.error(w, http.StatusUnauthorized, "invalid access token")
+	case a.brk == ValidateTryLater:
+		a.json(w, http.StatusServiceUnavailable, obj{"message": "the provider is down", "tryLater": true})
 	case a.brk == ValidateWithoutName:
 		a.json(w, http.StatusOK, obj{"account": in.Fields["token"]})
 	default:
