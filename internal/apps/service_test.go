@@ -409,3 +409,36 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 		t.Errorf("a descriptor without a name: %v", err)
 	}
 }
+
+// A store whose apps_syncs table predates the cancel columns gets them.
+func TestMigrateAddsColumns(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
+selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
+run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.DB().ExecContext(ctx, `INSERT INTO apps_syncs VALUES ('s1', 'a1', 'c1', '{}', 0, 0, '', '', '', '', 0, 1)`); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // and again, once they exist
+				if _, err := New(ctx, Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize)}); err != nil {
+					t.Fatalf("migrate: %v", err)
+				}
+			}
+			var flag, reason string
+			if err := st.DB().QueryRowContext(ctx, "SELECT cancel_run, cancel_reason FROM apps_syncs WHERE id = 's1'").Scan(&flag, &reason); err != nil || flag != "" || reason != "" {
+				t.Errorf("the added columns: %q %q %v", flag, reason, err)
+			}
+		})
+	}
+}
