@@ -72,6 +72,7 @@ func oauthApp(t *testing.T, p *oauthtest.OAuth2Server) string {
 // against the in-process provider, and its short-lived token is refreshed
 // (and the rotated tokens kept) before every run.
 func TestAppsOAuth2Account(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	// Tokens live 2 s: /validate refreshes one in its last second (half its
 	// life), so the test waits that long before each run.
@@ -171,6 +172,7 @@ func contains(list []string, s string) bool {
 // An OAuth 1 account is connected the same way: the request token's secret
 // waits (sealed) for the callback, whose verifier completes the exchange.
 func TestAppsOAuth1Account(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	p := oauthtest.NewOAuth1Server(t, oauthtest.OAuth1Config{})
 	nop := zerolog.Nop()

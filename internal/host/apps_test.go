@@ -33,8 +33,10 @@ func trackerURL(t *testing.T, tasks int) string {
 // its values never shown), a sync that runs at once and then on its
 // schedule, run now, the run history with counts and masked exchanges.
 func TestAppsScheduleAndHistory(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := newAppsEnv(t, dsn, nil)
 			url := trackerURL(t, 30)
 
@@ -186,6 +188,7 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 // A run that pauses on an app that keeps answering tryLater keeps its row
 // and position and is resumed at its time, from the page that failed.
 func TestAppsPausedRunResumes(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
 		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond
@@ -255,6 +258,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 // Wrong methods answer 405 {message} with Allow; a refused event counts
 // against its sender.
 func TestAppsMethodsAndEventLimit(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	r := e.do("PUT", "/api/apps", appsToken, "{}")
 	if r.code != 405 || r.header.Get("Allow") != "GET, POST" || r.message(t) == "" {
@@ -298,6 +302,7 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 // A run paused by an app that asked to be called again later (Retry-After)
 // is resumed then, not after the default pause.
 func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
 		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond

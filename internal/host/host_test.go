@@ -37,6 +37,7 @@ type env struct {
 func forEachStore(t *testing.T, cfg host.Config, fn func(t *testing.T, e *env)) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			fn(t, newEnv(t, dsn, cfg))
 		})
 	}
@@ -197,6 +198,7 @@ const querySecret = `[{"command":"platform.entity/query","args":{"query":{"q/fro
 // TestFullFlow walks the whole surface: sign in, create a token, use it on
 // the command API and the documents, delete it.
 func TestFullFlow(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
 		e.login()
 		id, token := e.newToken("ci")
