@@ -216,6 +216,17 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 	url, started, ended := blockingApp(t)
 	a, _ := twoHosts(t, "sqlite::memory:")
 	sy, runID := runningSync(t, a, url, started)
+	// A change that is refused changes nothing: the run goes on.
+	bad := "1ms"
+	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}, Every: &bad}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("an invalid change: %v", err)
+	}
+	a.mu.Lock()
+	h := a.held[sy.ID]
+	a.mu.Unlock()
+	if h == nil || a.localReason(h) != "" {
+		t.Fatalf("an invalid change cancelled the run (%+v)", h)
+	}
 	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}}); err != nil {
 		t.Fatalf("change a running sync: %v", err)
 	}

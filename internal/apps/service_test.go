@@ -113,12 +113,6 @@ func (a *fakeApp) count(k string) int {
 	return a.calls[k]
 }
 
-func (a *fakeApp) handle(k string, h http.HandlerFunc) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.handlers[k] = h
-}
-
 // answer answers a JSON body with a status.
 func answer(status int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

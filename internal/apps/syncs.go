@@ -231,13 +231,10 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 		return nil, err
 	}
 	selectionChanged := spec.Account != "" && spec.Account != sy.AccountID || spec.Types != nil || spec.Filter != nil
+	running := ""
 	if selectionChanged {
-		if run, err := s.activeRun(ctx, s.db, sy); err != nil {
+		if running, err = s.activeRun(ctx, s.db, sy); err != nil {
 			return nil, err
-		} else if run != "" {
-			// A run of this process stops before the write below, which
-			// its long writes would otherwise hold up.
-			s.cancelHere(id, cancelByChange)
 		}
 	}
 	if spec.App != "" && spec.App != sy.AppID {
@@ -277,6 +274,11 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 		case next == 0 || next > ms(s.now().Add(every)):
 			next = ms(s.now().Add(every))
 		}
+	}
+	if running != "" {
+		// A run of this process stops before the write below, which its
+		// long writes would otherwise hold up.
+		s.cancelHere(id, cancelByChange)
 	}
 	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
 		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
