@@ -436,3 +436,72 @@ run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, cr
 		})
 	}
 }
+
+// An account's values never leave the service: its keys are listed, its
+// values are stored sealed, a refusal by the app that repeats them is
+// masked, the log never shows them.
+func TestAccountSecretsStayInside(t *testing.T) {
+	t.Parallel()
+	svc, logs := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", map[string]http.HandlerFunc{
+		"POST " + protocol.PathValidate: func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Fields map[string]any `json:"fields"`
+			}
+			json.NewDecoder(r.Body).Decode(&req)
+			tok, _ := req.Fields["token"].(string)
+			if tok != "account-token-42" {
+				answer(401, `{"message":"token `+tok+` is unknown"}`)(w, r)
+				return
+			}
+			answer(200, `{"name":"Fake account"}`)(w, r)
+		},
+	})
+	ctx := context.Background()
+	a, err := svc.RegisterApp(ctx, app.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "wrong-token-77"})
+	if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "wrong-token-77") || !strings.Contains(err.Error(), "***") {
+		t.Errorf("a refused account: %v", err)
+	}
+	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(acc); strings.Contains(string(b), "account-token-42") || strings.Join(acc.Fields, ",") != "auth,token" {
+		t.Errorf("the account shows %s", b)
+	}
+	var sealed string
+	svc.db.QueryRow("SELECT sealed FROM apps_accounts WHERE id = ?", acc.ID).Scan(&sealed)
+	if sealed == "" || strings.Contains(sealed, "account-token-42") {
+		t.Errorf("stored unsealed: %q", sealed)
+	}
+	if strings.Contains(logs.String(), "account-token-42") || strings.Contains(logs.String(), "wrong-token-77") {
+		t.Error("a secret reached the log")
+	}
+}
+
+// A replayed event is recorded once and answered 200.
+func TestReceiveEventReplay(t *testing.T) {
+	t.Parallel()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", map[string]http.HandlerFunc{"POST " + protocol.PathWebhookVerify: answer(200, `{"id":"wh-1"}`)})
+	_, sy := fakeSync(t, svc, app)
+	ctx := context.Background()
+	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusAccepted || out.Replay {
+		t.Fatalf("first: %+v", out)
+	}
+	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusOK || !out.Replay {
+		t.Errorf("a replay: %+v", out)
+	}
+	if out := svc.ReceiveEvent(ctx, "nope", http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusNotFound {
+		t.Errorf("no such sync: %+v", out)
+	}
+	var n int
+	svc.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+	if n != 1 {
+		t.Errorf("%d events recorded", n)
+	}
+}
