@@ -50,7 +50,7 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 		t.Fatal(err)
 	}
 	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
-		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Apps: host.AppsConfig{Service: svc}})
+		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Now: stoppedClock(), Apps: host.AppsConfig{Service: svc}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,7 @@ func TestGraphQLEndpoint(t *testing.T) {
 // The GraphQL API shares the command API's rate limit per token.
 func TestGraphQLRateLimit(t *testing.T) {
 	t.Parallel()
-	e := newGQLEnv(t, "sqlite::memory:", host.Config{RateLimit: 3})
+	e := newGQLEnv(t, "sqlite::memory:", host.Config{RateLimit: 3, Now: stoppedClock()})
 	limited := 0
 	for i := 0; i < 8; i++ {
 		status, body, hdr := e.post(t, "/api/graphql/space/shop", gqlBody(`{ me { email } }`), true)

@@ -110,7 +110,7 @@ func TestOriginCheck(t *testing.T) {
 // right guess is refused too); valid tokens are not counted.
 func TestInvalidTokensThrottled(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
+	forEachStore(t, host.Config{Now: stoppedClock()}, func(t *testing.T, e *env) {
 		e.login()
 		_, token := e.newToken("good")
 		query := `[{"command":"platform.schema/query"}]`
@@ -140,7 +140,7 @@ func TestInvalidTokensThrottled(t *testing.T) {
 // and the per-token one says per token.
 func TestWorkspaceLimitNamed(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "sqlite::memory:", host.Config{RateLimit: 2, WorkspaceRateLimit: 3})
+	e := newEnv(t, "sqlite::memory:", host.Config{RateLimit: 2, WorkspaceRateLimit: 3, Now: stoppedClock()})
 	e.login()
 	_, a := e.newToken("a")
 	_, b := e.newToken("b")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
@@ -291,4 +292,11 @@ func (e *env) srvFrom(h *host.Host) {
 	jar, _ := cookiejar.New(nil)
 	e.client = &http.Client{Jar: jar}
 	e.host = h
+}
+
+// stoppedClock is a clock that does not move: rate limits and throttles
+// under it never refill, however slow the machine.
+func stoppedClock() func() time.Time {
+	at := time.Unix(1_700_000_000, 0)
+	return func() time.Time { return at }
 }

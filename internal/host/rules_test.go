@@ -92,7 +92,7 @@ func TestAuthenticationRules(t *testing.T) {
 // of 10, then one per second).
 func TestLoginThrottle(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
+	forEachStore(t, host.Config{Now: stoppedClock()}, func(t *testing.T, e *env) {
 		refused := 0
 		for i := 0; i < 20; i++ {
 			code := e.do("POST", "/api/login", "", `{"email":"x@example.com","password":"guess"}`).code
@@ -111,7 +111,7 @@ func TestLoginThrottle(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, host.Config{RateLimit: 2}, func(t *testing.T, e *env) {
+	forEachStore(t, host.Config{RateLimit: 2, Now: stoppedClock()}, func(t *testing.T, e *env) {
 		e.login()
 		_, first := e.newToken("one")
 		_, second := e.newToken("two")
