@@ -123,8 +123,8 @@ func (s *Service) activeRun(ctx context.Context, q queryRower, sy *Sync) (string
 }
 
 // cancelRun cancels the sync's active run for reason and returns its id
-// ("" when there was none). When a host holds the sync (one whose lease
-// is live), the cancel flag is set for it; else the run ends here. The work
+// ("" when there was none). When a host holds the sync (its lease was not
+// released), the cancel flag is set for it; else the run ends here. The work
 // of this process on the sync is cancelled first, so that a long write of
 // its run does not hold up the flag's.
 func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string, error) {
@@ -148,11 +148,11 @@ func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string,
 		if sy.RunID != runID {
 			return nil // it ended meanwhile
 		}
-		live, err := s.leaseLive(ctx, tx, sy)
-		if err != nil {
-			return err
-		}
-		if live {
+		if sy.LeaseOwner != "" {
+			// Held, or its lease lapsed without a release: the holder, if
+			// it still works, reads the flag at its next renewal, else the
+			// next holder does when it takes the sync (the run's sync stays
+			// due until then).
 			_, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET cancel_run = ?, cancel_reason = ? WHERE id = ?"), runID, reason, syncID)
 			return err
 		}

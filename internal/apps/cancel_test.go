@@ -76,12 +76,12 @@ func blockingApp(t *testing.T) (url string, started, ended chan struct{}) {
 }
 
 // twoHosts opens two services (two host processes) on one store, the
-// first with its scheduler running; leases last 600 ms (renewed every
-// 200 ms).
+// first with its scheduler running; leases last 3 s (renewed every
+// second).
 func twoHosts(t *testing.T, dsn string) (a, b *Service) {
 	t.Helper()
-	a, _ = testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 600*time.Millisecond })
-	b = sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 600*time.Millisecond })
+	a, _ = testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+	b = sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 3*time.Second })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); a.Schedule(ctx) }()
@@ -285,7 +285,7 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			url, started, ended := blockingApp(t)
-			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 600*time.Millisecond })
+			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 			ctx := context.Background()
 			app, err := svc.RegisterApp(ctx, url)
 			if err != nil {
@@ -328,4 +328,40 @@ func newFakeAppServer(t *testing.T, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// A run whose holder died (its lease lapsed unreleased) is cancelled by
+// the next host that takes the sync, before anything runs.
+func TestCancelRunOfADeadHost(t *testing.T) {
+	t.Parallel()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", nil)
+	_, sy := fakeSync(t, svc, app)
+	ctx := context.Background()
+	run, err := svc.RunNow(ctx, sy.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.exec(ctx, "UPDATE apps_runs SET status = 'running', owner = 'dead-host' WHERE id = ?", run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'dead-host', lease_until = 1 WHERE id = ?", sy.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.CancelSync(ctx, sy.ID)
+	if err != nil || got.Status != StatusRunning {
+		t.Fatalf("cancel: %+v %v", got, err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Schedule(sctx) }()
+	defer func() { cancel(); <-done }()
+	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
+	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
+		t.Errorf("the cancelled run still ran (%d config calls)", n)
+	}
+	waitUntil(t, "the lease to be released", func() bool {
+		got, _ := svc.Sync(ctx, sy.ID)
+		return got.LeaseOwner == "" && got.RunID == ""
+	})
 }
