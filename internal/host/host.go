@@ -15,7 +15,8 @@
 //	PUT    /api/documents/<secret> {"content": "..."}                         (Authorization: Token <token>)
 //	POST   /api/graphql/space/<s>  the space's GraphQL API (internal/graphql)  (Authorization: Token <token>)
 //	GET    /api/graphql/space/<s>  the GraphiQL IDE page; GET /api/graphql lists the spaces' endpoints
-//	       /api/apps/...           apps, accounts, syncs, runs, actions (internal/apps; see mountApps)
+//	       /api/apps/...           apps, accounts, syncs (run now, cancel), runs, actions, webhook events
+//	                               (internal/apps; see mountApps)
 //
 // The token endpoints accept only the session cookie, as the protocol says: an
 // Authorization header there is ignored, so a token alone gets 401. The
