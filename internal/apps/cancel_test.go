@@ -153,8 +153,13 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 			}
 			receive(t, "the app's call to end", ended)
 			waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
-			if r := runStatus(t, b, runID); !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
+			r := runStatus(t, b, runID)
+			if !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
 				t.Errorf("the cancelled run: %+v", r)
+			}
+			// The calls it made are kept, the one cut short last.
+			if n := len(r.Exchanges); n == 0 || r.Exchanges[n-1].Path != "/api/v1/synchronizer/data" || r.Exchanges[n-1].Error == "" {
+				t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
 			}
 			waitUntil(t, "the lease to be released", func() bool {
 				got, _ := b.Sync(context.Background(), sy.ID)

@@ -61,7 +61,7 @@
 // LeaseTTL/3), which reads the cancel flag that CancelSync set in the
 // sync's row (apps_syncs.cancel_run) and cancels the run's context; the
 // engine stops at its next call or write. The holder then records the run
-// cancelled and clears the flag before it releases the lease; a flag found
+// cancelled (with the calls it made) and clears the flag before it releases the lease; a flag found
 // by the next holder (the previous one died) ends the run the same way. The
 // sync is due again at its next scheduled time. Deleting a sync that a
 // process holds cancels its run and waits for the holder to stop (at most

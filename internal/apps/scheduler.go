@@ -265,6 +265,16 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errCancelled) {
+			// Cancelled: its holder records it (finishCancel); the calls
+			// it made are kept.
+			ex, _ := rec.exchanges()
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
+				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
+			}
+		}
 		// Shut down or the lease was lost: the run row stays running and
 		// the next holder continues it.
 		return context.Cause(ctx)
