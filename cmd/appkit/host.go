@@ -57,11 +57,13 @@ every limit off). The address it listens on is printed on stdout; SIGINT or
 SIGTERM shuts it down gracefully.
 
 The apps API (/api/apps: apps, accounts, syncs, runs, actions, OAuth set-up,
-webhook events) seals account secrets with the key of APPKIT_SECRET_KEY (32
-bytes, base64 or hex), else of the file APPKIT_SECRET_KEY_FILE, else (SQLite
-file stores) of PATH.key beside the store, created at first start. Every host
-process sharing a PostgreSQL store needs the same key; the scheduled runs
-are shared among them.
+webhook events; POST /api/apps/syncs/ID/cancel cancels a sync's run) seals
+account secrets with the key of APPKIT_SECRET_KEY (32 bytes, base64 or hex),
+else of the file APPKIT_SECRET_KEY_FILE, else (SQLite file stores) of
+PATH.key beside the store, created at first start. Every host process
+sharing a PostgreSQL store needs the same key; the scheduled runs are shared
+among them, and a cancelled run stops at its host's next lease renewal
+(within 10 s).
 --app-networks (or APPKIT_APP_NETWORKS) lists the networks the host may
 call apps at: any, or a comma-separated list of public, private (10/8,
 172.16/12, 192.168/16, 100.64/10, fc00::/7), loopback and link-local

@@ -16,6 +16,7 @@ import (
 )
 
 func TestSealer(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, KeySize)
 	s, err := newSealer(key)
 	if err != nil {
@@ -48,6 +49,7 @@ func TestSealer(t *testing.T) {
 }
 
 func TestParseKey(t *testing.T) {
+	t.Parallel()
 	k := bytes.Repeat([]byte{0xab}, KeySize)
 	for _, s := range []string{hex.EncodeToString(k), base64.StdEncoding.EncodeToString(k), base64.RawURLEncoding.EncodeToString(k), " " + base64.StdEncoding.EncodeToString(k) + "\n"} {
 		got, err := ParseKey(s)
@@ -91,6 +93,7 @@ func TestLoadKey(t *testing.T) {
 }
 
 func TestMasker(t *testing.T) {
+	t.Parallel()
 	desc := &protocol.Descriptor{Authentication: []protocol.Authentication{{ID: "basic", Fields: []protocol.Field{{ID: "pw", Type: "password"}, {ID: "user", Type: "text"}}}}}
 	m := newMasker(map[string]any{"pw": "hunter22", "user": "alice-user", "api_key": "k-123/+x", "auth": "basic", "tiny": "ab"}, desc)
 	got := m.mask(`pw=hunter22 user=alice-user key=k-123%2F%2Bx`)
@@ -109,6 +112,7 @@ func TestMasker(t *testing.T) {
 }
 
 func TestParseEvery(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]time.Duration{"": 0, "15m": 15 * time.Minute, "1s": time.Second, "2h30m": 150 * time.Minute} {
 		if d, err := ParseEvery(s); err != nil || d != want {
 			t.Errorf("ParseEvery(%q) = %v, %v", s, d, err)
@@ -122,6 +126,7 @@ func TestParseEvery(t *testing.T) {
 }
 
 func TestFormatEvery(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{2 * time.Hour: "2h", 90 * time.Minute: "1h30m", 15 * time.Minute: "15m", 90 * time.Second: "1m30s", time.Second: "1s", 2*time.Hour + time.Second: "2h0m1s"} {
 		got := FormatEvery(d)
 		if got != want {
@@ -134,6 +139,7 @@ func TestFormatEvery(t *testing.T) {
 }
 
 func TestNormalizeURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"http://a:8080/": "http://a:8080", "https://a/x/": "https://a/x", " http://a ": "http://a"} {
 		if got, err := NormalizeURL(in); err != nil || got != want {
 			t.Errorf("NormalizeURL(%q) = %q, %v", in, got, err)

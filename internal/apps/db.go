@@ -56,7 +56,9 @@ var migrations = []string{
 	run_id TEXT NOT NULL,
 	lease_owner TEXT NOT NULL,
 	lease_until BIGINT NOT NULL,
-	created_at BIGINT NOT NULL
+	created_at BIGINT NOT NULL,
+	cancel_run TEXT NOT NULL DEFAULT '',
+	cancel_reason TEXT NOT NULL DEFAULT ''
 )`,
 	`CREATE TABLE IF NOT EXISTS apps_runs (
 	id TEXT PRIMARY KEY,
@@ -96,6 +98,13 @@ var migrations = []string{
 )`,
 }
 
+// addedColumns are columns added to tables after their first release: a
+// table created before lacks them and gets them from ALTER TABLE.
+var addedColumns = []struct{ table, column, decl string }{
+	{"apps_syncs", "cancel_run", "TEXT NOT NULL DEFAULT ''"},
+	{"apps_syncs", "cancel_reason", "TEXT NOT NULL DEFAULT ''"},
+}
+
 // migrateLockID is the PostgreSQL advisory lock held while the tables are
 // created, so that processes starting at once do not race on the CREATEs.
 const migrateLockID = 0x61707073
@@ -129,6 +138,15 @@ func (s *Service) createTables(ctx context.Context) error {
 	for _, q := range migrations {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("apps: migrate: %w", err)
+		}
+	}
+	for _, c := range addedColumns {
+		// Outside a transaction, a failed probe leaves nothing to roll back.
+		if _, err := conn.ExecContext(ctx, "SELECT "+c.column+" FROM "+c.table+" WHERE 1 = 0"); err == nil {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.column+" "+c.decl); err != nil {
+			return fmt.Errorf("apps: migrate: add %s.%s: %w", c.table, c.column, err)
 		}
 	}
 	if store.IsPostgres(s.d) {

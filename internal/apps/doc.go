@@ -14,8 +14,8 @@
 // the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
 // apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
 // authentication, name, the sealed fields), apps_syncs (id, app, account,
-// selection, schedule, the installed webhook, the run in progress and the
-// lease), apps_runs (the history: trigger, status, attempts, times, report,
+// selection, schedule, the installed webhook, the run in progress, the
+// lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
 // error, the exchanges with the app), apps_events (webhook events, keyed by
 // a hash of their webhook and payload, so a replayed event is recorded
 // once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
@@ -27,8 +27,14 @@
 // nonce per write, the account id as additional data) under the key of
 // [LoadKey]: APPKIT_SECRET_KEY (32 bytes in base64 or hex), else the file
 // named by APPKIT_SECRET_KEY_FILE. The API lists the keys of an account,
-// never its values; exchanges kept in the run history have every secret
-// value replaced by ***; nothing secret is logged.
+// never its values; exchanges kept in the run history (the latest
+// KeepExchanges runs, 200 calls a run, the first 16 KiB of each body) have
+// every secret value replaced by ***: the values of secret-named fields
+// (token, secret, password, key, code, ...) by the field's name, in a body
+// of any size, cut or not JSON (the body is scanned, not decoded), the
+// account's secrets and every secret an answer brought wherever they
+// appear, and the error text of a failed call too; nothing secret is
+// logged.
 //
 // # Scheduling and scale-out
 //
@@ -42,7 +48,38 @@
 // stops renewing (killed, cut off) loses the lease when it expires; the next
 // process to poll takes the sync over and continues the same run row, and
 // the engine resumes the run from the last page committed, so nothing is
-// lost or written twice. A holder whose renewal fails stops its run.
+// lost or written twice. A holder whose renewal fails, or updates no row
+// (another process took the sync over), stops its run and leaves the run
+// and the lease to the new holder.
+//
+// # Cancelling
+//
+// [Service.CancelSync] cancels a sync's run in progress, queued or paused
+// (status cancelled). A run that no process holds ends at once. A run that
+// a process is running ends when that process learns of the cancel: at
+// once when it is the same process, else at its next lease renewal (every
+// LeaseTTL/3), which reads the cancel flag that CancelSync set in the
+// sync's row (apps_syncs.cancel_run) and cancels the run's context; the
+// engine stops at its next call or write. The holder then records the run
+// cancelled (with the calls it made) and clears the flag before it releases the lease; a flag found
+// by the next holder (the previous one died) ends the run the same way. The
+// sync is due again at its next scheduled time. Deleting a sync that a
+// process holds cancels its run and waits for the holder to stop (at most
+// LeaseTTL and 5 s, then ErrConflict); changing its account, types or
+// filter cancels the run and makes the sync due again at once. Config.Engine
+// passes the engine's own bounds of a run through.
+//
+// # Networks
+//
+// The service calls apps only at addresses that Config.Networks allows
+// (internal/netguard; DefaultNetworks: public, private and loopback),
+// checked on the address dialled, after name resolution and on every
+// redirect, for every call (registration, runs, webhooks, OAuth, actions).
+// RegisterApp answers one error (wrapping ErrUnreachable) wherever no app
+// answered GET / with a JSON object: nothing listening, an address outside
+// the policy, a timeout, another status or content type all read the same,
+// so that registration cannot scan the host's networks; the cause is
+// logged.
 //
 // A run that pauses on errors that may pass (tryLater, 429, 5xx, timeouts)
 // keeps its row and position and is resumed when the app asked (its
@@ -56,7 +93,9 @@
 // /api/apps/events/<sync id>) and stores the object the app answers; a
 // later run whose types differ installs it again with the stored object;
 // removing the sync deletes it at the app. An event posted to the URL is
-// verified by the app (verify must name the sync's webhook), recorded once
+// verified by the app with the bytes received, exactly (a signature covers
+// them; a body that is not JSON goes as a JSON string), and verify must
+// name the sync's webhook; it is recorded once
 // (a replay within ReplayWindow is answered 200 and changes nothing), then
 // transformed and applied with the delta rules under the sync's lease, in
 // the transaction that marks it applied. Events the app cannot transform

@@ -117,6 +117,8 @@ var errLeaseLost = errors.New("the lease was lost")
 func (s *Service) work(ctx context.Context, id string) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	h, unhold := s.hold(id, cancel)
+	defer unhold()
 	renewed := make(chan struct{})
 	go func() {
 		defer close(renewed)
@@ -149,6 +151,11 @@ func (s *Service) work(ctx context.Context, id string) {
 				cancel(errLeaseLost)
 				return
 			}
+			if s.cancelAsked(runCtx, id) {
+				s.log.Info().Str("sync", id).Msg("apps: the run was cancelled; stopping it")
+				cancel(errCancelled)
+				return
+			}
 		}
 	}()
 	defer func() {
@@ -158,6 +165,9 @@ func (s *Service) work(ctx context.Context, id string) {
 		// resumes the run at once.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
+		if err := s.finishCancel(rctx, id, s.localReason(h)); err != nil {
+			s.log.Warn().Err(err).Str("sync", id).Msg("apps: ending a cancelled run")
+		}
 		if _, err := s.exec(rctx, "UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", id, s.cfg.HostID); err != nil {
 			s.log.Warn().Err(err).Str("sync", id).Msg("apps: releasing the lease")
 		}
@@ -165,6 +175,11 @@ func (s *Service) work(ctx context.Context, id string) {
 	sy, err := s.Sync(runCtx, id)
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", id).Msg("apps: reading a leased sync")
+		return
+	}
+	if s.cancelAsked(runCtx, id) {
+		// Cancelled while no host held it (its holder stopped or died).
+		cancel(errCancelled)
 		return
 	}
 	// Events that arrived before the run are older than what it brings:
@@ -184,6 +199,13 @@ func (s *Service) work(ctx context.Context, id string) {
 		}
 		events()
 	}
+}
+
+// cancelAsked reports whether the sync's cancel flag is set.
+func (s *Service) cancelAsked(ctx context.Context, id string) bool {
+	var flag string
+	err := s.db.QueryRowContext(ctx, s.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), id).Scan(&flag)
+	return err == nil && flag != ""
 }
 
 // startRun marks the sync's run as running here: the queued, interrupted
@@ -243,6 +265,16 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errCancelled) {
+			// Cancelled: its holder records it (finishCancel); the calls
+			// it made are kept.
+			ex, _ := rec.exchanges()
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
+				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
+			}
+		}
 		// Shut down or the lease was lost: the run row stays running and
 		// the next holder continues it.
 		return context.Cause(ctx)

@@ -104,6 +104,8 @@ type Service struct {
 
 	mu      sync.Mutex
 	baseURL string
+	// held is this process's work by sync id.
+	held map[string]*holding
 }
 
 // New prepares the service on an opened store (creating its tables).
@@ -145,7 +147,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.HTTPClient = guardedClient(cfg.Networks)
 	}
 	s := &Service{cfg: cfg, st: cfg.Store, db: cfg.Store.DB(), d: cfg.Store.Dialect(), seal: seal,
-		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), baseURL: strings.TrimRight(cfg.BaseURL, "/")}
+		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), held: map[string]*holding{}, baseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -113,12 +113,6 @@ func (a *fakeApp) count(k string) int {
 	return a.calls[k]
 }
 
-func (a *fakeApp) handle(k string, h http.HandlerFunc) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.handlers[k] = h
-}
-
 // answer answers a JSON body with a status.
 func answer(status int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -407,5 +401,107 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 	noName := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": answer(200, `{"id":"x","authentication":[{"id":"none"}]}`)})
 	if _, err := local.RegisterApp(ctx, noName.url); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no name") {
 		t.Errorf("a descriptor without a name: %v", err)
+	}
+}
+
+// A store whose apps_syncs table predates the cancel columns gets them.
+func TestMigrateAddsColumns(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
+selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
+run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.DB().ExecContext(ctx, `INSERT INTO apps_syncs VALUES ('s1', 'a1', 'c1', '{}', 0, 0, '', '', '', '', 0, 1)`); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // and again, once they exist
+				if _, err := New(ctx, Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize)}); err != nil {
+					t.Fatalf("migrate: %v", err)
+				}
+			}
+			var flag, reason string
+			if err := st.DB().QueryRowContext(ctx, "SELECT cancel_run, cancel_reason FROM apps_syncs WHERE id = 's1'").Scan(&flag, &reason); err != nil || flag != "" || reason != "" {
+				t.Errorf("the added columns: %q %q %v", flag, reason, err)
+			}
+		})
+	}
+}
+
+// An account's values never leave the service: its keys are listed, its
+// values are stored sealed, a refusal by the app that repeats them is
+// masked, the log never shows them.
+func TestAccountSecretsStayInside(t *testing.T) {
+	t.Parallel()
+	svc, logs := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", map[string]http.HandlerFunc{
+		"POST " + protocol.PathValidate: func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Fields map[string]any `json:"fields"`
+			}
+			json.NewDecoder(r.Body).Decode(&req)
+			tok, _ := req.Fields["token"].(string)
+			if tok != "account-token-42" {
+				answer(401, `{"message":"token `+tok+` is unknown"}`)(w, r)
+				return
+			}
+			answer(200, `{"name":"Fake account"}`)(w, r)
+		},
+	})
+	ctx := context.Background()
+	a, err := svc.RegisterApp(ctx, app.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "wrong-token-77"})
+	if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "wrong-token-77") || !strings.Contains(err.Error(), "***") {
+		t.Errorf("a refused account: %v", err)
+	}
+	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(acc); strings.Contains(string(b), "account-token-42") || strings.Join(acc.Fields, ",") != "auth,token" {
+		t.Errorf("the account shows %s", b)
+	}
+	var sealed string
+	svc.db.QueryRow("SELECT sealed FROM apps_accounts WHERE id = ?", acc.ID).Scan(&sealed)
+	if sealed == "" || strings.Contains(sealed, "account-token-42") {
+		t.Errorf("stored unsealed: %q", sealed)
+	}
+	if strings.Contains(logs.String(), "account-token-42") || strings.Contains(logs.String(), "wrong-token-77") {
+		t.Error("a secret reached the log")
+	}
+}
+
+// A replayed event is recorded once and answered 200.
+func TestReceiveEventReplay(t *testing.T) {
+	t.Parallel()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", map[string]http.HandlerFunc{"POST " + protocol.PathWebhookVerify: answer(200, `{"id":"wh-1"}`)})
+	_, sy := fakeSync(t, svc, app)
+	ctx := context.Background()
+	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusAccepted || out.Replay {
+		t.Fatalf("first: %+v", out)
+	}
+	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusOK || !out.Replay {
+		t.Errorf("a replay: %+v", out)
+	}
+	if out := svc.ReceiveEvent(ctx, "nope", http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusNotFound {
+		t.Errorf("no such sync: %+v", out)
+	}
+	var n int
+	svc.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+	if n != 1 {
+		t.Errorf("%d events recorded", n)
 	}
 }

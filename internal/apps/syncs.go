@@ -221,11 +221,21 @@ func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 }
 
 // UpdateSync changes a sync's account, types, filter or schedule. Changed
-// types re-register the webhook after the next run.
+// types re-register the webhook after the next run. A change of account,
+// types or filter cancels the run in progress, queued or paused (see
+// CancelSync), and the sync is due again at once; a change of schedule
+// alone lets it go on.
 func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	selectionChanged := spec.Account != "" && spec.Account != sy.AccountID || spec.Types != nil || spec.Filter != nil
+	running := ""
+	if selectionChanged {
+		if running, err = s.activeRun(ctx, s.db, sy); err != nil {
+			return nil, err
+		}
 	}
 	if spec.App != "" && spec.App != sy.AppID {
 		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
@@ -265,28 +275,43 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 			next = ms(s.now().Add(every))
 		}
 	}
+	if running != "" {
+		// A run of this process stops before the write below, which its
+		// long writes would otherwise hold up.
+		s.cancelHere(id, cancelByChange)
+	}
 	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
 		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
 		return nil, fmt.Errorf("update the sync: %w", err)
+	}
+	if selectionChanged {
+		if _, err := s.cancelRun(ctx, id, cancelByChange); err != nil {
+			return nil, err
+		}
 	}
 	return s.Sync(ctx, id)
 }
 
 // DeleteSync removes a sync, its webhook at the app (a failure is
 // returned as a warning: the sync is removed all the same), its run history
-// and events. A sync whose run is in progress cannot be removed.
+// and events. A sync that a host is working on is stopped first (its run
+// cancelled; see CancelSync), which takes until that host's next lease
+// renewal; ErrConflict when it still holds the sync after LeaseTTL.
 func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if sy.LeaseOwner != "" && sy.LeaseUntil != nil {
-		now, err := s.leaseClock(ctx, s.db)
+	if live, err := s.leaseLive(ctx, s.db, sy); err != nil {
+		return nil, err
+	} else if live {
+		// Its run is cancelled and its holder stops first.
+		stopped, err := s.stopHolder(ctx, id, cancelByDeleted)
 		if err != nil {
 			return nil, err
 		}
-		if ms(*sy.LeaseUntil) > now {
-			return nil, fmt.Errorf("%w: host %s is running the sync; try again when it is done", ErrConflict, sy.LeaseOwner)
+		if !stopped {
+			return nil, fmt.Errorf("%w: host %s still holds the sync; try again", ErrConflict, sy.LeaseOwner)
 		}
 	}
 	var warns []string
@@ -318,6 +343,9 @@ const (
 	StatusSucceeded = "succeeded"
 	StatusFailed    = "failed"
 	StatusPaused    = "paused"
+	// StatusCancelled: a user cancelled the run, or its sync was changed
+	// or removed while it ran.
+	StatusCancelled = "cancelled"
 )
 
 // Run triggers.
@@ -335,7 +363,7 @@ type Run struct {
 	Seq    int64  `json:"seq"`
 	// Trigger is schedule, manual or webhook.
 	Trigger string `json:"trigger"`
-	// Status is queued, running, succeeded, failed or paused.
+	// Status is queued, running, succeeded, failed, paused or cancelled.
 	Status string `json:"status"`
 	// Owner is the host process that ran it last; Attempts counts the
 	// processes that worked on it (more than one after a pause or a

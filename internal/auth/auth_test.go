@@ -31,6 +31,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 func TestEnsureAdmin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -84,6 +85,7 @@ func TestEnsureAdmin(t *testing.T) {
 }
 
 func TestLoginSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -139,6 +141,7 @@ func TestLoginSessions(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -206,6 +209,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestRegisterToken(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -241,6 +245,7 @@ func TestRegisterToken(t *testing.T) {
 // through the same service is seen at once, one through another process
 // (another Service on the database) within the TTL.
 func TestAuthenticateCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -276,6 +281,7 @@ func TestAuthenticateCache(t *testing.T) {
 // have expired, so the table holds only live ones however many sign-ins
 // there were.
 func TestLoginSweepsExpiredSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tdb := range testDBs(t) {
 		t.Run(tdb.name, func(t *testing.T) {
@@ -324,6 +330,7 @@ func TestLoginSweepsExpiredSessions(t *testing.T) {
 }
 
 func TestOperatorSecretStrength(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value string
 		ok    bool

@@ -7,6 +7,7 @@ import (
 )
 
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		rate      float64
@@ -46,6 +47,7 @@ func TestLimiter(t *testing.T) {
 }
 
 func TestLimiterOffAndWorkspace(t *testing.T) {
+	t.Parallel()
 	var off *Limiter
 	for i := 0; i < 100; i++ {
 		if ok, _ := off.Allow("x"); !ok {
@@ -71,6 +73,7 @@ func TestLimiterOffAndWorkspace(t *testing.T) {
 }
 
 func TestLimiterEvictsIdleBuckets(t *testing.T) {
+	t.Parallel()
 	c := newClock()
 	l := NewLimiter(3, LimiterOptions{Now: c.Now})
 	// 5000 keys, 100 new ones per second: each bucket is full again a third
@@ -95,6 +98,7 @@ func TestLimiterEvictsIdleBuckets(t *testing.T) {
 // workspace-wide bucket leaves the key's own bucket as it was, and the
 // refusal says which limit was hit.
 func TestWorkspaceRefusalSpendsNoKeyAllowance(t *testing.T) {
+	t.Parallel()
 	c := newClock()
 	l := NewLimiter(3, LimiterOptions{Workspace: 2, Now: c.Now})
 	for i := 0; i < 2; i++ {
@@ -132,6 +136,7 @@ func TestWorkspaceRefusalSpendsNoKeyAllowance(t *testing.T) {
 }
 
 func TestBlocked(t *testing.T) {
+	t.Parallel()
 	c := newClock()
 	l := NewLimiter(1, LimiterOptions{Burst: 2, Now: c.Now})
 	if b, _ := l.Blocked("ip"); b {

@@ -67,9 +67,15 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	GET    /api/apps/syncs                ?app=ID
 //	POST   /api/apps/syncs                {app, account, types?, filter?, every?} (201; due at once)
 //	GET    /api/apps/syncs/{id}
-//	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}
-//	DELETE /api/apps/syncs/{id}           {warnings}; the webhook is deleted at the app
+//	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}; a new account, types or
+//	                                      filter cancels the run in progress, and the sync runs again
+//	DELETE /api/apps/syncs/{id}           {warnings}; the webhook is deleted at the app; a running
+//	                                      run is cancelled first (409 only when its host still holds
+//	                                      the sync after the lease's time)
 //	POST   /api/apps/syncs/{id}/run       run now (202 with the run)
+//	POST   /api/apps/syncs/{id}/cancel    cancels its run in progress, queued or paused (202 with the run;
+//	                                      409 when there is none): a run that a host is running ends
+//	                                      at that host's next lease renewal (within a third of the lease)
 //	GET    /api/apps/syncs/{id}/runs      ?limit=N: the history, newest first
 //	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked)
 //	POST   /api/apps/actions              {app, account, action, args, entity?: {type, id}}
@@ -94,6 +100,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
 	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(a.getSync), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
 	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(a.runNow)})
+	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(a.cancelRun)})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
 	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(a.getRun)})
 	mux.Handle("/api/apps/actions", byMethod{"POST": tok(a.runAction)})
@@ -377,6 +384,15 @@ func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
 	run, err := a.svc.RunNow(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusAccepted, run)
+}
+
+func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
+	run, err := a.svc.CancelSync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -23,6 +23,7 @@ import (
 // synchronized into the store ({{Name}}, a select's option, a store field
 // name, an app field id).
 func TestAppsActionWithTemplate(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	// The tracker, synchronized.
 	var trk apps.App

@@ -50,7 +50,7 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 		t.Fatal(err)
 	}
 	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
-		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Apps: host.AppsConfig{Service: svc}})
+		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Now: stoppedClock(), Apps: host.AppsConfig{Service: svc}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +94,21 @@ func (e *appsEnv) api(method, path string, body any, want int, out any) response
 	return r
 }
 
-// waitFor polls cond until it holds (or a minute passes, which fails the
-// test: a bound for a loaded machine, not a timing assertion).
+// waitFor checks cond on every tick until it holds (or a minute passes,
+// which fails the test: a bound for a loaded machine, not a timing
+// assertion).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.NewTimer(time.Minute)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,12 +9,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
@@ -25,9 +27,32 @@ type oauthItem struct {
 	Title string `appkit:"name"`
 }
 
+// ageing makes the app see the stored token as expired in the next
+// validations, as if its lifetime had passed: the host's account is left
+// as it is, only what the app reads of it changes.
+type ageing struct {
+	next http.Handler
+	// expire is the number of validations still to age.
+	expire atomic.Int32
+}
+
+func (a *ageing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == protocol.PathValidate && a.expire.Add(-1) >= 0 {
+		var req map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&req); err == nil {
+			if fields, ok := req["fields"].(map[string]any); ok {
+				fields[oauth.KeyExpireOn], fields[oauth.KeyExpiresOn] = "2000-01-01T00:00:00Z", "2000-01-01T00:00:00Z"
+			}
+			b, _ := json.Marshal(req)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		}
+	}
+	a.next.ServeHTTP(w, r)
+}
+
 // oauthApp is a small OAuth 2 app over the in-process provider: its items
 // come from the provider's API with the account's token.
-func oauthApp(t *testing.T, p *oauthtest.OAuth2Server) string {
+func oauthApp(t *testing.T, p *oauthtest.OAuth2Server) (string, *ageing) {
 	t.Helper()
 	nop := zerolog.Nop()
 	app := &appkit.App{ID: "oauthitems", Name: "OAuth items", Version: "1.0.0", Description: "OAuth 2 test app", Logger: &nop,
@@ -65,20 +90,22 @@ func oauthApp(t *testing.T, p *oauthtest.OAuth2Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveApp(t, h)
+	aged := &ageing{next: h}
+	return serveApp(t, aged), aged
 }
 
 // An OAuth 2 account is connected through the host's callback page
 // against the in-process provider, and its short-lived token is refreshed
 // (and the rotated tokens kept) before every run.
 func TestAppsOAuth2Account(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
-	// Tokens live 2 s: /validate refreshes one in its last second (half its
-	// life), so the test waits that long before each run.
-	const life = 2 * time.Second
-	provider := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{AccessTokenExp: life, Items: 7})
+	// Before each run the app is made to see the token as expired (no
+	// waiting for it to expire): /validate refreshes it.
+	provider := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{Items: 7})
+	appURL, aged := oauthApp(t, provider)
 	var app apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": oauthApp(t, provider)}, 201, &app)
+	e.api("POST", "/api/apps", map[string]any{"url": appURL}, 201, &app)
 	e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{}}, 400, nil) // OAuth accounts connect
 
 	var start apps.OAuthStart
@@ -124,7 +151,7 @@ func TestAppsOAuth2Account(t *testing.T) {
 	}
 
 	refreshes := provider.Refreshes()
-	time.Sleep(life/2 + 100*time.Millisecond)
+	aged.expire.Store(1)
 	var sy apps.Sync
 	e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": accounts[0].ID}, 201, &sy)
 	run := e.waitRuns(sy.ID, "", 1)[0]
@@ -137,7 +164,7 @@ func TestAppsOAuth2Account(t *testing.T) {
 	// The provider rotates refresh tokens: a second run succeeds only if
 	// the host kept the new ones.
 	refreshes = provider.Refreshes()
-	time.Sleep(life/2 + 100*time.Millisecond)
+	aged.expire.Store(1)
 	var again apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &again)
 	waitFor(t, "the second run", func() bool {
@@ -171,6 +198,7 @@ func contains(list []string, s string) bool {
 // An OAuth 1 account is connected the same way: the request token's secret
 // waits (sealed) for the callback, whose verifier completes the exchange.
 func TestAppsOAuth1Account(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	p := oauthtest.NewOAuth1Server(t, oauthtest.OAuth1Config{})
 	nop := zerolog.Nop()

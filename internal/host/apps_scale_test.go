@@ -113,6 +113,7 @@ func (s *scaleServer) dataCalls() map[int]map[int]int {
 
 // The child half of TestAppsScaleOut: one host process's scheduler.
 func TestAppsScaleChild(t *testing.T) {
+	t.Parallel()
 	dsn, id := os.Getenv("APPKIT_APPS_CHILD_DSN"), os.Getenv("APPKIT_APPS_CHILD_ID")
 	if dsn == "" {
 		t.Skip("run by TestAppsScaleOut")
@@ -141,6 +142,7 @@ func TestAppsScaleChild(t *testing.T) {
 // expires, resumes it from the last committed page, and the store ends as
 // after a clean run.
 func TestAppsScaleOut(t *testing.T) {
+	t.Parallel()
 	dsn, ok := testkit.StoreDSNs(t)["postgres"]
 	if !ok {
 		t.Skip("needs APPKIT_TEST_POSTGRES")

@@ -33,8 +33,10 @@ func trackerURL(t *testing.T, tasks int) string {
 // its values never shown), a sync that runs at once and then on its
 // schedule, run now, the run history with counts and masked exchanges.
 func TestAppsScheduleAndHistory(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := newAppsEnv(t, dsn, nil)
 			url := trackerURL(t, 30)
 
@@ -186,6 +188,7 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 // A run that pauses on an app that keeps answering tryLater keeps its row
 // and position and is resumed at its time, from the page that failed.
 func TestAppsPausedRunResumes(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
 		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond
@@ -255,6 +258,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 // Wrong methods answer 405 {message} with Allow; a refused event counts
 // against its sender.
 func TestAppsMethodsAndEventLimit(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", nil)
 	r := e.do("PUT", "/api/apps", appsToken, "{}")
 	if r.code != 405 || r.header.Get("Allow") != "GET, POST" || r.message(t) == "" {
@@ -298,6 +302,7 @@ func TestAppsMethodsAndEventLimit(t *testing.T) {
 // A run paused by an app that asked to be called again later (Retry-After)
 // is resumed then, not after the default pause.
 func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
+	t.Parallel()
 	e := newAppsEnv(t, "sqlite::memory:", func(c *apps.Config) {
 		c.Retry = syncer.Retry{Attempts: 1}
 		c.PauseDelay = 200 * time.Millisecond
@@ -328,4 +333,61 @@ func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 	if after.NextAt == nil || after.NextAt.Before(start.Add(time.Hour)) || after.RunID == "" {
 		t.Fatalf("a paused run asked to wait 2h is due at %v (run %q)", after.NextAt, after.RunID)
 	}
+}
+
+// A running sync is cancelled through the API; a running sync is deleted
+// without a conflict.
+func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
+	t.Parallel()
+	e := newAppsEnv(t, "sqlite::memory:", nil)
+	started, ended := make(chan struct{}, 16), make(chan struct{}, 16)
+	nop := zerolog.Nop()
+	blocker := &appkit.App{ID: "blocker", Name: "Blocker", Version: "1.0.0", Description: "never ends a page", Logger: &nop,
+		Auth: []appkit.Auth{appkit.NoAuth()},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "note", Name: "Notes", Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]struct {
+			ID   string `appkit:"id"`
+			Name string `appkit:"name"`
+		}, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			ended <- struct{}{}
+			return nil, ctx.Err()
+		})}}},
+	}
+	h, err := blocker.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := func(what string, ch chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(time.Minute):
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+	var app apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &app)
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID}, 201, &acc)
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID}, 201, &sy)
+	wait("the first run", started)
+	var run apps.Run
+	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 202, &run)
+	wait("the app's call to end", ended)
+	waitFor(t, "the run to be cancelled", func() bool {
+		e.api("GET", "/api/apps/runs/"+run.ID, nil, 200, &run)
+		return run.Status == apps.StatusCancelled
+	})
+	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 409, nil)
+	e.api("POST", "/api/apps/syncs/nope/cancel", nil, 404, nil)
+	if r := e.do("GET", "/api/apps/syncs/"+sy.ID+"/cancel", appsToken, ""); r.code != 405 {
+		t.Errorf("GET cancel: %d", r.code)
+	}
+	e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, nil)
+	wait("the second run", started)
+	e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
+	wait("the app's call to end", ended)
+	e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 404, nil)
 }

@@ -152,8 +152,10 @@ func send(t *testing.T, url, body, sig string) (int, string) {
 // is refused); changed types re-register the webhook; removing the sync
 // deletes it.
 func TestAppsWebhooks(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.PauseDelay = 100 * time.Millisecond })
 			hook := newHookApp(t)
 			var app apps.App

@@ -30,6 +30,7 @@ func chromium() string {
 // embedded files only, runs a query against the host with the token from
 // the page's address, and shows the result.
 func TestGraphiQLInChromium(t *testing.T) {
+	t.Parallel()
 	bin := chromium()
 	if bin == "" {
 		t.Skip("no chromium binary found (install Debian's chromium package, or set APPKIT_CHROMIUM): the GraphiQL page is not tested in a browser")

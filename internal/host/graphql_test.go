@@ -97,8 +97,10 @@ func gqlBody(q string) string {
 }
 
 func TestGraphQLEndpoint(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := newGQLEnv(t, dsn, host.Config{})
 			const space = "/api/graphql/space/shop"
 			status, body, _ := e.post(t, space, gqlBody(`{ me { email } findProducts(price: {greater: 1}, orderBy: {price: DESC}) { name price } }`), true)
@@ -179,7 +181,8 @@ func TestGraphQLEndpoint(t *testing.T) {
 
 // The GraphQL API shares the command API's rate limit per token.
 func TestGraphQLRateLimit(t *testing.T) {
-	e := newGQLEnv(t, "sqlite::memory:", host.Config{RateLimit: 3})
+	t.Parallel()
+	e := newGQLEnv(t, "sqlite::memory:", host.Config{RateLimit: 3, Now: stoppedClock()})
 	limited := 0
 	for i := 0; i < 8; i++ {
 		status, body, hdr := e.post(t, "/api/graphql/space/shop", gqlBody(`{ me { email } }`), true)

@@ -15,6 +15,7 @@ import (
 // TestSecretsRedactedInEveryPathSpelling: however a client spells the
 // documents path, the secret never reaches the log.
 func TestSecretsRedactedInEveryPathSpelling(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite::memory:", host.Config{})
 	e.login()
 	_, token := e.newToken("redact")
@@ -50,6 +51,7 @@ func TestSecretsRedactedInEveryPathSpelling(t *testing.T) {
 // TestOriginCheck: state-changing cookie requests and sign-in compare the
 // Origin's scheme, host and port with the host's own.
 func TestOriginCheck(t *testing.T) {
+	t.Parallel()
 	login := `{"email":"` + adminEmail + `","password":"` + adminPass + `"}`
 	// The test servers listen on 127.0.0.1 and a port the kernel picks: the
 	// origins name the port by a placeholder.
@@ -107,7 +109,8 @@ func TestOriginCheck(t *testing.T) {
 // burst of 10 answers 401, then 429 without the token being checked (a
 // right guess is refused too); valid tokens are not counted.
 func TestInvalidTokensThrottled(t *testing.T) {
-	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
+	t.Parallel()
+	forEachStore(t, host.Config{Now: stoppedClock()}, func(t *testing.T, e *env) {
 		e.login()
 		_, token := e.newToken("good")
 		query := `[{"command":"platform.schema/query"}]`
@@ -136,7 +139,8 @@ func TestInvalidTokensThrottled(t *testing.T) {
 // TestWorkspaceLimitNamed: the 429 of the limit over all tokens says so,
 // and the per-token one says per token.
 func TestWorkspaceLimitNamed(t *testing.T) {
-	e := newEnv(t, "sqlite::memory:", host.Config{RateLimit: 2, WorkspaceRateLimit: 3})
+	t.Parallel()
+	e := newEnv(t, "sqlite::memory:", host.Config{RateLimit: 2, WorkspaceRateLimit: 3, Now: stoppedClock()})
 	e.login()
 	_, a := e.newToken("a")
 	_, b := e.newToken("b")
@@ -159,6 +163,7 @@ func TestWorkspaceLimitNamed(t *testing.T) {
 // TestOperatorSecretsStrength: the host refuses a short start-up token or
 // admin password, naming the minimum.
 func TestOperatorSecretsStrength(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite::memory:")
 	if err != nil {

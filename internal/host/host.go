@@ -15,7 +15,8 @@
 //	PUT    /api/documents/<secret> {"content": "..."}                         (Authorization: Token <token>)
 //	POST   /api/graphql/space/<s>  the space's GraphQL API (internal/graphql)  (Authorization: Token <token>)
 //	GET    /api/graphql/space/<s>  the GraphiQL IDE page; GET /api/graphql lists the spaces' endpoints
-//	       /api/apps/...           apps, accounts, syncs, runs, actions (internal/apps; see mountApps)
+//	       /api/apps/...           apps, accounts, syncs (run now, cancel), runs, actions, webhook events
+//	                               (internal/apps; see mountApps)
 //
 // The token endpoints accept only the session cookie, as the protocol says: an
 // Authorization header there is ignored, so a token alone gets 401. The
@@ -114,6 +115,9 @@ type Config struct {
 	// RequestTimeout bounds the handling of one request (0:
 	// DefaultRequestTimeout).
 	RequestTimeout time.Duration
+	// Now is the clock of the rate limits and throttles (nil: time.Now;
+	// tests stop it so that a slow machine cannot refill a bucket).
+	Now func() time.Time
 	// Apps configures the apps service (registered apps, accounts,
 	// scheduled syncs, webhooks, actions); see apps.go.
 	Apps AppsConfig
@@ -197,16 +201,16 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		auth:      svc,
 		admin:     admin,
 		commands:  cmds,
-		logins:    auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
-		badTokens: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
-		badEvents: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10}),
+		logins:    auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
+		badTokens: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
+		badEvents: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
 	}
 	// Clients get platform.error/internal only; the cause goes to the log.
 	cmds.InternalError = func(ctx context.Context, command string, err error) {
 		h.log.Error().Err(err).Str("command", command).Msg("command failed internally")
 	}
 	if cfg.RateLimit > 0 {
-		h.limiter = auth.NewLimiter(cfg.RateLimit, auth.LimiterOptions{Burst: cfg.RateBurst, Workspace: cfg.WorkspaceRateLimit})
+		h.limiter = auth.NewLimiter(cfg.RateLimit, auth.LimiterOptions{Burst: cfg.RateBurst, Workspace: cfg.WorkspaceRateLimit, Now: cfg.Now})
 	}
 	docLimit := int64(documents.DefaultMaxBody)
 	if cfg.MaxBody < docLimit {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
@@ -37,6 +38,7 @@ type env struct {
 func forEachStore(t *testing.T, cfg host.Config, fn func(t *testing.T, e *env)) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			fn(t, newEnv(t, dsn, cfg))
 		})
 	}
@@ -197,6 +199,7 @@ const querySecret = `[{"command":"platform.entity/query","args":{"query":{"q/fro
 // TestFullFlow walks the whole surface: sign in, create a token, use it on
 // the command API and the documents, delete it.
 func TestFullFlow(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
 		e.login()
 		id, token := e.newToken("ci")
@@ -289,4 +292,11 @@ func (e *env) srvFrom(h *host.Host) {
 	jar, _ := cookiejar.New(nil)
 	e.client = &http.Client{Jar: jar}
 	e.host = h
+}
+
+// stoppedClock is a clock that does not move: rate limits and throttles
+// under it never refill, however slow the machine.
+func stoppedClock() func() time.Time {
+	at := time.Unix(1_700_000_000, 0)
+	return func() time.Time { return at }
 }

@@ -17,6 +17,7 @@ import (
 // the store) answers platform.error/internal to the client, and the cause
 // reaches the host's log.
 func TestInternalCommandErrorsAreLogged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite::memory:")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRecoverPanics(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	h := &Host{log: zerolog.New(&logs)}
 	handler := h.logRequests(h.recoverPanics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -27,6 +28,7 @@ func TestRecoverPanics(t *testing.T) {
 }
 
 func TestParseAuthorization(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 		ok       bool
@@ -73,6 +75,7 @@ func FuzzParseAuthorization(f *testing.F) {
 }
 
 func TestRedactPath(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/api/documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                          "/api/documents/<secret>",
 		"//api/documents/0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10":                         "//api/documents/<secret>",

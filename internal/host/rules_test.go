@@ -17,6 +17,7 @@ import (
 // TestAuthenticationRules checks who may call what: the token endpoints take
 // the cookie only, the API endpoints the token only.
 func TestAuthenticationRules(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
 		e.login()
 		_, token := e.newToken("rules")
@@ -90,7 +91,8 @@ func TestAuthenticationRules(t *testing.T) {
 // TestLoginThrottle: sign-in attempts from one address are limited (burst
 // of 10, then one per second).
 func TestLoginThrottle(t *testing.T) {
-	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
+	t.Parallel()
+	forEachStore(t, host.Config{Now: stoppedClock()}, func(t *testing.T, e *env) {
 		refused := 0
 		for i := 0; i < 20; i++ {
 			code := e.do("POST", "/api/login", "", `{"email":"x@example.com","password":"guess"}`).code
@@ -108,7 +110,8 @@ func TestLoginThrottle(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	forEachStore(t, host.Config{RateLimit: 2}, func(t *testing.T, e *env) {
+	t.Parallel()
+	forEachStore(t, host.Config{RateLimit: 2, Now: stoppedClock()}, func(t *testing.T, e *env) {
 		e.login()
 		_, first := e.newToken("one")
 		_, second := e.newToken("two")
@@ -136,6 +139,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestHostileInput(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, host.Config{MaxBody: 4096}, func(t *testing.T, e *env) {
 		e.login()
 		_, token := e.newToken("hostile")
@@ -172,8 +176,10 @@ func TestHostileInput(t *testing.T) {
 // TestStartupTokenAndAdmin checks --token registration and the admin's
 // generated password across restarts of a host on one store.
 func TestStartupTokenAndAdmin(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			st, err := store.Open(ctx, dsn)
 			if err != nil {

@@ -136,6 +136,11 @@ import (
 	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
 )
 
+// Entity ids come from a buffered random pool (far fewer reads of
+// crypto/rand per created entity). uuid.EnableRandPool is not safe while
+// ids are being made: it is turned on once, before anything runs.
+func init() { uuid.EnableRandPool() }
+
 // DocumentsTable holds the contents of rich-text documents (secret, a
 // lower-case uuid, primary key; content, markdown; updated_at, Unix
 // milliseconds). The documents service reads and writes it; the store
@@ -222,9 +227,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
-	// Entity ids come from a buffered random pool (far fewer reads of
-	// crypto/rand per created entity).
-	uuid.EnableRandPool()
 	s := &Store{db: db, dialect: d, drv: drv, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()

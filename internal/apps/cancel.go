@@ -1,0 +1,275 @@
+package apps
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errCancelled is the cause of a run's context when its run was cancelled
+// (by the user, or by a change or the deletion of its sync).
+var errCancelled = errors.New("the run was cancelled")
+
+// Why a run was cancelled (kept in apps_syncs.cancel_reason until the
+// holder ends the run).
+const (
+	cancelByUser    = "user"
+	cancelByChange  = "changed"
+	cancelByDeleted = "deleted"
+	// cancelNoRun is the cancel_run of a request to stop the holder of a
+	// sync that has no run (its deletion while it applies events).
+	cancelNoRun = "-"
+)
+
+// cancelMessage is the error kept with a run cancelled for reason.
+func cancelMessage(reason string) string {
+	switch reason {
+	case cancelByChange:
+		return "cancelled: the sync was changed while it ran; it runs again with the new settings"
+	case cancelByDeleted:
+		return "cancelled: the sync was removed"
+	}
+	return "cancelled by a user"
+}
+
+// holding is the work of this process on a leased sync.
+type holding struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+
+	// reason is why this process cancelled it (under Service.mu).
+	reason string
+}
+
+// hold records that this process works on the sync until release is
+// called.
+func (s *Service) hold(syncID string, cancel context.CancelCauseFunc) (h *holding, release func()) {
+	h = &holding{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	s.held[syncID] = h
+	s.mu.Unlock()
+	return h, func() {
+		s.mu.Lock()
+		if s.held[syncID] == h {
+			delete(s.held, syncID)
+		}
+		s.mu.Unlock()
+		close(h.done)
+	}
+}
+
+// cancelHere cancels the work of this process on the sync (if any) and
+// returns what to wait on for it to end (nil when there is none).
+func (s *Service) cancelHere(syncID, reason string) <-chan struct{} {
+	s.mu.Lock()
+	h := s.held[syncID]
+	if h != nil && h.reason == "" {
+		h.reason = reason
+	}
+	s.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	h.cancel(errCancelled)
+	return h.done
+}
+
+// localReason is why this process cancelled its work on the sync ("" when
+// it did not).
+func (s *Service) localReason(h *holding) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return h.reason
+}
+
+// CancelSync cancels the sync's run in progress, queued or paused. A run
+// that no host holds ends at once; a run that a host is running ends when
+// that host learns of the cancel: at once when it is this process, else at
+// its next lease renewal (within LeaseTTL/3), which reads the cancel flag
+// in the sync's row. The run is answered as it is now (status cancelled,
+// or still running until its holder stops); the sync is due again at its
+// next scheduled time. ErrConflict when the sync has no run to cancel.
+func (s *Service) CancelSync(ctx context.Context, syncID string) (*Run, error) {
+	runID, err := s.cancelRun(ctx, syncID, cancelByUser)
+	if err != nil {
+		return nil, err
+	}
+	if runID == "" {
+		return nil, fmt.Errorf("%w: the sync has no run in progress, queued or paused", ErrConflict)
+	}
+	return s.Run(ctx, runID)
+}
+
+// activeRun is the sync's run that is queued, running or paused ("" when
+// none).
+func (s *Service) activeRun(ctx context.Context, q queryRower, sy *Sync) (string, error) {
+	if sy.RunID == "" {
+		return "", nil
+	}
+	var status string
+	err := q.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the run: %w", err)
+	}
+	if status == StatusQueued || status == StatusRunning || status == StatusPaused {
+		return sy.RunID, nil
+	}
+	return "", nil
+}
+
+// cancelRun cancels the sync's active run for reason and returns its id
+// ("" when there was none). When a host holds the sync (its lease was not
+// released), the cancel flag is set for it; else the run ends here. The work
+// of this process on the sync is cancelled first, so that a long write of
+// its run does not hold up the flag's.
+func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string, error) {
+	sy, err := s.Sync(ctx, syncID)
+	if err != nil {
+		return "", err
+	}
+	runID, err := s.activeRun(ctx, s.db, sy)
+	if err != nil || runID == "" {
+		return "", err
+	}
+	s.cancelHere(syncID, reason)
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: no sync %q", ErrNotFound, syncID)
+		}
+		if err != nil {
+			return err
+		}
+		if sy.RunID != runID {
+			return nil // it ended meanwhile
+		}
+		if sy.LeaseOwner != "" {
+			// Held, or its lease lapsed without a release: the holder, if
+			// it still works, reads the flag at its next renewal, else the
+			// next holder does when it takes the sync (the run's sync stays
+			// due until then).
+			_, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET cancel_run = ?, cancel_reason = ? WHERE id = ?"), runID, reason, syncID)
+			return err
+		}
+		return s.endCancelled(ctx, tx, syncID, runID, reason)
+	})
+	if err != nil {
+		return "", fmt.Errorf("cancel the run: %w", err)
+	}
+	return runID, nil
+}
+
+// leaseLive reports whether a host holds the sync now.
+func (s *Service) leaseLive(ctx context.Context, q queryRower, sy *Sync) (bool, error) {
+	if sy.LeaseOwner == "" || sy.LeaseUntil == nil {
+		return false, nil
+	}
+	now, err := s.leaseClock(ctx, q)
+	if err != nil {
+		return false, err
+	}
+	return ms(*sy.LeaseUntil) > now, nil
+}
+
+// endCancelled ends a run as cancelled (in tx) and clears the sync's
+// cancel flag; the sync is due again at once after a change, else at its
+// next scheduled time.
+func (s *Service) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, reason string) error {
+	now := s.now()
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`),
+		StatusCancelled, ms(now), cancelMessage(reason), runID, StatusQueued, StatusRunning, StatusPaused); err != nil {
+		return err
+	}
+	var every int64
+	if err := tx.QueryRowContext(ctx, s.q("SELECT every_ms FROM apps_syncs WHERE id = ?"), syncID).Scan(&every); err != nil {
+		return err
+	}
+	next := int64(0)
+	switch {
+	case reason == cancelByChange:
+		next = ms(now)
+	case every > 0:
+		next = ms(now.Add(time.Duration(every) * time.Millisecond))
+	}
+	_, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = '', next_at = ?, cancel_run = '', cancel_reason = '' WHERE id = ? AND run_id = ?"), next, syncID, runID)
+	return err
+}
+
+// finishCancel is run by the holder of a sync before it releases the
+// lease: a run cancelled through the flag, or by this process, ends as
+// cancelled, and the flag is cleared.
+func (s *Service) finishCancel(ctx context.Context, syncID, localReason string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var runID, flag, reason string
+		err := tx.QueryRowContext(ctx, s.q("SELECT run_id, cancel_run, cancel_reason FROM apps_syncs WHERE id = ? AND lease_owner = ?"+s.forUpdate()), syncID, s.cfg.HostID).
+			Scan(&runID, &flag, &reason)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // removed, or taken over
+		}
+		if err != nil {
+			return err
+		}
+		if flag == "" && localReason == "" {
+			return nil
+		}
+		if reason == "" {
+			reason = localReason
+		}
+		if runID != "" && (flag == runID || localReason != "") {
+			return s.endCancelled(ctx, tx, syncID, runID, reason)
+		}
+		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET cancel_run = '', cancel_reason = '' WHERE id = ?"), syncID)
+		return err
+	})
+}
+
+// stopHolder makes the host that holds the sync stop (its run cancelled
+// for reason) and waits until no host holds it: it returns false when a
+// host still held it after LeaseTTL and a margin (or ctx ended).
+func (s *Service) stopHolder(ctx context.Context, syncID, reason string) (bool, error) {
+	if _, err := s.cancelRun(ctx, syncID, reason); err != nil {
+		return false, err
+	}
+	done := s.cancelHere(syncID, reason)
+	sy, err := s.Sync(ctx, syncID)
+	if err != nil {
+		return false, err
+	}
+	if live, err := s.leaseLive(ctx, s.db, sy); err != nil || !live {
+		return !live, err
+	}
+	if done == nil {
+		// Another host: it reads the flag at its next renewal.
+		if _, err := s.exec(ctx, "UPDATE apps_syncs SET cancel_run = CASE WHEN cancel_run = '' THEN ? ELSE cancel_run END, cancel_reason = ? WHERE id = ?",
+			cancelNoRun, reason, syncID); err != nil {
+			return false, fmt.Errorf("stop the sync's holder: %w", err)
+		}
+	}
+	wait := time.NewTimer(s.cfg.LeaseTTL + 5*time.Second)
+	defer wait.Stop()
+	poll := time.NewTicker(min(s.cfg.Poll, s.cfg.LeaseTTL/3))
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-wait.C:
+			return false, nil
+		case <-done:
+			done = nil
+		case <-poll.C:
+		}
+		sy, err := s.Sync(ctx, syncID)
+		if err != nil {
+			return false, err
+		}
+		if live, err := s.leaseLive(ctx, s.db, sy); err != nil || !live {
+			return !live, err
+		}
+	}
+}

@@ -1,0 +1,372 @@
+package apps
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// waitUntil checks cond on every tick until it holds; a minute without it
+// fails the test (a bound for a loaded machine, not a timing assertion).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(time.Minute)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// receive waits for a value on ch (a minute at most).
+func receive(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+type blockNote struct {
+	ID   string `appkit:"id"`
+	Name string `appkit:"name"`
+}
+
+// blockingApp serves an app whose data call blocks until the host ends the
+// request: started gets a value when a data call starts, ended when its
+// request was cancelled.
+func blockingApp(t *testing.T) (url string, started, ended chan struct{}) {
+	t.Helper()
+	started, ended = make(chan struct{}, 16), make(chan struct{}, 16)
+	nop := zerolog.Nop()
+	app := &appkit.App{ID: "blocker", Name: "Blocker", Version: "1.0.0", Description: "an app that never ends a page", Logger: &nop,
+		Auth: []appkit.Auth{appkit.TokenAuth("Token", "the token", func(ctx context.Context, token string) (string, error) {
+			if token != "account-token-42" {
+				return "", errors.New("unknown token")
+			}
+			return "Blocked account", nil
+		})},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "note", Name: "Notes", Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]blockNote, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			ended <- struct{}{}
+			return nil, ctx.Err()
+		})}}},
+	}
+	h, err := app.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newFakeAppServer(t, h), started, ended
+}
+
+// twoHosts opens two services (two host processes) on one store, the
+// first with its scheduler running; leases last 3 s (renewed every
+// second).
+func twoHosts(t *testing.T, dsn string) (a, b *Service) {
+	t.Helper()
+	a, _ = testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+	b = sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 3*time.Second })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); a.Schedule(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return a, b
+}
+
+// sameStore opens another service on s's store.
+func sameStore(t *testing.T, s *Service, tune func(*Config)) *Service {
+	t.Helper()
+	cfg := s.cfg
+	cfg.HTTPClient = nil
+	tune(&cfg)
+	other, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// runningSync sets up a sync of the blocking app on a and waits until its
+// run is blocked in a data call.
+func runningSync(t *testing.T, a *Service, url string, started chan struct{}) (*Sync, string) {
+	t.Helper()
+	ctx := context.Background()
+	app, err := a.RegisterApp(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := a.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sy, err := a.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receive(t, "the run's data call", started)
+	sy, err = a.Sync(ctx, sy.ID)
+	if err != nil || sy.RunID == "" || sy.LeaseOwner != "host-a" {
+		t.Fatalf("the running sync: %+v %v", sy, err)
+	}
+	return sy, sy.RunID
+}
+
+func runStatus(t *testing.T, s *Service, id string) *Run {
+	t.Helper()
+	r, err := s.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A user cancels a running sync from another host: the holder learns of
+// it at its lease renewal, cancels the run's context (the app's call
+// ends) and records the run as cancelled.
+func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url, started, ended := blockingApp(t)
+			a, b := twoHosts(t, dsn)
+			sy, runID := runningSync(t, a, url, started)
+			run, err := b.CancelSync(context.Background(), sy.ID)
+			if err != nil || run.ID != runID {
+				t.Fatalf("cancel: %+v %v", run, err)
+			}
+			receive(t, "the app's call to end", ended)
+			waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
+			r := runStatus(t, b, runID)
+			if !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
+				t.Errorf("the cancelled run: %+v", r)
+			}
+			// The calls it made are kept, the one cut short last.
+			if n := len(r.Exchanges); n == 0 || r.Exchanges[n-1].Path != "/api/v1/synchronizer/data" || r.Exchanges[n-1].Error == "" {
+				t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
+			}
+			waitUntil(t, "the lease to be released", func() bool {
+				got, _ := b.Sync(context.Background(), sy.ID)
+				return got.LeaseOwner == ""
+			})
+			got, _ := b.Sync(context.Background(), sy.ID)
+			if got.RunID != "" || got.NextAt != nil {
+				t.Errorf("after the cancel: run %q, next %v", got.RunID, got.NextAt)
+			}
+			var flag string
+			b.db.QueryRow(b.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), sy.ID).Scan(&flag)
+			if flag != "" {
+				t.Errorf("the cancel flag stays set: %q", flag)
+			}
+			if _, err := b.CancelSync(context.Background(), sy.ID); !errors.Is(err, ErrConflict) {
+				t.Errorf("cancelling again: %v", err)
+			}
+		})
+	}
+}
+
+// Deleting a sync while it runs, from this host or another, cancels the
+// run instead of answering a conflict.
+func TestDeleteSyncWhileItRuns(t *testing.T) {
+	t.Parallel()
+	for _, from := range []string{"same host", "other host"} {
+		t.Run(from, func(t *testing.T) {
+			t.Parallel()
+			for name, dsn := range testkit.StoreDSNs(t) {
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					url, started, ended := blockingApp(t)
+					a, b := twoHosts(t, dsn)
+					sy, runID := runningSync(t, a, url, started)
+					by := a
+					if from == "other host" {
+						by = b
+					}
+					if _, err := by.DeleteSync(context.Background(), sy.ID); err != nil {
+						t.Fatalf("delete a running sync: %v", err)
+					}
+					receive(t, "the app's call to end", ended)
+					if _, err := b.Sync(context.Background(), sy.ID); !errors.Is(err, ErrNotFound) {
+						t.Errorf("the sync is still there: %v", err)
+					}
+					if _, err := b.Run(context.Background(), runID); !errors.Is(err, ErrNotFound) {
+						t.Errorf("its run is still there: %v", err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// Changing a running sync's types cancels its run, and the sync runs again
+// at once with the new types.
+func TestUpdateSyncWhileItRuns(t *testing.T) {
+	t.Parallel()
+	url, started, ended := blockingApp(t)
+	a, _ := twoHosts(t, "sqlite::memory:")
+	sy, runID := runningSync(t, a, url, started)
+	// A change that is refused changes nothing: the run goes on.
+	bad := "1ms"
+	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}, Every: &bad}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("an invalid change: %v", err)
+	}
+	a.mu.Lock()
+	h := a.held[sy.ID]
+	a.mu.Unlock()
+	if h == nil || a.localReason(h) != "" {
+		t.Fatalf("an invalid change cancelled the run (%+v)", h)
+	}
+	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}}); err != nil {
+		t.Fatalf("change a running sync: %v", err)
+	}
+	receive(t, "the app's call to end", ended)
+	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, a, runID).Status == StatusCancelled })
+	if r := runStatus(t, a, runID); !strings.Contains(r.Error, "changed") {
+		t.Errorf("the cancelled run: %+v", r)
+	}
+	receive(t, "a new run with the new types", started)
+	got, _ := a.Sync(context.Background(), sy.ID)
+	if got.RunID == runID || strings.Join(got.Types, ",") != "note" {
+		t.Errorf("after the change: %+v", got)
+	}
+	// A change of schedule alone lets the run go on.
+	every := "1h"
+	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Every: &every}); err != nil {
+		t.Fatal(err)
+	}
+	if r := runStatus(t, a, got.RunID); r.Status != StatusRunning {
+		t.Errorf("a schedule change stopped the run: %+v", r)
+	}
+}
+
+// A queued run that no host holds is cancelled at once; a sync without a
+// run has nothing to cancel.
+func TestCancelQueuedRun(t *testing.T) {
+	t.Parallel()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", nil)
+	_, sy := fakeSync(t, svc, app)
+	ctx := context.Background()
+	queued, err := svc.RunNow(ctx, sy.ID)
+	if err != nil || queued.Status != StatusQueued {
+		t.Fatalf("run now: %+v %v", queued, err)
+	}
+	run, err := svc.CancelSync(ctx, sy.ID)
+	if err != nil || run.ID != queued.ID || run.Status != StatusCancelled {
+		t.Fatalf("cancel a queued run: %+v %v", run, err)
+	}
+	if got, _ := svc.Sync(ctx, sy.ID); got.RunID != "" || got.NextAt != nil {
+		t.Errorf("the sync after the cancel: %+v", got)
+	}
+	if _, err := svc.CancelSync(ctx, sy.ID); !errors.Is(err, ErrConflict) {
+		t.Errorf("nothing to cancel: %v", err)
+	}
+	if _, err := svc.CancelSync(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no such sync: %v", err)
+	}
+}
+
+// A holder whose lease renewal updates no row (another host took the sync
+// over) stops its run and leaves the run and the lease to the new holder.
+func TestLeaseTakenOverStopsTheRun(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url, started, ended := blockingApp(t)
+			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+			ctx := context.Background()
+			app, err := svc.RegisterApp(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, err := svc.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sy, err := svc.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := svc.claim(ctx)
+			if err != nil || id != sy.ID {
+				t.Fatalf("claim: %q %v", id, err)
+			}
+			worked := make(chan struct{})
+			go func() { defer close(worked); svc.work(ctx, id) }()
+			receive(t, "the run's data call", started)
+			if _, err := svc.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
+				t.Fatal(err)
+			}
+			receive(t, "the run to stop", worked)
+			receive(t, "the app's call to end", ended)
+			got, _ := svc.Sync(ctx, id)
+			if got.LeaseOwner != "host-b" || got.RunID == "" {
+				t.Errorf("the new holder's lease or run was touched: %+v", got)
+			}
+			if r := runStatus(t, svc, got.RunID); r.Status != StatusRunning {
+				t.Errorf("the run was ended by the host that lost it: %+v", r)
+			}
+		})
+	}
+}
+
+// newFakeAppServer serves h on loopback.
+func newFakeAppServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A run whose holder died (its lease lapsed unreleased) is cancelled by
+// the next host that takes the sync, before anything runs.
+func TestCancelRunOfADeadHost(t *testing.T) {
+	t.Parallel()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", nil)
+	_, sy := fakeSync(t, svc, app)
+	ctx := context.Background()
+	run, err := svc.RunNow(ctx, sy.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.exec(ctx, "UPDATE apps_runs SET status = 'running', owner = 'dead-host' WHERE id = ?", run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'dead-host', lease_until = 1 WHERE id = ?", sy.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.CancelSync(ctx, sy.ID)
+	if err != nil || got.Status != StatusRunning {
+		t.Fatalf("cancel: %+v %v", got, err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Schedule(sctx) }()
+	defer func() { cancel(); <-done }()
+	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
+	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
+		t.Errorf("the cancelled run still ran (%d config calls)", n)
+	}
+	waitUntil(t, "the lease to be released", func() bool {
+		got, _ := svc.Sync(ctx, sy.ID)
+		return got.LeaseOwner == "" && got.RunID == ""
+	})
+}
