@@ -19,8 +19,8 @@ const (
 	FieldPassword      FieldType = "password"      // account forms only
 	FieldLink          FieldType = "link"          // view only; Value holds the URL
 	FieldHighlightText FieldType = "highlightText" // needs EditorMode
-	FieldDatebox       FieldType = "datebox"
-	FieldDate          FieldType = "date" // the date-range grammar
+	FieldDatebox       FieldType = "datebox"       // a day
+	FieldDateRange     FieldType = "date"          // a date range: the date-range grammar
 	FieldOAuth         FieldType = "oauth"
 	FieldList          FieldType = "list"
 	FieldMultiDropdown FieldType = "multidropdown"
@@ -29,7 +29,7 @@ const (
 func (t FieldType) valid() bool {
 	switch t {
 	case FieldText, FieldNumber, FieldBool, FieldPassword, FieldLink, FieldHighlightText,
-		FieldDatebox, FieldDate, FieldOAuth, FieldList, FieldMultiDropdown:
+		FieldDatebox, FieldDateRange, FieldOAuth, FieldList, FieldMultiDropdown:
 		return true
 	}
 	return false

@@ -35,6 +35,14 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		ID, Name string
 		Colour   string `appkit:"colour,shiny"`
 	}
+	type markdownTag struct {
+		ID, Name string
+		Body     string `appkit:"body,markdown"`
+	}
+	type optionTag struct {
+		ID, Name string
+		State    string `appkit:"state,single-select,option=a|b"`
+	}
 	type reserved struct {
 		ID, Name string
 		Action   string `appkit:"__syncAction"`
@@ -59,6 +67,10 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badTag, error) { return nil, nil })
 		case reserved:
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]reserved, error) { return nil, nil })
+		case markdownTag:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]markdownTag, error) { return nil, nil })
+		case optionTag:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]optionTag, error) { return nil, nil })
 		case refOnNumber:
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]refOnNumber, error) { return nil, nil })
 		case subTypeMismatch:
@@ -152,6 +164,9 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"struct without name", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(noName{})) }, `type "a": has no "name" field`},
 		{"struct field of no kind", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badKind{})) }, "struct field Size (\"size\"): type complex64 has no schema kind"},
 		{"struct tag option unknown", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badTag{})) }, `unknown tag option "shiny"`},
+		{"struct tag option unknown, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(markdownTag{})) }, `unknown tag option "markdown" (did you mean "md"?)`},
+		{"struct tag key unknown, the nearest key suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(optionTag{})) }, `unknown tag option "option=a|b" (did you mean "options"?)`},
+		{"unknown subtype, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("n", "N").As("multiselect")) }, `unknown subType "multiselect" (did you mean "multi-select"?)`},
 		{"struct declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(reserved{})) }, "__syncAction is reserved"},
 		{"struct relation on a number", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(refOnNumber{})) }, "a relation needs a string or []string field"},
 		{"struct subType against its Go type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(subTypeMismatch{})) }, `subType "md" does not apply to type "number"`},

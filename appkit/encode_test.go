@@ -135,7 +135,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestMapItemWireForm(t *testing.T) {
-	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), Time("at", "At"), Date("due", "Due"),
+	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), DateTimeField("at", "At"), DayField("due", "Due"),
 		TextArray("tags", "Tags"), Ref("owner", "Owner", "user"), Refs("links", "Links", "thing"), Text("sel", "Sel").As(SubMultiSelect),
 		Text("state", "State").As(SubSingleSelect).WithOptions("open", "closed")}
 	bt := &builtType{decl: &Type{ID: "thing"}, fields: fields, maps: newMapSchema(fields)}

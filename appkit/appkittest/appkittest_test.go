@@ -68,7 +68,7 @@ func mapApp(delta bool, page appkit.PageFunc[appkit.Item, cur]) *appkit.App {
 	nop := zerolog.Nop()
 	return &appkit.App{ID: "h", Name: "h", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: &nop,
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: delta,
-			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("points", "Points"), appkit.Date("due", "Due"),
+			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("points", "Points"), appkit.DayField("due", "Due"),
 				appkit.Bool("done", "Done"), appkit.Refs("tags", "Tags", "t")},
 			Data: appkit.Pages(page)}}}}
 }

@@ -93,9 +93,9 @@ func inferColumns(cts []*sql.ColumnType) ([]appkit.Field, []column, error) {
 		case k == kBool:
 			f = appkit.Bool(id, name)
 		case k == kDay:
-			f = appkit.Date(id, name)
+			f = appkit.DayField(id, name)
 		case k == kTime:
-			f = appkit.Time(id, name)
+			f = appkit.DateTimeField(id, name)
 		default:
 			k, f = kText, appkit.Text(id, name)
 		}
