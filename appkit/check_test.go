@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckRejectsBadDeclarations(t *testing.T) {
+	t.Parallel()
 	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
 	run := func(context.Context, *appkit.ActionRequest) error { return nil }
 	validate := func(context.Context, appkit.Account) (*appkit.Validation, error) { return nil, nil }
@@ -219,6 +220,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 }
 
 func TestCheckReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
 	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}, {ID: "b", Name: "B", Data: noop,
 		Fields: []appkit.Field{appkit.Text("x", ""), appkit.Number("y", "Y").As(appkit.SubMarkdown), appkit.Text("z", "Z").As("odd")}}}}}

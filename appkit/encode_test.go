@@ -48,6 +48,7 @@ func encodeStructs[T any](t *testing.T, items []T, delta bool) []byte {
 }
 
 func TestStructItemWireForm(t *testing.T) {
+	t.Parallel()
 	zone := time.FixedZone("X", -(3*60+30)*60)
 	note := "a \"quoted\" <b>note</b>\n\t\u2028 é \x01"
 	item := wireItem{internal: "not sent", ID: "1", Name: "<b>bold</b> & co", Done: true, Count: -42, Small: 200, Ratio: 1e21, Half: 0.1,
@@ -66,6 +67,7 @@ func TestStructItemWireForm(t *testing.T) {
 }
 
 func TestStructItemsInDeltaPages(t *testing.T) {
+	t.Parallel()
 	got := encodeStructs(t, []*wireItem{{ID: "1", Skipped: "x"}}, true)
 	if !bytes.HasSuffix(got, []byte(`"skipped":"x","__syncAction":"SET"}]`)) {
 		t.Fatalf("got %s", got)
@@ -80,6 +82,7 @@ func TestStructItemsInDeltaPages(t *testing.T) {
 }
 
 func TestSchemaOfStruct(t *testing.T) {
+	t.Parallel()
 	type item struct {
 		ID        int        `appkit:"id"`
 		Name      string     `appkit:",name=Title,desc=The title,order=9"`
@@ -123,6 +126,7 @@ func TestSchemaOfStruct(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, id, name string }{
 		{"ID", "id", "ID"}, {"Name", "name", "Name"}, {"DueDate", "dueDate", "Due date"}, {"URL", "url", "URL"},
 		{"HTMLBody", "htmlBody", "HTML body"}, {"ProjectURL", "projectURL", "Project URL"}, {"Line2Total", "line2Total", "Line2 total"},
@@ -135,6 +139,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestMapItemWireForm(t *testing.T) {
+	t.Parallel()
 	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), DateTimeField("at", "At"), DayField("due", "Due"),
 		TextArray("tags", "Tags"), Ref("owner", "Owner", "user"), Refs("links", "Links", "thing"), Text("sel", "Sel").As(SubMultiSelect),
 		Text("state", "State").As(SubSingleSelect).WithOptions("open", "closed")}
@@ -176,6 +181,7 @@ func TestMapItemWireForm(t *testing.T) {
 }
 
 func TestAppendISOTime(t *testing.T) {
+	t.Parallel()
 	for _, tm := range []time.Time{
 		time.Date(2024, 6, 13, 9, 5, 7, 999999999, time.UTC),
 		time.Date(1, 1, 1, 0, 0, 0, 1, time.FixedZone("", 14*3600)),
