@@ -122,3 +122,43 @@ func ExampleServeListener() {
 	// 200 true
 	// <nil>
 }
+
+// A map schema names what each field declares: a day (YYYY-MM-DD) and a
+// date-time (an instant) never share a name.
+func ExampleDayField() {
+	app := &appkit.App{ID: "events", Name: "Events", Version: "1.0.0", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: &zerolog.Logger{},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "event", Name: "Events",
+			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name"), appkit.DayField("on", "On"), appkit.DateTimeField("starts", "Starts")},
+			Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) {
+				starts := time.Date(2026, 7, 14, 20, 30, 0, 0, time.UTC)
+				return []appkit.Item{{"id": "e1", "name": "Fireworks", "on": appkit.DayOf(starts), "starts": starts}}, nil
+			})}}},
+	}
+	h, err := app.Handler()
+	if err != nil {
+		panic(err)
+	}
+	post(h, "/api/v1/synchronizer/data", `{"requestedType":"event"}`)
+	// Output:
+	// 200 {"items":[{"id":"e1","name":"Fireworks","on":"2026-07-14","starts":"2026-07-14T20:30:00.000Z"}],"pagination":{"hasNext":false},"synchronizationType":"full"}
+}
+
+// TokenAuthToken reads the token of a TokenAuth account in any handler.
+func ExampleTokenAuthToken() {
+	app := &appkit.App{ID: "t", Name: "T", Version: "1.0.0", Logger: &zerolog.Logger{},
+		Auth: []appkit.Auth{appkit.TokenAuth("API token", "Your token", func(ctx context.Context, token string) (string, error) { return "ok", nil })},
+		Actions: []appkit.Action{{ID: "whoami", Name: "Who am I", Run: func(ctx context.Context, req *appkit.ActionRequest) error {
+			token, _ := appkit.TokenAuthToken.Get(req.Account)
+			fmt.Println("called with a token of", len(token), "characters")
+			return nil
+		}}},
+	}
+	h, err := app.Handler()
+	if err != nil {
+		panic(err)
+	}
+	post(h, "/api/v1/automations/action/execute", `{"action":{"action":"whoami"},"account":{"token":"s3cret-token"}}`)
+	// Output:
+	// called with a token of 12 characters
+	// 200 {}
+}
