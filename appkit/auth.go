@@ -26,6 +26,10 @@ const (
 	FieldMultiDropdown FieldType = "multidropdown"
 )
 
+// fieldTypeNames lists the field types, for suggestions.
+var fieldTypeNames = []string{string(FieldText), string(FieldNumber), string(FieldBool), string(FieldPassword), string(FieldLink),
+	string(FieldHighlightText), string(FieldDatebox), string(FieldDateRange), string(FieldOAuth), string(FieldList), string(FieldMultiDropdown)}
+
 func (t FieldType) valid() bool {
 	switch t {
 	case FieldText, FieldNumber, FieldBool, FieldPassword, FieldLink, FieldHighlightText,
@@ -234,7 +238,7 @@ func (a *Auth) check() error {
 		}
 		seen[f.ID] = true
 		if !f.Type.valid() {
-			return fmt.Errorf("authentication %q: field %q: unknown type %q", a.ID, f.ID, f.Type)
+			return fmt.Errorf("authentication %q: field %q: unknown type %q%s", a.ID, f.ID, f.Type, didYouMean(string(f.Type), fieldTypeNames))
 		}
 		switch f.Type {
 		case FieldLink:

@@ -127,6 +127,9 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"unknown auth field type", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "slider", Description: "d"}}}}
 		}, `unknown type "slider"`},
+		{"unknown auth field type, the nearest suggested", func(a *appkit.App) {
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "pasword", Description: "d"}}}}
+		}, `unknown type "pasword" (did you mean "password"?)`},
 		{"oauth field without flow", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "o", Name: "O", Type: appkit.FieldOAuth, Description: "d"}}}}
 		}, "has no OAuth flow"},
