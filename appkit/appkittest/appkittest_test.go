@@ -322,3 +322,30 @@ func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
 		t.Fatalf("both servers on port %s", m1.Port)
 	}
 }
+
+// A server the test does not stop is stopped when the test ends, and an
+// error of its serve function then fails the test.
+func TestServeMain_stoppedAtTheEnd(t *testing.T) {
+	t.Parallel()
+	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
+		return nil, nil
+	})
+	returned := make(chan struct{})
+	f := run(func(ft *fakeT) {
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {
+			defer close(returned)
+			if err := appkit.ServeListener(ctx, l, a); err != nil {
+				return err
+			}
+			return errors.New("flush failed")
+		})
+	})
+	select {
+	case <-returned:
+	default:
+		t.Fatal("the serve function still runs after the test's end")
+	}
+	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "returned flush failed when stopped at the end of the test") {
+		t.Fatalf("failures = %q", f.failed)
+	}
+}
