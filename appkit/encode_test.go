@@ -3,6 +3,7 @@ package appkit
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,5 +193,25 @@ func TestAppendISOTime(t *testing.T) {
 		if got, want := string(appendISOTime(nil, tm)), tm.Format(timeLayout); got != want {
 			t.Errorf("%v: got %s, want %s", tm, got, want)
 		}
+	}
+}
+
+// A Day outside the calendar (a month or day of more than two digits, or
+// negative) is still written as digits: the page stays valid JSON, and the
+// checks report the value instead of a broken page.
+func TestDayOutsideTheCalendarStaysJSON(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Day{{2026, -140, 1}, {2026, 200, 5}, {2026, 1, -14}, {2026, 1, 100}, {-5, 1, 1}, {math.MinInt, math.MinInt, math.MinInt}} {
+		b := appendDay(nil, d)
+		if !json.Valid(b) {
+			t.Errorf("%#v: %q is not JSON", d, b)
+		}
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil || s != d.String() {
+			t.Errorf("%#v: %q, String() %q", d, b, d.String())
+		}
+	}
+	if got := (Day{2026, 200, -5}).String(); got != "2026-200--5" {
+		t.Errorf("String() = %q", got)
 	}
 }
