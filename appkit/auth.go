@@ -19,17 +19,21 @@ const (
 	FieldPassword      FieldType = "password"      // account forms only
 	FieldLink          FieldType = "link"          // view only; Value holds the URL
 	FieldHighlightText FieldType = "highlightText" // needs EditorMode
-	FieldDatebox       FieldType = "datebox"
-	FieldDate          FieldType = "date" // the date-range grammar
+	FieldDatebox       FieldType = "datebox"       // a day
+	FieldDateRange     FieldType = "date"          // a date range: the date-range grammar
 	FieldOAuth         FieldType = "oauth"
 	FieldList          FieldType = "list"
 	FieldMultiDropdown FieldType = "multidropdown"
 )
 
+// fieldTypeNames lists the field types, for suggestions.
+var fieldTypeNames = []string{string(FieldText), string(FieldNumber), string(FieldBool), string(FieldPassword), string(FieldLink),
+	string(FieldHighlightText), string(FieldDatebox), string(FieldDateRange), string(FieldOAuth), string(FieldList), string(FieldMultiDropdown)}
+
 func (t FieldType) valid() bool {
 	switch t {
 	case FieldText, FieldNumber, FieldBool, FieldPassword, FieldLink, FieldHighlightText,
-		FieldDatebox, FieldDate, FieldOAuth, FieldList, FieldMultiDropdown:
+		FieldDatebox, FieldDateRange, FieldOAuth, FieldList, FieldMultiDropdown:
 		return true
 	}
 	return false
@@ -234,7 +238,7 @@ func (a *Auth) check() error {
 		}
 		seen[f.ID] = true
 		if !f.Type.valid() {
-			return fmt.Errorf("authentication %q: field %q: unknown type %q", a.ID, f.ID, f.Type)
+			return fmt.Errorf("authentication %q: field %q: unknown type %q%s", a.ID, f.ID, f.Type, didYouMean(string(f.Type), fieldTypeNames))
 		}
 		switch f.Type {
 		case FieldLink:

@@ -69,7 +69,7 @@ func benchItems(n int) []appkit.Item {
 func benchFields() []appkit.Field {
 	return []appkit.Field{
 		appkit.ID(), appkit.Text("name", "Name"), appkit.Text("status", "Status").As(appkit.SubSingleSelect),
-		appkit.Integer("points", "Points"), appkit.Number("estimate", "Estimate"), appkit.Date("due", "Due"),
+		appkit.Integer("points", "Points"), appkit.Number("estimate", "Estimate"), appkit.DayField("due", "Due"),
 		appkit.Text("url", "URL").As(appkit.SubURL), appkit.Text("email", "Email").As(appkit.SubEmail),
 		appkit.Ref("project", "Project", "project"), appkit.Text("done", "Done"),
 	}

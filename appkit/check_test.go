@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckRejectsBadDeclarations(t *testing.T) {
+	t.Parallel()
 	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
 	run := func(context.Context, *appkit.ActionRequest) error { return nil }
 	validate := func(context.Context, appkit.Account) (*appkit.Validation, error) { return nil, nil }
@@ -35,6 +36,14 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		ID, Name string
 		Colour   string `appkit:"colour,shiny"`
 	}
+	type markdownTag struct {
+		ID, Name string
+		Body     string `appkit:"body,markdown"`
+	}
+	type optionTag struct {
+		ID, Name string
+		State    string `appkit:"state,single-select,option=a|b"`
+	}
 	type reserved struct {
 		ID, Name string
 		Action   string `appkit:"__syncAction"`
@@ -59,6 +68,10 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badTag, error) { return nil, nil })
 		case reserved:
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]reserved, error) { return nil, nil })
+		case markdownTag:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]markdownTag, error) { return nil, nil })
+		case optionTag:
+			return appkit.All(func(context.Context, *appkit.DataRequest) ([]optionTag, error) { return nil, nil })
 		case refOnNumber:
 			return appkit.All(func(context.Context, *appkit.DataRequest) ([]refOnNumber, error) { return nil, nil })
 		case subTypeMismatch:
@@ -114,6 +127,9 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"unknown auth field type", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "slider", Description: "d"}}}}
 		}, `unknown type "slider"`},
+		{"unknown auth field type, the nearest suggested", func(a *appkit.App) {
+			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "q", Name: "Q", Type: "pasword", Description: "d"}}}}
+		}, `unknown type "pasword" (did you mean "password"?)`},
 		{"oauth field without flow", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "o", Name: "O", Type: appkit.FieldOAuth, Description: "d"}}}}
 		}, "has no OAuth flow"},
@@ -152,6 +168,9 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"struct without name", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(noName{})) }, `type "a": has no "name" field`},
 		{"struct field of no kind", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badKind{})) }, "struct field Size (\"size\"): type complex64 has no schema kind"},
 		{"struct tag option unknown", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badTag{})) }, `unknown tag option "shiny"`},
+		{"struct tag option unknown, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(markdownTag{})) }, `unknown tag option "markdown" (did you mean "md"?)`},
+		{"struct tag key unknown, the nearest key suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(optionTag{})) }, `unknown tag option "option=a|b" (did you mean "options"?)`},
+		{"unknown subtype, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("n", "N").As("multiselect")) }, `unknown subType "multiselect" (did you mean "multi-select"?)`},
 		{"struct declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(reserved{})) }, "__syncAction is reserved"},
 		{"struct relation on a number", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(refOnNumber{})) }, "a relation needs a string or []string field"},
 		{"struct subType against its Go type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(subTypeMismatch{})) }, `subType "md" does not apply to type "number"`},
@@ -204,6 +223,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 }
 
 func TestCheckReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
 	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}, {ID: "b", Name: "B", Data: noop,
 		Fields: []appkit.Field{appkit.Text("x", ""), appkit.Number("y", "Y").As(appkit.SubMarkdown), appkit.Text("z", "Z").As("odd")}}}}}

@@ -63,8 +63,19 @@ func (d Day) appendTo(b []byte) []byte {
 		b = append(b, '0')
 	}
 	b = appendInt(b, int64(y))
-	b = append(b, '-', byte('0'+int(d.Month)/10), byte('0'+int(d.Month)%10), '-', byte('0'+d.Day/10), byte('0'+d.Day%10))
-	return b
+	b = appendTwo(append(b, '-'), int(d.Month))
+	return appendTwo(append(b, '-'), d.Day)
+}
+
+// appendTwo appends n with at least two digits. A month or day outside
+// the calendar (negative, or of three digits) is written in full, so that
+// the output stays digits: the value is then reported, never a broken
+// page.
+func appendTwo(b []byte, n int) []byte {
+	if n >= 0 && n < 100 {
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	}
+	return appendInt(b, int64(n))
 }
 
 // MarshalJSON writes "YYYY-MM-DD", or null for the zero Day.

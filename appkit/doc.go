@@ -7,23 +7,40 @@
 //
 // An [App] is a declaration: a descriptor (ID, Name, Version, ...), one or
 // more [Auth] (how the user sets up an account: [NoAuth], [TokenAuth],
-// [BasicAuth], custom fields, [OAuth1Auth], [OAuth2Auth]), and what the app
-// does:
+// [BasicAuth], custom fields declared as typed handles with [Form],
+// [OAuth1Auth], [OAuth2Auth]), and what the app does:
 //
 //   - [Sync] makes it a synchronization app: [Type]s whose items are Go
 //     structs (the struct is the schema, see "Struct types") or [Item] maps
 //     with a schema of [Field]s; a [DataHandler] per type built with [Pages]
 //     or [All]; [Filter]s declared as typed handles; optionally webhooks and a
 //     resource handler.
-//   - [Action]s make it an external-action app: each has typed arguments and
-//     a Run function.
+//   - [Action]s make it an external-action app: each has typed arguments
+//     (handles listed with [ArgList]) and a Run function.
 //
 // [App.Handler] checks the declaration once (every problem is reported, with
 // its place) and returns an http.Handler that serves GET /, POST /validate,
 // GET /logo and, for what is declared, the /api/v1/synchronizer/...,
 // /api/v1/automations/action/execute and /oauth{1,2}/v1/... endpoints. A route
 // whose feature is not declared answers 404 {message}. [ListenAndServe] adds
-// timeouts, a body-size limit and graceful shutdown on SIGINT/SIGTERM.
+// timeouts, a body-size limit and graceful shutdown on SIGINT/SIGTERM;
+// [ServeListener] does the same on a listener the caller opened, so that a
+// test can run the app's main logic on a port it already holds.
+//
+// # Handles: every declared name written once
+//
+// Filters, account fields and action arguments are typed handles: declared
+// once, listed in the declaration, and read with Get in handlers, so no
+// handler names them by a string again:
+//
+//	key := appkit.SecretAccountField("key", "API key", "Settings → API")
+//	to := appkit.TextArg("to", "Recipient")
+//	...Auth{Fields: appkit.Form(key), ...}, Action{Args: appkit.ArgList(to), ...}
+//	k, _ := key.Get(req.Account)
+//	who, ok := to.Get(req.Args)
+//
+// [TokenAuthToken], [BasicAuthUsername] and [BasicAuthPassword] are the
+// handles of the authentications appkit declares.
 //
 // # Struct types
 //
@@ -36,10 +53,14 @@
 //	bool                    text, subType boolean, sent as "true" or "false"
 //	int, int8 … uint64      number, subType integer (an integer id is sent as a string)
 //	float32, float64        number
-//	time.Time               date, ISO 8601 with milliseconds (zero: null)
+//	time.Time               date (a date-time), ISO 8601 with milliseconds (zero: null)
 //	Day                     date, subType day, YYYY-MM-DD (zero: null)
 //	[]string                array[text]
 //	*T of any of these      the same; nil leaves the key out of the item
+//
+// A time.Time tagged day is sent as its day when it is midnight in its
+// location; with a time of day it is sent as it is, a date-time that the
+// page checks report (use Day for days).
 //
 // The `appkit` struct tag refines it: the field id first (default: the Go
 // name with its leading capitals lowered, "DueDate" → "dueDate", "URL" →
@@ -63,10 +84,14 @@
 //	format=Money         the number format (Money, Percent or Number), with
 //	precision=2, unit=h  its precision and unit
 //
-// Commas cannot appear inside an option's value. A type whose schema is
+// Commas cannot appear inside an option's value. An unknown option is a
+// declaration error that names the nearest valid one ("markdown": did you
+// mean "md"?). A type whose schema is
 // only known at run time uses [Item] maps with Fields (or FieldsFunc, per
 // request); map values are converted the same way from their Go types, and
-// with a static schema by their field's kind.
+// with a static schema by their field's kind. Map schemas are built with
+// [ID], [Text], [DateTimeField], [DayField], ...: a day and a date-time
+// never share a name. [DecodeItem] reads a wire item back into its struct.
 //
 // # Pages, delta and removals
 //
@@ -75,7 +100,11 @@
 // answer changes only declares Delta once; its handler then answers a delta
 // page (Page.Delta) when it can express the change and a full page when it
 // cannot. Delta items are sent with __syncAction SET and may be partial;
-// removals are ids in Page.Removed. appkit refuses to send a page that
+// removals are ids in Page.Removed. [DataRequest.Since] gives the instant
+// to look for changes from (LastSynchronizedAt less Sync.DeltaMargin, a
+// declared safety margin), and [Filters.Any] whether a filter narrows the
+// selection (a handler then answers full, which removes what left it).
+// appkit refuses to send a page that
 // breaks these rules (a delta page of a type without Delta, removals in a
 // full page, an item carrying __syncAction): the answer is 500 naming the
 // handler's mistake, and the log says the same. Items that do not fit their

@@ -64,11 +64,13 @@ func appendISOTime(dst []byte, t time.Time) []byte {
 	if off == 0 {
 		return append(dst, 'Z')
 	}
+	// Whole minutes, truncated toward zero as the time package does: an
+	// offset of -30 s is written +00:00, not -00:00.
+	off /= 60
 	sign := byte('+')
 	if off < 0 {
 		sign, off = '-', -off
 	}
-	off /= 60
 	dst = append(dst, sign)
 	dst = two(dst, off/60)
 	dst = append(dst, ':')

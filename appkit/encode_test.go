@@ -3,6 +3,7 @@ package appkit
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,6 +49,7 @@ func encodeStructs[T any](t *testing.T, items []T, delta bool) []byte {
 }
 
 func TestStructItemWireForm(t *testing.T) {
+	t.Parallel()
 	zone := time.FixedZone("X", -(3*60+30)*60)
 	note := "a \"quoted\" <b>note</b>\n\t\u2028 é \x01"
 	item := wireItem{internal: "not sent", ID: "1", Name: "<b>bold</b> & co", Done: true, Count: -42, Small: 200, Ratio: 1e21, Half: 0.1,
@@ -66,6 +68,7 @@ func TestStructItemWireForm(t *testing.T) {
 }
 
 func TestStructItemsInDeltaPages(t *testing.T) {
+	t.Parallel()
 	got := encodeStructs(t, []*wireItem{{ID: "1", Skipped: "x"}}, true)
 	if !bytes.HasSuffix(got, []byte(`"skipped":"x","__syncAction":"SET"}]`)) {
 		t.Fatalf("got %s", got)
@@ -80,6 +83,7 @@ func TestStructItemsInDeltaPages(t *testing.T) {
 }
 
 func TestSchemaOfStruct(t *testing.T) {
+	t.Parallel()
 	type item struct {
 		ID        int        `appkit:"id"`
 		Name      string     `appkit:",name=Title,desc=The title,order=9"`
@@ -123,6 +127,7 @@ func TestSchemaOfStruct(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, id, name string }{
 		{"ID", "id", "ID"}, {"Name", "name", "Name"}, {"DueDate", "dueDate", "Due date"}, {"URL", "url", "URL"},
 		{"HTMLBody", "htmlBody", "HTML body"}, {"ProjectURL", "projectURL", "Project URL"}, {"Line2Total", "line2Total", "Line2 total"},
@@ -135,7 +140,8 @@ func TestNames(t *testing.T) {
 }
 
 func TestMapItemWireForm(t *testing.T) {
-	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), Time("at", "At"), Date("due", "Due"),
+	t.Parallel()
+	fields := []Field{ID(), Text("name", "Name"), Bool("done", "Done"), Integer("n", "N"), DateTimeField("at", "At"), DayField("due", "Due"),
 		TextArray("tags", "Tags"), Ref("owner", "Owner", "user"), Refs("links", "Links", "thing"), Text("sel", "Sel").As(SubMultiSelect),
 		Text("state", "State").As(SubSingleSelect).WithOptions("open", "closed")}
 	bt := &builtType{decl: &Type{ID: "thing"}, fields: fields, maps: newMapSchema(fields)}
@@ -176,6 +182,7 @@ func TestMapItemWireForm(t *testing.T) {
 }
 
 func TestAppendISOTime(t *testing.T) {
+	t.Parallel()
 	for _, tm := range []time.Time{
 		time.Date(2024, 6, 13, 9, 5, 7, 999999999, time.UTC),
 		time.Date(1, 1, 1, 0, 0, 0, 1, time.FixedZone("", 14*3600)),
@@ -186,5 +193,25 @@ func TestAppendISOTime(t *testing.T) {
 		if got, want := string(appendISOTime(nil, tm)), tm.Format(timeLayout); got != want {
 			t.Errorf("%v: got %s, want %s", tm, got, want)
 		}
+	}
+}
+
+// A Day outside the calendar (a month or day of more than two digits, or
+// negative) is still written as digits: the page stays valid JSON, and the
+// checks report the value instead of a broken page.
+func TestDayOutsideTheCalendarStaysJSON(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Day{{2026, -140, 1}, {2026, 200, 5}, {2026, 1, -14}, {2026, 1, 100}, {-5, 1, 1}, {math.MinInt, math.MinInt, math.MinInt}} {
+		b := appendDay(nil, d)
+		if !json.Valid(b) {
+			t.Errorf("%#v: %q is not JSON", d, b)
+		}
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil || s != d.String() {
+			t.Errorf("%#v: %q, String() %q", d, b, d.String())
+		}
+	}
+	if got := (Day{2026, 200, -5}).String(); got != "2026-200--5" {
+		t.Errorf("String() = %q", got)
 	}
 }

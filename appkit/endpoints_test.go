@@ -14,6 +14,7 @@ import (
 )
 
 func TestEndpoints(t *testing.T) {
+	t.Parallel()
 	var s seen
 	h := handler(t, newTestApp(&s, quietLogger()))
 	type check func(t *testing.T, r response)
@@ -271,6 +272,7 @@ func TestEndpoints(t *testing.T) {
 }
 
 func TestUndeclaredFeaturesAnswer404(t *testing.T) {
+	t.Parallel()
 	app := &appkit.App{
 		ID: "actions", Name: "Actions only", Version: "1", Logger: quietLogger(),
 		Auth:    []appkit.Auth{appkit.NoAuth()},
@@ -303,6 +305,7 @@ func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 }
 
 func TestLogoURLRedirects(t *testing.T) {
+	t.Parallel()
 	app := &appkit.App{ID: "x", Name: "x", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()}, Logo: appkit.LogoURL("https://cdn.example.com/logo.svg"),
 		Actions: []appkit.Action{{ID: "a", Name: "A", Run: func(contextT, *appkit.ActionRequest) error { return nil }}}}
 	r := call(t, handler(t, app), "GET", "/logo", "")
@@ -312,6 +315,7 @@ func TestLogoURLRedirects(t *testing.T) {
 }
 
 func TestBodySizeLimit(t *testing.T) {
+	t.Parallel()
 	var s seen
 	app := newTestApp(&s, quietLogger())
 	app.MaxBodyBytes = 1024
@@ -324,6 +328,7 @@ func TestBodySizeLimit(t *testing.T) {
 }
 
 func TestRequestLogLineMasksSecrets(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	l := zerolog.New(&buf)
 	var s seen
@@ -359,6 +364,7 @@ func TestRequestLogLineMasksSecrets(t *testing.T) {
 }
 
 func TestRequestIDIsEchoed(t *testing.T) {
+	t.Parallel()
 	var s seen
 	h := handler(t, newTestApp(&s, quietLogger()))
 	req, _ := http.NewRequest("GET", "/", nil)

@@ -193,20 +193,25 @@ func within(r daterange.Range, d appkit.Day) bool {
 	return (r.Min == nil || !t.Before(*r.Min)) && (r.Max == nil || !t.After(*r.Max))
 }
 
-// An external-action app: one action with two arguments; a call without a
-// required argument is refused before the action runs.
+// An external-action app: one action with two arguments, declared once as
+// handles and read with Get; a call without a required argument is refused
+// before the action runs.
 func ExampleApp_actions() {
+	who := appkit.TextArg("who", "Who")
+	text := appkit.TextAreaArg("text", "Text").Templated().Optional()
 	app := &appkit.App{
 		ID: "notify", Name: "Notify", Version: "1.0.0",
 		Auth: []appkit.Auth{appkit.NoAuth()},
 		Actions: []appkit.Action{{
 			ID: "greet", Name: "Greet",
-			Args: []appkit.Arg{
-				{ID: "who", Name: "Who", Type: appkit.ArgText},
-				{ID: "text", Name: "Text", Type: appkit.ArgTextArea, TextTemplate: true, Optional: true},
-			},
+			Args: appkit.ArgList(who, text),
 			Run: func(ctx context.Context, req *appkit.ActionRequest) error {
-				fmt.Printf("greeting %s: %s\n", req.Args.String("who"), req.Args.String("text"))
+				name, _ := who.Get(req.Args)
+				greeting, ok := text.Get(req.Args)
+				if !ok {
+					greeting = "Hi"
+				}
+				fmt.Printf("greeting %s: %s\n", name, greeting)
 				return nil
 			},
 		}},
@@ -217,9 +222,12 @@ func ExampleApp_actions() {
 		panic(err)
 	}
 	post(h, "/api/v1/automations/action/execute", `{"action":{"action":"greet","args":{"who":"Ada","text":"Hello"}},"account":{}}`)
+	post(h, "/api/v1/automations/action/execute", `{"action":{"action":"greet","args":{"who":"Bo"}},"account":{}}`)
 	post(h, "/api/v1/automations/action/execute", `{"action":{"action":"greet","args":{}},"account":{}}`)
 	// Output:
 	// greeting Ada: Hello
+	// 200 {}
+	// greeting Bo: Hi
 	// 200 {}
 	// 400 {"message":"action.args.who: the argument \"Who\" is required"}
 }

@@ -93,7 +93,7 @@ func DayFilter(id, title string) *FilterOf[Day] { return newFilter[Day](id, titl
 // the date-range grammar ("last 2 weeks", "between 1 March 2024 and
 // today"); the service parses it and the handler gets the range.
 func DateRangeFilter(id, title string) *FilterOf[daterange.Range] {
-	return newFilter[daterange.Range](id, title, FieldDate)
+	return newFilter[daterange.Range](id, title, FieldDateRange)
 }
 
 // ListFilter declares a filter of one value chosen from the options that
@@ -263,7 +263,7 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 			return nil, nil
 		}
 		return parseDay(s)
-	case FieldDate:
+	case FieldDateRange:
 		return decodeRange(msg)
 	case FieldList:
 		var v any

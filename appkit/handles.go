@@ -161,7 +161,7 @@ func valueAs[T any](v any) (T, bool) {
 	var out any
 	switch any(zero).(type) {
 	case string:
-		s := Account{"v": v}.String("v")
+		s := textOf(v)
 		if s == "" {
 			return zero, false
 		}

@@ -23,6 +23,7 @@ import (
 // The service may send shapes the protocol does not pin down; none of them is
 // refused.
 func TestLenientRequestShapes(t *testing.T) {
+	t.Parallel()
 	var s seen
 	h := handler(t, newTestApp(&s, quietLogger()))
 	tests := []struct{ name, body string }{
@@ -58,6 +59,7 @@ func TestLenientRequestShapes(t *testing.T) {
 // Handlers may return items they share between requests: appkit adds
 // __syncAction to copies, never to the handler's maps.
 func TestDeltaDoesNotMutateSharedItems(t *testing.T) {
+	t.Parallel()
 	shared := []appkit.Item{{"id": "1", "name": "One"}, {"id": "2", "name": "Two"}}
 	app := &appkit.App{ID: "shared", Name: "shared", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: true,
@@ -91,6 +93,7 @@ func TestDeltaDoesNotMutateSharedItems(t *testing.T) {
 
 // A resource of unknown size (Size 0) is streamed whole over a real server.
 func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
+	t.Parallel()
 	body := strings.Repeat("file content ", 1000)
 	closed := make(chan bool, 2)
 	app := &appkit.App{ID: "files", Name: "files", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
@@ -143,10 +146,16 @@ func (c closeRecorder) Close() error { c.closed <- true; return nil }
 // Error bodies never carry the account's secrets, and a failed outgoing call
 // is named by its host, not its URL.
 func TestErrorBodiesHideSecrets(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(200 * time.Millisecond)
+		select { // never answers in time: the client's timeout ends the call
+		case <-r.Context().Done():
+		case <-release:
+		}
 	}))
 	defer upstream.Close()
+	defer close(release)
 	app := &appkit.App{ID: "s", Name: "s", Version: "1", Logger: quietLogger(),
 		Auth: []appkit.Auth{appkit.TokenAuth("Token", "API token", func(ctx context.Context, tok string) (string, error) {
 			return "", fmt.Errorf("token %s refused", tok)
@@ -176,6 +185,7 @@ func TestErrorBodiesHideSecrets(t *testing.T) {
 
 // HEAD answers what GET answers, without the body.
 func TestHeadRequests(t *testing.T) {
+	t.Parallel()
 	var s seen
 	srv := httptest.NewServer(handler(t, newTestApp(&s, quietLogger())))
 	defer srv.Close()
@@ -210,6 +220,7 @@ func TestHeadRequests(t *testing.T) {
 // least 4 characters is hidden whole, a shorter secret only where it is a
 // whole quoted value (as when it is echoed as a type id).
 func TestSecretsMaskedAsWholeValues(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	logger := zerolog.New(&buf)
 	for _, tc := range []struct {
@@ -253,6 +264,7 @@ func TestSecretsMaskedAsWholeValues(t *testing.T) {
 // An upstream that refuses the connection or whose name does not resolve
 // says nothing about the account: 503 tryLater.
 func TestUnreachableUpstreamIsTemporary(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +297,7 @@ func TestUnreachableUpstreamIsTemporary(t *testing.T) {
 // A handler's page that breaks the delta rules is never sent: 500 naming
 // the mistake, and the log says it.
 func TestHandlerMistakesAreRefused(t *testing.T) {
+	t.Parallel()
 	type thing struct {
 		ID   string `appkit:"id"`
 		Name string `appkit:"name"`
@@ -356,6 +369,7 @@ func TestHandlerMistakesAreRefused(t *testing.T) {
 // Items that break the schema are sent as they are; each kind of break is
 // logged once per type and rule, not per item.
 func TestViolationsLoggedOncePerTypeAndRule(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	logger := zerolog.New(&buf)
 	h := handler(t, &appkit.App{ID: "v", Name: "v", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},

@@ -2,7 +2,9 @@ package appkit_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 )
 
 type contextT = context.Context
@@ -16,4 +18,8 @@ func must[T any](v T, ok bool) T {
 		return zero
 	}
 	return v
+}
+
+func newPost(path, body string) *http.Request {
+	return httptest.NewRequest("POST", path, strings.NewReader(body))
 }

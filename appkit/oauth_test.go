@@ -72,6 +72,7 @@ func postJSON(t *testing.T, h http.Handler, path string, body any) response {
 }
 
 func TestOAuth2FlowThroughEndpoints(t *testing.T) {
+	t.Parallel()
 	prov := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{AccessTokenExp: 2 * time.Second})
 	var logs bytes.Buffer
 	logger := zerolog.New(&logs)
@@ -185,6 +186,7 @@ func TestOAuth2FlowThroughEndpoints(t *testing.T) {
 }
 
 func TestOAuth2FailuresAnswer401(t *testing.T) {
+	t.Parallel()
 	prov := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	p := &oauth.OAuth2{ClientID: prov.ClientID, ClientSecret: prov.ClientSecret, AuthURL: prov.AuthURL, TokenURL: prov.TokenURL}
 	h := handler(t, oauthApp(appkit.OAuth2Auth("Example", p), prov.ItemsURL, quietLogger()))
@@ -206,6 +208,7 @@ func TestOAuth2FailuresAnswer401(t *testing.T) {
 }
 
 func TestOAuth1FlowThroughEndpoints(t *testing.T) {
+	t.Parallel()
 	prov := oauthtest.NewOAuth1Server(t, oauthtest.OAuth1Config{Method: "HMAC-SHA256"})
 	p := &oauth.OAuth1{ConsumerKey: prov.ConsumerKey, ConsumerSecret: prov.ConsumerSecret,
 		RequestTokenURL: prov.RequestTokenURL, AuthorizeURL: prov.AuthorizeURL, AccessTokenURL: prov.AccessTokenURL,
@@ -241,6 +244,7 @@ func TestOAuth1FlowThroughEndpoints(t *testing.T) {
 }
 
 func TestAtMostOneAuthenticationPerOAuthVersion(t *testing.T) {
+	t.Parallel()
 	p := &oauth.OAuth2{ClientID: "c", ClientSecret: "s", AuthURL: "https://p.example.com/auth", TokenURL: "https://p.example.com/token"}
 	app := oauthApp(appkit.OAuth2Auth("A", p), "", quietLogger())
 	app.Auth = append(app.Auth, appkit.OAuth2Auth("B", p))

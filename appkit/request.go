@@ -18,8 +18,12 @@ type Account map[string]any
 // are formatted. Handlers read declared fields with their typed handles
 // instead ([AccountFieldOf.Get], [TokenAuthToken]); String is for keys the
 // app does not declare.
-func (a Account) String(key string) string {
-	switch v := a[key].(type) {
+func (a Account) String(key string) string { return textOf(a[key]) }
+
+// textOf returns a decoded JSON value as text: strings as they are, numbers
+// and booleans formatted, anything else "".
+func textOf(v any) string {
+	switch v := v.(type) {
 	case string:
 		return v
 	case float64:
@@ -142,7 +146,7 @@ type Args map[string]any
 
 // String returns an argument as a string ("" when absent). Run reads
 // declared arguments with their typed handles instead ([ArgOf.Get]).
-func (a Args) String(id string) string { return Account(a).String(id) }
+func (a Args) String(id string) string { return textOf(a[id]) }
 
 // parseSyncTime reads lastSynchronizedAt: RFC 3339, or naive ISO 8601 (UTC).
 func parseSyncTime(s string) (time.Time, error) {

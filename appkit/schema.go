@@ -16,7 +16,7 @@ const (
 	KindID        Kind = "id"
 	KindText      Kind = "text"
 	KindNumber    Kind = "number"
-	KindDate      Kind = "date"
+	KindDate      Kind = "date" // a date-time, or a day with SubDay: see DateTimeField and DayField
 	KindArrayText Kind = "array[text]"
 )
 
@@ -34,7 +34,7 @@ const (
 	SubMarkdown      SubType = "md"              // text: rich text written in Markdown
 	SubFile          SubType = "file"            // text or array[text]: file URL(s)
 	SubFiles         SubType = "files"           // text or array[text]: file URL(s)
-	SubDateRange     SubType = "date-range"      // text: JSON {"start","end"}, days
+	SubDayRange      SubType = "date-range"      // text: JSON {"start","end"}, days
 	SubDateTimeRange SubType = "date-time-range" // text: JSON {"start","end"}, date-times
 	SubDay           SubType = "day"             // date: a day, YYYY-MM-DD
 	SubSingleSelect  SubType = "single-select"   // text: one of Options
@@ -52,7 +52,7 @@ var subTypeKinds = map[SubType][]Kind{
 	SubMarkdown:      {KindText},
 	SubFile:          {KindText, KindArrayText},
 	SubFiles:         {KindText, KindArrayText},
-	SubDateRange:     {KindText},
+	SubDayRange:      {KindText},
 	SubDateTimeRange: {KindText},
 	SubDay:           {KindDate},
 	SubSingleSelect:  {KindText},
@@ -97,7 +97,7 @@ type NumberFormat struct {
 }
 
 // Field is one field of a map schema (types whose items are [Item]s). Build
-// it with [ID], [Text], [Bool], [Number], [Integer], [Time], [Date],
+// it with [ID], [Text], [Bool], [Number], [Integer], [DateTimeField], [DayField],
 // [TextArray] or [Ref]/[Refs] and refine it with the chainable methods; the
 // zero Field is not valid. Types declared from a Go struct get their fields
 // from the struct instead.
@@ -146,13 +146,17 @@ func Integer(id, name string) Field {
 	return Field{ID: id, Name: name, Kind: KindNumber, SubType: SubInteger}
 }
 
-// Time declares a date-time field (ISO 8601 values; a time.Time in an Item
-// is sent with milliseconds).
-func Time(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate} }
+// DateTimeField declares a date-time field: an instant, sent as ISO 8601
+// (a time.Time in an Item is sent with milliseconds).
+func DateTimeField(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate} }
 
-// Date declares a calendar-day field (a date of subType day: YYYY-MM-DD; a
-// [Day] or time.Time in an Item is sent that way).
-func Date(id, name string) Field { return Field{ID: id, Name: name, Kind: KindDate, SubType: SubDay} }
+// DayField declares a calendar-day field, without a time of day: a date of
+// subType day, sent as YYYY-MM-DD. An Item's value is a [Day], a
+// "YYYY-MM-DD" string or a time.Time at midnight; a time.Time with a time
+// of day is sent as it is and reported (the test harness fails on it).
+func DayField(id, name string) Field {
+	return Field{ID: id, Name: name, Kind: KindDate, SubType: SubDay}
+}
 
 // TextArray declares an array[text] field.
 func TextArray(id, name string) Field { return Field{ID: id, Name: name, Kind: KindArrayText} }
@@ -233,7 +237,7 @@ func (f *Field) check() []error {
 	if f.SubType != "" {
 		kinds, ok := subTypeKinds[f.SubType]
 		if !ok {
-			add("unknown subType %q", f.SubType)
+			add("unknown subType %q%s", f.SubType, didYouMean(string(f.SubType), subTypeNames()))
 		} else if !slices.Contains(kinds, f.Kind) {
 			add("subType %q does not apply to type %q", f.SubType, f.Kind)
 		}

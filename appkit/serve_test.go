@@ -15,12 +15,12 @@ import (
 )
 
 func TestServeShutsDownGracefully(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	ln.Close()
 
 	release := make(chan struct{})
 	started := make(chan struct{})
@@ -32,54 +32,73 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		}}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	srv := &http.Server{Addr: addr}
-	go func() { done <- appkit.Serve(ctx, srv, app) }()
+	go func() { done <- appkit.ServeListener(ctx, ln, app) }()
 
-	var resp *http.Response
-	var reqErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answered := make(chan answer, 1)
 	go func() {
-		defer wg.Done()
-		for i := 0; i < 100; i++ {
-			resp, reqErr = http.Post("http://"+addr+"/api/v1/automations/action/execute", "application/json",
-				strings.NewReader(`{"action":{"action":"wait"}}`))
-			if reqErr == nil || !strings.Contains(reqErr.Error(), "refused") {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
+		// The listener is open: the request waits in its queue until the
+		// server accepts it.
+		resp, err := http.Post("http://"+addr+"/api/v1/automations/action/execute", "application/json",
+			strings.NewReader(`{"action":{"action":"wait"}}`))
+		if err != nil {
+			answered <- answer{err: err}
+			return
 		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- answer{resp.StatusCode, strings.TrimSpace(string(body)), nil}
 	}()
 	select {
 	case <-started:
 	case err := <-done:
-		t.Fatalf("Serve returned %v before serving", err)
+		t.Fatalf("ServeListener returned %v before serving", err)
 	}
 	cancel() // shutdown begins while the request is in flight
 	select {
 	case err := <-done:
-		t.Fatalf("Serve returned %v before the request in flight finished", err)
+		t.Fatalf("ServeListener returned %v before the request in flight finished", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
-	wg.Wait()
-	if reqErr != nil {
-		t.Fatalf("request in flight failed: %v", reqErr)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "{}" {
-		t.Fatalf("in-flight answer = %d %s", resp.StatusCode, body)
+	a := <-answered
+	if a.err != nil || a.status != 200 || a.body != "{}" {
+		t.Fatalf("in-flight answer = %+v", a)
 	}
 	if err := <-done; err != nil {
-		t.Fatalf("Serve = %v, want nil after graceful shutdown", err)
+		t.Fatalf("ServeListener = %v, want nil after graceful shutdown", err)
 	}
-	if srv.ReadHeaderTimeout == 0 || srv.WriteTimeout == 0 || srv.IdleTimeout == 0 {
-		t.Errorf("timeouts not set: %+v", srv)
+	if _, err := http.Get("http://" + addr + "/"); err == nil {
+		t.Fatal("the listener still accepts after shutdown")
+	}
+}
+
+// Serve listens on the server's address and gives the server safe
+// timeouts where it has none.
+func TestServeSetsTimeouts(t *testing.T) {
+	t.Parallel()
+	app := &appkit.App{ID: "a", Name: "a", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
+		Actions: []appkit.Action{{ID: "x", Name: "X", Run: func(context.Context, *appkit.ActionRequest) error { return nil }}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	srv := &http.Server{Addr: "127.0.0.1:0", WriteTimeout: time.Minute}
+	if err := appkit.Serve(ctx, srv, app); err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	if srv.ReadHeaderTimeout != 10*time.Second || srv.ReadTimeout != time.Minute || srv.WriteTimeout != time.Minute || srv.IdleTimeout != 2*time.Minute || srv.MaxHeaderBytes != 64<<10 {
+		t.Errorf("timeouts: %+v", srv)
+	}
+	if err := appkit.Serve(context.Background(), &http.Server{Addr: "127.0.0.1:-1"}, app); err == nil || !strings.Contains(err.Error(), "listen") {
+		t.Errorf("Serve on a bad address = %v", err)
 	}
 }
 
 func TestServeRefusesInvalidApp(t *testing.T) {
+	t.Parallel()
 	err := appkit.Serve(context.Background(), &http.Server{Addr: "127.0.0.1:0"}, &appkit.App{})
 	if err == nil || !strings.Contains(err.Error(), "no authentication") {
 		t.Fatalf("Serve(invalid) = %v", err)
@@ -87,6 +106,7 @@ func TestServeRefusesInvalidApp(t *testing.T) {
 }
 
 func TestComputedSchema(t *testing.T) {
+	t.Parallel()
 	extra := appkit.TextFilter("extra", "Extra field").Optional()
 	app := &appkit.App{ID: "dyn", Name: "dyn", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
@@ -129,6 +149,7 @@ func TestComputedSchema(t *testing.T) {
 }
 
 func TestConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	var s seen
 	app := newTestApp(&s, quietLogger())
 	app.Sync.Types[1].Data = appkit.Pages(func(ctx context.Context, r *appkit.DataRequest, c *cursor) (*appkit.Page[task, cursor], error) {

@@ -128,7 +128,11 @@ func schemaOf(t reflect.Type, typeName string) (*structSchema, []error) {
 						f.SubType = SubType(key)
 						continue
 					}
-					add("%s: unknown tag option %q", where, opt)
+					known := append(append(subTypeNames(), tagOptions...), tagKeys...)
+					if hasVal {
+						known = tagKeys
+					}
+					add("%s: unknown tag option %q%s", where, opt, didYouMean(key, known))
 				}
 			}
 		}

@@ -3,8 +3,16 @@
 // failing the test on any answer that breaks the protocol.
 //
 //	c := appkittest.New(t, app)
-//	c.Account = map[string]any{"token": "demo"}
-//	tasks := c.SyncAll(appkittest.Run{Type: "task"})
+//	c.Account = appkittest.Values(appkittest.AccountValue(appkit.TokenAuthToken, "demo"))
+//	tasks := appkittest.Items[Task](c, appkittest.Run{Type: "task",
+//		Filter: appkittest.Values(appkittest.FilterValue(statusFilter, []string{"open"}))})
+//
+// The typed entry points take the handles the app declared (filters,
+// account fields, action arguments: [FilterValue], [AccountValue],
+// [ArgValue], [Values], [Options], [ExecuteAction]) and give typed values
+// back ([Items] decodes each item into the type's struct), so a test names
+// nothing by a string the app declared. The Client's methods take and give
+// the wire form.
 //
 // Every call carries the Client's Account. [Client.Sync] walks every page
 // of a type following nextPageConfig, as the service does, and checks each
@@ -13,7 +21,9 @@
 // fit its field's type and subType, an id missing, not a string or repeated
 // within a run, a REMOVE in a full page, a delta page of a type without
 // delta, full and delta pages mixed in one run, a next-page cursor that
-// repeats. Each failure names the type, page, item, field and rule.
+// repeats, a date-time in a day field (a time.Time with a time of day), a
+// single-select value outside its declared options. Each failure names the
+// type, page, item, field and rule.
 //
 // The app's log lines go to the test's log, and only when the test fails.
 // [ServeMain] runs an app's main logic on a listener of the test.

@@ -68,7 +68,7 @@ func mapApp(delta bool, page appkit.PageFunc[appkit.Item, cur]) *appkit.App {
 	nop := zerolog.Nop()
 	return &appkit.App{ID: "h", Name: "h", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: &nop,
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: delta,
-			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("points", "Points"), appkit.Date("due", "Due"),
+			Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("points", "Points"), appkit.DayField("due", "Due"),
 				appkit.Bool("done", "Done"), appkit.Refs("tags", "Tags", "t")},
 			Data: appkit.Pages(page)}}}}
 }
@@ -320,5 +320,32 @@ func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
 	m1, m2 := appkittest.ServeMain(t, serve), appkittest.ServeMain(t, serve)
 	if m1.Port == m2.Port {
 		t.Fatalf("both servers on port %s", m1.Port)
+	}
+}
+
+// A server the test does not stop is stopped when the test ends, and an
+// error of its serve function then fails the test.
+func TestServeMain_stoppedAtTheEnd(t *testing.T) {
+	t.Parallel()
+	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
+		return nil, nil
+	})
+	returned := make(chan struct{})
+	f := run(func(ft *fakeT) {
+		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {
+			defer close(returned)
+			if err := appkit.ServeListener(ctx, l, a); err != nil {
+				return err
+			}
+			return errors.New("flush failed")
+		})
+	})
+	select {
+	case <-returned:
+	default:
+		t.Fatal("the serve function still runs after the test's end")
+	}
+	if len(f.failed) != 1 || !strings.Contains(f.failed[0], "returned flush failed when stopped at the end of the test") {
+		t.Fatalf("failures = %q", f.failed)
 	}
 }

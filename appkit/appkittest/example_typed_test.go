@@ -3,6 +3,8 @@ package appkittest_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -90,4 +92,32 @@ func ExampleValues() {
 	))
 	// Output:
 	// map[since:2026-03-01 tags:[a b]]
+}
+
+// NewHandler drives any handler serving the protocol, here one written
+// without appkit, with the same checks; Options asks a datalist filter for
+// its options by its handle.
+func ExampleNewHandler() {
+	plain := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/v1/synchronizer/datalist":
+			_, _ = io.WriteString(w, `{"items":[{"title":"Red","value":"red"},{"title":"Yellow","value":"yellow"}]}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{}`) // no {message}: the harness fails this
+		}
+	})
+	failures := runExample(func(t testing.TB) {
+		c := appkittest.NewHandler(t, plain)
+		for _, o := range appkittest.Options(c, colour) {
+			fmt.Println(o.Title, "=", o.Value)
+		}
+		c.Do(http.MethodPost, "/api/v1/synchronizer/config", map[string]any{})
+	})
+	fmt.Println(len(failures), "failure:", failures[0])
+	// Output:
+	// Red = red
+	// Yellow = yellow
+	// 1 failure: appkittest: POST /api/v1/synchronizer/config answered 404 without a {message}: {}
 }

@@ -21,11 +21,13 @@ type Server struct {
 	// Descriptor is the body of GET / once the server answered.
 	Descriptor string
 
-	t      testing.TB
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
-	err    error
+	t           testing.TB
+	cancel      context.CancelFunc
+	done        chan error
+	once        sync.Once
+	err         error
+	stopped     bool // Stop was called
+	failedStart bool // the start already failed the test
 }
 
 // ServeMain opens a listener on a free loopback port, starts serve(ctx, l)
@@ -54,8 +56,17 @@ func ServeMain(t testing.TB, serve func(ctx context.Context, l net.Listener) err
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{URL: "http://127.0.0.1:" + port, Port: port, t: t, cancel: cancel, done: make(chan error, 1)}
 	t.Cleanup(func() {
-		cancel()
-		l.Close() // a serve function that never used it
+		if s.failedStart {
+			// The start failed the test already: end whatever still runs.
+			cancel()
+			l.Close()
+			return
+		}
+		stopped := s.stopped
+		if err := s.Stop(); err != nil && !stopped {
+			t.Errorf("appkittest: the serve function returned %v when stopped at the end of the test", err)
+		}
+		l.Close()
 	})
 	go func() { s.done <- serve(ctx, l) }()
 	s.wait()
@@ -75,6 +86,8 @@ func (s *Server) wait() {
 		body   []byte
 		err    error
 	}
+	started := false
+	defer func() { s.failedStart = !started }() // also when a Fatalf below ends the test
 	got := make(chan answer, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
@@ -103,14 +116,17 @@ func (s *Server) wait() {
 			s.t.Fatalf("appkittest: GET / = %d %s", a.status, a.body)
 		}
 		s.Descriptor = string(a.body)
+		started = true
 	}
 }
 
 // Stop stops the server as SIGTERM would and returns what its serve
 // function returned; a server that does not stop within 20 s fails the
-// test.
+// test. A server the test did not stop is stopped when the test ends, and
+// an error its serve function returns then fails the test.
 func (s *Server) Stop() error {
 	s.once.Do(func() {
+		s.stopped = true
 		s.cancel()
 		select {
 		case s.err = <-s.done:

@@ -13,6 +13,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/appkit/appkittest"
 	"github.com/appkitgo/appkit/daterange"
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
 type issue struct {
@@ -202,4 +203,22 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Items decodes the tracker's tasks into its own item struct, every page.
+func TestItems_decodesTheTracker(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := appkittest.New(t, tracker.New(tracker.Config{Projects: 2, Tasks: 300, Now: func() time.Time { return now }}))
+	c.Account = appkittest.Values(appkittest.AccountValue(appkit.TokenAuthToken, tracker.DemoToken))
+	raw := c.SyncAll(appkittest.Run{Type: "task"})
+	tasks := appkittest.Items[tracker.TaskItem](c, appkittest.Run{Type: "task"})
+	if len(tasks) != len(raw) || len(tasks) < 290 {
+		t.Fatalf("%d typed tasks, %d raw", len(tasks), len(raw))
+	}
+	for i, task := range tasks {
+		if task.ID != raw[i]["id"] || task.Name != raw[i]["name"] {
+			t.Fatalf("task %d: %+v, wire %v", i, task, raw[i])
+		}
+	}
 }

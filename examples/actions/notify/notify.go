@@ -124,18 +124,13 @@ func New(cfg Config) *appkit.App {
 	n := &notifier{cfg: cfg, client: newClient(cfg)}
 	auths := []appkit.Auth{{
 		ID: "token", Name: "Token", Description: "The token of this notify app",
-		Fields: append([]appkit.AuthField{
-			{ID: "token", Name: "Token", Type: appkit.FieldPassword, Description: "The app's access token", Secret: true},
-		}, destinationFields()...),
+		Fields:   appkit.Form(tokenField, webhookURLField, issuesURLField, issuesTokenField),
 		Validate: n.validator("token"),
 	}}
 	if cfg.Username != "" && cfg.Password != "" {
 		auths = append(auths, appkit.Auth{
 			ID: "basic", Name: "User name and password", Description: "The user of this notify app",
-			Fields: append([]appkit.AuthField{
-				{ID: "username", Name: "Username", Type: appkit.FieldText, Description: "User name"},
-				{ID: "password", Name: "Password", Type: appkit.FieldPassword, Description: "Password", Secret: true},
-			}, destinationFields()...),
+			Fields:   appkit.Form(appkit.BasicAuthUsername, appkit.BasicAuthPassword, webhookURLField, issuesURLField, issuesTokenField),
 			Validate: n.validator("basic"),
 		})
 	}
@@ -150,23 +145,14 @@ func New(cfg Config) *appkit.App {
 			{
 				ID: "post-message", Name: "Post a message",
 				Description: "Posts a message to a chat's incoming webhook",
-				Args: []appkit.Arg{
-					{ID: "text", Name: "Text", Description: "The message (required)", Type: appkit.ArgTextArea, TextTemplate: true},
-					{ID: "channel", Name: "Channel", Description: "Channel override, when the webhook allows one", Type: appkit.ArgText, TextTemplate: true, Optional: true},
-					{ID: "webhook_url", Name: "Webhook URL", Description: "Incoming webhook; the account's when empty", Type: appkit.ArgText, Optional: true},
-				},
-				Run: n.postMessage,
+				Args:        appkit.ArgList(textArg, channelArg, webhookURLArg),
+				Run:         n.postMessage,
 			},
 			{
 				ID: "create-issue", Name: "Create an issue",
 				Description: "Opens an issue through an issue tracker's create-issue endpoint",
-				Args: []appkit.Arg{
-					{ID: "title", Name: "Title", Description: "The issue's title (required)", Type: appkit.ArgText, TextTemplate: true},
-					{ID: "body", Name: "Body", Description: "The issue's description (Markdown)", Type: appkit.ArgTextArea, TextTemplate: true, Optional: true},
-					{ID: "labels", Name: "Labels", Description: "Comma-separated labels", Type: appkit.ArgText, TextTemplate: true, Optional: true},
-					{ID: "issues_url", Name: "Issues URL", Description: "Create-issue endpoint; the account's when empty", Type: appkit.ArgText, Optional: true},
-				},
-				Run: n.createIssue,
+				Args:        appkit.ArgList(titleArg, bodyArg, labelsArg, issuesURLArg),
+				Run:         n.createIssue,
 			},
 		},
 		Logo:   appkit.LogoSVG(logo),
@@ -179,16 +165,25 @@ var logo = []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" w
 	`<path d="M32 14a12 12 0 0 0-12 12v10l-5 7h34l-5-7V26a12 12 0 0 0-12-12z" fill="#fff"/>` +
 	`<circle cx="32" cy="49" r="4" fill="#fff"/></svg>`)
 
-func destinationFields() []appkit.AuthField {
-	return []appkit.AuthField{
-		{ID: "webhook_url", Name: "Webhook URL", Type: appkit.FieldText, Optional: true, Secret: true,
-			Description: "Default incoming webhook of post-message (https)"},
-		{ID: "issues_url", Name: "Issues URL", Type: appkit.FieldText, Optional: true,
-			Description: "Default create-issue endpoint, e.g. https://api.github.com/repos/OWNER/REPO/issues"},
-		{ID: "issues_token", Name: "Issues token", Type: appkit.FieldPassword, Optional: true, Secret: true,
-			Description: "Sent as a bearer token to the issues URL"},
-	}
-}
+// The account fields: the token (or the user name and password of
+// appkit.BasicAuth), and the default destinations of both actions.
+var (
+	tokenField       = appkit.SecretAccountField("token", "Token", "The app's access token")
+	webhookURLField  = appkit.TextAccountField("webhook_url", "Webhook URL", "Default incoming webhook of post-message (https)").Optional().Secret()
+	issuesURLField   = appkit.TextAccountField("issues_url", "Issues URL", "Default create-issue endpoint, e.g. https://api.github.com/repos/OWNER/REPO/issues").Optional()
+	issuesTokenField = appkit.SecretAccountField("issues_token", "Issues token", "Sent as a bearer token to the issues URL").Optional()
+)
+
+// The actions' arguments.
+var (
+	textArg       = appkit.TextAreaArg("text", "Text").Describe("The message (required)").Templated()
+	channelArg    = appkit.TextArg("channel", "Channel").Describe("Channel override, when the webhook allows one").Templated().Optional()
+	webhookURLArg = appkit.TextArg("webhook_url", "Webhook URL").Describe("Incoming webhook; the account's when empty").Optional()
+	titleArg      = appkit.TextArg("title", "Title").Describe("The issue's title (required)").Templated()
+	bodyArg       = appkit.TextAreaArg("body", "Body").Describe("The issue's description (Markdown)").Templated().Optional()
+	labelsArg     = appkit.TextArg("labels", "Labels").Describe("Comma-separated labels").Templated().Optional()
+	issuesURLArg  = appkit.TextArg("issues_url", "Issues URL").Describe("Create-issue endpoint; the account's when empty").Optional()
+)
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
@@ -199,7 +194,8 @@ func (n *notifier) check(a appkit.Account) (string, error) {
 	auth := a.Auth()
 	if auth == "" {
 		auth = "token"
-		if a.String("token") == "" && a.String("username") != "" {
+		_, hasToken := tokenField.Get(a)
+		if _, hasUser := appkit.BasicAuthUsername.Get(a); !hasToken && hasUser {
 			auth = "basic"
 		}
 	}
@@ -212,8 +208,9 @@ func (n *notifier) checkAs(auth string, a appkit.Account) (string, error) {
 		if n.cfg.Username == "" || n.cfg.Password == "" {
 			return "", appkit.InvalidAccount("basic authentication is not enabled")
 		}
-		u, p := a.String("username"), a.String("password")
-		if u == "" || p == "" {
+		u, uok := appkit.BasicAuthUsername.Get(a)
+		p, pok := appkit.BasicAuthPassword.Get(a)
+		if !uok || !pok {
 			return "", appkit.InvalidAccount("username and password are required")
 		}
 		// Both compared, so that the time does not tell which was wrong.
@@ -222,8 +219,8 @@ func (n *notifier) checkAs(auth string, a appkit.Account) (string, error) {
 		}
 		return u, nil
 	case "token":
-		tok := a.String("token")
-		if tok == "" {
+		tok, ok := tokenField.Get(a)
+		if !ok {
 			return "", appkit.InvalidAccount("token is missing")
 		}
 		if !equal(tok, n.cfg.Token) {
@@ -241,10 +238,10 @@ func (n *notifier) validator(auth string) appkit.ValidateFunc {
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range []string{"webhook_url", "issues_url"} {
-			if v := a.String(f); v != "" {
+		for _, f := range []appkit.AccountFieldOf[string]{webhookURLField, issuesURLField} {
+			if v, ok := f.Get(a); ok {
 				if _, err := n.target(v); err != nil {
-					return nil, appkit.InvalidAccount("%s: %v", f, err)
+					return nil, appkit.InvalidAccount("%s: %v", f.ID(), err)
 				}
 			}
 		}
@@ -285,36 +282,36 @@ func checkTarget(raw string, allowHTTP bool) (*url.URL, error) {
 }
 
 // resolveTarget picks the argument's URL, or else the account's.
-func (n *notifier) resolveTarget(req *appkit.ActionRequest, arg, field string) (*url.URL, error) {
-	raw := req.Args.String(arg)
+func (n *notifier) resolveTarget(req *appkit.ActionRequest, arg appkit.ArgOf[string], field appkit.AccountFieldOf[string]) (*url.URL, error) {
+	raw, _ := arg.Get(req.Args)
 	if strings.TrimSpace(raw) == "" {
-		raw = req.Account.String(field)
+		raw, _ = field.Get(req.Account)
 	}
 	if strings.TrimSpace(raw) == "" {
-		return nil, appkit.BadRequest("%s: no target: give the %s argument or set %s in the account", req.Action, arg, field)
+		return nil, appkit.BadRequest("%s: no target: give the %s argument or set %s in the account", req.Action, arg.ID(), field.ID())
 	}
 	u, err := n.target(raw)
 	if err != nil {
-		return nil, appkit.BadRequest("%s: %s: %v", req.Action, arg, err)
+		return nil, appkit.BadRequest("%s: %s: %v", req.Action, arg.ID(), err)
 	}
 	return u, nil
 }
 
-func required(req *appkit.ActionRequest, arg string, limit int) (string, error) {
-	v := req.Args.String(arg)
+func required(req *appkit.ActionRequest, arg appkit.ArgOf[string], limit int) (string, error) {
+	v, _ := arg.Get(req.Args)
 	if strings.TrimSpace(v) == "" {
-		return "", appkit.BadRequest("%s: %s is required", req.Action, arg)
+		return "", appkit.BadRequest("%s: %s is required", req.Action, arg.ID())
 	}
 	return v, optional(req, arg, limit)
 }
 
-func optional(req *appkit.ActionRequest, arg string, limit int) error {
-	v := req.Args.String(arg)
+func optional(req *appkit.ActionRequest, arg appkit.ArgOf[string], limit int) error {
+	v, _ := arg.Get(req.Args)
 	if len(v) > limit {
-		return appkit.BadRequest("%s: %s is longer than %d bytes", req.Action, arg, limit)
+		return appkit.BadRequest("%s: %s is longer than %d bytes", req.Action, arg.ID(), limit)
 	}
 	if !utf8.ValidString(v) {
-		return appkit.BadRequest("%s: %s is not valid UTF-8", req.Action, arg)
+		return appkit.BadRequest("%s: %s is not valid UTF-8", req.Action, arg.ID())
 	}
 	return nil
 }
@@ -330,18 +327,19 @@ func (n *notifier) postMessage(ctx context.Context, req *appkit.ActionRequest) e
 	if _, err := n.check(req.Account); err != nil {
 		return err
 	}
-	text, err := required(req, "text", MaxText)
+	text, err := required(req, textArg, MaxText)
 	if err != nil {
 		return err
 	}
-	if err := optional(req, "channel", MaxTitle); err != nil {
+	if err := optional(req, channelArg, MaxTitle); err != nil {
 		return err
 	}
-	u, err := n.resolveTarget(req, "webhook_url", "webhook_url")
+	u, err := n.resolveTarget(req, webhookURLArg, webhookURLField)
 	if err != nil {
 		return err
 	}
-	return n.send(ctx, req.Action, u, message{Text: text, Channel: strings.TrimSpace(req.Args.String("channel")), Username: "Notify"}, "")
+	channel, _ := channelArg.Get(req.Args)
+	return n.send(ctx, req.Action, u, message{Text: text, Channel: strings.TrimSpace(channel), Username: "Notify"}, "")
 }
 
 // issue is the body of create-issue.
@@ -355,23 +353,26 @@ func (n *notifier) createIssue(ctx context.Context, req *appkit.ActionRequest) e
 	if _, err := n.check(req.Account); err != nil {
 		return err
 	}
-	title, err := required(req, "title", MaxTitle)
+	title, err := required(req, titleArg, MaxTitle)
 	if err != nil {
 		return err
 	}
-	if err := optional(req, "body", MaxText); err != nil {
+	if err := optional(req, bodyArg, MaxText); err != nil {
 		return err
 	}
-	labels, err := ParseLabels(req.Args.String("labels"))
+	rawLabels, _ := labelsArg.Get(req.Args)
+	labels, err := ParseLabels(rawLabels)
 	if err != nil {
 		return appkit.BadRequest("%s: labels: %v", req.Action, err)
 	}
-	u, err := n.resolveTarget(req, "issues_url", "issues_url")
+	u, err := n.resolveTarget(req, issuesURLArg, issuesURLField)
 	if err != nil {
 		return err
 	}
-	body := issue{Title: strings.TrimSpace(title), Body: req.Args.String("body"), Labels: labels}
-	return n.send(ctx, req.Action, u, body, req.Account.String("issues_token"))
+	text, _ := bodyArg.Get(req.Args)
+	token, _ := issuesTokenField.Get(req.Account)
+	body := issue{Title: strings.TrimSpace(title), Body: text, Labels: labels}
+	return n.send(ctx, req.Action, u, body, token)
 }
 
 // ParseLabels splits a comma-separated list of labels: blanks around labels

@@ -99,9 +99,9 @@ func inferColumns(cts []resultColumn) ([]appkit.Field, []column, error) {
 		case k == kBool:
 			f = appkit.Bool(id, name)
 		case k == kDay:
-			f = appkit.Date(id, name)
+			f = appkit.DayField(id, name)
 		case k == kTime:
-			f = appkit.Time(id, name)
+			f = appkit.DateTimeField(id, name)
 		default:
 			k, f = kText, appkit.Text(id, name)
 		}

@@ -171,6 +171,7 @@ func New(cfg Config) *appkit.App {
 			},
 			Filters:        []appkit.Filter{t.projectsFilter, t.statusFilter, t.dueFilter},
 			ValidateFilter: t.validateFilter,
+			DeltaMargin:    SafetyMargin,
 		},
 		Logo:   appkit.LogoSVG(logo),
 		Logger: cfg.Logger,
@@ -193,7 +194,8 @@ func validateToken(_ context.Context, token string) (string, error) {
 // checkAccount refuses data and datalist requests of an account whose token
 // is not valid (the service sends the stored account with every call).
 func checkAccount(a appkit.Account) error {
-	_, err := validateToken(context.Background(), a.String("token"))
+	token, _ := appkit.TokenAuthToken.Get(a)
+	_, err := validateToken(context.Background(), token)
 	return err
 }
 
@@ -202,11 +204,7 @@ type query struct {
 	projects map[int]bool    // nil: every project
 	statuses map[string]bool // nil: every status
 	due      dayRange
-	hasDue   bool // a due range was given (even one open on both sides)
 }
-
-// filtered reports whether any task filter is in force.
-func (q *query) filtered() bool { return q.projects != nil || q.statuses != nil || q.hasDue }
 
 func (t *tracker) query(f appkit.Filters) query {
 	var q query
@@ -227,7 +225,7 @@ func (t *tracker) query(f appkit.Filters) query {
 		}
 	}
 	if r, ok := t.dueFilter.Get(f); ok {
-		q.due, q.hasDue = dueRange(r), true
+		q.due = dueRange(r)
 	}
 	return q
 }
@@ -348,8 +346,8 @@ func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor)
 	// Delta only when no filter can have moved the task set: a due range
 	// (often relative: "this week") or a selection of projects or statuses
 	// may differ from the last run's, so those runs answer full.
-	delta := !req.LastSynchronizedAt.IsZero() && !q.filtered()
-	cutoff := req.LastSynchronizedAt.Add(-SafetyMargin)
+	cutoff, delta := req.Since() // lastSynchronizedAt − SafetyMargin
+	delta = delta && !req.Filter.Any()
 	page := &appkit.Page[TaskItem, Cursor]{Items: make([]TaskItem, 0, 64), Delta: delta}
 	i := from
 	for ; i < t.ds.Tasks && i-from < ScanLimit && len(page.Items)+len(page.Removed) < PageSize; i++ {

@@ -113,7 +113,8 @@ func (a *App) App() *appkit.App {
 			return "Demo shop", nil
 		})},
 		Sync: &appkit.Sync{
-			Filters: []appkit.Filter{status},
+			Filters:     []appkit.Filter{status},
+			DeltaMargin: time.Hour,
 			Types: []appkit.Type{{
 				ID: "order", Name: "Orders", Default: true, Delta: true,
 				Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[Order, Cursor], error) {
@@ -154,12 +155,13 @@ func orderOf(o shop.Order) Order {
 // and removals) when a last run is known and no status is selected, full
 // otherwise.
 func (a *App) page(ctx context.Context, req *appkit.DataRequest, c *Cursor, wanted []string) (*appkit.Page[Order, Cursor], error) {
-	p := &appkit.Page[Order, Cursor]{Delta: !req.LastSynchronizedAt.IsZero() && len(wanted) == 0}
-	var since time.Time
-	if p.Delta {
-		since = req.LastSynchronizedAt.Add(-time.Hour)
+	since, delta := req.Since() // an hour before the last run: Sync.DeltaMargin
+	p := &appkit.Page[Order, Cursor]{Delta: delta && !req.Filter.Any()}
+	if !p.Delta {
+		since = time.Time{}
 	}
-	live, deleted, err := a.shop.Orders(ctx, req.Account.String("token"), since)
+	token, _ := appkit.TokenAuthToken.Get(req.Account)
+	live, deleted, err := a.shop.Orders(ctx, token, since)
 	if err != nil {
 		return nil, a.shopError(err)
 	}
@@ -208,7 +210,8 @@ func (a *App) install(ctx context.Context, req *appkit.WebhookRequest) (*appkit.
 		id = "wh_" + hex.EncodeToString(b)
 	}
 	events := []string{shop.OrderCreated, shop.OrderUpdated, shop.OrderDeleted}
-	if err := a.shop.Subscribe(ctx, req.Account.String("token"), shop.Subscription{ID: id, URL: req.URL, Secret: a.secret(id), Events: events}); err != nil {
+	token, _ := appkit.TokenAuthToken.Get(req.Account)
+	if err := a.shop.Subscribe(ctx, token, shop.Subscription{ID: id, URL: req.URL, Secret: a.secret(id), Events: events}); err != nil {
 		return nil, a.shopError(err)
 	}
 	return &appkit.Webhook{ID: id, Events: events}, nil
@@ -219,7 +222,8 @@ func (a *App) delete(ctx context.Context, req *appkit.WebhookRequest) error {
 	if req.Webhook == nil || !validHookID(req.Webhook.ID) {
 		return appkit.BadRequest("webhook: not a webhook of this app")
 	}
-	return a.shopError(a.shop.Unsubscribe(ctx, req.Account.String("token"), req.Webhook.ID))
+	token, _ := appkit.TokenAuthToken.Get(req.Account)
+	return a.shopError(a.shop.Unsubscribe(ctx, token, req.Webhook.ID))
 }
 
 // validHookID reports whether id has the form install gives: wh_ and 24
