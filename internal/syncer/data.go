@@ -63,6 +63,7 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 	start := time.Now()
 	cur := run.Page[t]
 	next := fetch(cur)
+	guard := newPageGuard(e, t, cur)
 	// Pages are committed in batches (with the position after the last
 	// one): fewer commits write far fewer pages to disk, and a stopped run
 	// redoes at most one batch. A batch is opened only once its first page
@@ -93,8 +94,11 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 					if len(bytes.TrimSpace(nextCfg)) == 0 || string(nextCfg) == "null" {
 						nextCfg = json.RawMessage("{}")
 					}
-					if len(cur) > 0 && bytes.Equal(bytes.TrimSpace(nextCfg), bytes.TrimSpace(cur)) {
-						stop = fmt.Errorf("data of type %s, page %d: the app sent back the same nextPageConfig; stopping rather than looping", t, tr.Pages+1)
+					if err, drop := guard.next(tr.Pages+1, len(p.Items), nextCfg); err != nil {
+						stop = err
+						if drop {
+							s.Run = nil // nothing removed; the next run starts afresh
+						}
 						return nil
 					}
 					next = fetch(nextCfg)
@@ -133,6 +137,9 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 					timer.Stop()
 				case <-timer.C:
 					return nil // the next page starts the next batch
+				case <-ctx.Done():
+					timer.Stop()
+					return ctx.Err()
 				}
 			}
 		})

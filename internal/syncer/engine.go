@@ -59,6 +59,24 @@ func acquire(st *store.Store, key string) (release func(), ok bool) {
 	}, true
 }
 
+// Defaults of the bounds of a run (see Options).
+const (
+	DefaultMaxPages      = 100000
+	DefaultMaxEmptyPages = 1000
+	DefaultMaxRunTime    = 6 * time.Hour
+)
+
+// ErrCanceled is wrapped, with the context's cause (context.Canceled when
+// the context was canceled), by the error of a run whose context ended: the
+// run stops at once and removes nothing; what it committed stays and the
+// next Run resumes it.
+var ErrCanceled = errors.New("run canceled")
+
+// ErrLoop is wrapped by the error of a run whose app sent a nextPageConfig
+// already seen in the run for that type (a cursor that cycles): the run
+// stops and is dropped, removing nothing.
+var ErrLoop = errors.New("the app's pagination loops")
+
 // Options say which app to synchronize and how.
 type Options struct {
 	// AppURL is the app's base address.
@@ -88,6 +106,17 @@ type Options struct {
 	MaxBody int64
 	// Retry is the policy for failures that may pass (zero: DefaultRetry).
 	Retry Retry
+	// MaxPages bounds the pages of one type in one run, resumed runs
+	// included (0: DefaultMaxPages). A run that reaches it stops with
+	// ErrLimit and is dropped: the next run starts from the first page.
+	MaxPages int
+	// MaxEmptyPages bounds the consecutive pages without items that still
+	// say hasNext (0: DefaultMaxEmptyPages); past it the run stops with
+	// ErrLimit and is dropped.
+	MaxEmptyPages int
+	// MaxRunTime bounds one call of Run (0: DefaultMaxRunTime). Past it the
+	// run stops with ErrLimit, its position saved: the next Run resumes it.
+	MaxRunTime time.Duration
 	// CommitItems and CommitEvery bound a batch of pages committed together
 	// (with the position after them): a stopped run redoes at most one
 	// batch (0: 20,000 items, 1 s).
@@ -238,7 +267,27 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.run(ctx)
+	return e.bounded(ctx)
+}
+
+// errRunTime is the cause of the end of a run's context at MaxRunTime.
+var errRunTime = errors.New("MaxRunTime")
+
+// bounded is run within MaxRunTime, its error telling a canceled run and
+// one out of time apart from the failures of the app or the store.
+func (e *engine) bounded(ctx context.Context) (*Report, error) {
+	e.started = e.now()
+	runCtx, cancel := context.WithTimeoutCause(ctx, e.opts.MaxRunTime, errRunTime)
+	defer cancel()
+	rep, err := e.run(runCtx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w (%w): %v", ErrCanceled, context.Cause(ctx), err)
+	case errors.Is(context.Cause(runCtx), errRunTime) && !errors.Is(err, ErrLimit):
+		err = fmt.Errorf("%w: the run lasted longer than %s (MaxRunTime); run again to resume it: %v", ErrLimit, e.opts.MaxRunTime, err)
+	}
+	return rep, err
 }
 
 type engine struct {
@@ -247,6 +296,8 @@ type engine struct {
 	c    *client
 	now  func() time.Time
 	log  func(string)
+	// started is when the run began (by the clock now).
+	started time.Time
 	// schemaStepDone, when set (by tests), is told about each committed
 	// step of the schema mapping and the number of changes it held; an
 	// error stops the mapping there.
@@ -268,6 +319,15 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 	}
 	if opts.CommitEvery <= 0 {
 		opts.CommitEvery = time.Second
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = DefaultMaxPages
+	}
+	if opts.MaxEmptyPages <= 0 {
+		opts.MaxEmptyPages = DefaultMaxEmptyPages
+	}
+	if opts.MaxRunTime <= 0 {
+		opts.MaxRunTime = DefaultMaxRunTime
 	}
 	if opts.Retry.Attempts == 0 {
 		opts.Retry = DefaultRetry
