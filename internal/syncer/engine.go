@@ -64,6 +64,8 @@ const (
 	DefaultMaxPages      = 100000
 	DefaultMaxEmptyPages = 1000
 	DefaultMaxRunTime    = 6 * time.Hour
+	// DefaultMaxBody bounds an answer of the app (decompressed).
+	DefaultMaxBody = 64 << 20
 )
 
 // ErrCanceled is wrapped, with the context's cause (context.Canceled when
@@ -102,7 +104,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// RequestTimeout bounds one call to the app (0: 60 s).
 	RequestTimeout time.Duration
-	// MaxBody bounds one answer (0: 256 MiB).
+	// MaxBody bounds one answer of the app, counted decompressed (0:
+	// DefaultMaxBody). A data page is decoded as it arrives and only its
+	// converted values are kept: it costs about twice its size in memory.
 	MaxBody int64
 	// Retry is the policy for failures that may pass (zero: DefaultRetry).
 	Retry Retry
@@ -296,6 +300,9 @@ type engine struct {
 	c    *client
 	now  func() time.Time
 	log  func(string)
+	// beforeWrite, when set (by tests), is called with each page decoded,
+	// right before it is written.
+	beforeWrite func()
 	// started is when the run began (by the clock now).
 	started time.Time
 	// schemaStepDone, when set (by tests), is told about each committed
@@ -312,7 +319,7 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 		opts.RequestTimeout = 60 * time.Second
 	}
 	if opts.MaxBody <= 0 {
-		opts.MaxBody = 256 << 20
+		opts.MaxBody = DefaultMaxBody
 	}
 	if opts.CommitItems <= 0 {
 		opts.CommitItems = 20000
