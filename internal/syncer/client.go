@@ -182,19 +182,20 @@ func (c *client) raw(ctx context.Context, method, path string, body any) (int, s
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return resp.StatusCode, resp.Header.Get("Content-Type"), data, failure(path, resp, data)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	limit := min(c.maxBody, MaxAnswer)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return 0, "", nil, c.netError(callCtx, path, err)
 	}
-	if int64(len(data)) > c.maxBody {
-		return resp.StatusCode, "", nil, c.tooLarge(path, resp.StatusCode)
+	if int64(len(data)) > limit {
+		return resp.StatusCode, "", nil, tooLarge(path, resp.StatusCode, limit)
 	}
 	return resp.StatusCode, resp.Header.Get("Content-Type"), data, nil
 }
 
-// tooLarge is the error of an answer over MaxBody.
-func (c *client) tooLarge(path string, status int) *AppError {
-	return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer larger than %d bytes (decompressed)", c.maxBody)}
+// tooLarge is the error of an answer over its bound.
+func tooLarge(path string, status int, limit int64) *AppError {
+	return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer larger than %d bytes (decompressed)", limit)}
 }
 
 // notJSON is the error of a 2xx answer whose content type is not JSON
@@ -275,7 +276,7 @@ func (c *client) stream(ctx context.Context, method, path string, body any, read
 	p, err := read(r)
 	switch {
 	case lb.over:
-		return nil, c.tooLarge(path, resp.StatusCode)
+		return nil, tooLarge(path, resp.StatusCode, c.maxBody)
 	case lb.err != nil:
 		return nil, c.netError(callCtx, path, lb.err)
 	case err != nil:

@@ -61,7 +61,9 @@
 // stopped midway is completed by the next run.
 //
 // An answer is read through Options.MaxBody, counted decompressed
-// (DefaultMaxBody, 64 MiB): a gzip bomb stops at the bound. A data page is
+// (DefaultMaxBody, 64 MiB): a gzip bomb stops at the bound. Answers other
+// than data pages (config, schema...), decoded whole, stop at MaxAnswer
+// (16 MiB). A data page is
 // decoded as it arrives, an item at a time, each converted at once into
 // the values of the mapped fields; the rest of the item is dropped. A page
 // costs about twice its size in memory while it is written, in batches of

@@ -28,6 +28,10 @@ const (
 	MaxFields = 5000
 	// MaxOptions bounds the declared options of one select field.
 	MaxOptions = 1000
+	// MaxAnswer bounds the answers other than data pages (the descriptor,
+	// config, schema, validate, datalists...), which are decoded whole;
+	// Options.MaxBody applies too when smaller.
+	MaxAnswer = 16 << 20
 )
 
 // schemaBatch bounds the schema changes made in one write transaction when

@@ -204,3 +204,21 @@ func TestSchemaLimits(t *testing.T) {
 		})
 	}
 }
+
+// A schema answer over MaxAnswer is refused naming the bound, even under a
+// larger MaxBody; nothing is mapped.
+func TestSchemaAnswerBounded(t *testing.T) {
+	t.Parallel()
+	cfg, schema := wideSchema(1, 1, 0)
+	schema["t000"]["f000"].(map[string]any)["description"] = strings.Repeat("d", MaxAnswer)
+	srv := schemaApp(t, cfg, schema)
+	st := openTestStore(t)
+	_, err := Run(context.Background(), st, Options{AppURL: srv.URL, MaxBody: 4 * MaxAnswer})
+	var ae *AppError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), fmt.Sprintf("answer larger than %d bytes", MaxAnswer)) {
+		t.Fatalf("err = %v, want the answer refused at %d bytes", err, MaxAnswer)
+	}
+	if got := catalogOf(t, st); len(got) != 0 {
+		t.Errorf("%d types mapped", len(got))
+	}
+}
