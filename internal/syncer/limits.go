@@ -100,7 +100,7 @@ func cursorHash(c json.RawMessage) [sha256.Size]byte {
 // next checks a page of items received with hasNext and its next cursor:
 // an error says why the run stops. drop says whether the run in progress is
 // dropped (the next run starts afresh) rather than kept to be resumed.
-func (g *pageGuard) next(page, items int, cursor json.RawMessage) (err error, drop bool) {
+func (g *pageGuard) next(page, items int, cursor json.RawMessage) (drop bool, err error) {
 	opts := &g.e.opts
 	if items == 0 {
 		g.empty++
@@ -110,16 +110,16 @@ func (g *pageGuard) next(page, items int, cursor json.RawMessage) (err error, dr
 	h := cursorHash(cursor)
 	switch {
 	case g.seen[h]:
-		return fmt.Errorf("%w: data of type %s, page %d: the app sent a nextPageConfig it had already sent in this run (%.100s); stopping rather than looping", ErrLoop, g.t, page, cursor), true
+		return true, fmt.Errorf("%w: data of type %s, page %d: the app sent a nextPageConfig it had already sent in this run; stopping rather than looping", ErrLoop, g.t, page)
 	case g.empty >= opts.MaxEmptyPages:
-		return fmt.Errorf("%w: data of type %s: %d pages in a row without items (MaxEmptyPages)", ErrLimit, g.t, g.empty), true
+		return true, fmt.Errorf("%w: data of type %s: %d pages in a row without items (MaxEmptyPages)", ErrLimit, g.t, g.empty)
 	case page >= opts.MaxPages:
-		return fmt.Errorf("%w: data of type %s: %d pages and the app has more (MaxPages)", ErrLimit, g.t, page), true
+		return true, fmt.Errorf("%w: data of type %s: %d pages and the app has more (MaxPages)", ErrLimit, g.t, page)
 	case g.e.now().Sub(g.e.started) >= opts.MaxRunTime:
-		return fmt.Errorf("%w: data of type %s, page %d: the run lasted longer than %s (MaxRunTime); run again to resume it", ErrLimit, g.t, page, opts.MaxRunTime), false
+		return false, fmt.Errorf("%w: data of type %s, page %d: the run lasted longer than %s (MaxRunTime); run again to resume it", ErrLimit, g.t, page, opts.MaxRunTime)
 	}
 	if len(g.seen) < opts.MaxPages {
 		g.seen[h] = true
 	}
-	return nil, false
+	return false, nil
 }

@@ -102,7 +102,7 @@ func (tt *typeRun) batch(ctx context.Context, f fetched) (done bool, stop, err e
 		items := 0
 		for {
 			var n int
-			n, done, stop, err = tt.take(tx, ctx, f)
+			n, done, stop, err = tt.take(ctx, tx, f)
 			if err != nil {
 				return err // nothing of the batch is kept
 			}
@@ -135,7 +135,7 @@ func (tt *typeRun) batch(ctx context.Context, f fetched) (done bool, stop, err e
 // page, stop for an error that ends the run once the pages before are
 // committed, and err for a page that could not be written (the batch
 // rolls back).
-func (tt *typeRun) take(tx *store.Tx, ctx context.Context, f fetched) (n int, done bool, stop, err error) {
+func (tt *typeRun) take(ctx context.Context, tx *store.Tx, f fetched) (n int, done bool, stop, err error) {
 	run, tr, t := tt.s.Run, tt.tr, tt.t
 	if f.err != nil {
 		var ae *AppError
@@ -149,7 +149,7 @@ func (tt *typeRun) take(tx *store.Tx, ctx context.Context, f fetched) (n int, do
 		if len(p.next) == 0 || string(p.next) == "null" {
 			p.next = json.RawMessage("{}")
 		}
-		if err, drop := tt.guard.next(tr.Pages+1, p.items, p.next); err != nil {
+		if drop, err := tt.guard.next(tr.Pages+1, p.items, p.next); err != nil {
 			if drop {
 				tt.s.Run = nil // nothing removed; the next run starts afresh
 			}
