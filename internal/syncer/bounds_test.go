@@ -60,6 +60,9 @@ func TestRunBounds(t *testing.T) {
 			syncer.Options{MaxEmptyPages: 5}, syncer.ErrLimit, "MaxEmptyPages", 7, false},
 		{"pages without end", func(n int) ([]map[string]any, any) { return oneItem(n), map[string]any{"C": n + 1} },
 			syncer.Options{MaxPages: 6}, syncer.ErrLimit, "MaxPages", 8, false},
+		{"cursor too large", func(n int) ([]map[string]any, any) {
+			return oneItem(n), map[string]any{"C": n + 1, "pad": strings.Repeat("p", syncer.MaxCursor)}
+		}, syncer.Options{}, syncer.ErrLimit, "MaxCursor", 2, false},
 		{"out of time", func(n int) ([]map[string]any, any) { return oneItem(n), map[string]any{"C": n + 1} },
 			syncer.Options{MaxRunTime: time.Hour}, syncer.ErrLimit, "MaxRunTime", 6, true},
 	} {

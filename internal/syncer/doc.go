@@ -70,9 +70,9 @@
 // 2,000 rows.
 //
 // A run is bounded too: a nextPageConfig already sent in the run for the
-// type (a cursor that cycles) stops it with ErrLoop; Options.MaxPages
-// (DefaultMaxPages, 100,000 pages of a type, resumed runs included) and
-// Options.MaxEmptyPages (DefaultMaxEmptyPages, 1,000 pages in a row without
+// type (a cursor that cycles) stops it with ErrLoop; a nextPageConfig over
+// MaxCursor (64 KiB), Options.MaxPages (DefaultMaxPages, 100,000 pages of
+// a type, resumed runs included) and Options.MaxEmptyPages (DefaultMaxEmptyPages, 1,000 pages in a row without
 // items that still say hasNext) stop it with ErrLimit. Those runs are
 // dropped (the next run starts afresh) and remove nothing. Past
 // Options.MaxRunTime (DefaultMaxRunTime, 6 hours, per call of Run) the run

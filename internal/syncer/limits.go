@@ -32,6 +32,9 @@ const (
 	// config, schema, validate, datalists...), which are decoded whole;
 	// Options.MaxBody applies too when smaller.
 	MaxAnswer = 16 << 20
+	// MaxCursor bounds a nextPageConfig (kept in the run's saved state and
+	// sent back with the next data request).
+	MaxCursor = 64 << 10
 )
 
 // schemaBatch bounds the schema changes made in one write transaction when
@@ -106,6 +109,9 @@ func (g *pageGuard) next(page, items int, cursor json.RawMessage) (drop bool, er
 		g.empty++
 	} else {
 		g.empty = 0
+	}
+	if len(cursor) > MaxCursor {
+		return true, fmt.Errorf("%w: data of type %s, page %d: a nextPageConfig of %d bytes; the host keeps at most %d (MaxCursor)", ErrLimit, g.t, page, len(cursor), MaxCursor)
 	}
 	h := cursorHash(cursor)
 	switch {
