@@ -37,10 +37,10 @@ func oneItem(n int) []map[string]any {
 }
 
 // A run whose app never ends is bounded: a cursor that cycles, a cursor
-// that changes on empty pages, pages without end, and a run out of time
-// each stop it with a named error; nothing of the last good run is removed,
-// and a run that cannot end is dropped (the next one starts afresh) while
-// one out of time is kept to be resumed.
+// that changes on empty pages, pages without end, a cursor too large and a
+// run out of time each stop it with a named error; nothing of the last good
+// run is removed, and a run that cannot end is dropped (the next one starts
+// afresh) while one out of time is kept to be resumed.
 func TestRunBounds(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
