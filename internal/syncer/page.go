@@ -223,21 +223,23 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 	}
 	mode := protocol.SyncFull
 	for dec.More() {
-		key, err := dec.Token()
+		tok, err := dec.Token()
 		if err != nil {
 			return nil, err
 		}
-		switch key {
-		case "items":
+		// Keys match regardless of case, as encoding/json matches them.
+		key, _ := tok.(string)
+		switch {
+		case strings.EqualFold(key, "items"):
 			b = newPageBuilder(cols, d.page) // a repeated key: the last wins
 			if err := d.items(dec, b); err != nil {
 				return nil, err
 			}
-		case "pagination":
+		case strings.EqualFold(key, "pagination"):
 			if err := dec.Decode(&pag); err != nil {
 				return nil, fmt.Errorf("pagination: %w", err)
 			}
-		case "synchronizationType":
+		case strings.EqualFold(key, "synchronizationType"):
 			var st any
 			if err := dec.Decode(&st); err != nil {
 				return nil, err
