@@ -38,8 +38,15 @@ func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bo
 	if b.maxBytes <= 0 {
 		b.maxBytes = MaxResultBytes
 	}
-	if p.CountSQL != "" {
-		n, err := p.count(ctx, db)
+	for i := 0; i <= len(p.steps); i++ {
+		s := countStep{sql: p.CountSQL, args: p.CountArgs}
+		if i < len(p.steps) {
+			s = p.steps[i]
+		}
+		if s.sql == "" {
+			continue
+		}
+		n, err := count(ctx, db, s.sql, s.args)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,8 +97,8 @@ func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bo
 }
 
 // count runs CountSQL.
-func (p *Plan) count(ctx context.Context, db store.Querier) (int64, error) {
-	rows, err := db.QueryContext(ctx, p.CountSQL, p.CountArgs...)
+func count(ctx context.Context, db store.Querier, sql string, args []any) (int64, error) {
+	rows, err := db.QueryContext(ctx, sql, args...)
 	if err != nil {
 		return 0, fmt.Errorf("query: count: %w", err)
 	}

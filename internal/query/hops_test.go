@@ -1,0 +1,85 @@
+package query_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/query"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// Filters through collections compile to sub-queries that do not depend on
+// the row tested, so the database evaluates each once per statement: a
+// correlated EXISTS through n collections costs the product of their sizes
+// (a filter through three relation hops ran for the whole request timeout).
+// SQLite's query plan names correlated sub-queries; none is left. The
+// answers keep EXISTS's meaning, for entities whose to-one path leads
+// nowhere too.
+func TestFiltersThroughCollectionsAreUncorrelated(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	limitsFixture(t, st, 2, 3)
+	write(t, st, func(tx *store.Tx) error {
+		_, err := tx.Create("P/Task", map[string]any{"P/name": "orphan"})
+		return err
+	})
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(op query.Op, v string) *query.Filter {
+		return &query.Filter{Op: op, Path: query.Path{Fields: []string{"P/name"}}, Value: query.Value{Literal: v}}
+	}
+	through := func(op query.Op, sub *query.Filter) *query.Filter {
+		return &query.Filter{Op: op, Path: query.Path{Fields: []string{"P/project", "P/tasks"}}, Sub: []*query.Filter{sub}}
+	}
+	path := func(op query.Op, v string) *query.Filter {
+		return &query.Filter{Op: op, Path: query.Path{Fields: []string{"P/project", "P/tasks", "P/tags", "P/name"}}, Value: query.Value{Literal: v}}
+	}
+	for _, c := range []struct {
+		name  string
+		where *query.Filter
+		want  int // tasks matched, of 2 × 3 and the orphan
+	}{
+		{"some, two hops", through(query.OpSome, through(query.OpSome, name(query.OpEq, "p1-t02"))), 3},
+		{"none, two hops", through(query.OpNone, through(query.OpSome, name(query.OpEq, "p1-t02"))), 4},
+		{"none of nothing", through(query.OpNone, name(query.OpEq, "nothing")), 7},
+		{"path through collections", path(query.OpEq, "tag1"), 6},
+		{"negated path", path(query.OpNe, "tag1"), 1},
+		{"empty collection", &query.Filter{Op: query.OpIsNull, Path: query.Path{Fields: []string{"P/project", "P/tasks"}}}, 1},
+	} {
+		plan, err := query.Compile(cat, st.Dialect(), &query.Query{From: "P/Task", Select: sel("P/name"), Where: c.where, NoLimit: true}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rows, err := plan.Run(context.Background(), st.DB())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(rows) != c.want {
+			t.Errorf("%s: %d tasks, want %d", c.name, len(rows), c.want)
+		}
+		eqp, err := st.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+plan.SQL, plan.Args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []string
+		for eqp.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := eqp.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, detail)
+		}
+		eqp.Close()
+		if plan := strings.Join(steps, "\n"); strings.Contains(plan, "CORRELATED") {
+			t.Errorf("%s: a correlated sub-query:\n%s", c.name, plan)
+		}
+	}
+}
