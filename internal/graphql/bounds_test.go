@@ -230,3 +230,28 @@ func TestAnswerRowsStopEarly(t *testing.T) {
 		}
 	}
 }
+
+// Selections nest at most as deep in the query model as the command API's
+// select lists (query.MaxSelectDepth): the 150-byte selection that ran SQL
+// for the whole timeout is refused before it runs.
+func TestSelectionNestingIsBounded(t *testing.T) {
+	t.Parallel()
+	svc := trackerService(t, Config{})
+	nest := func(levels int) string {
+		sel := "name"
+		for range levels {
+			sel = "project { tasks { " + sel + " } }"
+		}
+		return `{ findTasks(name: {is: "Fix bug"}) { ` + sel + ` } }`
+	}
+	// Four project-tasks pairs are 8 levels below the find's own list.
+	if got := run(t, svc, "tracker", nest(query.MaxSelectDepth/2), nil); strings.Contains(got, "errors") || strings.Count(got, `"name":`) != 1<<(query.MaxSelectDepth/2) {
+		t.Errorf("at the bound: %.300s", got)
+	}
+	for _, levels := range []int{query.MaxSelectDepth/2 + 1, 6} {
+		got := run(t, svc, "tracker", nest(levels), nil)
+		if want := fmt.Sprintf(`{"errors":[{"message":"select nested deeper than %d","locations":[{"line":1,"column":3}],"path":["findTasks"],"extensions":{"code":"query.error/invalid"}}],"data":{"findTasks":null}}`, query.MaxSelectDepth); got != want {
+			t.Errorf("%d levels:\n got %s\nwant %s", levels, got, want)
+		}
+	}
+}

@@ -129,6 +129,9 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	if len(q.Select) == 0 {
 		return nil, qerr("empty select list")
 	}
+	if err := checkShape(q); err != nil {
+		return nil, err
+	}
 	var joins []string
 	base := c.newScope(ty, &joins)
 	var sel sqlPart

@@ -83,3 +83,71 @@ func TestFiltersThroughCollectionsAreUncorrelated(t *testing.T) {
 		}
 	}
 }
+
+// Compile refuses select lists nested deeper than MaxSelectDepth and
+// conditions reaching further than MaxPathFields, and accepts them at the
+// bounds, before anything runs.
+func TestShapeBounds(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	limitsFixture(t, st, 1, 1)
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nested: a task's project and that project's tasks, to depth lists
+	// below the top one.
+	nested := func(depth int) []query.Select {
+		s := sel("P/name")
+		for i := 0; i < depth; i++ {
+			if i%2 == 0 {
+				s = []query.Select{{Kind: query.SelectCollection, Key: "t", Field: "P/tasks", Sub: s}}
+			} else {
+				s = []query.Select{{Kind: query.SelectObject, Key: "p", Field: "P/project", Sub: s}}
+			}
+		}
+		return s
+	}
+	// reaching: a condition through q/some nesting reaching n fields.
+	reaching := func(n int) *query.Filter {
+		f := &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"P/name"}}, Value: query.Value{Literal: "x"}}
+		if n--; n%2 == 1 {
+			f = &query.Filter{Op: query.OpSome, Path: query.Path{Fields: []string{"P/tags"}}, Sub: []*query.Filter{f}}
+			n--
+		}
+		for ; n >= 2; n -= 2 {
+			f = &query.Filter{Op: query.OpSome, Path: query.Path{Fields: []string{"P/project", "P/tasks"}}, Sub: []*query.Filter{f}}
+		}
+		return &query.Filter{Op: query.OpAnd, Sub: []*query.Filter{f}}
+	}
+	from := func(depth int) string {
+		if depth%2 == 1 {
+			return "P/Project"
+		}
+		return "P/Task"
+	}
+	for _, c := range []struct {
+		name string
+		q    *query.Query
+		want string
+	}{
+		{"select at the bound", &query.Query{From: from(query.MaxSelectDepth), Select: nested(query.MaxSelectDepth)}, ""},
+		{"select past the bound", &query.Query{From: from(query.MaxSelectDepth + 1), Select: nested(query.MaxSelectDepth + 1)}, "select nested deeper than 8"},
+		{"filter at the bound", &query.Query{From: "P/Task", Select: sel("P/name"), Where: reaching(query.MaxPathFields)}, ""},
+		{"filter past the bound", &query.Query{From: "P/Task", Select: sel("P/name"), Where: reaching(query.MaxPathFields + 1)}, "a filter reaches 9 fields deep through relations; at most 8"},
+		{"an inner list's filter past the bound", &query.Query{From: "P/Project", Select: []query.Select{{Kind: query.SelectCollection, Key: "t", Field: "P/tasks", Sub: sel("P/name"), Where: reaching(query.MaxPathFields + 1)}}},
+			"a filter reaches 9 fields deep through relations; at most 8"},
+	} {
+		_, err := query.Compile(cat, st.Dialect(), c.q, nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
