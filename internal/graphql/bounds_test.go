@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/query"
@@ -253,5 +254,55 @@ func TestSelectionNestingIsBounded(t *testing.T) {
 		if want := fmt.Sprintf(`{"errors":[{"message":"select nested deeper than %d","locations":[{"line":1,"column":3}],"path":["findTasks"],"extensions":{"code":"query.error/invalid"}}],"data":{"findTasks":null}}`, query.MaxSelectDepth); got != want {
 			t.Errorf("%d levels:\n got %s\nwant %s", levels, got, want)
 		}
+	}
+}
+
+// One viewer's queries take at most its slots of the gate: a viewer
+// holding them all waits for one, and another viewer's query runs
+// meanwhile.
+func TestViewerQueriesAreGated(t *testing.T) {
+	t.Parallel()
+	gate := query.NewGate(2)
+	waits := make(chan string, 4)
+	gate.OnWait = func(client string) { waits <- client }
+	svc := trackerService(t, Config{Gate: gate})
+	ctx := context.Background()
+	for range gate.PerClient() {
+		release, err := gate.Enter(ctx, "user:"+viewer.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+	}
+	held := make(chan string, 1)
+	go func() {
+		resp, err := svc.Execute(ctx, "tracker", viewer, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+		if err != nil {
+			held <- err.Error()
+			return
+		}
+		b, _ := resp.MarshalJSON()
+		held <- string(b)
+	}()
+	select {
+	case c := <-waits:
+		if c != "user:"+viewer.ID {
+			t.Fatalf("%s waits", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the viewer's query did not wait for a slot")
+	}
+	other := Viewer{ID: "u2", Email: "bob@example.com"}
+	resp, err := svc.Execute(ctx, "tracker", other, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resp.MarshalJSON(); string(b) != `{"data":{"findTasks":[{"name":"idle"}]}}` {
+		t.Fatalf("the other viewer: %s", b)
+	}
+	select {
+	case got := <-held:
+		t.Fatalf("answered while its slots were held: %s", got)
+	default:
 	}
 }

@@ -31,6 +31,11 @@ func (p *Plan) RunSized(ctx context.Context, db store.Querier) ([]map[string]any
 }
 
 func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bounds, error) {
+	release, err := enter(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	b := &bounds{maxRows: p.MaxRows, maxBytes: p.MaxBytes}
 	if b.maxRows <= 0 {
 		b.maxRows = MaxResultRows
