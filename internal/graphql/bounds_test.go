@@ -306,3 +306,26 @@ func TestViewerQueriesAreGated(t *testing.T) {
 	default:
 	}
 }
+
+// A mutation group without limit acts on at most Config.MaxSelected
+// entities: at the bound it acts on all of them, past it on none (the
+// whole group is refused, nothing changed), and a limit pages through more.
+func TestMutationGroupSelectionIsBounded(t *testing.T) {
+	t.Parallel()
+	if got := New(Config{}).cfg.MaxSelected; got != MaxSelected {
+		t.Errorf("default bound %d, want MaxSelected %d", got, MaxSelected)
+	}
+	svc := trackerService(t, Config{MaxSelected: 3})
+	steps := []struct{ name, query, want string }{
+		{"past the bound", `mutation { tasks { update(points: 1) { message } } }`,
+			`{"errors":[{"message":"the filter selects more than 3 entities: act on them in pages with limit, offset and orderBy","locations":[{"line":1,"column":20}],"path":["tasks","update"],"extensions":{"code":"BAD_USER_INPUT"}}],"data":{"tasks":null}}`},
+		{"nothing changed", `{ findTasks(points: {is: 1}) { name } }`, `{"data":{"findTasks":[]}}`},
+		{"at the bound", `mutation { tasks(name: {isNot: "idle"}) { update(points: 1) { message } } }`, `{"data":{"tasks":{"update":{"message":"updated 3 Tasks"}}}}`},
+		{"a limit pages past it", `mutation { tasks(limit: 4) { countOfEntities } }`, `{"data":{"tasks":{"countOfEntities":4}}}`},
+	}
+	for _, s := range steps {
+		if got := run(t, svc, "tracker", s.query, nil); got != s.want {
+			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
+		}
+	}
+}

@@ -104,16 +104,16 @@ func (g *group) selected() ([]string, error) {
 	if g.loaded {
 		return g.ids, nil
 	}
-	limit := g.limit
+	limit, most := g.limit, g.e.svc.cfg.MaxSelected
 	if limit <= 0 {
-		limit = MaxSelected + 1
+		limit = most + 1 // one more tells that the filter selects too many
 	}
 	ids, err := g.e.ids(g.tx.Querier(), g.o, g.where, g.order, limit, g.offset)
 	if err != nil {
 		return nil, err
 	}
-	if g.limit <= 0 && len(ids) > MaxSelected {
-		return nil, userErrorf("the filter selects more than %d entities: act on them in pages with limit, offset and orderBy", MaxSelected)
+	if g.limit <= 0 && len(ids) > most {
+		return nil, userErrorf("the filter selects more than %d entities: act on them in pages with limit, offset and orderBy", most)
 	}
 	if g.limit < 0 {
 		ids = nil

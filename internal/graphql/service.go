@@ -64,6 +64,9 @@ type Config struct {
 	// request whose context was already admitted through a gate (the host's,
 	// shared with the command API) keeps that admission.
 	Gate *query.Gate
+	// MaxSelected bounds the entities a mutation group without limit acts
+	// on (0: MaxSelected).
+	MaxSelected int
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
@@ -185,6 +188,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxSelected <= 0 {
+		cfg.MaxSelected = MaxSelected
 	}
 	if cfg.Gate == nil {
 		cfg.Gate = query.NewGate(query.DefaultQueriesPerClient)
