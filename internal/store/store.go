@@ -136,6 +136,9 @@ type Store struct {
 	fresh *freshness
 }
 
+// enableRandPool turns uuid's random pool on once.
+var enableRandPool sync.Once
+
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
@@ -186,8 +189,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
 	// Entity ids come from a buffered random pool (far fewer reads of
-	// crypto/rand per created entity).
-	uuid.EnableRandPool()
+	// crypto/rand per created entity). Enabling it writes uuid's globals:
+	// once per process, never while another store makes ids.
+	enableRandPool.Do(uuid.EnableRandPool)
 	s := &Store{db: db, dialect: d, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
