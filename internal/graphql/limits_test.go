@@ -10,6 +10,7 @@ import (
 )
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), "sqlite::memory:")
 	if err != nil {
 		t.Fatal(err)

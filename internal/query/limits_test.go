@@ -124,6 +124,7 @@ func tooLarge(t *testing.T, err error, key string, max int) {
 // The count statement counts exactly the objects the result holds, for
 // every kind of select and filter.
 func TestCountMatchesResult(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		limitsFixture(t, st, 3, 4)
 		name := func(op query.Op, v string) *query.Filter {
@@ -185,6 +186,7 @@ func TestCountMatchesResult(t *testing.T) {
 // A result is bounded in rows (rows plus collection items) and bytes, at
 // the bound and one past it, whether or not collections nest.
 func TestResultBounds(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		limitsFixture(t, st, 3, 4)
 		cat, err := st.Catalog(context.Background())
@@ -254,6 +256,7 @@ func TestResultBounds(t *testing.T) {
 // before the database builds it: over 18 tasks it holds 111,151 objects.
 // Two levels fit.
 func TestBackAndForthRefused(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		limitsFixture(t, st, 1, 18)
 		cat, err := st.Catalog(context.Background())
