@@ -502,7 +502,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{}
+	ld := e.answerLoader()
 	for _, r := range rows {
 		e.need(g.o, fields, r, ld)
 	}
@@ -878,7 +878,10 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 	if err != nil {
 		return err
 	}
-	ld := &loader{}
+	// The current documents are read to be written again: what the
+	// request may still write bounds them.
+	left := int64(g.e.svc.cfg.MaxWriteBytes) - g.e.written
+	ld := &loader{max: int(max(left, 1)), tooLarge: tooLargef("the %s documents to change are larger than the %d bytes one request may write; act on fewer entities per request", fd.name, g.e.svc.cfg.MaxWriteBytes)}
 	for _, id := range ids {
 		if s, ok := secrets[id]; ok {
 			ld.wantDoc(s)
