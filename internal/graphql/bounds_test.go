@@ -134,6 +134,18 @@ func TestFragmentBounds(t *testing.T) {
 		chain += fmt.Sprintf(" fragment C%d on Task { ...C%d ...C%d }", i, i+1, i+1)
 	}
 	chain += " fragment C30 on Task { ...C0 }"
+	var atBound strings.Builder
+	atBound.WriteString(`{ findTasks(name: {is: "idle"}) {`)
+	for i := range MaxFragments {
+		fmt.Fprintf(&atBound, " ...F%d", i)
+	}
+	atBound.WriteString(" } }")
+	for i := range MaxFragments {
+		fmt.Fprintf(&atBound, " fragment F%d on Task { a%d: name }", i, i)
+	}
+	if a := decodeAnswer(t, run(t, svc, "tracker", atBound.String(), nil)); len(a.Errors) != 0 || !strings.Contains(string(a.Data), `"a99":"idle"`) {
+		t.Errorf("%d fragments: %+v %.200s", MaxFragments, a.Errors, a.Data)
+	}
 	for _, c := range []struct{ name, query, want string }{
 		{"fragments", many.String(), fmt.Sprintf("the document defines more than %d fragments", MaxFragments)},
 		{"doubling chain", chain, fmt.Sprintf("the query selects more than %d fields (fragments counted at each use)", DefaultMaxComplexity)},
