@@ -151,3 +151,100 @@ func TestShapeBounds(t *testing.T) {
 		}
 	}
 }
+
+// A limited collection picks and sorts its items first and builds the
+// objects of the picked ones only: in SQLite's plan, no sub-query building
+// an item's object (a correlated sub-query) runs inside the sorted
+// derived table, where it would run for every item before the limit (a
+// selection of limited lists nested six deep ran for the whole timeout).
+func TestLimitedCollectionsBuildPickedItemsOnly(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	limitsFixture(t, st, 2, 3)
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sel("P/name")
+	for range 3 {
+		s = []query.Select{{Kind: query.SelectCollection, Key: "t", Field: "P/tasks", Limit: 2, Sub: []query.Select{
+			{Kind: query.SelectField, Key: "n", Field: "P/name"}, {Kind: query.SelectObject, Key: "p", Field: "P/project", Sub: s}}}}
+	}
+	plan, err := query.Compile(cat, st.Dialect(), &query.Query{From: "P/Project", Select: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, st, &query.Query{From: "P/Project", Select: s}, nil); strings.Count(got, `"P/name"`) != 2*2*2*2 {
+		t.Errorf("result: %s", got)
+	}
+	if plan.CountSQL == "" {
+		t.Fatal("no count statement for limited collections in collections")
+	}
+	builtAfterSort(t, st, "the query", plan.SQL, plan.Args)
+	builtAfterSort(t, st, "the count", plan.CountSQL, plan.CountArgs)
+}
+
+// builtAfterSort checks SQLite's plan of a statement: no correlated
+// sub-query below a derived table that sorts its rows.
+func builtAfterSort(t *testing.T, st *store.Store, what, sqlText string, args []any) {
+	t.Helper()
+	rows, err := st.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sqlText, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	detail := map[int]string{}
+	children := map[int][]int{}
+	for rows.Next() {
+		var id, parent, unused int
+		var d string
+		if err := rows.Scan(&id, &parent, &unused, &d); err != nil {
+			t.Fatal(err)
+		}
+		detail[id] = d
+		children[parent] = append(children[parent], id)
+	}
+	var inside func(id int) bool // a correlated sub-query at or below id
+	inside = func(id int) bool {
+		if strings.HasPrefix(detail[id], "CORRELATED") {
+			return true
+		}
+		for _, c := range children[id] {
+			if inside(c) {
+				return true
+			}
+		}
+		return false
+	}
+	var sorts func(id int) bool // a derived table sorting its rows (in its own co-routines too)
+	sorts = func(id int) bool {
+		for _, c := range children[id] {
+			if detail[c] == "USE TEMP B-TREE FOR ORDER BY" || strings.HasPrefix(detail[c], "CO-ROUTINE") && sorts(c) {
+				return true
+			}
+		}
+		return false
+	}
+	sorted := 0
+	for id, d := range detail {
+		if !strings.HasPrefix(d, "CO-ROUTINE") {
+			continue
+		}
+		if !sorts(id) {
+			continue
+		}
+		sorted++
+		for _, c := range children[id] {
+			if inside(c) {
+				t.Errorf("%s: objects built inside the sorted items (%s):\n%v", what, d, detail)
+			}
+		}
+	}
+	if sorted == 0 {
+		t.Fatalf("%s: no sorted derived table in the plan: %v", what, detail)
+	}
+}
