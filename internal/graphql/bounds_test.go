@@ -317,6 +317,16 @@ func TestViewerQueriesAreGated(t *testing.T) {
 		t.Fatalf("answered while its slots were held: %s", got)
 	default:
 	}
+	// A request the host admitted through its own gate (shared with the
+	// command API) keeps that admission.
+	hostGate := query.NewGate(1)
+	resp, err = svc.Execute(hostGate.Admit(ctx, "user:"+viewer.ID), "tracker", viewer, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resp.MarshalJSON(); string(b) != `{"data":{"findTasks":[{"name":"idle"}]}}` {
+		t.Fatalf("admitted by the host: %s", b)
+	}
 }
 
 // A mutation group without limit acts on at most Config.MaxSelected
