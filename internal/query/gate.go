@@ -16,7 +16,9 @@ const DefaultQueriesPerClient = 2
 // Plan.Run waits for a slot of the client its context was admitted for
 // (Admit), so one client's slow queries wait behind each other instead of
 // holding every connection of the store. A context not admitted runs
-// without a slot. A Gate is safe for concurrent use.
+// without a slot, and so does a query run in a transaction (on the
+// connection the transaction holds already). A Gate is safe for concurrent
+// use.
 type Gate struct {
 	perClient int
 	// OnWait, when set before the gate is used, is called each time a query

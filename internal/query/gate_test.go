@@ -121,3 +121,43 @@ func TestGateKeepsOneClientFromStarvingOthers(t *testing.T) {
 	default:
 	}
 }
+
+// A query in a transaction runs on the connection the transaction holds:
+// it takes no slot, so a client's write waiting for a slot can never wait
+// on the client's reads that wait for that connection.
+func TestGateLeavesTransactionsAlone(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), "sqlite::memory:") // one connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	limitsFixture(t, st, 1, 2)
+	gate := query.NewGate(1)
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gate.OnWait = func(client string) {
+		t.Errorf("%s waited for a slot in a transaction", client)
+		cancel() // it would wait for good
+	}
+	ctx := gate.Admit(base, "c")
+	release, err := gate.Enter(context.Background(), "c") // the client's only slot, held by a read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	err = st.Write(ctx, func(tx *store.Tx) error {
+		plan, err := query.Compile(tx.Catalog(), st.Dialect(), &query.Query{From: "P/Task", Select: sel("P/name")}, nil)
+		if err != nil {
+			return err
+		}
+		rows, err := plan.Run(ctx, tx.Querier())
+		if len(rows) != 2 {
+			t.Errorf("%d rows", len(rows))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -31,11 +32,17 @@ func (p *Plan) RunSized(ctx context.Context, db store.Querier) ([]map[string]any
 }
 
 func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bounds, error) {
-	release, err := enter(ctx)
-	if err != nil {
-		return nil, nil, err
+	// A slot is for taking one of the pool's connections: a query in a
+	// transaction runs on the connection the transaction holds, and waiting
+	// for a slot while holding it could wait on the queries that wait for
+	// that connection.
+	if _, inTx := db.(*sql.Tx); !inTx {
+		release, err := enter(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
 	}
-	defer release()
 	b := &bounds{maxRows: p.MaxRows, maxBytes: p.MaxBytes}
 	if b.maxRows <= 0 {
 		b.maxRows = MaxResultRows
