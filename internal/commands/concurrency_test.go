@@ -17,10 +17,12 @@ import (
 // Concurrent writers and readers: every create succeeds once, public ids are
 // unique and gapless, reads never fail.
 func TestConcurrentCommands(t *testing.T) {
+	t.Parallel()
 	dsns := testkit.StoreDSNs(t)
 	dsns["sqlite-file"] = "sqlite:" + filepath.Join(t.TempDir(), "c.db")
 	for name, dsn := range dsns {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatal(err)
@@ -77,6 +79,7 @@ func TestConcurrentCommands(t *testing.T) {
 
 // Reads inside a platform.command/batch see the batch's own writes.
 func TestBatchReadsItsWrites(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		res := ok(t, api, `{"command":"platform.command/batch","args":{"commands":[
 		 {"command":"platform.schema/batch","args":{"commands":[{"command":"schema.type/create","args":{"platform/name":"C/Item","platform/fields":[{"platform/name":"C/n","platform/type":"platform/int"}]}}]}},

@@ -13,7 +13,7 @@ import (
 // Nesting limits for hostile input (MaxBatchDepth is with the other limits).
 const (
 	maxFilterDepth = 32
-	maxSelectDepth = 8
+	maxSelectDepth = query.MaxSelectDepth
 )
 
 type command struct {
@@ -356,8 +356,8 @@ func decodePath(v any) (query.Path, error) {
 				return inner, nil
 			}
 		}
-		if len(x) == 0 || len(x) > 8 {
-			return query.Path{}, qerr("a path has 1 to 8 field names")
+		if len(x) == 0 || len(x) > query.MaxPathFields {
+			return query.Path{}, qerr("a path has 1 to %d field names", query.MaxPathFields)
 		}
 		p := query.Path{}
 		for _, e := range x {

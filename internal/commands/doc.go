@@ -41,7 +41,8 @@
 //     request.error/invalid-args (data "max-depth"), its enclosing batch
 //     with it, and nothing of it is applied. What a refused batch holds is
 //     not counted against the cap.
-//   - Answer: at most MaxAnswerBytes (32 MiB), measured as the JSON of the
+//   - Answer: at most MaxAnswerBytes (query.MaxAnswerBytes, 32 MiB, the
+//     bound GraphQL's answers share), measured as the JSON of the
 //     answer while results are produced (a query stops as soon as its rows
 //     would not fit in what is left). The command whose result would cross
 //     the bound fails with request.error/too-large (data "max-bytes"); a
@@ -50,9 +51,14 @@
 //     keep their results.
 //   - One query's result: at most 100,000 rows and collection items and
 //     32 MiB (query.error/too-large; package query says how it is counted).
-//   - Query syntax: filters nest at most 32 deep, select lists 8 deep, paths
-//     hold at most 8 fields, at most 16 sort keys, 10,000 values in a q/in
-//     list and 30,000 bound values per query.
+//   - Query syntax: filters nest at most 32 deep, select lists 8 deep
+//     (query.MaxSelectDepth), paths hold at most 8 fields
+//     (query.MaxPathFields), at most 16 sort keys, 10,000 values in a q/in
+//     list and 30,000 bound values per query. Package query says how a
+//     result whose collections nest is counted before it runs.
+//   - Store queries: the host admits each request under its token's user
+//     through a query.Gate shared with GraphQL; one user runs at most
+//     query.DefaultQueriesPerClient (2) queries at once, more wait.
 //
 // # Errors
 //

@@ -18,6 +18,7 @@ func stdEncode(t testing.TB, v any) []byte {
 }
 
 func TestEncodeResultsMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	res := []Result{
 		{Success: true, Result: "ok"},
 		{Success: true, Result: map[string]any{"b": int64(-3), "a": 1.5, "c": nil, "d": []any{true, false, "x"}, "e": json.RawMessage(`{"k":[1,2]}`),
@@ -90,6 +91,7 @@ func checkJSONString(t *testing.T, s string, enc []byte) {
 
 // The forms appendString writes, byte for byte.
 func TestAppendString(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"", `""`},
 		{"plain <b>&</b>", `"plain <b>&</b>"`},

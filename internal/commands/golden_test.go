@@ -51,6 +51,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // The whole schema of the fixture, as platform.schema/query returns it.
 func TestSchemaGolden(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		loadFixture(t, api)
 		s := ok(t, api, `{"command":"platform.schema/query"}`)

@@ -14,6 +14,7 @@ import (
 func forEachStore(t *testing.T, fn func(t *testing.T, api *API, st *store.Store)) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatalf("open %s: %v", name, err)

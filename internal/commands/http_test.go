@@ -23,6 +23,7 @@ func newTestAPI(t *testing.T) *API {
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	api := newTestAPI(t)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
@@ -71,6 +72,7 @@ func TestServeHTTP(t *testing.T) {
 }
 
 func TestServeHTTPTooLarge(t *testing.T) {
+	t.Parallel()
 	api := newTestAPI(t)
 	body := `[{"command":"platform.schema/query","args":{"x":"` + strings.Repeat("a", MaxBodyBytes) + `"}}]`
 	rec := httptest.NewRecorder()
@@ -82,6 +84,7 @@ func TestServeHTTPTooLarge(t *testing.T) {
 
 // Internal failures answer a generic message: no SQL, no values.
 func TestInternalErrorsAreOpaque(t *testing.T) {
+	t.Parallel()
 	api := newTestAPI(t)
 	ok(t, api, `{"command":"platform.schema/batch","args":{"commands":[{"command":"schema.type/create","args":{"platform/name":"A/B","platform/fields":[{"platform/name":"A/x","platform/type":"platform/text"}]}}]}}`)
 	var logged []string
@@ -101,6 +104,7 @@ func TestInternalErrorsAreOpaque(t *testing.T) {
 }
 
 func TestExecuteMalformed(t *testing.T) {
+	t.Parallel()
 	api := newTestAPI(t)
 	for _, body := range []string{``, `{`, `"x"`, `null`, `{}`} {
 		if _, err := api.Execute(context.Background(), []byte(body)); err == nil {

@@ -49,6 +49,7 @@ func countM(t *testing.T, api *API) int {
 // batches included, at the cap and one past it; a request past the cap runs
 // nothing.
 func TestCommandCap(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, limitsSchema)
 		for _, c := range []struct {
@@ -101,6 +102,7 @@ func nest(cmd string, depth int) string {
 // Command batches nest MaxBatchDepth deep and no deeper; a refused batch
 // applies nothing.
 func TestBatchNesting(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, limitsSchema)
 		for _, c := range []struct {
@@ -146,6 +148,7 @@ func TestBatchNesting(t *testing.T) {
 // encoded size, and one byte less refuses the command that crosses it,
 // whatever command that is (a write or a batch is rolled back).
 func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, limitsSchema)
 		ok(t, api, batchOf(createM("a"), createM("b\n\"quoted\" ünï \u2028")))
@@ -220,6 +223,7 @@ func lastModified(t *testing.T, api *API) string {
 // and again cross it; in a batch nothing is applied, at top level the
 // crossing command and those after it fail and run nothing.
 func TestAnswerBound(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, limitsSchema)
 		big := strings.Repeat("x", 1<<20)
@@ -275,6 +279,7 @@ func TestAnswerBound(t *testing.T) {
 // A query whose result multiplies (a project's tasks, their project, its
 // tasks, and so on) answers query.error/too-large through the API.
 func TestQueryTooLarge(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, fixtureSchema)
 		var creates []string
@@ -296,6 +301,7 @@ func TestQueryTooLarge(t *testing.T) {
 // The body is split into commands as encoding/json would decode it into an
 // array, reading no further than MaxCommands + 1 elements.
 func TestSplitCommands(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`[]`, ` [ ] `, "[{}]\n", `[1,"x",{"a":[1,{}]},null]`, `null`, `{}`, `"x"`, ``, `[`, `[1,]`, `[1 2]`, `[,1]`,
 		`[1]]`, `[1] [2]`, `[1]x`, `[{"a":}]`, `[1,` + strings.Repeat(" ", 10) + `2]`,

@@ -97,6 +97,7 @@ func names(t *testing.T, api *API, where, order, extra, params string) (string, 
 }
 
 func TestQueryTable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, where, order, extra, params string
 		want                              string // names in order, or "!<error name>"
@@ -206,6 +207,7 @@ func TestQueryTable(t *testing.T) {
 
 // Every select form and every value shape, checked against full JSON.
 func TestQuerySelectForms(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		loadFixture(t, api)
 		r := ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Task",
@@ -281,6 +283,7 @@ func TestQuerySelectForms(t *testing.T) {
 
 // Values of the wrong shape are refused with entity.error/invalid-value.
 func TestEntityValueErrors(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		loadFixture(t, api)
 		cases := []struct{ entity, want string }{

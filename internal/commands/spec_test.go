@@ -45,6 +45,7 @@ func fieldNames(ty map[string]any) []string {
 
 // The spec: a type with the five primitive fields, plus the rank mixin.
 func TestSpecTypeCreate(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		if got := ok(t, api, createPlayer); got != "ok" {
 			t.Fatalf("schema batch result = %v, want ok", got)
@@ -115,6 +116,7 @@ const createTeam = `{"command":"platform.schema/batch","args":{"commands":[
 // The spec: relations (to-one/to-many pair, many-to-many pair), entity fields
 // set by {platform/id}, collections edited by add/remove-collection-items.
 func TestSpecRelations(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, createPlayer)
 		ok(t, api, createTeam)
@@ -181,6 +183,7 @@ func TestSpecRelations(t *testing.T) {
 
 // The spec's single-select walkthrough, in one platform.command/batch.
 func TestSpecSingleSelect(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, createPlayer)
 		res := ok(t, api, `{"command":"platform.command/batch","args":{"commands":[
@@ -249,6 +252,7 @@ func TestSpecSingleSelect(t *testing.T) {
 
 // The spec: a rich-text field's document secret is read through a query.
 func TestSpecRichTextSecret(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, createPlayer)
 		ok(t, api, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"Early"}}}`)
@@ -296,6 +300,7 @@ func TestSpecRichTextSecret(t *testing.T) {
 
 // The spec's delete-flag tables for types and fields.
 func TestSpecDeleteFlags(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		ok(t, api, createPlayer)
 		ok(t, api, createTeam)

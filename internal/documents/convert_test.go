@@ -42,6 +42,7 @@ func indentJSON(t *testing.T, s string) string {
 }
 
 func TestMarkdownGolden(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"basics", "hostile"} {
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join("testdata", name+".md"))
@@ -82,6 +83,7 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 func TestHostileMarkdownIsNotRendered(t *testing.T) {
+	t.Parallel()
 	src, _ := os.ReadFile(filepath.Join("testdata", "hostile.md"))
 	html, err := MarkdownToHTML(string(src))
 	if err != nil {
@@ -95,6 +97,7 @@ func TestHostileMarkdownIsNotRendered(t *testing.T) {
 }
 
 func TestHTMLGolden(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(filepath.Join("testdata", "page.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +113,7 @@ func TestHTMLGolden(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want Format
@@ -130,6 +134,7 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestMarkdownIsCanonical(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                 "",
 		"\n\n  ":           "",
@@ -145,6 +150,7 @@ func TestMarkdownIsCanonical(t *testing.T) {
 }
 
 func TestUnmarshalTreeErrors(t *testing.T) {
+	t.Parallel()
 	deep := `{"type":"doc","children":[` + strings.Repeat(`{"type":"blockquote","children":[`, MaxTreeDepth) +
 		strings.Repeat(`]}`, MaxTreeDepth) + `]}`
 	tests := []struct{ name, in, want string }{
@@ -172,6 +178,7 @@ func TestUnmarshalTreeErrors(t *testing.T) {
 }
 
 func TestTreeTextStaysText(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"doc","children":[{"type":"paragraph","children":[{"type":"text","text":"*not em* <b>not html</b> # [x](y)"}]}]}`
 	tree, err := UnmarshalTree([]byte(in))
 	if err != nil {

@@ -76,6 +76,7 @@ func call(t *testing.T, srv *httptest.Server, method, path, body string) (int, m
 }
 
 func TestHandlerReadWriteEveryFormat(t *testing.T) {
+	t.Parallel()
 	_, srv := newTestHandler(t)
 	doc := "/api/documents/" + known
 
@@ -127,6 +128,7 @@ func TestHandlerReadWriteEveryFormat(t *testing.T) {
 }
 
 func TestHandlerErrors(t *testing.T) {
+	t.Parallel()
 	_, srv := newTestHandler(t)
 	doc := "/api/documents/" + known
 	tests := []struct {
@@ -169,6 +171,7 @@ func TestHandlerErrors(t *testing.T) {
 }
 
 func TestHandlerTooComplex(t *testing.T) {
+	t.Parallel()
 	h, srv := newTestHandler(t)
 	h.ConvertTimeout = 20 * time.Millisecond
 	h.MaxBody = 1 << 20
@@ -183,6 +186,7 @@ func TestHandlerTooComplex(t *testing.T) {
 // A secret is a UUID: every spelling of it names one document, stored once,
 // under its lower-case form.
 func TestHandlerSecretCase(t *testing.T) {
+	t.Parallel()
 	h, srv := newTestHandler(t)
 	upper := strings.ToUpper(known)
 	mixed := strings.ToUpper(known[:8]) + known[8:]
@@ -228,6 +232,7 @@ func TestHandlerSecretCase(t *testing.T) {
 // Rows stored under upper-case secrets before they were normalized are
 // renamed when the store opens; of two spellings the newer content wins.
 func TestStoreLowersOldSecrets(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "docs.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +273,7 @@ func TestStoreLowersOldSecrets(t *testing.T) {
 // Content with a NUL character is refused (PostgreSQL cannot store it), in
 // every format.
 func TestHandlerRefusesNUL(t *testing.T) {
+	t.Parallel()
 	h, srv := newTestHandler(t)
 	for _, tc := range []struct{ format, body string }{
 		{"md", `{"content": "a\u0000b"}`},

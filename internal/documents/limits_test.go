@@ -14,6 +14,7 @@ import (
 // The input limits refuse the shapes that make the markdown parser
 // quadratic and let ordinary documents through.
 func TestCheckMarkdownLimits(t *testing.T) {
+	t.Parallel()
 	manyLinks := strings.Repeat("See [a link](https://example.com/page) here.\n", 1000)
 	for _, tc := range []struct {
 		name string
@@ -65,6 +66,7 @@ func TestCheckMarkdownLimits(t *testing.T) {
 // A conversion whose context has ended stops at once, in every direction,
 // whatever the document: the parsers check the context as they go.
 func TestConversionsStopWhenCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	big := strings.Repeat("Some *text* with [a link](https://example.com).\n\n", 2000)
@@ -101,6 +103,7 @@ func TestConversionsStopWhenCancelled(t *testing.T) {
 // own rule is quadratic on a line of brackets), and the result reads back
 // as the same text.
 func TestHTMLBracketsStayText(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"<p>a [b] c</p>", "<p>[[[</p>", "<p>![x](y)</p>", "<p>" + strings.Repeat("[", 10000) + "</p>"} {
 		out, err := HTMLToMarkdown(in)
 		if err != nil {
@@ -129,6 +132,7 @@ func request(key string) *http.Request {
 // waits for its own slot while another client's runs; a conversion that
 // times out has stopped and given its slots back when convert returns.
 func TestConversionFairness(t *testing.T) {
+	t.Parallel()
 	h := &Handler{MaxConversions: 2, ConvertTimeout: time.Hour}
 	release := make(chan struct{})
 	started := make(chan struct{})
@@ -200,6 +204,7 @@ func TestConversionFairness(t *testing.T) {
 }
 
 func TestDefaultClientKey(t *testing.T) {
+	t.Parallel()
 	mk := func(auth, cookie, addr string) *http.Request {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = addr
@@ -238,6 +243,7 @@ func TestDefaultClientKey(t *testing.T) {
 // The issue's attack: two PUTs of 256 KB of nested list markers are refused
 // before parsing, and other clients' reads and writes go on.
 func TestHandlerNestedListAttack(t *testing.T) {
+	t.Parallel()
 	h, srv := newTestHandler(t)
 	h.MaxBody = 1 << 20
 	hostile := fmt.Sprintf(`{"content": %q}`, strings.Repeat("- ", 128<<10)+"x")

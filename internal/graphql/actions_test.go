@@ -23,6 +23,7 @@ func runAs(t *testing.T, svc *Service, who Viewer, q string) string {
 }
 
 func TestNotifications(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		bob := Viewer{ID: "u2", Email: "bob@example.com"}
@@ -50,6 +51,7 @@ func TestNotifications(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		trackerSchema(t, st)
 		trackerData(t, st)
@@ -127,6 +129,7 @@ func TestFiles(t *testing.T) {
 }
 
 func TestBlockedAddresses(t *testing.T) {
+	t.Parallel()
 	for addr, blocked := range map[string]bool{
 		"127.0.0.1": true, "10.1.2.3": true, "172.16.0.1": true, "192.168.1.1": true, "169.254.169.254": true, "0.0.0.0": true,
 		"100.64.0.1": true, "::1": true, "fe80::1": true, "fc00::1": true, "::ffff:127.0.0.1": true, "224.0.0.1": true,
@@ -139,6 +142,7 @@ func TestBlockedAddresses(t *testing.T) {
 }
 
 func TestMoveToFinalState(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		if got := run(t, svc, "tracker", `mutation { tasks { moveToFinalState { message } } }`, nil); !strings.Contains(got, `Cannot query field \"moveToFinalState\"`) {

@@ -92,8 +92,11 @@ func (w *docWalker) walk(sets []ast.SelectionSet, depth int) *Error {
 				}
 				byKey[key] = append(byKey[key], x)
 				if n := len(byKey[key]); n > MaxSameKey {
-					return &Error{Message: fmt.Sprintf("the response key %s is selected more than %d times in one selection set", key, MaxSameKey),
-						Locations: []Location{{Line: x.Position.Line, Column: x.Position.Column}}, Extensions: code("QUERY_TOO_COMPLEX")}
+					e := &Error{Message: fmt.Sprintf("the response key %s is selected more than %d times in one selection set", key, MaxSameKey), Extensions: code("QUERY_TOO_COMPLEX")}
+					if x.Position != nil {
+						e.Locations = []Location{{Line: x.Position.Line, Column: x.Position.Column}}
+					}
+					return e
 				}
 			case *ast.InlineFragment:
 				if err := collect(x.SelectionSet, stack); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/query"
@@ -133,6 +134,18 @@ func TestFragmentBounds(t *testing.T) {
 		chain += fmt.Sprintf(" fragment C%d on Task { ...C%d ...C%d }", i, i+1, i+1)
 	}
 	chain += " fragment C30 on Task { ...C0 }"
+	var atBound strings.Builder
+	atBound.WriteString(`{ findTasks(name: {is: "idle"}) {`)
+	for i := range MaxFragments {
+		fmt.Fprintf(&atBound, " ...F%d", i)
+	}
+	atBound.WriteString(" } }")
+	for i := range MaxFragments {
+		fmt.Fprintf(&atBound, " fragment F%d on Task { a%d: name }", i, i)
+	}
+	if a := decodeAnswer(t, run(t, svc, "tracker", atBound.String(), nil)); len(a.Errors) != 0 || !strings.Contains(string(a.Data), `"a99":"idle"`) {
+		t.Errorf("%d fragments: %+v %.200s", MaxFragments, a.Errors, a.Data)
+	}
 	for _, c := range []struct{ name, query, want string }{
 		{"fragments", many.String(), fmt.Sprintf("the document defines more than %d fragments", MaxFragments)},
 		{"doubling chain", chain, fmt.Sprintf("the query selects more than %d fields (fragments counted at each use)", DefaultMaxComplexity)},
@@ -227,6 +240,114 @@ func TestAnswerRowsStopEarly(t *testing.T) {
 		rows, err := e.answerRows(svc.cfg.Store.DB(), q)
 		if c.ok != (err == nil) || (!c.ok && (!errors.Is(err, errAnswerTooLarge) || rows != nil)) {
 			t.Errorf("left %d: %d rows, %v", c.left, len(rows), err)
+		}
+	}
+}
+
+// Selections nest at most as deep in the query model as the command API's
+// select lists (query.MaxSelectDepth): the 150-byte selection that ran SQL
+// for the whole timeout is refused before it runs.
+func TestSelectionNestingIsBounded(t *testing.T) {
+	t.Parallel()
+	svc := trackerService(t, Config{})
+	nest := func(levels int) string {
+		sel := "name"
+		for range levels {
+			sel = "project { tasks { " + sel + " } }"
+		}
+		return `{ findTasks(name: {is: "Fix bug"}) { ` + sel + ` } }`
+	}
+	// Four project-tasks pairs are 8 levels below the find's own list.
+	if got := run(t, svc, "tracker", nest(query.MaxSelectDepth/2), nil); strings.Contains(got, "errors") || strings.Count(got, `"name":`) != 1<<(query.MaxSelectDepth/2) {
+		t.Errorf("at the bound: %.300s", got)
+	}
+	for _, levels := range []int{query.MaxSelectDepth/2 + 1, 6} {
+		got := run(t, svc, "tracker", nest(levels), nil)
+		if want := fmt.Sprintf(`{"errors":[{"message":"select nested deeper than %d","locations":[{"line":1,"column":3}],"path":["findTasks"],"extensions":{"code":"query.error/invalid"}}],"data":{"findTasks":null}}`, query.MaxSelectDepth); got != want {
+			t.Errorf("%d levels:\n got %s\nwant %s", levels, got, want)
+		}
+	}
+}
+
+// One viewer's queries take at most its slots of the gate: a viewer
+// holding them all waits for one, and another viewer's query runs
+// meanwhile.
+func TestViewerQueriesAreGated(t *testing.T) {
+	t.Parallel()
+	gate := query.NewGate(2)
+	waits := make(chan string, 4)
+	gate.OnWait = func(client string) { waits <- client }
+	svc := trackerService(t, Config{Gate: gate})
+	ctx := context.Background()
+	for range gate.PerClient() {
+		release, err := gate.Enter(ctx, "user:"+viewer.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+	}
+	held := make(chan string, 1)
+	go func() {
+		resp, err := svc.Execute(ctx, "tracker", viewer, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+		if err != nil {
+			held <- err.Error()
+			return
+		}
+		b, _ := resp.MarshalJSON()
+		held <- string(b)
+	}()
+	select {
+	case c := <-waits:
+		if c != "user:"+viewer.ID {
+			t.Fatalf("%s waits", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the viewer's query did not wait for a slot")
+	}
+	other := Viewer{ID: "u2", Email: "bob@example.com"}
+	resp, err := svc.Execute(ctx, "tracker", other, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resp.MarshalJSON(); string(b) != `{"data":{"findTasks":[{"name":"idle"}]}}` {
+		t.Fatalf("the other viewer: %s", b)
+	}
+	select {
+	case got := <-held:
+		t.Fatalf("answered while its slots were held: %s", got)
+	default:
+	}
+	// A request the host admitted through its own gate (shared with the
+	// command API) keeps that admission.
+	hostGate := query.NewGate(1)
+	resp, err = svc.Execute(hostGate.Admit(ctx, "user:"+viewer.ID), "tracker", viewer, &Request{Query: `{ findTasks(name: {is: "idle"}) { name } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resp.MarshalJSON(); string(b) != `{"data":{"findTasks":[{"name":"idle"}]}}` {
+		t.Fatalf("admitted by the host: %s", b)
+	}
+}
+
+// A mutation group without limit acts on at most Config.MaxSelected
+// entities: at the bound it acts on all of them, past it on none (the
+// whole group is refused, nothing changed), and a limit pages through more.
+func TestMutationGroupSelectionIsBounded(t *testing.T) {
+	t.Parallel()
+	if got := New(Config{}).cfg.MaxSelected; got != MaxSelected {
+		t.Errorf("default bound %d, want MaxSelected %d", got, MaxSelected)
+	}
+	svc := trackerService(t, Config{MaxSelected: 3})
+	steps := []struct{ name, query, want string }{
+		{"past the bound", `mutation { tasks { update(points: 1) { message } } }`,
+			`{"errors":[{"message":"the filter selects more than 3 entities: act on them in pages with limit, offset and orderBy","locations":[{"line":1,"column":20}],"path":["tasks","update"],"extensions":{"code":"BAD_USER_INPUT"}}],"data":{"tasks":null}}`},
+		{"nothing changed", `{ findTasks(points: {is: 1}) { name } }`, `{"data":{"findTasks":[]}}`},
+		{"at the bound", `mutation { tasks(name: {isNot: "idle"}) { update(points: 1) { message } } }`, `{"data":{"tasks":{"update":{"message":"updated 3 Tasks"}}}}`},
+		{"a limit pages past it", `mutation { tasks(limit: 4) { countOfEntities } }`, `{"data":{"tasks":{"countOfEntities":4}}}`},
+	}
+	for _, s := range steps {
+		if got := run(t, svc, "tracker", s.query, nil); got != s.want {
+			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
 		}
 	}
 }

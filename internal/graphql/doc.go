@@ -62,7 +62,8 @@
 // and "isNot: null" the others, other operators ignore null; isNot and notIn also match empty values;
 // contains is a case-insensitive substring test; limit is at most 100,000
 // (the query model's result bound applies beyond: 100,000 objects or 32 MiB
-// per find); an inner list's limit 0 answers no items.
+// per find, and the answer's bound to all finds together); an inner list's
+// limit 0 answers no items.
 //
 // # Mutations
 //
@@ -111,18 +112,59 @@
 // variables and limits answer errors without data; failures while
 // executing set the failing field to null and add an error with its path.
 // Codes: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, BAD_USER_INPUT,
-// QUERY_TOO_LARGE, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX, TIMEOUT, the store's
+// QUERY_TOO_LARGE, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX, ANSWER_TOO_LARGE,
+// WRITE_TOO_LARGE, TIMEOUT, the store's
 // error names (query.error/invalid-param, entity.error/..., ...) and
 // INTERNAL_SERVER_ERROR (the cause goes to Config.OnError, never to the
 // client).
 //
 // Limits per request: the body (DefaultMaxBody, 1 MiB), the query text
-// (DefaultMaxQueryBytes, 64 KiB; DefaultMaxTokens tokens), the nesting of
-// selections (DefaultMaxDepth, 15) and the number of fields after fragments
-// are expanded at each use (DefaultMaxComplexity, 5000), the nesting of one
+// (DefaultMaxQueryBytes, 64 KiB; DefaultMaxTokens tokens), the nesting of one
 // argument's value (MaxInputDepth, 24: filters through relations become
-// nested sub-queries), and the time (DefaultTimeout, 30 s). Rate limits are the host's (the command API's per
-// token and per workspace).
+// nested sub-queries), and the time (DefaultTimeout, 30 s). Rate limits are
+// the host's (the command API's per token and per workspace).
+//
+// The parsed document is bounded before it is validated (checkDocument):
+// GraphQL's validation compares the fields of a selection set in pairs (the
+// rule OverlappingFieldsCanBeMerged), so its time, memory and errors grow
+// with the square of what these bounds keep small. The nesting of
+// selections (DefaultMaxDepth, 15); the fields and fragment spreads of all
+// operations and of fragments no operation uses, fragments counted at each
+// use (DefaultMaxComplexity, 5000; QUERY_TOO_COMPLEX); the fields of one
+// response key in one selection set, fragments expanded and the
+// sub-selections of one key merged as execution merges them (MaxSameKey,
+// 16); and the fragment definitions (MaxFragments, 100). Validation then
+// lists at most MaxValidationErrors (100) errors and one more saying the
+// others are not listed.
+//
+// The query model bounds each find (package query): select lists nest at
+// most query.MaxSelectDepth (8) below the find's own, a filter condition
+// reaches at most query.MaxPathFields (8) fields through relations (the
+// paths of nested contains counted), and one result holds at most 100,000
+// objects and 32 MiB; all refused before the query runs.
+//
+// One answer's data is at most Config.MaxAnswerBytes (query.MaxAnswerBytes,
+// 32 MiB, the command API's bound), measured as its JSON: a find stops
+// reading rows past what is left, the field that would cross the bound is
+// null with ANSWER_TOO_LARGE, later top-level fields do not run, and a
+// mutation group whose answer would cross it is rolled back.
+//
+// Mutations write bounded texts (WRITE_TOO_LARGE, the group rolled back):
+// a template is at most MaxTemplateBytes (64 KiB) with MaxTemplateRefs (100)
+// references; a filled text, a comment, a notification and a rich-text
+// document after an append or prepend at most MaxTextBytes (1 MiB), a PDF's
+// text MaxPdfTextBytes (64 KiB); and everything one request writes in
+// texts and files, every per-entity copy counted (a comment on 1,000
+// entities counts 1,000 times; the filled texts held before they are
+// written too), at most Config.MaxWriteBytes (MaxWriteBytes, 32 MiB, the
+// command API's body bound). A mutation group without limit acts on at most
+// Config.MaxSelected (MaxSelected, 10,000) entities.
+//
+// Each viewer's store queries take one of its slots of Config.Gate
+// (query.DefaultQueriesPerClient, 2, unless the host admitted the request
+// through its own gate, shared with the command API): a viewer's slow
+// queries wait behind each other and never hold every connection of the
+// store.
 //
 // # The IDE
 //

@@ -73,6 +73,12 @@ func (e *executor) answerRows(db store.Querier, q *query.Query) ([]map[string]an
 	return rows, err
 }
 
+// answerLoader is a loader for what goes into the answer: it reads at most
+// what is left of the answer.
+func (e *executor) answerLoader() *loader {
+	return &loader{max: max(e.left, 1), tooLarge: errAnswerTooLarge}
+}
+
 // errAnswerTooLarge reports an answer that would be larger than
 // Config.MaxAnswerBytes.
 var errAnswerTooLarge = errors.New("graphql: the answer is too large")
@@ -330,7 +336,7 @@ func (e *executor) find(o *object, c *cfield, path []any) ([]any, error) {
 // shape turns query rows into the answer's objects, loading what the rows
 // point at (documents, comments) first.
 func (e *executor) shape(o *object, fields []*cfield, rows []map[string]any, path []any) ([]any, error) {
-	ld := &loader{}
+	ld := e.answerLoader()
 	for _, r := range rows {
 		e.need(o, fields, r, ld)
 	}

@@ -17,6 +17,7 @@ const (
 func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), "sqlite::memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -46,13 +47,20 @@ func TestLimits(t *testing.T) {
 	if !strings.Contains(got, "argument project nests deeper than 24 levels") {
 		t.Errorf("nested filters: %s", got)
 	}
+	// A condition reaches at most query.MaxPathFields fields through
+	// relations: project.tasks three times and name are 7.
 	ok := `{name: {is: "Write docs"}}`
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 3; i++ {
 		ok = `{project: {tasks: {contains: [` + ok + `]}}}`
 	}
 	got = run(t, New(Config{Store: st}), "tracker", `{ findTasks(project: `+ok[len(`{project: `):len(ok)-1]+`) { name } }`, nil)
 	if got != `{"data":{"findTasks":[{"name":"Write docs"},{"name":"Fix bug"}]}}` {
 		t.Errorf("nested filters within the bound: %s", got)
+	}
+	far := `{project: {tasks: {contains: [` + ok + `]}}}`
+	got = run(t, New(Config{Store: st}), "tracker", `{ findTasks(project: `+far[len(`{project: `):len(far)-1]+`) { name } }`, nil)
+	if !strings.Contains(got, `"message":"a filter reaches 9 fields deep through relations; at most 8"`) || !strings.Contains(got, `"data":{"findTasks":null}`) {
+		t.Errorf("nested filters past the bound: %s", got)
 	}
 	// A request past its deadline is stopped with a timeout error, per field.
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))

@@ -104,16 +104,16 @@ func (g *group) selected() ([]string, error) {
 	if g.loaded {
 		return g.ids, nil
 	}
-	limit := g.limit
+	limit, most := g.limit, g.e.svc.cfg.MaxSelected
 	if limit <= 0 {
-		limit = MaxSelected + 1
+		limit = most + 1 // one more tells that the filter selects too many
 	}
 	ids, err := g.e.ids(g.tx.Querier(), g.o, g.where, g.order, limit, g.offset)
 	if err != nil {
 		return nil, err
 	}
-	if g.limit <= 0 && len(ids) > MaxSelected {
-		return nil, userErrorf("the filter selects more than %d entities: act on them in pages with limit, offset and orderBy", MaxSelected)
+	if g.limit <= 0 && len(ids) > most {
+		return nil, userErrorf("the filter selects more than %d entities: act on them in pages with limit, offset and orderBy", most)
 	}
 	if g.limit < 0 {
 		ids = nil
@@ -502,7 +502,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{}
+	ld := e.answerLoader()
 	for _, r := range rows {
 		e.need(g.o, fields, r, ld)
 	}
@@ -878,7 +878,10 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 	if err != nil {
 		return err
 	}
-	ld := &loader{}
+	// The current documents are read to be written again: what the
+	// request may still write bounds them.
+	left := int64(g.e.svc.cfg.MaxWriteBytes) - g.e.written
+	ld := &loader{max: int(max(left, 1)), tooLarge: tooLargef("the %s documents to change are larger than the %d bytes one request may write; act on fewer entities per request", fd.name, g.e.svc.cfg.MaxWriteBytes)}
 	for _, id := range ids {
 		if s, ok := secrets[id]; ok {
 			ld.wantDoc(s)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMutations(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		steps := []struct {

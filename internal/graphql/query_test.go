@@ -9,6 +9,7 @@ import (
 
 // names lists the task names of an answer of findTasks { name }.
 func TestFindFilters(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		cases := []struct {
@@ -104,6 +105,7 @@ func TestFindFilters(t *testing.T) {
 }
 
 func TestFindShapes(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		cases := []struct {

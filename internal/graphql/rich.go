@@ -26,6 +26,19 @@ type loader struct {
 	assignees map[string][]string
 	seenDoc   map[string]bool
 	seenID    map[string]bool
+	// max bounds the bytes of documents and comments read (0: no bound);
+	// past it the load fails with tooLarge.
+	max      int
+	read     int
+	tooLarge error
+}
+
+// spend counts n bytes read against the loader's bound.
+func (l *loader) spend(n int) error {
+	if l.read += n; l.max > 0 && l.read > l.max {
+		return l.tooLarge
+	}
+	return nil
 }
 
 func (l *loader) wantDoc(secret string) {
@@ -81,6 +94,10 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) e
 				rows.Close()
 				return fmt.Errorf("graphql: read documents: %w", err)
 			}
+			if err := l.spend(len(content)); err != nil {
+				rows.Close()
+				return err
+			}
 			l.docs[secret] = content
 		}
 		err = rows.Err()
@@ -106,6 +123,9 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) e
 			var id string
 			var c comment
 			if err := scan(&id, &c.author, &c.content, &c.created); err != nil {
+				return err
+			}
+			if err := l.spend(len(c.content)); err != nil {
 				return err
 			}
 			l.comments[id] = append(l.comments[id], c)

@@ -35,6 +35,7 @@ func golden(t *testing.T, name, got string) {
 
 // Transliteration and the sanitiser: valid, stable, ASCII names.
 func TestNamesGolden(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"Tasks", "task", "Due date", "due_date", "dueDate", "HTTPServer", "URL", "2nd place", "Ошибки", "Дата сдачи",
 		"Größe", "Émile Zola", "中文 名字", "日本語", "Ελληνικά", "ŁÓDŹ", "naïve café", "!!!", "", "__typename",
@@ -64,6 +65,7 @@ func TestNamesGolden(t *testing.T) {
 
 // The generated schema of the tracker space, in the schema language.
 func TestSchemaGolden(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), "sqlite::memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +90,7 @@ func TestSchemaGolden(t *testing.T) {
 // The schema follows the catalog: types and fields created, renamed and
 // deleted show up at the next request.
 func TestSchemaRebuild(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		ctx := context.Background()
@@ -141,6 +144,7 @@ func TestSchemaRebuild(t *testing.T) {
 
 // The introspection query GraphiQL sends answers, and describes the schema.
 func TestIntrospection(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
 		got := run(t, svc, "tracker", introspectionQuery, nil)

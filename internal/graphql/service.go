@@ -59,6 +59,14 @@ type Config struct {
 	// MaxWriteBytes bounds what one request's mutations write in texts and
 	// files, per-entity copies counted (0: MaxWriteBytes).
 	MaxWriteBytes int
+	// Gate bounds the queries one viewer runs at once (nil: a gate of the
+	// service's own with query.DefaultQueriesPerClient slots per viewer). A
+	// request whose context was already admitted through a gate (the host's,
+	// shared with the command API) keeps that admission.
+	Gate *query.Gate
+	// MaxSelected bounds the entities a mutation group without limit acts
+	// on (0: MaxSelected).
+	MaxSelected int
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
@@ -181,6 +189,12 @@ func New(cfg Config) *Service {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.MaxSelected <= 0 {
+		cfg.MaxSelected = MaxSelected
+	}
+	if cfg.Gate == nil {
+		cfg.Gate = query.NewGate(query.DefaultQueriesPerClient)
+	}
 	if cfg.MaxWriteBytes <= 0 {
 		cfg.MaxWriteBytes = MaxWriteBytes
 	}
@@ -292,6 +306,9 @@ func IsTooLarge(err error) bool { return errors.Is(err, errTooLarge) }
 // another process's schema change whose notification had not arrived yet
 // (store.View).
 func (s *Service) Execute(ctx context.Context, space string, viewer Viewer, req *Request) (*Response, error) {
+	if !query.Admitted(ctx) {
+		ctx = s.cfg.Gate.Admit(ctx, "user:"+viewer.ID)
+	}
 	var resp *Response
 	err := s.cfg.Store.View(ctx, func(cat *store.Catalog) error {
 		r, ran, err := s.execute(ctx, cat, space, viewer, req)

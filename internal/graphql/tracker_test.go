@@ -17,6 +17,7 @@ import (
 // The schema of a space made by the sync engine from a real app (the
 // tracker example): the names a user sees, and the README's queries.
 func TestTrackerApp(t *testing.T) {
+	t.Parallel()
 	now := tracker.Epoch.Add(200 * 24 * time.Hour)
 	nop := zerolog.Nop()
 	h, err := tracker.New(tracker.Config{Projects: 3, Tasks: 40, Logger: &nop, Now: func() time.Time { return now }}).Handler()
@@ -24,7 +25,7 @@ func TestTrackerApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		if _, err := syncer.Run(context.Background(), st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Now: func() time.Time { return now }}); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,8 @@
 package graphql
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/commands"
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // Templates, filled texts and per-entity copies are bounded: a short
@@ -67,5 +70,35 @@ func TestWritesAreBounded(t *testing.T) {
 				t.Errorf("the refused group wrote: %.300s", after)
 			}
 		})
+	}
+}
+
+// What the rows of an answer point at (documents, comments) is read within
+// the bound of what it is read for: the answer's data, or what a request
+// may write when the documents are read to be changed.
+func TestLoadsAreBounded(t *testing.T) {
+	t.Parallel()
+	svc := trackerService(t, Config{MaxWriteBytes: 4000})
+	big := strings.Repeat("b", 3000)
+	if got := run(t, svc, "tracker", `mutation($v: String!) { tasks(name: {is: "Fix bug"}) { overwriteContentOfNotes: appendContentToNotes(value: $v) { message } } }`, map[string]any{"v": big}); strings.Contains(got, "errors") {
+		t.Fatal(got)
+	}
+	got := run(t, svc, "tracker", `mutation { tasks(name: {is: "Fix bug"}) { a: appendContentToNotes(value: "x") { message } b: appendContentToNotes(value: "y") { message } } }`, nil)
+	if !strings.Contains(got, "the notes documents to change are larger than the 4000 bytes one request may write") {
+		t.Errorf("appends past the write bound: %s", got)
+	}
+	e := &executor{svc: svc, ctx: context.Background(), left: 1000}
+	ld := e.answerLoader()
+	write(t, svc.cfg.Store, func(tx *store.Tx) error {
+		cat := tx.Catalog()
+		secrets, err := tx.DocumentSecrets(cat.Type("tracker/task"), cat.Type("tracker/task").Field("tracker.task/notes"), []string{idT2})
+		if err != nil {
+			return err
+		}
+		ld.wantDoc(secrets[idT2])
+		return nil
+	})
+	if err := ld.load(context.Background(), svc); !errors.Is(err, errAnswerTooLarge) || len(ld.docs) != 0 {
+		t.Errorf("a 3000-byte document read for 1000 bytes of answer: %v, %d documents", err, len(ld.docs))
 	}
 }

@@ -41,7 +41,7 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) {
 			h.log.Error().Err(err).Msg("graphql request failed internally")
 		},
 	})
-	api := h.withToken(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) })))
+	api := h.withToken(h.admitQueries(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) }))))
 	mux.Handle(graphqlPrefix+"/space/{space}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			space := r.PathValue("space")

@@ -249,7 +249,7 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/logout", methods(h.sameOrigin(http.HandlerFunc(h.logout)), http.MethodPost))
 	mux.Handle("/api/tokens", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.tokens))), http.MethodGet, http.MethodPost))
 	mux.Handle("/api/tokens/{id}", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.deleteToken))), http.MethodDelete))
-	mux.Handle("/api/commands", methods(h.withToken(h.limitBody(h.commands)), http.MethodPost))
+	mux.Handle("/api/commands", methods(h.withToken(h.admitQueries(h.limitBody(h.commands))), http.MethodPost))
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
 	h.mountGraphQL(mux)
 	h.mountApps(mux)

@@ -47,8 +47,15 @@ type Plan struct {
 	// database builds the result. CountArgs are its bound values.
 	CountSQL  string
 	CountArgs []any
-	shapes    []shape
-	ncols     int
+	// steps are counting statements of the result cut at growing depths of
+	// collections (the first counts the rows and the outermost collections'
+	// items, the next one level more, ...), run before CountSQL: each one
+	// enumerates only what the one before it found within the bound, so
+	// counting a result that multiplies costs at most its depth times the
+	// bound instead of the whole product.
+	steps  []countStep
+	shapes []shape
+	ncols  int
 }
 
 type shapeKind int
@@ -122,6 +129,9 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	if len(q.Select) == 0 {
 		return nil, qerr("empty select list")
 	}
+	if err := checkShape(q); err != nil {
+		return nil, err
+	}
 	var joins []string
 	base := c.newScope(ty, &joins)
 	var sel sqlPart
@@ -157,6 +167,19 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	}
 	plan := &Plan{SQL: d.Rebind(out.String()), Args: out.args, MaxRows: MaxResultRows, MaxBytes: MaxResultBytes, shapes: shapes, ncols: ncols}
 	if c.fanOut {
+		depth := collectionDepth(q.Select)
+		for k := 1; k <= depth; k++ {
+			cut := *q
+			cut.Select = cutCollections(q.Select, k)
+			cq, err := compileCount(cat, d, &cut, params)
+			if err != nil {
+				return nil, err
+			}
+			if len(cq.args) > MaxArgs {
+				return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
+			}
+			plan.steps = append(plan.steps, countStep{sql: d.Rebind(cq.String()), args: cq.args})
+		}
 		cq, err := compileCount(cat, d, q, params)
 		if err != nil {
 			return nil, err
@@ -165,8 +188,54 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
 		}
 		plan.CountSQL, plan.CountArgs = d.Rebind(cq.String()), cq.args
+		if n := len(plan.steps); n > 0 && plan.steps[n-1].sql == plan.CountSQL {
+			plan.steps = plan.steps[: n-1 : n-1]
+		}
 	}
 	return plan, nil
+}
+
+// countStep is one counting statement of Plan.steps.
+type countStep struct {
+	sql  string
+	args []any
+}
+
+// collectionDepth is how deep collection sub-selects nest in items.
+func collectionDepth(items []Select) int {
+	d := 0
+	for _, it := range items {
+		switch it.Kind {
+		case SelectObject:
+			d = max(d, collectionDepth(it.Sub))
+		case SelectCollection:
+			d = max(d, 1+collectionDepth(it.Sub))
+		}
+	}
+	return d
+}
+
+// cutCollections is items without the collections nested more than k deep
+// (and, at the cut, without the fields that could be collections of ids).
+func cutCollections(items []Select, k int) []Select {
+	var out []Select
+	for _, it := range items {
+		switch it.Kind {
+		case SelectObject:
+			it.Sub = cutCollections(it.Sub, k)
+			out = append(out, it)
+		case SelectCollection:
+			if k > 0 {
+				it.Sub = cutCollections(it.Sub, k-1)
+				out = append(out, it)
+			}
+		case SelectField:
+			if k > 0 {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
 }
 
 // limit writes the LIMIT and OFFSET of the top-level query.
@@ -309,9 +378,22 @@ func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sql
 			return err
 		}
 	}
-	out.WriteString("(SELECT COALESCE(SUM(1 + s.n), 0) FROM (SELECT ")
-	out.add(&inner)
-	out.WriteString(" AS n FROM " + from)
+	if limited && inner.String() != "0" {
+		// The limit picks the items first; their own items are counted for
+		// the picked ones only (counted in the limited derived table, the
+		// database would count them for every item before it sorts).
+		out.WriteString("(SELECT COALESCE(SUM(1 + (SELECT ")
+		out.add(&inner)
+		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
+		for _, j := range *t.joins {
+			out.WriteString(" " + j)
+		}
+		out.WriteString(" WHERE " + t.alias + ".id = s.id)), 0) FROM (SELECT " + t.alias + ".id AS id FROM " + from)
+	} else {
+		out.WriteString("(SELECT COALESCE(SUM(1 + s.n), 0) FROM (SELECT ")
+		out.add(&inner)
+		out.WriteString(" AS n FROM " + from)
+	}
 	for _, j := range *t.joins {
 		out.WriteString(" " + j)
 	}
@@ -504,6 +586,43 @@ func (c *compiler) collectionFrom(s *scope, f *store.Field) (*scope, string, str
 	}
 }
 
+// collectionKeys is collectionFrom for a filter: the item scope, its FROM,
+// and the expression of the item's owner id (the collection's holder) in it.
+func (c *compiler) collectionKeys(s *scope, f *store.Field) (*scope, string, string) {
+	target := c.cat.Target(f)
+	var joins []string
+	t := c.newScope(target, &joins)
+	switch f.Storage {
+	case store.StoreReverse:
+		p := c.cat.FieldByID(f.PartnerID)
+		return t, target.Table + " " + t.alias, t.alias + "." + p.Col
+	default: // link
+		self, other := f.LinkSide, "b"
+		if self == "b" {
+			other = "a"
+		}
+		c.n++
+		lk := "l" + strconv.Itoa(c.n)
+		return t, fmt.Sprintf("%s %s JOIN %s %s ON %s.id = %s.%s", f.Link, lk, target.Table, t.alias, t.alias, lk, other), lk + "." + self
+	}
+}
+
+// inItems opens the test that an object of scope s has an item (scope t,
+// from, owner key) meeting the condition the caller writes next and closes
+// with "))": "(s.id IS NOT NULL AND s.id IN (SELECT key FROM ... WHERE key
+// IS NOT NULL". The sub-query does not depend on s, so the database
+// evaluates it once per statement instead of once per object (a
+// correlated EXISTS through several collections costs the product of their
+// sizes); NOT in front of it keeps NOT EXISTS's meaning, for an absent s
+// (a to-one path that leads nowhere) too.
+func (c *compiler) inItems(s, t *scope, from, key string, out *sqlPart) {
+	out.WriteString("(" + s.alias + ".id IS NOT NULL AND " + s.alias + ".id IN (SELECT " + key + " FROM " + from)
+	for _, j := range *t.joins {
+		out.WriteString(" " + j)
+	}
+	out.WriteString(" WHERE " + key + " IS NOT NULL")
+}
+
 // collection compiles a collection sub-select into a scalar sub-query giving
 // a JSON array.
 func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart) (shape, error) {
@@ -529,16 +648,23 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 		return shape{}, err
 	}
 	if it.Limit > 0 {
-		// Limited: number the rows in a derived table, aggregate in that order.
+		// Limited: pick and number the items in a derived table, build the
+		// objects of the picked ones only (built in the derived table, the
+		// database would build every item's object before it sorts), and
+		// aggregate them in that order.
 		out.WriteString("SELECT ")
 		if c.pg {
 			out.WriteString("COALESCE(json_agg(s.j ORDER BY s.rn), '[]'::json)")
 		} else {
 			out.WriteString("json_group_array(json(s.j) ORDER BY s.rn)")
 		}
-		out.WriteString(" FROM (SELECT ")
+		out.WriteString(" FROM (SELECT (SELECT ")
 		out.add(&obj)
-		out.WriteString(" AS j, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
+		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
+		for _, j := range *t.joins {
+			out.WriteString(" " + j)
+		}
+		out.WriteString(" WHERE " + t.alias + ".id = p.id) AS j, p.rn FROM (SELECT " + t.alias + ".id AS id, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
 	} else if c.pg {
 		out.WriteString("SELECT COALESCE(json_agg(")
 		out.add(&obj)
@@ -561,7 +687,7 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 	if it.Limit > 0 {
 		out.WriteString(" ORDER BY " + order + " LIMIT ")
 		out.arg(int64(it.Limit))
-		out.WriteString(") s")
+		out.WriteString(") p) s")
 	}
 	// Wrap as a scalar sub-query.
 	inner := out.String()
@@ -927,7 +1053,7 @@ func (c *compiler) comparePath(s *scope, f *Filter, fields []string, out *sqlPar
 		} else if len(rest) == 0 && f.Op == OpIsNotNull {
 			op, neg = OpIsNotNull, false // not empty: some item
 		}
-		t, from, corr := c.collectionFrom(s, fd)
+		t, from, key := c.collectionKeys(s, fd)
 		var cond sqlPart
 		inner := *f
 		inner.Op = op
@@ -941,13 +1067,10 @@ func (c *compiler) comparePath(s *scope, f *Filter, fields []string, out *sqlPar
 		if neg {
 			out.WriteString("NOT ")
 		}
-		out.WriteString("EXISTS (SELECT 1 FROM " + from)
-		for _, j := range *t.joins {
-			out.WriteString(" " + j)
-		}
-		out.WriteString(" WHERE " + corr + " AND ")
+		c.inItems(s, t, from, key, out)
+		out.WriteString(" AND ")
 		out.add(&cond)
-		out.WriteString(")")
+		out.WriteString("))")
 		return nil
 	}
 	if len(rest) == 0 {
@@ -1190,7 +1313,7 @@ func (c *compiler) some(s *scope, f *Filter, out *sqlPart) error {
 			return qerr("%s needs a path of entity fields ending at a collection; %s does not fit", f.Op, fd.Name)
 		}
 	}
-	t, from, corr := c.collectionFrom(cur, coll)
+	t, from, key := c.collectionKeys(cur, coll)
 	var cond sqlPart
 	if err := c.filter(t, f.Sub[0], &cond); err != nil {
 		return err
@@ -1198,12 +1321,9 @@ func (c *compiler) some(s *scope, f *Filter, out *sqlPart) error {
 	if f.Op == OpNone {
 		out.WriteString("NOT ")
 	}
-	out.WriteString("EXISTS (SELECT 1 FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
-	out.WriteString(" WHERE " + corr + " AND (")
+	c.inItems(cur, t, from, key, out)
+	out.WriteString(" AND (")
 	out.add(&cond)
-	out.WriteString("))")
+	out.WriteString(")))")
 	return nil
 }

@@ -62,7 +62,36 @@
 // result is built when the count is over the bound. Other queries are
 // counted while their rows are read: a row, or a collection's JSON as read
 // from the database, that takes the result past a bound stops the query
-// there. Compilation also bounds the values one query binds (MaxArgs).
+// there. The counting runs one level of collections at a time (the rows and
+// the outermost collections' items, then one level more, ...) and stops at
+// the first level past the bound, so refusing a result that multiplies
+// costs at most its depth times the bound, never the product of the
+// collections' sizes. Compilation also bounds the values one query binds
+// (MaxArgs).
+//
+// Compile refuses, before anything runs, select lists nested deeper than
+// MaxSelectDepth (8 below the top list) and filter conditions reaching
+// further than MaxPathFields (8 fields: a path's fields plus those of the
+// q/some and q/none paths it sits in). Both APIs decode into a Query, so
+// these are the command API's and GraphQL's bounds alike.
+//
+// Conditions through collections compile to sub-queries independent of the
+// row tested ("id IN (SELECT owner FROM items WHERE ...)"), which the
+// database evaluates once per statement: a correlated EXISTS would cost the
+// product of the collections' sizes. A limited collection picks and numbers
+// its items first and builds the objects of the picked ones only.
+//
+// MaxAnswerBytes (32 MiB) is the bound of one whole answer of either API;
+// the command API and GraphQL measure their answers against it.
+//
+// # Admission
+//
+// A Gate bounds how many queries one client runs at once: Plan.Run waits
+// for a slot of the client its context was admitted for (Gate.Admit; the
+// host admits each request under its token's user, DefaultQueriesPerClient
+// slots of 2, fewer than the smallest pool's connections), so one client's
+// slow queries wait behind each other and other clients still get a
+// connection. A context not admitted runs without a slot.
 package query
 
 // DefaultLimit is the number of entities returned when a query sets no limit.

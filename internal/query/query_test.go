@@ -17,6 +17,7 @@ import (
 func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 	for name, dsn := range testkit.StoreDSNs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatal(err)
@@ -63,6 +64,7 @@ func sel(names ...string) []query.Select {
 // The model also serves GraphQL: literal values, isNull, filtered and ordered
 // collections, the default limit.
 func TestModelBeyondCommands(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		rel := "44444444-4444-4444-4444-444444444444"
 		write(t, st, func(tx *store.Tx) error {
@@ -159,6 +161,7 @@ func TestModelBeyondCommands(t *testing.T) {
 // One-to-one pairs stay one-to-one; a lone collection's links move into the
 // column of a to-one partner added later.
 func TestRelationStorage(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
 			for _, n := range []string{"R/A", "R/B"} {
@@ -229,6 +232,7 @@ func TestRelationStorage(t *testing.T) {
 
 // Compiled SQL holds generated identifiers and placeholders only.
 func TestCompileNoUserStrings(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), "sqlite::memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +263,7 @@ func TestCompileNoUserStrings(t *testing.T) {
 
 // Deleting an entity removes it from collections that have no partner field.
 func TestDeleteFromLoneCollection(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
 			for _, n := range []string{"L/A", "L/B"} {
@@ -311,6 +316,7 @@ func TestDeleteFromLoneCollection(t *testing.T) {
 // values come in id order and pages over them neither repeat nor skip one.
 // The entities are created in an order that is not their id order.
 func TestOrderTieBreaker(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		st.SetClock(func() time.Time { return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) })
 		write(t, st, func(tx *store.Tx) error {
@@ -376,6 +382,7 @@ func TestOrderTieBreaker(t *testing.T) {
 // list holding null and never in one without it, so q/not-in matches it
 // exactly when the list holds no null. Also through an entity field.
 func TestInWithNulls(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
 			if err := tx.CreateType(store.TypeSpec{Name: "N/T", Fields: []store.FieldSpec{{Name: "N/name", Type: store.TText}, {Name: "N/n", Type: store.TInt}}}); err != nil {
@@ -437,6 +444,7 @@ func TestInWithNulls(t *testing.T) {
 
 // A type related to itself (parent and sub-tasks).
 func TestSelfRelation(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		rel := map[string]any{"platform/relation": "77777777-7777-7777-7777-777777777777"}
 		write(t, st, func(tx *store.Tx) error {
@@ -476,6 +484,7 @@ func TestSelfRelation(t *testing.T) {
 }
 
 func TestCompileTooManyValues(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), "sqlite::memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -504,6 +513,7 @@ func TestCompileTooManyValues(t *testing.T) {
 }
 
 func TestUpsertAndExec(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
 			return tx.CreateType(store.TypeSpec{Name: "U/T", Fields: []store.FieldSpec{{Name: "U/n", Type: store.TInt}}})
@@ -534,6 +544,7 @@ func TestUpsertAndExec(t *testing.T) {
 // A contains parameter with a NUL or invalid UTF-8 is refused by name on
 // both engines, before it reaches the database.
 func TestContainsRefusesBadText(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
 			return tx.CreateType(store.TypeSpec{Name: "C/T", Fields: []store.FieldSpec{{Name: "C/name", Type: store.TText}}})

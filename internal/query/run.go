@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -31,6 +32,17 @@ func (p *Plan) RunSized(ctx context.Context, db store.Querier) ([]map[string]any
 }
 
 func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bounds, error) {
+	// A slot is for taking one of the pool's connections: a query in a
+	// transaction runs on the connection the transaction holds, and waiting
+	// for a slot while holding it could wait on the queries that wait for
+	// that connection.
+	if _, inTx := db.(*sql.Tx); !inTx {
+		release, err := enter(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
+	}
 	b := &bounds{maxRows: p.MaxRows, maxBytes: p.MaxBytes}
 	if b.maxRows <= 0 {
 		b.maxRows = MaxResultRows
@@ -38,8 +50,15 @@ func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bo
 	if b.maxBytes <= 0 {
 		b.maxBytes = MaxResultBytes
 	}
-	if p.CountSQL != "" {
-		n, err := p.count(ctx, db)
+	for i := 0; i <= len(p.steps); i++ {
+		s := countStep{sql: p.CountSQL, args: p.CountArgs}
+		if i < len(p.steps) {
+			s = p.steps[i]
+		}
+		if s.sql == "" {
+			continue
+		}
+		n, err := count(ctx, db, s.sql, s.args)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,8 +109,8 @@ func (p *Plan) run(ctx context.Context, db store.Querier) ([]map[string]any, *bo
 }
 
 // count runs CountSQL.
-func (p *Plan) count(ctx context.Context, db store.Querier) (int64, error) {
-	rows, err := db.QueryContext(ctx, p.CountSQL, p.CountArgs...)
+func count(ctx context.Context, db store.Querier, sql string, args []any) (int64, error) {
+	rows, err := db.QueryContext(ctx, sql, args...)
 	if err != nil {
 		return 0, fmt.Errorf("query: count: %w", err)
 	}

@@ -19,6 +19,7 @@ func stdLen(t testing.TB, v any) int {
 }
 
 func TestEncodedSize(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{
 		nil, "", "plain", "é \"q\" \\ \n\t\r\b\f\x01\x1f <>& \u2028\u2029", "\xff\xfe invalid", "日本語 🍎",
 		true, false, int64(0), int64(-1234567890123), int(7), 0.0, 1.5, -2.25e-7, 1e21, 1e-7, 123456789.125, -1e300,
