@@ -177,9 +177,6 @@ type Store struct {
 	fresh *freshness
 }
 
-// enableRandPool turns uuid's random pool on once.
-var enableRandPool sync.Once
-
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
