@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -134,9 +135,13 @@ func TestRunCanceled(t *testing.T) {
 			return status, body
 		}
 	})
-	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
+	slow := &slowToGiveUp{}
+	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, HTTPClient: &http.Client{Transport: slow}})
 	if !errors.Is(err, syncer.ErrCanceled) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want ErrCanceled and context.Canceled", err)
+	}
+	if n := slow.inFlight.Load(); n != 0 {
+		t.Errorf("Run returned with %d calls to the app still in flight", n)
 	}
 	select {
 	case ok := <-released:
@@ -156,4 +161,19 @@ func TestRunCanceled(t *testing.T) {
 	if got := names(t, rows(t, st, "fake/item")); !reflect.DeepEqual(got, itemIDs(0, 3)) {
 		t.Errorf("after the resumed run: %v", got)
 	}
+}
+
+// slowToGiveUp is a transport that takes a while to return a call its
+// context cancelled, as a real one may (a connection being torn down): a
+// run that returns before its calls have returned leaves them in flight.
+type slowToGiveUp struct{ inFlight atomic.Int32 }
+
+func (s *slowToGiveUp) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if r.Context().Err() != nil {
+		time.Sleep(200 * time.Millisecond) // the teardown, not a synchronisation
+	}
+	return resp, err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -34,6 +35,10 @@ type typeRun struct {
 	start      time.Time
 	// next is the page in flight.
 	next <-chan fetched
+	// fetches counts the fetches in flight: syncType waits for them (after
+	// cancelling them) before it returns, so that nothing of a run, such
+	// as the record of its last call, outlives it.
+	fetches sync.WaitGroup
 }
 
 // syncType loads one type. Pages are committed in batches (with the
@@ -55,6 +60,11 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 			"lastSynchronizedAt": run.LastSync, "operationId": run.OperationID, "schema": sel}}
 	tt.cols = newColumns(tt.tm)
 	tt.guard = newPageGuard(e, t, run.Page[t])
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel() // a page still in flight is not needed any more
+		tt.fetches.Wait()
+	}()
 	tt.next = tt.fetch(ctx, run.Page[t], tt.tr.Pages+1)
 	for {
 		var f fetched
@@ -85,10 +95,10 @@ func (tt *typeRun) fetch(ctx context.Context, pagination json.RawMessage, number
 		req["pagination"] = pagination
 	}
 	dec := pageDecoder{space: tt.space, tm: tt.tm, cols: tt.cols, page: number}
-	go func() {
+	tt.fetches.Go(func() {
 		p, err := tt.e.c.fetchPage(ctx, req, dec)
 		ch <- fetched{p, err}
-	}()
+	})
 	return ch
 }
 
