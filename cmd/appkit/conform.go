@@ -60,7 +60,7 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("conform", conformUsage, nil, stderr)
 	auth := fs.String("auth", "", "the id of the account's authentication (default: the first the app declares)")
 	account := accountFlag(fs, "")
-	filter := filterFlag(fs, "")
+	filter := filterFlag(fs, "sent as read (a comma-separated text stays one string)")
 	types := typesFlag(fs, "every type of the config")
 	timeout := fs.Duration("timeout", conformance.DefaultTotalTimeout, "stop the whole run after `D`")
 	maxTypes := fs.Int("max-types", conformance.DefaultMaxTypes, "synchronize at most `N` types")

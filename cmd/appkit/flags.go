@@ -95,9 +95,14 @@ func accountFlag(fs *flagSet, scope string) *kvFlag {
 	return v
 }
 
-func filterFlag(fs *flagSet, scope string) *kvFlag {
+// filterFlag declares --filter; note, when not empty, follows the common
+// description after " — ".
+func filterFlag(fs *flagSet, note string) *kvFlag {
 	v := &kvFlag{}
-	fs.Var(v, "filter", scope+"a filter value, KEY=VALUE (repeatable); VALUE is read as JSON when it is valid JSON, as text otherwise; a list filter takes a comma-separated list, a JSON array or the flag repeated")
+	if note != "" {
+		note = " — " + note
+	}
+	fs.Var(v, "filter", "a filter value, KEY=VALUE (repeatable); VALUE is read as JSON when it is valid JSON, as text otherwise; a list filter takes a JSON array or the flag repeated"+note)
 	return v
 }
 
@@ -105,7 +110,7 @@ func filterFlag(fs *flagSet, scope string) *kvFlag {
 // (comma-separated): both fill the same list.
 func typesFlag(fs *flagSet, dflt string) *listFlag {
 	v := &listFlag{}
-	fs.Var(v, "type", "a type to synchronize (repeatable, or comma-separated; default: "+dflt+")")
+	fs.Var(v, "type", "a type to synchronize (repeatable, or comma-separated) — default: "+dflt)
 	fs.Var(v, "types", "the types to synchronize, comma-separated (the same as --type)")
 	return v
 }
