@@ -80,8 +80,19 @@ func main() {
 // then on the signals are no longer caught, so that a second one (Ctrl-C
 // again) ends the process at once while the command shuts down.
 func signalContext(parent context.Context, sigs ...os.Signal) context.Context {
-	ctx, stop := signal.NotifyContext(parent, sigs...)
-	context.AfterFunc(ctx, stop)
+	ctx, cancel := context.WithCancel(parent)
+	caught := make(chan os.Signal, 1)
+	signal.Notify(caught, sigs...)
+	go func() {
+		select {
+		case <-caught:
+		case <-ctx.Done():
+		}
+		// Before the context is done: whoever sees it done can count on
+		// the next signal taking its default action.
+		signal.Stop(caught)
+		cancel()
+	}()
 	return ctx
 }
 
