@@ -37,10 +37,10 @@ The account, the types and the filter are remembered in the store: a later
 run needs only --store and --app. A run that stops (the app keeps failing,
 the process is killed) is resumed by the next run from the page it stopped
 at. --account takes the authentication's fields (and OAuth tokens:
-access_token, refresh_token); --filter a value per filter (repeat it, give a JSON
-array or separate values with commas, for a multidropdown; a date filter
-takes a statement such as "last 2 weeks"; a JSON string is read as its
-text).
+access_token, refresh_token); --filter a value per filter (repeat it, give
+a JSON array or separate values with commas, for a multidropdown; a date
+filter takes a statement such as "last 2 weeks"; a JSON string is read as
+its text).
 
 Progress goes to stderr: a line per type on a terminal, JSON log lines
 otherwise.
