@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/appkitgo/appkit/conformance"
 )
@@ -21,7 +18,7 @@ func init() {
 	})
 }
 
-const conformUsage = `Usage: appkit conform URL [--auth ID] [--account KEY=VALUE ...] [--filter KEY=VALUE ...] [--types a,b]
+const conformUsage = `Usage: appkit conform URL [--auth ID] [--account KEY=VALUE ...] [--filter KEY=VALUE ...] [--types a,b | --type ID ...]
                      [--timeout D] [--max-types N] [--max-pages N] [--quiet] [--json] [--junit FILE]
 
 Runs the conformance suite against the app at URL, the way the workspace
@@ -36,7 +33,8 @@ why), then the latency of each endpoint and the line
 --account gives the values of the account's fields (repeat it per field);
 without it, checks that need a valid account are skipped. --filter gives a
 filter value; VALUE is read as JSON when it is valid JSON (a number, an array,
-an object such as {"_min":"2024-01-01T00:00:00"}), as a string otherwise.
+an object such as {"_min":"2024-01-01T00:00:00"}), as a string otherwise; a
+filter given several times gets the list of its values.
 
 Bounds: the whole run stops after --timeout (default 10m); at most --max-types
 types are synchronized (default 50, the first of --types or of the config);
@@ -45,9 +43,10 @@ type and check) goes to stderr unless --quiet. SIGINT (Ctrl-C) or SIGTERM
 stops the run at once: the report of what was checked until then is printed,
 marked as stopped.
 
-Exit status: 0 when no check failed (warnings do not count); 1 when one did;
-2 for a usage error or a run that could not start; 3 when the run stopped
-before its end (--timeout, SIGINT, SIGTERM): the report is partial.
+Exit status: 0 when no check failed (warnings do not count); 1 when one did
+(or the report could not be written); 2 for a usage error (a bad flag or
+URL: nothing was checked); 3 when the run stopped before its end
+(--timeout, SIGINT, SIGTERM): the report is partial.
 
 Examples:
   appkit conform http://localhost:8080 --account token=demo
@@ -56,61 +55,24 @@ Examples:
 Flags:
 `
 
-// conformKV is a repeatable KEY=VALUE flag.
-type conformKV struct {
-	m      map[string]any
-	asJSON bool // read values as JSON when they parse
-}
-
-func (kv *conformKV) String() string { return "" }
-
-func (kv *conformKV) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want KEY=VALUE, got %q", s)
-	}
-	if kv.m == nil {
-		kv.m = map[string]any{}
-	}
-	var val any = v
-	if kv.asJSON {
-		var j any
-		if err := json.Unmarshal([]byte(v), &j); err == nil {
-			val = j
-		}
-	}
-	kv.m[k] = val
-	return nil
-}
-
 // runConform implements "appkit conform".
-func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("conform", conformUsage, nil, stderr)
 	auth := fs.String("auth", "", "the id of the account's authentication (default: the first the app declares)")
-	account := &conformKV{}
-	fs.Var(account, "account", "a field of the account as KEY=VALUE (repeatable)")
-	filter := &conformKV{asJSON: true}
-	fs.Var(filter, "filter", "a filter value as KEY=VALUE, VALUE in JSON or a plain string (repeatable)")
-	types := fs.String("types", "", "the types to synchronize, comma-separated (default: every type of the config)")
+	account := accountFlag(fs, "")
+	filter := filterFlag(fs, "sent as read (a comma-separated text stays one string)")
+	types := typesFlag(fs, "every type of the config")
 	timeout := fs.Duration("timeout", conformance.DefaultTotalTimeout, "stop the whole run after `D`")
 	maxTypes := fs.Int("max-types", conformance.DefaultMaxTypes, "synchronize at most `N` types")
 	maxPages := fs.Int("max-pages", conformance.DefaultMaxPages, "end a type's run after `N` pages")
 	quiet := fs.Bool("quiet", false, "print no progress on stderr")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write the report as JUnit XML to `FILE`")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, conformUsage)
-		fs.PrintDefaults()
-	}
 	// The URL may come before, between or after the flags.
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
+		if err := fs.parse(args); err != nil {
+			return err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -119,29 +81,30 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		args = fs.Args()[1:]
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "appkit conform: want one URL, got %d arguments\n", len(positional))
-		fs.Usage()
-		return 2
+		return usageErrorf("want one URL, got %d arguments", len(positional))
 	}
 	if *timeout <= 0 || *maxTypes <= 0 || *maxPages <= 0 {
-		fmt.Fprintln(stderr, "appkit conform: --timeout, --max-types and --max-pages must be positive")
-		return 2
+		return usageErrorf("--timeout, --max-types and --max-pages must be positive")
 	}
-	cfg := conformance.Config{URL: positional[0], Auth: *auth, Account: account.m, Filter: filter.m,
+	cfg := conformance.Config{URL: positional[0], Auth: *auth, Filter: filter.values(), Types: *types,
 		TotalTimeout: *timeout, MaxTypes: *maxTypes, MaxPages: *maxPages}
+	if len(account.pairs) > 0 {
+		cfg.Account = map[string]any{}
+		for k, v := range account.last() {
+			cfg.Account[k] = v
+		}
+	}
+	if len(cfg.Filter) == 0 {
+		cfg.Filter = nil
+	}
 	if !*quiet {
 		cfg.Progress = conformProgress(stderr)
-	}
-	for _, t := range strings.Split(*types, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			cfg.Types = append(cfg.Types, t)
-		}
 	}
 	rep, err := conformance.Run(ctx, cfg)
 	stopped := errors.Is(err, conformance.ErrStopped)
 	if err != nil && !stopped {
-		fmt.Fprintf(stderr, "appkit conform: %v\n", err)
-		return 2
+		// Run fails before it starts only on its configuration (the URL).
+		return &exitError{Code: exitUsage, Err: err}
 	}
 	if *asJSON {
 		err = rep.WriteJSON(stdout)
@@ -149,24 +112,25 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = rep.WriteText(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit conform: write the report: %v\n", err)
-		return 2
+		return fmt.Errorf("write the report: %w", err)
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, rep); err != nil {
-			fmt.Fprintf(stderr, "appkit conform: --junit: %v\n", err)
-			return 2
+			return fmt.Errorf("--junit: %w", err)
 		}
 	}
 	switch {
 	case stopped:
-		fmt.Fprintf(stderr, "appkit conform: stopped before the end (%s): the report is partial\n", rep.Stopped)
-		return 3
+		return partialError(fmt.Errorf("stopped before the end (%s): the report is partial", rep.Stopped))
 	case !rep.OK():
-		return 1
+		return errChecksFailed
 	}
-	return 0
+	return nil
 }
+
+// errChecksFailed is the error of a run where a check failed (the report
+// says which).
+var errChecksFailed = errors.New("a check failed")
 
 // conformProgress prints the run's progress on w: each stage, each type
 // walked and each check's result, one line each.

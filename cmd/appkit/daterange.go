@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -43,54 +42,37 @@ Flags:
 `
 
 // runDaterange implements "appkit daterange".
-func runDaterange(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit daterange", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runDaterange(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("daterange", daterangeUsage, nil, stderr)
 	nowFlag := fs.String("now", "", "the current time, RFC 3339 (default: the system clock)")
 	tzFlag := fs.String("tz", "UTC", "the time zone: an offset such as +05:30, or an IANA name such as Europe/Berlin (not Local: the output must not depend on the machine)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, daterangeUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	stmt := strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(stmt) == "" {
-		fmt.Fprintln(stderr, "appkit daterange: no statement")
-		fs.Usage()
-		return 2
+		return usageErrorf("no statement")
 	}
 	loc, err := parseZone(*tzFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit daterange: --tz: %v\n", err)
-		return 2
+		return usageErrorf("--tz: %v", err)
 	}
 	now := time.Now()
 	if *nowFlag != "" {
 		if now, err = time.Parse(time.RFC3339Nano, *nowFlag); err != nil {
-			fmt.Fprintf(stderr, "appkit daterange: --now %q is not an RFC 3339 time such as 2017-06-13T10:00:00Z\n", *nowFlag)
-			return 2
+			return usageErrorf("--now %q is not an RFC 3339 time such as 2017-06-13T10:00:00Z", *nowFlag)
 		}
 	}
 	r, err := daterange.Parse(stmt, now, daterange.WithLocation(loc))
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		return err
 	}
 	out, err := json.Marshal(r)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit daterange: %v\n", err)
-		return 1
+		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "%s\n", out); err != nil {
-		fmt.Fprintf(stderr, "appkit daterange: %v\n", err)
-		return 1
-	}
-	return 0
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
 }
 
 // parseZone reads --tz: "UTC" or "Z", an offset ±HH:MM, ±HHMM or ±HH (at

@@ -4,51 +4,101 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestHostDemo(t *testing.T) {
+var (
+	demoTokenLine = regexp.MustCompile(`The host is at (http://\S+); your API token is (\S+)`)
+	demoIDELine   = regexp.MustCompile(`(http://\S+/api/graphql/space/[^\s#]+)#token=(\S+)`)
+)
+
+// runDemo runs "appkit host --demo" on dsn until it prints how to query it,
+// and returns its stdout so far and the function that stops it.
+func runDemo(t *testing.T, dsn string) (stdout *lockedBuffer, stop func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
+	out, errb := newLockedBuffer(), &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"host", "--demo", "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--rate-limit", "0"}, &out, &errb)
+		done <- run(ctx, []string{"host", "--demo", "--addr", "127.0.0.1:0", "--store", dsn, "--rate-limit", "0", "--admin-password", "pw-for-the-demo"}, out, errb)
 	}()
-	tokenRe := regexp.MustCompile(`The host is at (http://\S+); your API token is (\S+)`)
-	var m []string
-	for deadline := time.Now().Add(30 * time.Second); m == nil; {
+	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
+	defer deadline.Stop()
+	for !demoIDELine.MatchString(out.String()) {
+		select {
+		case <-out.written:
+		case code := <-done:
+			cancel()
+			t.Fatalf("host exited with %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+		case <-deadline.C:
+			cancel()
+			t.Fatalf("no GraphQL IDE link printed\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+		}
+	}
+	stop = func() int {
+		cancel()
 		select {
 		case code := <-done:
-			t.Fatalf("host exited with %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
-		case <-time.After(20 * time.Millisecond):
+			if code != 0 {
+				t.Errorf("exit %d: %s", code, errb.String())
+			}
+			return code
+		case <-time.After(20 * time.Second):
+			t.Fatal("host did not stop")
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no token printed\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
-		}
-		m = tokenRe.FindStringSubmatch(out.String())
+		return -1
 	}
-	if !regexp.MustCompile(`task\s+full\s+1\s+\d+\s+\d+\s+0\s+0\s+0`).MatchString(out.String()) {
+	return out, stop
+}
+
+func TestHostDemo(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "demo.db")
+	out, stop := runDemo(t, dsn)
+	m := demoTokenLine.FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no token line:\n%s", out.String())
+	}
+	base, token := m[1], m[2]
+	if !regexp.MustCompile(`task\s+full\s+1\s+12\s+12\s+0\s+0\s+0`).MatchString(out.String()) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	// The query the demo prints answers the synchronized tasks.
-	q := `[{"command":"platform.entity/query","args":{"query":{"q/from":"tracker/task","q/limit":2,"q/select":["tracker.task/name",{"tracker.task/project":["tracker.project/name"]}]}}}]`
-	req, _ := http.NewRequest(http.MethodPost, m[1]+"/api/commands", strings.NewReader(q))
-	req.Header.Set("Authorization", "Token "+m[2])
-	resp, err := http.DefaultClient.Do(req)
+	q := `[{"command":"platform.entity/query","args":{"query":{"q/from":"demo/task","q/limit":2,"q/select":["demo.task/name",{"demo.task/project":["demo.project/name"]}]}}}]`
+	if code, body := post(t, base+"/api/commands", token, q); code != 200 || !strings.Contains(body, `"success":true`) || !strings.Contains(body, `"demo.project/name":"`) {
+		t.Errorf("query: %d %s", code, body)
+	}
+	// The GraphQL IDE's link: the page of the demo's space, with the token.
+	ide := demoIDELine.FindStringSubmatch(out.String())
+	if ide[2] != token || !strings.HasPrefix(ide[1], base+"/") {
+		t.Errorf("IDE link %q, want the host %s and the token %s", ide[0], base, token)
+	}
+	resp, err := http.Get(ide[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"success":true`) || !strings.Contains(string(body), `"tracker.project/name":"`) {
-		t.Errorf("query: %d %s", resp.StatusCode, body)
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "graphiql") {
+		t.Errorf("IDE page: %d %.200s", resp.StatusCode, page)
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d: %s", code, errb.String())
+	space := ide[1][strings.LastIndex(ide[1], "/")+1:]
+	if code, body := post(t, base+"/api/graphql/space/"+space, token, `{"query":"{ me { email } }"}`); code != 200 || !strings.Contains(body, `"email"`) {
+		t.Errorf("GraphQL with the demo's token: %d %s", code, body)
+	}
+	stop()
+
+	// A restart on the same store prints and accepts the same token.
+	out, stop = runDemo(t, dsn)
+	defer stop()
+	m2 := demoTokenLine.FindStringSubmatch(out.String())
+	if m2 == nil || m2[2] != token {
+		t.Fatalf("after a restart the token is %q, want %q:\n%s", m2, token, out.String())
+	}
+	if code, body := post(t, m2[1]+"/api/commands", token, q); code != 200 || !strings.Contains(body, `"success":true`) {
+		t.Errorf("query after a restart: %d %s", code, body)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -79,108 +78,117 @@ policy is any, apps are called without HTTP(S)_PROXY.
 from --auth and --account (the stored one is kept when none is given) and
 its sync, which runs at once, then every --every (15m for a new sync) and on
 webhook events, while the APIs are served.
+--demo also serves a small demo app (projects and tasks) in process,
+synchronizes it into the store and prints an API token, a query and the
+GraphQL IDE's link; without --token the demo's token is kept in the store
+and the same at every start.
+
+GraphQL's addFileFromUrl refuses loopback, private and other non-public
+addresses unless APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1 (a host on a private
+network that trusts its users).
+
+Exit status: 0 stopped by SIGINT or SIGTERM; 1 failed (could not listen,
+open the store or start; the reason on stderr); 2 usage error.
 
 Flags:
 `
 
+// hostEnv lists the environment variables "appkit host" reads.
+var hostEnv = []envVar{
+	envStore,
+	{"APPKIT_TOKEN", "the default of --token"},
+	{"APPKIT_ADMIN_EMAIL", "the default of --admin-email"},
+	{"APPKIT_ADMIN_PASSWORD", "the default of --admin-password"},
+	{"APPKIT_PUBLIC_URL", "the default of --public-url"},
+	{"APPKIT_APP_NETWORKS", "the default of --app-networks"},
+	{"APPKIT_SECRET_KEY", "the key that seals account secrets: 32 bytes, base64 or hex"},
+	{"APPKIT_SECRET_KEY_FILE", "a file holding that key, read when APPKIT_SECRET_KEY is unset"},
+	{envGraphQLPrivateURLs, "1 lets GraphQL's addFileFromUrl reach loopback and private addresses"},
+}
+
+// envGraphQLPrivateURLs is the security switch of GraphQL's addFileFromUrl.
+const envGraphQLPrivateURLs = "APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS"
+
+// hostClockKey is the context key of a clock for the host's rate limits:
+// set by tests only (a stopped clock makes rate-limit tests independent of
+// the machine's speed), never by a flag.
+type hostClockKey struct{}
+
 // runHost implements "appkit host".
-func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit host", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("host", hostUsage, hostEnv, stderr)
 	addr := fs.String("addr", defaultHostAddr, "address to listen on (host:port; port 0 picks a free one)")
-	dsn := fs.String("store", envOr("APPKIT_STORE", defaultHostStore), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE)")
+	dsn := storeFlag(fs)
 	token := fs.String("token", os.Getenv("APPKIT_TOKEN"), "register this API token for the admin at start (env APPKIT_TOKEN)")
 	rateLimit := fs.Float64("rate-limit", auth.DefaultRate, "requests per second per token; 0 turns rate limits off")
 	workspaceLimit := fs.Float64("workspace-rate-limit", auth.DefaultWorkspaceRate, "requests per second over all tokens; 0 for none")
 	adminEmail := fs.String("admin-email", os.Getenv("APPKIT_ADMIN_EMAIL"), "the admin's e-mail (env APPKIT_ADMIN_EMAIL; default admin@localhost)")
 	adminPassword := fs.String("admin-password", os.Getenv("APPKIT_ADMIN_PASSWORD"), "the admin's password (env APPKIT_ADMIN_PASSWORD; generated when empty)")
 	appURL := fs.String("app", "", "register the app at this address and keep it synchronized (see below)")
-	appAuth := fs.String("auth", "", "with --app: the authentication id of the account (default: the app's only one, else none, else the first)")
-	var appAccount multiFlag
-	fs.Var(&appAccount, "account", "with --app: an account field, KEY=VALUE (repeatable)")
+	appAuth := authFlag(fs, "with --app: ")
+	appAccount := accountFlag(fs, "with --app: ")
 	every := fs.String("every", "", "with --app: the sync's schedule, such as 15m (default: the stored one, 15m for a new sync)")
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
-	demo := fs.Bool("demo", false, "also serve the tracker example app in process, synchronize it into the store and print an API token to query it (see demo.go)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, hostUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "appkit host: unexpected arguments %q\n", fs.Args())
-		return 2
+		return usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
-		fmt.Fprintln(stderr, "appkit host: rate limits must be 0 or positive")
-		return 2
+		return usageErrorf("rate limits must be 0 or positive")
 	}
-	if *appURL == "" && (*appAuth != "" || len(appAccount) > 0 || *every != "") {
-		fmt.Fprintln(stderr, "appkit host: --auth, --account and --every go with --app")
-		return 2
+	if *appURL == "" && (*appAuth != "" || len(appAccount.pairs) > 0 || *every != "") {
+		return usageErrorf("--auth, --account and --every go with --app")
 	}
 	networks, err := netguard.ParsePolicy(*appNetworks)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: --app-networks: %v\n", err)
-		return 2
+		return usageErrorf("--app-networks: %v", err)
 	}
 	if _, err := apps.ParseEvery(*every); err != nil {
-		fmt.Fprintf(stderr, "appkit host: --every: %v\n", err)
-		return 2
-	}
-	accountFields, err := keyValues("account", appAccount)
-	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 2
-	}
-	if *demo && *token == "" {
-		*token = newDemoToken()
+		return usageErrorf("--every: %v", err)
 	}
 	if *token != "" {
 		if err := auth.ValidateTokenValue(*token); err != nil {
-			fmt.Fprintf(stderr, "appkit host: --token: %v\n", err)
-			return 2
+			return usageErrorf("--token: %v", err)
 		}
 	}
 	if *adminPassword != "" {
 		if err := auth.ValidatePassword(*adminPassword); err != nil {
-			fmt.Fprintf(stderr, "appkit host: --admin-password: %v\n", err)
-			return 2
+			return usageErrorf("--admin-password: %v", err)
 		}
 	}
 	// Listen first: a taken or malformed address fails before the store is
 	// touched.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	}
 	defer ln.Close()
 	log := zerolog.New(stderr).With().Timestamp().Str("component", "host").Logger()
 
 	st, err := store.Open(ctx, *dsn)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	}
 	defer st.Close()
+	if *demo && *token == "" {
+		if *token, err = demoToken(ctx, st); err != nil {
+			return err
+		}
+	}
 	base := *publicURL
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
 	svc, err := startApps(ctx, st, *dsn, base, networks, log, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	}
 	if *appURL != "" && svc == nil {
-		fmt.Fprintln(stderr, "appkit host: --app needs the apps service: set APPKIT_SECRET_KEY")
-		return 1
+		return errors.New("--app needs the apps service: set APPKIT_SECRET_KEY")
 	}
 	cfg := host.Config{
 		Store:         st,
@@ -191,14 +199,16 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Logger:        log,
 		Notice:        stderr,
 		Apps:          host.AppsConfig{Service: svc},
+
+		GraphQLAllowPrivateURLs: os.Getenv(envGraphQLPrivateURLs) == "1",
 	}
+	cfg.Now, _ = ctx.Value(hostClockKey{}).(func() time.Time)
 	if *rateLimit > 0 {
 		cfg.WorkspaceRateLimit = *workspaceLimit
 	}
 	h, err := host.New(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -219,13 +229,8 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { stopSched(); <-scheduled }()
 	if *appURL != "" {
-		flat := map[string]string{}
-		for k, v := range accountFields {
-			flat[k] = v[len(v)-1]
-		}
-		if err := keepApp(ctx, svc, *appURL, *appAuth, flat, *every, stdout); err != nil {
-			fmt.Fprintf(stderr, "appkit host: --app: %v\n", err)
-			return 1
+		if err := keepApp(ctx, svc, *appURL, *appAuth, appAccount.last(), *every, stdout); err != nil {
+			return fmt.Errorf("--app: %w", err)
 		}
 	}
 	// Printed once the app of --app is registered, so that a script
@@ -234,16 +239,14 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *demo {
 		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "appkit host: %v\n", err)
-			return 1
+			return err
 		}
 		defer stopDemo()
 	}
 
 	select {
 	case err := <-served:
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	case <-ctx.Done():
 	}
 	stopSched()
@@ -251,20 +254,11 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "appkit host: shutdown: %v\n", err)
-		return 1
+		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "appkit host: %v\n", err)
-		return 1
+		return err
 	}
 	fmt.Fprintln(stdout, "appkit host: stopped")
-	return 0
-}
-
-func envOr(key, fallback string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return fallback
+	return nil
 }

@@ -49,7 +49,13 @@ var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 // function that stops it and returns the exit code.
 func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	return startHostCtx(t, context.Background(), args...)
+}
+
+// startHostCtx is startHost with a context of the test's (a clock).
+func startHostCtx(t *testing.T, parent context.Context, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(parent)
 	stdout, errb := newLockedBuffer(), &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"host"}, args...), stdout, errb) }()
@@ -151,13 +157,33 @@ func TestHostCommandServesAndStops(t *testing.T) {
 }
 
 func TestHostCommandRateLimitFlag(t *testing.T) {
-	base, stop, _ := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "rl-token-0123456789", "--rate-limit", "1")
+	t.Parallel()
+	// The host's clock stands still unless the test moves it: how fast the
+	// machine sends the requests does not matter.
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ctx := context.WithValue(context.Background(), hostClockKey{}, clock)
+	base, stop, _ := startHostCtx(t, ctx, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "rl-token-0123456789", "--rate-limit", "1")
 	defer stop()
-	if code, body := post(t, base+"/api/commands", "rl-token-0123456789", `[{"command":"platform.schema/query"}]`); code != 200 {
-		t.Fatalf("first request: %d %s", code, body)
+	query := func() int {
+		code, _ := post(t, base+"/api/commands", "rl-token-0123456789", `[{"command":"platform.schema/query"}]`)
+		return code
 	}
-	if code, body := post(t, base+"/api/commands", "rl-token-0123456789", `[{"command":"platform.schema/query"}]`); code != 429 {
-		t.Fatalf("second immediate request with --rate-limit 1: %d %s", code, body)
+	if code := query(); code != 200 {
+		t.Fatalf("first request: %d", code)
+	}
+	if code := query(); code != 429 {
+		t.Fatalf("second request in the same second with --rate-limit 1: %d", code)
+	}
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	if code := query(); code != 200 {
+		t.Fatalf("a request a second later: %d", code)
+	}
+	if code := query(); code != 429 {
+		t.Fatalf("the next in that second: %d", code)
 	}
 }
 

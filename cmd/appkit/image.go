@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,9 +47,8 @@ Flags:
 `
 
 // runImage implements "appkit image".
-func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit image", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("image", imageUsage, []envVar{envSourceDateEpoch}, stderr)
 	out := fs.String("out", "", "the OCI layout directory (default NAME.oci)")
 	tag := fs.String("tag", "latest", "the image's tag")
 	tarPath := fs.String("tar", "", "also write a docker/podman load tarball to this file")
@@ -59,31 +56,21 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	appName := fs.String("name", "", "the binary's name in the image (default: the package directory's name)")
 	arch := fs.String("arch", runtime.GOARCH, "the GOARCH to build for")
 	caCerts := fs.String("ca-certs", "/etc/ssl/certs/ca-certificates.crt", "the PEM CA certificates to install")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, imageUsage)
-		fs.PrintDefaults()
-	}
 	pkg, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := fs.parse(rest); err != nil {
+		return err
 	}
 	if pkg == "" && fs.NArg() == 1 {
 		pkg = fs.Arg(0)
 	} else if fs.NArg() > 0 || pkg == "" {
-		fs.Usage()
-		return 2
+		return usageErrorf("want one PACKAGE_DIR")
 	}
 	dir, err := filepath.Abs(pkg)
 	if err != nil {
-		fmt.Fprintln(stderr, "appkit image:", err)
-		return 2
+		return usageErrorf("%v", err)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "appkit image: %s is not a directory\n", pkg)
-		return 2
+		return usageErrorf("%s is not a directory", pkg)
 	}
 	if *appName == "" {
 		*appName = strings.ToLower(filepath.Base(dir))
@@ -93,34 +80,29 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	certs, err := os.ReadFile(*caCerts)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit image: CA certificates: %v (install Debian's ca-certificates or pass --ca-certs FILE)\n", err)
-		return 1
+		return fmt.Errorf("CA certificates: %w (install Debian's ca-certificates or pass --ca-certs FILE)", err)
 	}
 	created := time.Now()
-	if v := os.Getenv("SOURCE_DATE_EPOCH"); v != "" {
+	if v := os.Getenv(envSourceDateEpoch.name); v != "" {
 		sec, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || sec < 0 {
-			fmt.Fprintf(stderr, "appkit image: SOURCE_DATE_EPOCH: want seconds since 1970, got %q\n", v)
-			return 2
+			return usageErrorf("SOURCE_DATE_EPOCH: want seconds since 1970, got %q", v)
 		}
 		created = time.Unix(sec, 0)
 	}
 
 	tmp, err := os.MkdirTemp("", "appkit-image-")
 	if err != nil {
-		fmt.Fprintln(stderr, "appkit image:", err)
-		return 1
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	bin, hc := filepath.Join(tmp, "app"), filepath.Join(tmp, "healthcheck")
 	importPath, err := goBuild(ctx, dir, *arch, bin, ".", stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit image: build %s: %v\n", pkg, err)
-		return 1
+		return fmt.Errorf("build %s: %w", pkg, err)
 	}
 	if _, err := goBuild(ctx, dir, *arch, hc, healthcheckPkg, stderr); err != nil {
-		fmt.Fprintf(stderr, "appkit image: build the health check (%s, from the app's module: does it require github.com/appkitgo/appkit?): %v\n", healthcheckPkg, err)
-		return 1
+		return fmt.Errorf("build the health check (%s, from the app's module: does it require github.com/appkitgo/appkit?): %w", healthcheckPkg, err)
 	}
 	img, err := image.Build(image.Spec{
 		Name: *appName, Binary: bin, Healthcheck: hc, CACerts: certs, Port: *port, Arch: *arch, Created: created,
@@ -133,29 +115,28 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		},
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "appkit image:", err)
-		return 1
+		return err
 	}
 	if err := image.WriteLayout(*out, *tag, img); err != nil {
-		fmt.Fprintln(stderr, "appkit image:", err)
-		return 1
+		return err
 	}
 	digest, err := img.Digest()
 	if err != nil {
-		fmt.Fprintln(stderr, "appkit image:", err)
-		return 1
+		return err
 	}
 	fmt.Fprintf(stdout, "appkit image: %s (%s) written to the OCI layout %s as %s\n", importPath, digest, *out, *tag)
 	if *tarPath != "" {
 		ref := *appName + ":" + *tag
 		if err := image.WriteTarball(*tarPath, ref, img); err != nil {
-			fmt.Fprintln(stderr, "appkit image:", err)
-			return 1
+			return err
 		}
 		fmt.Fprintf(stdout, "appkit image: %s written to %s (docker load -i %s)\n", ref, *tarPath, *tarPath)
 	}
-	return 0
+	return nil
 }
+
+// envSourceDateEpoch fixes the image's creation time.
+var envSourceDateEpoch = envVar{"SOURCE_DATE_EPOCH", "seconds since 1970: the image's creation time (equal sources give an equal image)"}
 
 // healthcheckPkg is the health-check program every image carries.
 const healthcheckPkg = "github.com/appkitgo/appkit/internal/image/healthcheck"

@@ -92,9 +92,9 @@ func TestImage_refused(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"image"}, 2, "Usage: appkit image"},
+		{[]string{"image"}, 2, "want one PACKAGE_DIR\nrun 'appkit image -h' for usage\n"},
 		{[]string{"image", "./nonexistent"}, 2, "is not a directory"},
-		{[]string{"image", "./testdata/imageapp", "extra"}, 2, "Usage"},
+		{[]string{"image", "./testdata/imageapp", "extra"}, 2, "want one PACKAGE_DIR"},
 		{[]string{"image", "./testdata/imageapp", "--ca-certs", "/nonexistent.pem"}, 1, "CA certificates"},
 		{[]string{"image", "../../internal/image", "--ca-certs", "image_test.go", "--out", os.DevNull}, 1, "not a command"},
 	} {

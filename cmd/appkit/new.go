@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,31 +42,22 @@ Flags:
 `
 
 // runNew implements "appkit new".
-func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit new", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runNew(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("new", newUsage, nil, stderr)
 	kind := fs.String("kind", "sync", "sync or action")
 	auth := fs.String("auth", "token", "none, token or oauth2")
 	dir := fs.String("dir", "", "the directory to write (default ./NAME)")
 	module := fs.String("module", "", "the module path (default example.com/NAME)")
 	replace := fs.String("replace", "", "a local appkit checkout to use instead of the released module")
 	version := fs.String("appkit-version", "", "the appkit version to require (default: this CLI's)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, newUsage)
-		fs.PrintDefaults()
-	}
 	name, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := fs.parse(rest); err != nil {
+		return err
 	}
 	if name == "" && fs.NArg() == 1 {
 		name = fs.Arg(0)
 	} else if fs.NArg() > 0 || name == "" {
-		fs.Usage()
-		return 2
+		return usageErrorf("want one NAME")
 	}
 	if *dir == "" {
 		*dir = name
@@ -87,15 +76,22 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if *replace != "" {
 		abs, err := filepath.Abs(*replace)
 		if err != nil {
-			fmt.Fprintln(stderr, "appkit new:", err)
-			return 2
+			return usageErrorf("--replace: %v", err)
 		}
 		*replace, note = abs, ""
 	}
-	paths, err := scaffold.Write(*dir, scaffold.Options{Name: name, Module: *module, Kind: *kind, Auth: *auth, AppkitVersion: *version, Replace: *replace})
+	opts := scaffold.Options{Name: name, Module: *module, Kind: *kind, Auth: *auth, AppkitVersion: *version, Replace: *replace}
+	// Options the templates refuse and a taken directory are usage errors
+	// (nothing written); a failed write is a failure.
+	if _, err := scaffold.Render(opts); err != nil {
+		return usageErrorf("%s", strings.TrimPrefix(err.Error(), "scaffold: "))
+	}
+	if entries, err := os.ReadDir(*dir); err == nil && len(entries) > 0 {
+		return usageErrorf("%s exists and is not empty", *dir)
+	}
+	paths, err := scaffold.Write(*dir, opts)
 	if err != nil {
-		fmt.Fprintln(stderr, "appkit new:", strings.TrimPrefix(err.Error(), "scaffold: "))
-		return 2
+		return err
 	}
 	fmt.Fprintf(stdout, "appkit new: wrote %s (%s app, auth %s):\n", *dir, *kind, *auth)
 	for _, p := range paths {
@@ -105,7 +101,7 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "Next: cd %s && go mod tidy && go test ./...\n", *dir)
-	return 0
+	return nil
 }
 
 // appkitCheckout returns the directory of the appkit module that holds

@@ -59,12 +59,12 @@ func TestNew_refused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"new"}, "Usage: appkit new"},
+		{[]string{"new"}, "want one NAME\nrun 'appkit new -h' for usage\n"},
 		{[]string{"new", "My App"}, "name"},
 		{[]string{"new", "ok", "--kind", "both"}, "kind"},
 		{[]string{"new", "ok", "--auth", "basic"}, "auth"},
 		{[]string{"new", "ok", "--dir", dir}, "not empty"},
-		{[]string{"new", "ok", "extra"}, "Usage"},
+		{[]string{"new", "ok", "extra"}, "want one NAME"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +26,7 @@ func init() {
 }
 
 const syncUsage = `Usage: appkit sync --store DSN --app URL [--auth ID] [--account KEY=VALUE ...]
-                   [--type ID ...] [--filter KEY=VALUE ...]
+                   [--type ID ... | --types a,b] [--filter KEY=VALUE ...]
 
 Runs one synchronization of the app at URL into the store, as the workspace
 service would: descriptor, account validation, config, schema, then every
@@ -38,106 +37,61 @@ The account, the types and the filter are remembered in the store: a later
 run needs only --store and --app. A run that stops (the app keeps failing,
 the process is killed) is resumed by the next run from the page it stopped
 at. --account takes the authentication's fields (and OAuth tokens:
-access_token, refresh_token); --filter a value per filter (repeat it, or
-separate values with commas, for a multidropdown; a date filter takes a
-statement such as "last 2 weeks").
+access_token, refresh_token); --filter a value per filter (repeat it, give
+a JSON array or separate values with commas, for a multidropdown; a date
+filter takes a statement such as "last 2 weeks"; a JSON string is read as
+its text).
 
 Progress goes to stderr: a line per type on a terminal, JSON log lines
 otherwise.
 
 Exit status: 0 done; 1 failed (the reason on stderr; the data of the last
-good run is kept); 3 paused by an app that kept failing (run again to
-resume); 2 usage error.
+good run is kept); 2 usage error; 3 paused by an app that kept failing with
+errors that may pass (run again to resume).
 
 Flags:
 `
 
-// multiFlag collects a repeated flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-// keyValues parses KEY=VALUE flags.
-func keyValues(name string, list []string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, kv := range list {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--%s %q: want KEY=VALUE", name, kv)
-		}
-		out[k] = append(out[k], v)
-	}
-	return out, nil
-}
-
 // runSync implements "appkit sync".
-func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("appkit sync", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dsn := fs.String("store", envOr("APPKIT_STORE", defaultHostStore), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE)")
+func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync", syncUsage, []envVar{envStore}, stderr)
+	dsn := storeFlag(fs)
 	app := fs.String("app", "", "the app's base address, http(s)://host:port")
-	authID := fs.String("auth", "", "the authentication id to use (default: the app's only one, else none, else the first)")
-	var account, types, filter multiFlag
-	fs.Var(&account, "account", "an account field, KEY=VALUE (repeatable)")
-	fs.Var(&types, "type", "a type to synchronize (repeatable; default: those of the last run, else the app's default types)")
-	fs.Var(&filter, "filter", "a filter value, KEY=VALUE (repeatable; replaces the filter of the last run)")
+	authID := authFlag(fs, "")
+	account := accountFlag(fs, "")
+	types := typesFlag(fs, "those of the last run, else the app's default types")
+	filter := filterFlag(fs, "replaces the filter of the last run; a list filter also takes a comma-separated list")
 	timeout := fs.Duration("timeout", 60*time.Second, "the longest wait for one answer of the app")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, syncUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "appkit sync: unexpected arguments %q\n", fs.Args())
-		return 2
+		return usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *app == "" {
-		fmt.Fprintln(stderr, "appkit sync: --app is required")
-		return 2
+		return usageErrorf("--app is required")
 	}
-	acc, err := keyValues("account", account)
-	if err == nil {
-		var flt map[string][]string
-		if flt, err = keyValues("filter", filter); err == nil {
-			opts := syncer.Options{AppURL: *app, Auth: *authID, Types: types, Filter: flt, RequestTimeout: *timeout, Account: map[string]string{}}
-			for k, v := range acc {
-				opts.Account[k] = v[len(v)-1]
-			}
-			return syncOnce(ctx, *dsn, opts, stdout, stderr)
-		}
-	}
-	fmt.Fprintf(stderr, "appkit sync: %v\n", err)
-	return 2
+	opts := syncer.Options{AppURL: *app, Auth: *authID, Types: *types, Filter: filter.texts(), RequestTimeout: *timeout, Account: account.last()}
+	return syncOnce(ctx, *dsn, opts, stdout, stderr)
 }
 
 // syncOnce opens the store, runs the synchronization with progress on stderr
-// and prints the summary.
-func syncOnce(ctx context.Context, dsn string, opts syncer.Options, stdout, stderr io.Writer) int {
+// and prints the summary; a run paused by an app that kept failing is a
+// partial error (exit 3).
+func syncOnce(ctx context.Context, dsn string, opts syncer.Options, stdout, stderr io.Writer) error {
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
-		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
-		return 1
+		return err
 	}
 	defer st.Close()
 	rep, err := runWithProgress(ctx, st, opts, stderr)
 	if rep != nil {
 		printReport(stdout, rep)
 	}
-	switch {
-	case errors.Is(err, syncer.ErrPaused):
-		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
-		return 3
-	case err != nil:
-		fmt.Fprintf(stderr, "appkit sync: %v\n", err)
-		return 1
+	if errors.Is(err, syncer.ErrPaused) {
+		return partialError(err)
 	}
-	return 0
+	return err
 }
 
 // runWithProgress runs syncer.Run with a progress line per type on a

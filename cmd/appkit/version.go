@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -18,18 +19,28 @@ func init() {
 
 // runVersion implements "appkit version": what the Go toolchain recorded in
 // the binary when it was built (go install ...@v1.2.3, go build in a clone).
-func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "Usage: appkit version")
-		return 2
+const versionUsage = `Usage: appkit version
+
+Prints appkit's module version, the commit it was built from and the Go
+version and platform.
+
+Flags:
+`
+
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", versionUsage, nil, stderr)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		fmt.Fprintln(stderr, "appkit: this binary carries no build information")
-		return 1
+		return errors.New("this binary carries no build information")
 	}
-	fmt.Fprint(stdout, formatVersion(info))
-	return 0
+	_, err := fmt.Fprint(stdout, formatVersion(info))
+	return err
 }
 
 // formatVersion renders the build information of an appkit binary: the

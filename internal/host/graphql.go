@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"os"
 
 	"github.com/appkitgo/appkit/internal/graphql"
 	"github.com/appkitgo/appkit/internal/httpjson"
@@ -20,8 +19,9 @@ import (
 //	GET  /api/graphql/files/<id>      a file attached by addFileFromUrl or attachPdfUsingTemplate (Authorization: Token <token>)
 //
 // addFileFromUrl refuses loopback, private and other non-public addresses;
-// the environment variable APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1 lets it reach
-// them (a host on a private network that trusts its users).
+// Config.GraphQLAllowPrivateURLs lets it reach them (a host on a private
+// network that trusts its users; appkit host sets it from the environment
+// variable APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1).
 //
 // POST goes through the same token check, rate limits and body limit as
 // the command API. A GraphQL failure (a bad query, a failed action) answers
@@ -36,7 +36,7 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) {
 		Store:            h.cfg.Store,
 		MaxBody:          min(h.cfg.MaxBody, graphql.DefaultMaxBody),
 		FilesPath:        graphqlPrefix + "/files/",
-		AllowPrivateURLs: os.Getenv("APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS") == "1",
+		AllowPrivateURLs: h.cfg.GraphQLAllowPrivateURLs,
 		OnError: func(ctx context.Context, err error) {
 			h.log.Error().Err(err).Msg("graphql request failed internally")
 		},

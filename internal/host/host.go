@@ -118,6 +118,10 @@ type Config struct {
 	// Now is the clock of the rate limits and throttles (nil: time.Now;
 	// tests stop it so that a slow machine cannot refill a bucket).
 	Now func() time.Time
+	// GraphQLAllowPrivateURLs lets GraphQL's addFileFromUrl reach loopback,
+	// private and other non-public addresses (a host on a private network
+	// that trusts its users); off, it refuses them.
+	GraphQLAllowPrivateURLs bool
 	// Apps configures the apps service (registered apps, accounts,
 	// scheduled syncs, webhooks, actions); see apps.go.
 	Apps AppsConfig
