@@ -5,7 +5,7 @@
 //
 //   - raw: a table with the synchronized table's columns, types and indexes,
 //     filled the fastest way the engine offers (SQLite: prepared multi-row
-//     INSERTs in one transaction; PostgreSQL: one COPY), with random uuid
+//     INSERT OR FAIL in one transaction; PostgreSQL: one COPY), with random uuid
 //     keys like the synchronized rows';
 //   - floor: the same columns with sequential integer keys and no secondary
 //     index, filled the same way: what the engine can take at best.
@@ -461,13 +461,13 @@ func (tb *tables) create(ctx context.Context, st *store.Store, table string) err
 }
 
 // fillSQLite inserts n rows into table in one transaction with a prepared
-// multi-row INSERT.
+// multi-row INSERT OR FAIL (as the store's bulk path: no statement journal).
 func fillSQLite(ctx context.Context, st *store.Store, tb *tables, table string, n int, key func(i int) any) error {
 	const per = 500
 	cols := strings.Join(tb.cols, ",")
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", len(tb.cols)), ",") + ")"
 	insert := func(rows int) string {
-		return "INSERT INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
+		return "INSERT OR FAIL INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
 	}
 	tx, err := st.DB().BeginTx(ctx, nil)
 	if err != nil {
