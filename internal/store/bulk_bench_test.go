@@ -9,14 +9,26 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // BenchmarkBulkWrite writes pages of 1000 new entities (six fields, one
 // to-one relation, random ids as a synchronization's) into a SQLite file
-// store, one transaction a page, as the sync engine does.
+// store (and PostgreSQL when APPKIT_TEST_POSTGRES is set), one transaction
+// a page, as the sync engine does.
 func BenchmarkBulkWrite(b *testing.B) {
+	dsns := map[string]string{"sqlite": "sqlite:" + filepath.Join(b.TempDir(), "bulk.db")}
+	if pg, ok := testkit.StoreDSNs(b)["postgres"]; ok {
+		dsns["postgres"] = pg
+	}
+	for name, dsn := range dsns {
+		b.Run(name, func(b *testing.B) { benchBulkWrite(b, dsn) })
+	}
+}
+
+func benchBulkWrite(b *testing.B, dsn string) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bulk.db"))
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,6 +64,13 @@ func BenchmarkBulkWrite(b *testing.B) {
 			i++
 		}
 		err := st.Write(ctx, func(tx *store.Tx) error {
+			ids := make([]string, len(rows))
+			for k, r := range rows {
+				ids[k] = r.ID
+			}
+			if _, err := tx.IntValues(ty, ty.Field("W/n"), ids); err != nil { // the engine's lookup
+				return err
+			}
 			_, err := tx.BulkWrite(ty, fields, rows, nil)
 			return err
 		})
