@@ -172,6 +172,12 @@ type Store struct {
 	fresh *freshness
 }
 
+// Entity ids come from a buffered random pool (far fewer reads of
+// crypto/rand per created entity). uuid.EnableRandPool must not run beside
+// other uses of the package, so it runs once, at initialization (Open
+// called it, and two Opens at once raced).
+func init() { uuid.EnableRandPool() }
+
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
@@ -222,9 +228,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
-	// Entity ids come from a buffered random pool (far fewer reads of
-	// crypto/rand per created entity).
-	uuid.EnableRandPool()
 	s := &Store{db: db, dialect: d, drv: drv, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
