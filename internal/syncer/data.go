@@ -79,7 +79,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 		return fmt.Errorf("type %s is missing from the store", tm.Store)
 	}
 	w := &pageWriter{e: e, tx: tx, space: space, tm: tm, ty: ty, run: run, tr: tr, cols: p.cols,
-		runF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun)),
+		runF:  ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun)),
 		appF:  ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID)),
 		hashF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenHash))}
 	for lo := 0; lo < len(p.rows); lo += writeBatch {
