@@ -251,23 +251,29 @@ func (d *devSession) ready(ctx context.Context, url string) error {
 	for _, w := range app.Warnings {
 		d.say("warning: %s", w)
 	}
+	d.space = app.Space
+	d.check(ctx, app, url)
+	before, err := devloop.TakeSnapshot(ctx, d.st, d.space)
+	if err != nil {
+		return err
+	}
+	created := false
 	if d.syncID == "" {
-		if err := d.setUp(ctx, app); err != nil {
+		if created, err = d.setUp(ctx, app); err != nil {
 			return err
 		}
 		d.say("GraphQL IDE of %s: %s/api/graphql/space/%s", app.Name, d.hostAt, app.Space)
 	}
-	d.space = app.Space
-	d.check(ctx, app, url)
-	return d.sync(ctx)
+	return d.sync(ctx, before, created)
 }
 
 // setUp creates or updates the app's account and its sync (on demand
-// only: dev runs it at every change).
-func (d *devSession) setUp(ctx context.Context, app *apps.App) error {
+// only: dev runs it at every change); created reports a new sync, whose
+// first run the scheduler starts at once.
+func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, err error) {
 	syncs, err := d.svc.Syncs(ctx, app.ID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	none := ""
 	if len(syncs) == 0 {
@@ -277,39 +283,39 @@ func (d *devSession) setUp(ctx context.Context, app *apps.App) error {
 		}
 		fields, err := apps.TypedFields(app.Descriptor, pick, d.account)
 		if err != nil {
-			return err
+			return false, err
 		}
 		acc, err := d.svc.CreateAccount(ctx, app.ID, "", fields)
 		if err != nil {
-			return fmt.Errorf("account: %w", err)
+			return false, fmt.Errorf("account: %w", err)
 		}
 		d.say("account %q set up", acc.Name)
 		sy, err := d.svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Types: d.types, Filter: d.filter, Every: &none})
 		if err != nil {
-			return err
+			return false, err
 		}
 		d.syncID = sy.ID
-		return nil
+		return true, nil
 	}
 	sy := syncs[0]
 	if len(d.account) > 0 {
 		existing, err := d.svc.Account(ctx, sy.AccountID)
 		if err != nil {
-			return err
+			return false, err
 		}
 		fields, err := apps.TypedFields(app.Descriptor, existing.Auth, d.account)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if _, err := d.svc.UpdateAccount(ctx, existing.ID, fields); err != nil {
-			return fmt.Errorf("account: %w", err)
+			return false, fmt.Errorf("account: %w", err)
 		}
 	}
 	if _, err := d.svc.UpdateSync(ctx, sy.ID, apps.SyncSpec{Account: sy.AccountID, Types: d.types, Filter: d.filter, Every: &none}); err != nil {
-		return err
+		return false, err
 	}
 	d.syncID = sy.ID
-	return nil
+	return false, nil
 }
 
 // check runs the conformance rules' fast subset and prints the failures.
@@ -340,24 +346,41 @@ func (d *devSession) check(ctx context.Context, app *apps.App, url string) {
 	d.say("conformance: descriptor, config and schema: %d checks passed, %d failed", passed, failed)
 }
 
-// sync runs the app's sync now, waits for its end and prints what changed.
-func (d *devSession) sync(ctx context.Context) error {
-	before, err := devloop.TakeSnapshot(ctx, d.st, d.space)
-	if err != nil {
-		return err
-	}
-	run, err := d.svc.RunNow(ctx, d.syncID)
-	if err != nil {
-		return err
-	}
+// sync runs the app's sync (a new sync's first run is the one the
+// scheduler starts; later ones are asked for), waits for its end and
+// prints what changed since before.
+func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created bool) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	var run *apps.Run
+	for created && run == nil {
+		runs, err := d.svc.Runs(ctx, d.syncID, 1)
+		if err != nil {
+			return err
+		}
+		if len(runs) > 0 {
+			run = runs[0]
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C:
+		}
+	}
+	if run == nil {
+		var err error
+		if run, err = d.svc.RunNow(ctx, d.syncID); err != nil {
+			return err
+		}
+	}
 	for run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-tick.C:
 		}
+		var err error
 		if run, err = d.svc.Run(ctx, run.ID); err != nil {
 			return err
 		}

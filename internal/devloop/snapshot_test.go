@@ -9,10 +9,10 @@ func TestChanges(t *testing.T) {
 	t.Parallel()
 	before := Snapshot{
 		"s/note": {
-			"a": {"name": "A", "done": "false"},
-			"b": {"name": "B"},
-			"c": {"name": "C"},
-			"d": {"name": "D", "size": "1"},
+			"a":    {"name": "A", "done": "false"},
+			"b":    {"name": "B"},
+			"c":    {"name": "C"},
+			"d":    {"name": "D", "size": "1"},
 			"gone": {"name": "G"},
 		},
 		"s/user": {"u": {"name": "U"}},
