@@ -274,3 +274,24 @@ func TestDevToken(t *testing.T) {
 		t.Errorf("tokens %q, %q, %q", first, second, other)
 	}
 }
+
+func TestDevRefused(t *testing.T) {
+	t.Parallel()
+	notModule := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--account", "token"}, 2, "want KEY=VALUE"},
+		{[]string{"--filter", "x"}, 2, "want KEY=VALUE"},
+		{[]string{"--token", "short"}, 2, "--token"},
+		{[]string{"a", "b"}, 2, "unexpected arguments"},
+		{[]string{notModule, "--store", "sqlite::memory:"}, 1, "not inside a Go module"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), append([]string{"dev"}, tc.args...), &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+	}
+}
