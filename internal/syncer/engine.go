@@ -190,10 +190,12 @@ type TypeReport struct {
 	Mode string
 	// Pages and Items count what the app sent.
 	Pages, Items int
-	// Created, Updated and Removed count entities; Skipped counts items that
-	// were not stored (see Problems); Duplicates counts ids sent again in the
-	// run (the last one wins).
-	Created, Updated, Removed, Skipped, Duplicates int
+	// Created, Updated and Removed count entities; Unchanged counts
+	// entities written again with the values they had (as this engine last
+	// wrote them); Skipped counts items that were not stored (see
+	// Problems); Duplicates counts ids sent again in the run (the last one
+	// wins).
+	Created, Updated, Unchanged, Removed, Skipped, Duplicates int
 	// Problems describe skipped items, duplicates and unresolved relations
 	// (the first ones of each run; the counts are exact).
 	Problems []string
