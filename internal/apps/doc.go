@@ -25,8 +25,10 @@
 //
 // Account fields are one JSON object sealed with AES-256-GCM (a fresh
 // nonce per write, the account id as additional data) under the key of
-// [LoadKey]: APPKIT_SECRET_KEY (32 bytes in base64 or hex), else the file
-// named by APPKIT_SECRET_KEY_FILE. The API lists the keys of an account,
+// Config.Key (or Config.KeyText, 32 bytes in base64 or hex; see
+// [ParseKey]). The service reads no environment variable: `appkit host`
+// reads APPKIT_SECRET_KEY, else the file named by APPKIT_SECRET_KEY_FILE,
+// and passes the key in the Config. The API lists the keys of an account,
 // never its values; exchanges kept in the run history (the latest
 // KeepExchanges runs, 200 calls a run, the first 16 KiB of each body) have
 // every secret value replaced by ***: the values of secret-named fields
@@ -35,6 +37,15 @@
 // account's secrets and every secret an answer brought wherever they
 // appear, and the error text of a failed call too; nothing secret is
 // logged.
+//
+// # Configuration
+//
+// [New] takes a [Config]: [Config.WithDefaults] gives every unset setting
+// its default (the Default* constants) and New validates the result in one
+// place, refusing with an error that wraps [ErrConfig] and names every
+// setting that is wrong (no store, no key or a key of the wrong size, a
+// lease shorter than MinLeaseTTL, a negative poll, timeout, pause, worker
+// or exchange count).
 //
 // # Scheduling and scale-out
 //

@@ -2,9 +2,7 @@ package apps
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,72 +23,6 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
-// Defaults of [Config].
-const (
-	DefaultLeaseTTL      = 30 * time.Second
-	DefaultPoll          = time.Second
-	DefaultWorkers       = 2
-	DefaultPauseDelay    = time.Minute
-	DefaultKeepExchanges = 10
-	// MinEvery is the shortest schedule a sync may have.
-	MinEvery = time.Second
-	// MaxEvery is the longest.
-	MaxEvery = 366 * 24 * time.Hour
-)
-
-// Config configures a [Service]. Store and Key are required.
-type Config struct {
-	// Store is the host's opened store.
-	Store *store.Store
-	// Key seals account secrets (KeySize bytes; see LoadKey).
-	Key []byte
-	// HostID names this process in leases and runs (default: a random id).
-	HostID string
-	// BaseURL is the host's own address as apps and browsers reach it
-	// (http://host:port): webhook event URLs and the OAuth callback page
-	// are made from it (SetBaseURL changes it later).
-	BaseURL string
-	// Networks is the policy of the addresses the service may call apps at
-	// (the zero Policy: DefaultNetworks). It is enforced on the address
-	// actually dialled, after name resolution and on every redirect, by
-	// the client the service makes when HTTPClient is nil; that client
-	// uses no proxy unless the policy is netguard.Any.
-	Networks netguard.Policy
-	// HTTPClient calls the apps (nil: a client that enforces Networks); a
-	// given client is used as it is.
-	HTTPClient *http.Client
-	// Engine holds the engine's options every run starts from (its run
-	// bounds, say); the service sets the app, account, selection, client,
-	// timeout and logging of each run over them.
-	Engine syncer.Options
-	// RequestTimeout bounds one call to an app (0: 60 s).
-	RequestTimeout time.Duration
-	// Retry is the engine's policy for failures that may pass (zero: the
-	// engine's default).
-	Retry syncer.Retry
-	// CommitItems bounds a batch of pages the engine commits together (0:
-	// the engine's default).
-	CommitItems int
-	// LeaseTTL is how long a lease lasts unless renewed (0:
-	// DefaultLeaseTTL); it is renewed every third of it.
-	LeaseTTL time.Duration
-	// Poll is how often the scheduler looks for due syncs (0: DefaultPoll).
-	Poll time.Duration
-	// Workers is the number of syncs one process runs at once (0:
-	// DefaultWorkers).
-	Workers int
-	// PauseDelay is when a run paused by an app that kept failing is
-	// resumed (0: DefaultPauseDelay).
-	PauseDelay time.Duration
-	// KeepExchanges is the number of latest runs per sync whose exchanges
-	// with the app are kept (0: DefaultKeepExchanges).
-	KeepExchanges int
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
-	// Logger receives what the scheduler does; never a secret.
-	Logger zerolog.Logger
-}
-
 // Service is the apps service. It is safe for concurrent use.
 type Service struct {
 	cfg  Config
@@ -108,49 +40,21 @@ type Service struct {
 	held map[string]*holding
 }
 
-// New prepares the service on an opened store (creating its tables).
+// New prepares the service on an opened store (creating its tables): cfg
+// is completed with [Config.WithDefaults] and validated (an error wrapping
+// ErrConfig says every setting that is wrong).
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("apps: Config.Store is required")
-	}
-	seal, err := newSealer(cfg.Key)
+	cfg = cfg.WithDefaults()
+	key, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.HostID == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		cfg.HostID = "host-" + base64.RawURLEncoding.EncodeToString(b)
-	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 60 * time.Second
-	}
-	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = DefaultLeaseTTL
-	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
-	}
-	if cfg.PauseDelay <= 0 {
-		cfg.PauseDelay = DefaultPauseDelay
-	}
-	if cfg.KeepExchanges <= 0 {
-		cfg.KeepExchanges = DefaultKeepExchanges
-	}
-	if cfg.Networks.IsZero() {
-		cfg.Networks = DefaultNetworks
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = guardedClient(cfg.Networks)
+	seal, err := newSealer(key)
+	if err != nil {
+		return nil, err
 	}
 	s := &Service{cfg: cfg, st: cfg.Store, db: cfg.Store.DB(), d: cfg.Store.Dialect(), seal: seal,
-		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), held: map[string]*holding{}, baseURL: strings.TrimRight(cfg.BaseURL, "/")}
-	if s.now == nil {
-		s.now = time.Now
-	}
+		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), held: map[string]*holding{}, baseURL: cfg.BaseURL}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
