@@ -49,14 +49,21 @@ const (
 	maxArgLen = 64 << 10
 )
 
+// Actions runs the actions of action apps with an account, their text
+// arguments rendered against an entity of the store.
+type Actions struct {
+	*core
+	reg *Registry
+}
+
 // templateRef is one {{reference}} of a text template.
 var templateRef = regexp.MustCompile(`\{\{\s*([^{}]{1,200}?)\s*\}\}`)
 
 // RunAction runs an action: declared arguments only, text values, those
 // declared textTemplateSupported rendered against the entity; the account
 // is validated first (refreshed tokens are kept).
-func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResult, error) {
-	a, err := s.App(ctx, req.App)
+func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResult, error) {
+	a, err := s.reg.App(ctx, req.App)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +76,7 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	if act == nil {
 		return nil, fmt.Errorf("%w: the app has no action %q", ErrInvalid, req.Action)
 	}
-	acc, fields, err := s.account(ctx, req.Account)
+	acc, fields, err := s.reg.account(ctx, req.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +122,11 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 		}
 		args[k] = text
 	}
-	name, err := s.validate(ctx, a, acc.Auth, fields)
+	name, err := s.reg.validate(ctx, a, acc.Auth, fields)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.saveAccount(ctx, acc.ID, name, fields); err != nil {
+	if err := s.reg.saveAccount(ctx, acc.ID, name, fields); err != nil {
 		return nil, err
 	}
 	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
@@ -140,7 +147,7 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 // ("tracker.task/name") or the app's field id ("name"), case-insensitively
 // after an exact match; relations show the target's title (an option's
 // name for a single select).
-func (s *Service) render(ctx context.Context, text string, ref EntityRef) (string, error) {
+func (s *Actions) render(ctx context.Context, text string, ref EntityRef) (string, error) {
 	var out string
 	err := s.st.Write(ctx, func(tx *store.Tx) error {
 		cat := tx.Catalog()
@@ -197,7 +204,7 @@ func findField(ty *store.Type, name string) *store.Field {
 }
 
 // show renders one value as text.
-func (s *Service) show(tx *store.Tx, f *store.Field, v any) string {
+func (s *Actions) show(tx *store.Tx, f *store.Field, v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""

@@ -42,7 +42,7 @@ func (e *AppError) Error() string {
 
 // call posts body (JSON) to the app at base+path and decodes the answer
 // into out (nil: ignored).
-func (s *Service) call(ctx context.Context, hc *http.Client, base, method, path string, body, out any) error {
+func (s *core) call(ctx context.Context, hc *http.Client, base, method, path string, body, out any) error {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -153,27 +153,6 @@ func withPayload(fields map[string]any, raw []byte) (encodedBody, error) {
 		out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
 	}
 	return append(out, '}'), nil
-}
-
-// validate checks an account with the app's /validate; the fields it
-// answers (other than name) are merged into fields.
-func (s *Service) validate(ctx context.Context, a *App, authID string, fields map[string]any) (string, error) {
-	var resp map[string]any
-	err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathValidate, map[string]any{"id": authID, "fields": fields}, &resp)
-	var ae *AppError
-	if errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden || ae.Status == http.StatusBadRequest) {
-		return "", fmt.Errorf("%w: the app refused the account: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(ae.Message))
-	}
-	if err != nil {
-		return "", fmt.Errorf("validate the account: %s", newMasker(fields, a.Descriptor).mask(err.Error()))
-	}
-	name, _ := resp["name"].(string)
-	for k, v := range resp {
-		if k != "name" {
-			fields[k] = v
-		}
-	}
-	return name, nil
 }
 
 // ---- masking

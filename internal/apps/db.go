@@ -109,7 +109,7 @@ var addedColumns = []struct{ table, column, decl string }{
 // created, so that processes starting at once do not race on the CREATEs.
 const migrateLockID = 0x61707073
 
-func (s *Service) migrate(ctx context.Context) error {
+func (s *core) migrate(ctx context.Context) error {
 	if err := s.createTables(ctx); err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Service) migrate(ctx context.Context) error {
 
 // createTables creates the tables (and, on PostgreSQL, the engine's state
 // table) under the migration lock.
-func (s *Service) createTables(ctx context.Context) error {
+func (s *core) createTables(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("apps: migrate: %w", err)
@@ -159,7 +159,7 @@ func (s *Service) createTables(ctx context.Context) error {
 // creates it on first use, in the run's transaction; on PostgreSQL two
 // first runs at once race on that CREATE (a unique violation in pg_type).
 // Created at start, under the lock, it exists before any run.
-func (s *Service) createEngineState(ctx context.Context) error {
+func (s *core) createEngineState(ctx context.Context) error {
 	if err := s.st.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.SyncState("apps:probe")
 		return err
@@ -169,14 +169,14 @@ func (s *Service) createEngineState(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) q(query string) string { return s.d.Rebind(query) }
+func (s *core) q(query string) string { return s.d.Rebind(query) }
 
-func (s *Service) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (s *core) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return s.db.ExecContext(ctx, s.q(query), args...)
 }
 
 // tx runs fn in one transaction.
-func (s *Service) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *core) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("apps: begin: %w", err)

@@ -6,13 +6,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
+
+// SyncService keeps the syncs of the apps (their account, types, filter
+// and schedule) and their runs: it queues, lists and cancels runs; the
+// Scheduler runs them.
+type SyncService struct {
+	*core
+	reg   *Registry
+	hooks *Webhooks
+	hist  *history
+	held  *holdings
+}
 
 // Sync is a synchronization of an app's types into the store with one
 // account, on a schedule.
@@ -106,12 +115,12 @@ func checkSelection(types []string, filter map[string][]string) error {
 
 // CreateSync sets up a sync: one per app (the app's types live in one space
 // of the store); its first run is due at once.
-func (s *Service) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
-	a, err := s.App(ctx, spec.App)
+func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
+	a, err := s.reg.App(ctx, spec.App)
 	if err != nil {
 		return nil, err
 	}
-	acc, _, err := s.account(ctx, spec.Account)
+	acc, _, err := s.reg.account(ctx, spec.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +194,10 @@ func scanSync(r rowScanner) (*Sync, error) {
 }
 
 // Sync returns one sync.
-func (s *Service) Sync(ctx context.Context, id string) (*Sync, error) {
+func (s *SyncService) Sync(ctx context.Context, id string) (*Sync, error) { return s.readSync(ctx, id) }
+
+// readSync reads one sync (ErrNotFound when there is none).
+func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
 	sy, err := scanSync(s.db.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
@@ -197,7 +209,7 @@ func (s *Service) Sync(ctx context.Context, id string) (*Sync, error) {
 }
 
 // Syncs lists the syncs, of one app when appID is not empty.
-func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
+func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 	q := "SELECT " + syncCols + " FROM apps_syncs"
 	var args []any
 	if appID != "" {
@@ -225,7 +237,7 @@ func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 // types or filter cancels the run in progress, queued or paused (see
 // CancelSync), and the sync is due again at once; a change of schedule
 // alone lets it go on.
-func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
+func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
@@ -241,7 +253,7 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
 	}
 	if spec.Account != "" && spec.Account != sy.AccountID {
-		acc, _, err := s.account(ctx, spec.Account)
+		acc, _, err := s.reg.account(ctx, spec.Account)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +290,7 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 	if running != "" {
 		// A run of this process stops before the write below, which its
 		// long writes would otherwise hold up.
-		s.cancelHere(id, cancelByChange)
+		s.held.cancelHere(id, cancelByChange)
 	}
 	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
 		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
@@ -297,7 +309,7 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 // and events. A sync that a host is working on is stopped first (its run
 // cancelled; see CancelSync), which takes until that host's next lease
 // renewal; ErrConflict when it still holds the sync after LeaseTTL.
-func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
+func (s *SyncService) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
@@ -316,7 +328,7 @@ func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	}
 	var warns []string
 	if len(sy.Webhook) > 0 {
-		if err := s.deleteWebhook(ctx, sy); err != nil {
+		if err := s.hooks.deleteWebhook(ctx, sy); err != nil {
 			warns = append(warns, "the webhook could not be deleted at the app: "+err.Error())
 		}
 	}
@@ -334,109 +346,29 @@ func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	return warns, nil
 }
 
-// ---- runs
-
-// Run statuses.
-const (
-	StatusQueued    = "queued"
-	StatusRunning   = "running"
-	StatusSucceeded = "succeeded"
-	StatusFailed    = "failed"
-	StatusPaused    = "paused"
-	// StatusCancelled: a user cancelled the run, or its sync was changed
-	// or removed while it ran.
-	StatusCancelled = "cancelled"
-)
-
-// Run triggers.
-const (
-	TriggerSchedule = "schedule"
-	TriggerManual   = "manual"
-	TriggerWebhook  = "webhook"
-)
-
-// Run is one run of a sync (or one batch of webhook events) in the history.
-type Run struct {
-	// ID identifies the run; SyncID its sync; Seq numbers the sync's runs.
-	ID     string `json:"id"`
-	SyncID string `json:"sync"`
-	Seq    int64  `json:"seq"`
-	// Trigger is schedule, manual or webhook.
-	Trigger string `json:"trigger"`
-	// Status is queued, running, succeeded, failed, paused or cancelled.
-	Status string `json:"status"`
-	// Owner is the host process that ran it last; Attempts counts the
-	// processes that worked on it (more than one after a pause or a
-	// take-over).
-	Owner    string `json:"owner,omitempty"`
-	Attempts int    `json:"attempts"`
-	// QueuedAt, StartedAt and EndedAt are the run's times.
-	QueuedAt  *time.Time `json:"queuedAt,omitempty"`
-	StartedAt *time.Time `json:"startedAt,omitempty"`
-	EndedAt   *time.Time `json:"endedAt,omitempty"`
-	// DurationMS is EndedAt - StartedAt.
-	DurationMS int64 `json:"durationMs"`
-	// Report holds the counts and warnings.
-	Report *RunReport `json:"report,omitempty"`
-	// Error is why the run failed or paused (secrets masked).
-	Error string `json:"error,omitempty"`
-	// Exchanges are the calls to the app (kept for the latest runs).
-	Exchanges []Exchange `json:"exchanges,omitempty"`
-}
-
-// RunReport is what a run did.
-type RunReport struct {
-	// Account is the account name /validate answered.
-	Account string `json:"account,omitempty"`
-	// OperationID is the engine's id of the run.
-	OperationID string `json:"operationId,omitempty"`
-	// Resumed reports a run continued from a saved position.
-	Resumed bool `json:"resumed,omitempty"`
-	// Warnings are what the host tolerated (and webhook problems).
-	Warnings []string `json:"warnings,omitempty"`
-	// SchemaChanges say what the run changed in the store's schema.
-	SchemaChanges []string `json:"schemaChanges,omitempty"`
-	// Types are the per-type counts.
-	Types []*syncer.TypeReport `json:"types,omitempty"`
-	// Events counts the webhook events applied (webhook runs); Refused
-	// those the app would not transform.
-	Events  int `json:"events,omitempty"`
-	Refused int `json:"refused,omitempty"`
-	// Webhook says what happened to the webhook after the run.
-	Webhook string `json:"webhook,omitempty"`
-	// DroppedExchanges counts the calls beyond those kept.
-	DroppedExchanges int `json:"droppedExchanges,omitempty"`
-}
-
-const runCols = "id, sync_id, seq, trigger_kind, status, owner, attempts, queued_at, started_at, ended_at, report, error, exchanges"
-
-func scanRun(r rowScanner, withExchanges bool) (*Run, error) {
-	var run Run
-	var queued, started, ended int64
-	var report, exchanges string
-	if err := r.Scan(&run.ID, &run.SyncID, &run.Seq, &run.Trigger, &run.Status, &run.Owner, &run.Attempts, &queued, &started, &ended, &report, &run.Error, &exchanges); err != nil {
-		return nil, err
+// webhookFilter is the filter sent to webhook calls: as the last run
+// evaluated it, else the user's values.
+func webhookFilter(rep *syncer.Report, sy *Sync) any {
+	if rep != nil && rep.Filter != nil {
+		return rep.Filter
 	}
-	run.QueuedAt, run.StartedAt, run.EndedAt = fromMS(queued), fromMS(started), fromMS(ended)
-	if started > 0 && ended >= started {
-		run.DurationMS = ended - started
-	}
-	if report != "" {
-		run.Report = &RunReport{}
-		if err := json.Unmarshal([]byte(report), run.Report); err != nil {
-			return nil, fmt.Errorf("decode the run report: %w", err)
+	out := map[string]any{}
+	for k, v := range sy.Filter {
+		if len(v) == 1 {
+			out[k] = v[0]
+		} else {
+			out[k] = v
 		}
 	}
-	if withExchanges && exchanges != "" {
-		if err := json.Unmarshal([]byte(exchanges), &run.Exchanges); err != nil {
-			return nil, fmt.Errorf("decode the exchanges: %w", err)
-		}
-	}
-	return &run, nil
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }
 
 // Run returns one run with its exchanges.
-func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
+func (s *SyncService) Run(ctx context.Context, id string) (*Run, error) {
 	run, err := scanRun(s.db.QueryRowContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE id = ?"), id), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %q", ErrNotFound, id)
@@ -448,7 +380,7 @@ func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
 }
 
 // Runs lists a sync's latest runs, newest first, without exchanges.
-func (s *Service) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
+func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
 	if limit <= 0 || limit > 1000 {
 		limit = 50
 	}
@@ -468,25 +400,9 @@ func (s *Service) Runs(ctx context.Context, syncID string, limit int) ([]*Run, e
 	return out, rows.Err()
 }
 
-// insertRun adds a run row to a sync's history (in tx).
-func (s *Service) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, status string, now time.Time) (string, error) {
-	id := newID()
-	var seq int64
-	if err := tx.QueryRowContext(ctx, s.q("SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?"), syncID).Scan(&seq); err != nil {
-		return "", err
-	}
-	started, owner, attempts := int64(0), "", 0
-	if status == StatusRunning {
-		started, owner, attempts = ms(now), s.cfg.HostID, 1
-	}
-	_, err := tx.ExecContext(ctx, s.q("INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')"),
-		id, syncID, seq, trigger, status, owner, attempts, ms(now), started)
-	return id, err
-}
-
 // RunNow queues a run of the sync (or answers the one queued, in progress
 // or paused; a paused run is resumed now).
-func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
+func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
@@ -512,7 +428,7 @@ func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
 				return err
 			}
 		}
-		if runID, err = s.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
+		if runID, err = s.hist.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?"), runID, ms(now), syncID)
@@ -523,68 +439,4 @@ func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	}
 	s.Wake()
 	return s.Run(ctx, runID)
-}
-
-// forUpdate locks the selected rows on PostgreSQL.
-func (s *Service) forUpdate() string {
-	if s.d.Name() == "postgres" {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
-// ---- selection helpers
-
-// webhookFilter is the filter sent to webhook calls: as the last run
-// evaluated it, else the user's values.
-func webhookFilter(rep *syncer.Report, sy *Sync) any {
-	if rep != nil && rep.Filter != nil {
-		return rep.Filter
-	}
-	out := map[string]any{}
-	for k, v := range sy.Filter {
-		if len(v) == 1 {
-			out[k] = v[0]
-		} else {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func sameStrings(a, b []string) bool {
-	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
-}
-
-// appConfig reads the app's config with the account.
-func (s *Service) appConfig(ctx context.Context, a *App, account map[string]any) (*protocol.ConfigResponse, error) {
-	var cfg protocol.ConfigResponse
-	if err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
-// Config reads the config of an account's app (its types, filters and
-// webhook support) with the account, for choosing a sync's types and
-// filter.
-func (s *Service) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
-	acc, fields, err := s.account(ctx, accountID)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.App(ctx, acc.AppID)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := s.appConfig(ctx, a, fields)
-	if err != nil {
-		var ae *AppError
-		if errors.As(err, &ae) {
-			ae.Message = newMasker(fields, a.Descriptor).mask(ae.Message)
-			return nil, ae
-		}
-		return nil, err
-	}
-	return cfg, nil
 }

@@ -16,8 +16,16 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
+// Webhooks installs a sync's webhook at the app after a run, deletes it
+// with the sync, and receives, records and applies its events.
+type Webhooks struct {
+	*core
+	reg  *Registry
+	hist *history
+}
+
 // EventURL is the address where the webhook of a sync receives events.
-func (s *Service) EventURL(syncID string) string {
+func (s *Webhooks) EventURL(syncID string) string {
 	b := s.BaseURL()
 	if b == "" {
 		return ""
@@ -28,8 +36,8 @@ func (s *Service) EventURL(syncID string) string {
 // ensureWebhook installs the webhook after a successful run when the app
 // supports webhooks and none is installed for these types; it says what
 // it did ("" when nothing).
-func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *syncer.Report) string {
-	cfg, err := s.appConfig(ctx, a, account)
+func (s *Webhooks) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *syncer.Report) string {
+	cfg, err := s.reg.appConfig(ctx, a, account)
 	if err != nil {
 		return "not installed: config: " + newMasker(account, a.Descriptor).mask(err.Error())
 	}
@@ -78,12 +86,12 @@ func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account m
 }
 
 // deleteWebhook deletes the sync's webhook at the app.
-func (s *Service) deleteWebhook(ctx context.Context, sy *Sync) error {
-	a, err := s.App(ctx, sy.AppID)
+func (s *Webhooks) deleteWebhook(ctx context.Context, sy *Sync) error {
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return err
 	}
-	_, account, err := s.account(ctx, sy.AccountID)
+	_, account, err := s.reg.account(ctx, sy.AccountID)
 	if err != nil {
 		return err
 	}
@@ -110,8 +118,8 @@ const maxParams = 100
 // ReceiveEvent takes an event posted to a sync's webhook URL: the app
 // verifies it (its answer must name the sync's webhook), it is recorded
 // once (a replay changes nothing) and applied by the sync's next holder.
-func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.Header, body []byte) EventOutcome {
-	sy, err := s.Sync(ctx, syncID)
+func (s *Webhooks) ReceiveEvent(ctx context.Context, syncID string, header http.Header, body []byte) EventOutcome {
+	sy, err := s.readSync(ctx, syncID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return EventOutcome{Status: http.StatusNotFound, Message: "no such webhook"}
@@ -124,7 +132,7 @@ func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.H
 	if len(sy.Webhook) == 0 || json.Unmarshal(sy.Webhook, &wh) != nil || wh.ID == "" {
 		return EventOutcome{Status: http.StatusNotFound, Message: "no webhook is installed for this sync"}
 	}
-	a, err := s.App(ctx, sy.AppID)
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
 	}
@@ -178,7 +186,7 @@ VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncI
 // applyEvents transforms and applies a leased sync's pending events, in
 // the order received; each is marked applied in the transaction that
 // applies it. A batch is recorded as one webhook run.
-func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
+func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	type event struct{ id, params, payload string }
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
 	if err != nil {
@@ -197,11 +205,11 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 	if err := rows.Err(); err != nil || len(evs) == 0 {
 		return err
 	}
-	a, err := s.App(ctx, sy.AppID)
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return err
 	}
-	_, account, err := s.account(ctx, sy.AccountID)
+	_, account, err := s.reg.account(ctx, sy.AccountID)
 	if err != nil {
 		return err
 	}
@@ -210,7 +218,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 	var runID string
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		runID, err = s.insertRun(ctx, tx, sy.ID, TriggerWebhook, StatusRunning, s.now())
+		runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerWebhook, StatusRunning, s.now())
 		return err
 	}); err != nil {
 		return err
@@ -288,6 +296,6 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			status, ms(now), mustJSON(report), msg, mustJSON(ex), runID); err != nil {
 			return err
 		}
-		return s.prune(ctx, tx, sy.ID)
+		return s.hist.prune(ctx, tx, sy.ID)
 	})
 }
