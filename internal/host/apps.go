@@ -88,7 +88,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	if svc == nil {
 		return
 	}
-	a := &appsAPI{h: h, svc: svc}
+	a := &appsAPI{h: h, svc: svc, registry: svc.Registry, syncs: svc.SyncService, hooks: svc.Webhooks, oauth: svc.OAuthSetup, actions: svc.Actions}
 	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
 	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(a.registerApp)})
 	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(a.getApp), "DELETE": tok(a.deleteApp)})
@@ -124,9 +124,16 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	methods(nil, allowed...).ServeHTTP(w, r)
 }
 
+// appsAPI serves /api/apps over the parts of the apps service, each route
+// on the part whose job it is.
 type appsAPI struct {
-	h   *Host
-	svc *apps.Service
+	h        *Host
+	svc      *apps.Service // removing an app (its syncs, then itself); the host's address
+	registry *apps.Registry
+	syncs    *apps.SyncService
+	hooks    *apps.Webhooks
+	oauth    *apps.OAuthSetup
+	actions  *apps.Actions
 }
 
 // fail answers an error of the service with its status.
@@ -168,7 +175,7 @@ func isAppFailure(err error) bool {
 }
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Apps(r.Context())
+	list, err := a.registry.Apps(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -183,7 +190,7 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	app, err := a.svc.RegisterApp(r.Context(), body.URL)
+	app, err := a.registry.RegisterApp(r.Context(), body.URL)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -192,7 +199,7 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getApp(w http.ResponseWriter, r *http.Request) {
-	app, err := a.svc.App(r.Context(), r.PathValue("id"))
+	app, err := a.registry.App(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -210,7 +217,7 @@ func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) listAccounts(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Accounts(r.Context(), r.URL.Query().Get("app"))
+	list, err := a.registry.Accounts(r.Context(), r.URL.Query().Get("app"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -229,7 +236,7 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	acc, err := a.svc.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
+	acc, err := a.registry.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -238,7 +245,7 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
-	acc, err := a.svc.Account(r.Context(), r.PathValue("id"))
+	acc, err := a.registry.Account(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -251,7 +258,7 @@ func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	acc, err := a.svc.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
+	acc, err := a.registry.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -260,7 +267,7 @@ func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
-	if err := a.svc.DeleteAccount(r.Context(), r.PathValue("id")); err != nil {
+	if err := a.registry.DeleteAccount(r.Context(), r.PathValue("id")); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -280,7 +287,7 @@ func (a *appsAPI) base(r *http.Request) string {
 }
 
 func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
-	cfg, err := a.svc.Config(r.Context(), r.PathValue("id"))
+	cfg, err := a.registry.Config(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -297,7 +304,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	out, err := a.svc.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
+	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -307,7 +314,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 
 // oauthCallback is the page the provider sends the user back to.
 func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
-	acc, err := a.svc.FinishOAuth(r.Context(), r.URL.Query())
+	acc, err := a.oauth.FinishOAuth(r.Context(), r.URL.Query())
 	status, title, text := http.StatusOK, "Account connected", ""
 	switch {
 	case err == nil:
@@ -330,7 +337,7 @@ func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Syncs(r.Context(), r.URL.Query().Get("app"))
+	list, err := a.syncs.Syncs(r.Context(), r.URL.Query().Get("app"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -343,7 +350,7 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	sy, err := a.svc.CreateSync(r.Context(), body)
+	sy, err := a.syncs.CreateSync(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -352,7 +359,7 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
-	sy, err := a.svc.Sync(r.Context(), r.PathValue("id"))
+	sy, err := a.syncs.Sync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -365,7 +372,7 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	sy, err := a.svc.UpdateSync(r.Context(), r.PathValue("id"), body)
+	sy, err := a.syncs.UpdateSync(r.Context(), r.PathValue("id"), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -374,7 +381,7 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
-	warns, err := a.svc.DeleteSync(r.Context(), r.PathValue("id"))
+	warns, err := a.syncs.DeleteSync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -383,7 +390,7 @@ func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.RunNow(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.RunNow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -392,7 +399,7 @@ func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.CancelSync(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.CancelSync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -410,11 +417,11 @@ func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	if _, err := a.svc.Sync(r.Context(), r.PathValue("id")); err != nil {
+	if _, err := a.syncs.Sync(r.Context(), r.PathValue("id")); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	list, err := a.svc.Runs(r.Context(), r.PathValue("id"), limit)
+	list, err := a.syncs.Runs(r.Context(), r.PathValue("id"), limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -423,7 +430,7 @@ func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.Run(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.Run(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -436,7 +443,7 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	res, err := a.svc.RunAction(r.Context(), body)
+	res, err := a.actions.RunAction(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -470,7 +477,7 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
 		return
 	}
-	out := a.svc.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
+	out := a.hooks.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
 	if out.Status == http.StatusUnauthorized || out.Status == http.StatusNotFound {
 		a.h.badEvents.Allow(ip)
 	}
