@@ -180,6 +180,9 @@ type Store struct {
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
+// randPool enables uuid's random pool once per process.
+var randPool sync.Once
+
 // Open opens (and migrates) the store. DSN forms: "sqlite:PATH" (file, created
 // if missing), "sqlite::memory:" (private in-memory DB, for tests),
 // "postgres://..." or "postgresql://...".
@@ -227,6 +230,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("%w: want sqlite:PATH, sqlite::memory: or postgres://HOST/DB", ErrDSN)
 	}
+	// Entity ids come from a buffered random pool (far fewer reads of
+	// crypto/rand per created entity). Enabled once: enabling it races with
+	// ids being made by stores already open.
+	randPool.Do(uuid.EnableRandPool)
 	s := &Store{db: db, dialect: d, drv: drv, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // A changed schema: a field whose id changed (same name and type) is
@@ -151,8 +152,19 @@ func TestKillMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
+	for name, dsn := range testkit.StoreDSNs(t) {
+		if name == "sqlite" {
+			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testKillMidRun(t, dsn)
+		})
+	}
+}
+
+func testKillMidRun(t *testing.T, dsn string) {
 	ctx := context.Background()
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "kill.db")
 	const n, size = 9, 2
 	hang := make(chan struct{})
 	release := make(chan struct{})

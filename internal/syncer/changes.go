@@ -65,7 +65,8 @@ func ApplyChanges(ctx context.Context, st *store.Store, space string, changes ma
 			tr := &TypeReport{Type: t, Store: tm.Store, Mode: protocol.SyncDelta}
 			run.Counts[t] = tr
 			rep.Types = append(rep.Types, tr)
-			if err := e.applyPage(tx, space, tm, run, protocol.SyncDelta, changes[t], tr); err != nil {
+			p := collectItems(newColumns(tm), changes[t], protocol.SyncDelta, 1)
+			if err := e.applyPage(tx, space, tm, run, p, tr); err != nil {
 				return fmt.Errorf("apply the changes of type %s: %w", t, err)
 			}
 			tr.Pages, tr.Items = 1, len(changes[t])

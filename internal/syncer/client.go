@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
 // AppError is a failure answered by the app (or a failed call to it): the
@@ -123,50 +125,164 @@ func newClient(appURL string, hc *http.Client, timeout time.Duration, maxBody in
 	return &client{base: u, http: hc, timeout: timeout, maxBody: maxBody, retry: retry, sleep: sleepCtx}, nil
 }
 
-// raw makes one call and returns the status, content type and body of a
-// 2xx answer; failures are *AppError.
-func (c *client) raw(ctx context.Context, method, path string, body any) (int, string, []byte, error) {
+// maxErrorBody bounds the body of a failure answer that is read.
+const maxErrorBody = 64 << 10
+
+// send makes one call. The caller closes the answer's body and calls done;
+// callCtx is the call's context (its deadline is RequestTimeout).
+func (c *client) send(ctx context.Context, method, path string, body any) (resp *http.Response, callCtx context.Context, done context.CancelFunc, err error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, "", nil, fmt.Errorf("%s: encode request: %w", path, err)
+			return nil, nil, nil, fmt.Errorf("%s: encode request: %w", path, err)
 		}
 		rd = bytes.NewReader(b)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	callCtx, done = context.WithTimeout(ctx, c.timeout)
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + path
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	req, err := http.NewRequestWithContext(callCtx, method, u.String(), rd)
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("%s: %w", path, err)
+		done()
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
+	resp, err = c.http.Do(req)
 	if err != nil {
-		return 0, "", nil, c.netError(ctx, path, err)
+		done()
+		return nil, nil, nil, c.netError(callCtx, path, err)
 	}
+	return resp, callCtx, done, nil
+}
+
+// failure is the *AppError of a non-2xx answer (its body read up to
+// maxErrorBody), with the Retry-After it asks for.
+func failure(path string, resp *http.Response, data []byte) *AppError {
+	ae := errorFromBody(path, resp.StatusCode, data)
+	if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
+		ae.RetryAfter = time.Duration(secs) * time.Second
+	}
+	return ae
+}
+
+// raw makes one call and returns the status, content type and body of a
+// 2xx answer; failures are *AppError.
+func (c *client) raw(ctx context.Context, method, path string, body any) (int, string, []byte, error) {
+	resp, callCtx, done, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer done()
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
-	if err != nil {
-		return 0, "", nil, c.netError(ctx, path, err)
-	}
-	if int64(len(data)) > c.maxBody {
-		return resp.StatusCode, "", nil, &AppError{Path: path, Status: resp.StatusCode, Message: fmt.Sprintf("answer larger than %d bytes", c.maxBody)}
-	}
-	ct := resp.Header.Get("Content-Type")
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		ae := errorFromBody(path, resp.StatusCode, data)
-		if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
-			ae.RetryAfter = time.Duration(secs) * time.Second
-		}
-		return resp.StatusCode, ct, data, ae
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return resp.StatusCode, resp.Header.Get("Content-Type"), data, failure(path, resp, data)
 	}
-	return resp.StatusCode, ct, data, nil
+	limit := min(c.maxBody, MaxAnswer)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return 0, "", nil, c.netError(callCtx, path, err)
+	}
+	if int64(len(data)) > limit {
+		return resp.StatusCode, "", nil, tooLarge(path, resp.StatusCode, limit)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), data, nil
+}
+
+// tooLarge is the error of an answer over its bound.
+func tooLarge(path string, status int, limit int64) *AppError {
+	return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer larger than %d bytes (decompressed)", limit)}
+}
+
+// notJSON is the error of a 2xx answer whose content type is not JSON
+// (nil when it is, or says nothing).
+func notJSON(path string, status int, ct string) error {
+	if mt, _, err := mime.ParseMediaType(ct); ct != "" && err == nil && mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "text/plain" {
+		return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer is %s, not JSON", mt)}
+	}
+	return nil
+}
+
+// limitedBody reads an answer up to a bound, noting a read past it and
+// the failure of the connection apart from what the reader makes of the
+// bytes.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+	over bool
+	err  error // the connection's failure
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// One byte more says whether the answer goes on.
+		var one [1]byte
+		if n, _ := io.ReadFull(l.r, one[:]); n > 0 {
+			l.over = true
+			return 0, errTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if err != nil && err != io.EOF {
+		l.err = err
+	}
+	return n, err
+}
+
+var errTooLarge = errors.New("answer too large")
+
+// fetchPage asks for a data page (with the retry policy) and decodes the
+// answer as it arrives, bounded by MaxBody.
+func (c *client) fetchPage(ctx context.Context, req any, d pageDecoder) (*page, error) {
+	var p *page
+	err := c.retrying(ctx, c.retry, protocol.PathData, func() error {
+		var err error
+		p, err = c.stream(ctx, http.MethodPost, protocol.PathData, req, d.decode)
+		return err
+	})
+	return p, err
+}
+
+// stream makes one call and hands a 2xx answer's body to read as it
+// arrives; failures are *AppError. A 204 reads as {}.
+func (c *client) stream(ctx context.Context, method, path string, body any, read func(io.Reader) (*page, error)) (*page, error) {
+	resp, callCtx, done, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, failure(path, resp, data)
+	}
+	if err := notJSON(path, resp.StatusCode, resp.Header.Get("Content-Type")); err != nil {
+		return nil, err
+	}
+	var r io.Reader = strings.NewReader("{}")
+	lb := &limitedBody{r: resp.Body, left: c.maxBody}
+	if resp.StatusCode != http.StatusNoContent {
+		r = lb
+	}
+	p, err := read(r)
+	switch {
+	case lb.over:
+		return nil, tooLarge(path, resp.StatusCode, c.maxBody)
+	case lb.err != nil:
+		return nil, c.netError(callCtx, path, lb.err)
+	case err != nil:
+		return nil, &AppError{Path: path, Status: resp.StatusCode, Message: "malformed JSON answer: " + err.Error()}
+	}
+	return p, nil
 }
 
 func (c *client) netError(ctx context.Context, path string, err error) error {
@@ -222,8 +338,8 @@ func (c *client) call(ctx context.Context, method, path string, body, out any) e
 	if out == nil || status == http.StatusNoContent || len(bytes.TrimSpace(data)) == 0 && status != http.StatusOK {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(ct); ct != "" && err == nil && mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "text/plain" {
-		return &AppError{Path: path, Status: status, Message: fmt.Sprintf("answer is %s, not JSON", mt)}
+	if err := notJSON(path, status, ct); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -246,9 +362,15 @@ func (c *client) quick() Retry {
 
 // callWith is call with the given retry policy.
 func (c *client) callWith(ctx context.Context, policy Retry, method, path string, body, out any) error {
+	return c.retrying(ctx, policy, path, func() error { return c.call(ctx, method, path, body, out) })
+}
+
+// retrying makes the call attempt until it succeeds, fails with an error
+// that will not pass, or the policy's attempts are spent.
+func (c *client) retrying(ctx context.Context, policy Retry, path string, attempt func() error) error {
 	attempts := max(policy.Attempts, 1)
 	for n := 1; ; n++ {
-		err := c.call(ctx, method, path, body, out)
+		err := attempt()
 		var ae *AppError
 		if err == nil || !errors.As(err, &ae) || !ae.Retryable() || n >= attempts || ctx.Err() != nil {
 			if err != nil && n > 1 {

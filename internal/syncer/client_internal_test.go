@@ -70,7 +70,7 @@ func TestClientRetries(t *testing.T) {
 				w.Write([]byte(body))
 			}))
 			defer srv.Close()
-			c, err := newClient(srv.URL, nil, time.Second, 1<<20, Retry{Attempts: 3, Base: time.Second, Max: 30 * time.Second})
+			c, err := newClient(srv.URL, nil, time.Minute, 1<<20, Retry{Attempts: 3, Base: time.Second, Max: 30 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,11 @@ func TestClientHostileAnswers(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			c, _ := newClient(srv.URL+"/base/", nil, 50*time.Millisecond, 1024, Retry{Attempts: 1})
+			timeout := time.Minute // only the app that hangs meets the timeout
+			if tc.hang {
+				timeout = 50 * time.Millisecond
+			}
+			c, _ := newClient(srv.URL+"/base/", nil, timeout, 1024, Retry{Attempts: 1})
 			var out map[string]any
 			err := c.call(context.Background(), http.MethodGet, "/x", nil, &out)
 			var ae *AppError

@@ -1,163 +1,18 @@
 package syncer
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// dataPage is the answer of the data endpoint, read leniently: no
-// pagination means one last page, no synchronizationType means full.
-type dataPage struct {
-	Items      []any `json:"items"`
-	Pagination *struct {
-		HasNext        bool            `json:"hasNext"`
-		NextPageConfig json.RawMessage `json:"nextPageConfig"`
-	} `json:"pagination"`
-	SynchronizationType string `json:"synchronizationType"`
-}
-
-// fetched is a page or the error that stopped it.
-type fetched struct {
-	page *dataPage
-	err  error
-}
-
-// syncType loads one type page by page. The next page is fetched while the
-// current one is written.
-func (e *engine) syncType(ctx context.Context, key string, s *state, space, t string, account map[string]any, filter map[string]json.RawMessage, schema map[string]map[string]protocol.SchemaField) error {
-	run := s.Run
-	tr := run.Counts[t]
-	tm := s.Mapping[t]
-	if filter == nil {
-		filter = map[string]json.RawMessage{}
-	}
-	sel := map[string]map[string]protocol.SchemaField{}
-	for _, ty := range run.Types {
-		sel[ty] = schema[ty]
-	}
-	fetch := func(pagination json.RawMessage) <-chan fetched {
-		ch := make(chan fetched, 1)
-		go func() {
-			var pag any
-			if len(pagination) > 0 {
-				pag = pagination
-			}
-			req := map[string]any{"requestedType": t, "types": run.Types, "filter": filter, "account": account,
-				"pagination": pag, "lastSynchronizedAt": run.LastSync, "operationId": run.OperationID, "schema": sel}
-			var p dataPage
-			err := e.c.callRetry(ctx, http.MethodPost, protocol.PathData, req, &p)
-			ch <- fetched{&p, err}
-		}()
-		return ch
-	}
-	start := time.Now()
-	cur := run.Page[t]
-	next := fetch(cur)
-	// Pages are committed in batches (with the position after the last
-	// one): fewer commits write far fewer pages to disk, and a stopped run
-	// redoes at most one batch. A batch is opened only once its first page
-	// has arrived and waits for later pages only until CommitEvery, so a
-	// slow app never holds the store's write lock.
-	for {
-		f := <-next
-		var stop error
-		done := false
-		err := e.save(ctx, key, s, func(tx *store.Tx) error {
-			deadline := time.Now().Add(e.opts.CommitEvery)
-			batch := 0
-			for {
-				if f.err != nil {
-					var ae *AppError
-					if errors.As(f.err, &ae) && ae.Retryable() {
-						stop = fmt.Errorf("%w: type %s, page %d: %w; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)
-					} else {
-						stop = fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)
-					}
-					return nil // commit the pages before it
-				}
-				p := f.page
-				hasNext := p.Pagination != nil && p.Pagination.HasNext
-				var nextCfg json.RawMessage
-				if hasNext {
-					nextCfg = p.Pagination.NextPageConfig
-					if len(bytes.TrimSpace(nextCfg)) == 0 || string(nextCfg) == "null" {
-						nextCfg = json.RawMessage("{}")
-					}
-					if len(cur) > 0 && bytes.Equal(bytes.TrimSpace(nextCfg), bytes.TrimSpace(cur)) {
-						stop = fmt.Errorf("data of type %s, page %d: the app sent back the same nextPageConfig; stopping rather than looping", t, tr.Pages+1)
-						return nil
-					}
-					next = fetch(nextCfg)
-				}
-				mode := protocol.SyncFull
-				if strings.EqualFold(p.SynchronizationType, protocol.SyncDelta) {
-					mode = protocol.SyncDelta
-				}
-				if tr.Mode == "" || mode == protocol.SyncDelta {
-					tr.Mode = mode
-				}
-				if err := e.applyPage(tx, space, tm, run, mode, p.Items, tr); err != nil {
-					return fmt.Errorf("store page %d of type %s: %w", tr.Pages+1, t, err)
-				}
-				tr.Pages++
-				tr.Items += len(p.Items)
-				batch += len(p.Items) + 1
-				if e.opts.Progress != nil {
-					e.opts.Progress(Event{Type: t, Pages: tr.Pages, Items: tr.Items, Done: !hasNext, Elapsed: time.Since(start)})
-				}
-				if !hasNext {
-					delete(run.Page, t)
-					run.Done[t] = true
-					done = true
-					return nil
-				}
-				run.Page[t] = nextCfg
-				cur = nextCfg
-				wait := time.Until(deadline)
-				if batch >= e.opts.CommitItems || wait <= 0 {
-					return nil
-				}
-				timer := time.NewTimer(wait)
-				select {
-				case f = <-next:
-					timer.Stop()
-				case <-timer.C:
-					return nil // the next page starts the next batch
-				}
-			}
-		})
-		switch {
-		case err != nil:
-			return err
-		case stop != nil:
-			return stop
-		case done:
-			return nil
-		}
-	}
-}
-
 // resolvedIDs are relation targets already found (by a target field other
 // than id).
 type resolvedIDs []string
-
-// row is one converted SET item.
-type row struct {
-	appID  string
-	id     string
-	fields []string // app field ids present, sorted
-	values map[string]any
-}
 
 // pendingRef is a relation matched on a target field other than id whose
 // target had not arrived when its holder was written.
@@ -201,333 +56,341 @@ func resolveKeyed(tx *store.Tx, space string, fm *fieldMap, values []string) (ma
 	return tx.IDsByValue(tt, tf, values)
 }
 
-// applyPage writes one page of items of a type.
-func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runState, mode string, items []any, tr *TypeReport) error {
-	seq := run.Seq
-	cat := tx.Catalog()
-	ty := cat.Type(tm.Store)
+// writeBatch bounds the rows written to the store in one go (one lookup of
+// duplicates, one bulk write per set of fields): the memory of a write
+// does not grow with the page.
+const writeBatch = 2000
+
+// applyPage writes one decoded page of a type: its rows in batches of at
+// most writeBatch, then its removals.
+func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runState, p *page, tr *TypeReport) error {
+	if e.beforeWrite != nil {
+		e.beforeWrite()
+	}
+	tr.Skipped += p.skipped
+	tr.Duplicates += p.dups
+	for _, msg := range p.problems {
+		tr.problem("%s", msg)
+	}
+	ty := tx.Catalog().Type(tm.Store)
 	if ty == nil {
 		return fmt.Errorf("type %s is missing from the store", tm.Store)
 	}
-	fieldIDs := make([]string, 0, len(tm.Fields))
-	for id := range tm.Fields {
-		fieldIDs = append(fieldIDs, id)
-	}
-	sort.Strings(fieldIDs)
-	byID := map[string]int{} // entity id -> index in rows
-	var rows []*row
-	var removes []string
-	removed := map[string]bool{}
-	for n, it := range items {
-		obj, ok := it.(map[string]any)
-		if !ok {
-			tr.Skipped++
-			tr.problem("item %d of page %d: not an object (%s)", n+1, tr.Pages+1, describe(it))
-			continue
-		}
-		aid, ok := appID(obj["id"])
-		if !ok {
-			tr.Skipped++
-			tr.problem("item %d of page %d: no id", n+1, tr.Pages+1)
-			continue
-		}
-		id := entityID(space, tm.AppType, aid)
-		action := protocol.ActionSet
-		if a, ok := obj[protocol.SyncAction].(string); ok && a != "" {
-			action = strings.ToUpper(a)
-		}
-		switch action {
-		case protocol.ActionRemove:
-			// Items of a page apply in order: a REMOVE cancels an earlier
-			// SET of the same id, a later SET cancels the REMOVE.
-			if i, ok := byID[id]; ok {
-				rows[i] = nil
-				delete(byID, id)
-			}
-			if !removed[id] {
-				removed[id] = true
-				removes = append(removes, id)
-			}
-			continue
-		case protocol.ActionSet:
-		default:
-			tr.Skipped++
-			tr.problem("item %q: unknown %s %q", aid, protocol.SyncAction, action)
-			continue
-		}
-		r := &row{appID: aid, id: id, values: map[string]any{}}
-		var bad error
-		for _, fid := range fieldIDs {
-			v, present := obj[fid]
-			if !present && mode == protocol.SyncDelta {
-				continue // a partial SET leaves the other fields alone
-			}
-			cv, err := convert(tm.Fields[fid].Kind, fid, v)
-			if err != nil {
-				bad = err
-				break
-			}
-			r.fields = append(r.fields, fid)
-			r.values[fid] = cv
-		}
-		if bad != nil {
-			tr.Skipped++
-			tr.problem("item %q skipped: %v", aid, bad)
-			continue
-		}
-		delete(removed, id)
-		if i, dup := byID[id]; dup {
-			tr.Duplicates++
-			tr.problem("item %q sent twice in the run (the last one wins)", aid)
-			rows[i] = r
-			continue
-		}
-		byID[id] = len(rows)
-		rows = append(rows, r)
-	}
-	kept := rows[:0]
-	for _, r := range rows {
-		if r != nil {
-			kept = append(kept, r)
+	w := &pageWriter{e: e, tx: tx, space: space, tm: tm, ty: ty, run: run, tr: tr, cols: p.cols,
+		runF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun)),
+		appF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID))}
+	for lo := 0; lo < len(p.rows); lo += writeBatch {
+		if err := w.write(p.rows[lo:min(lo+writeBatch, len(p.rows))]); err != nil {
+			return err
 		}
 	}
-	rows = kept
-	kept2 := removes[:0]
-	for _, id := range removes {
-		if removed[id] {
-			kept2 = append(kept2, id)
+	return w.remove(p.removes)
+}
+
+// pageWriter writes the rows of one type's page into a transaction.
+type pageWriter struct {
+	e          *engine
+	tx         *store.Tx
+	space      string
+	tm         *typeMap
+	ty         *store.Type
+	run        *runState
+	tr         *TypeReport
+	cols       *columns
+	runF, appF *store.Field
+}
+
+// write writes a batch of rows: duplicates of the run found, relations
+// resolved, select options created, then the entities grouped by the set
+// of fields they carry, their links and their rich texts.
+func (w *pageWriter) write(rows []*row) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = entityID(w.space, w.tm.AppType, r.appID)
+	}
+	dupOf, existing, err := w.duplicates(rows, ids)
+	if err != nil {
+		return err
+	}
+	if err := w.resolveRelations(rows, ids); err != nil {
+		return err
+	}
+	if err := w.ensureOptions(rows); err != nil {
+		return err
+	}
+	groups := map[string][]int{} // fields carried -> row indexes
+	var keys []string
+	for i, r := range rows {
+		var k strings.Builder
+		for c, v := range r.vals {
+			if v != absent {
+				k.WriteString(w.cols.ids[c])
+				k.WriteByte(0)
+			}
+		}
+		if _, ok := groups[k.String()]; !ok {
+			keys = append(keys, k.String())
+		}
+		groups[k.String()] = append(groups[k.String()], i)
+	}
+	links := map[*store.Field]map[string][]string{}
+	docs := map[*store.Field]map[string]string{} // field -> entity id -> markdown
+	for _, k := range keys {
+		if err := w.writeGroup(rows, ids, groups[k], dupOf, existing, links, docs); err != nil {
+			return err
 		}
 	}
-	removes = kept2
-	runF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun))
-	appF := ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID))
-	if len(rows) > 0 {
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.id
+	for f, l := range links {
+		if err := w.tx.SetLinks(f, l); err != nil {
+			return err
 		}
-		// Ids already delivered earlier in this run: duplicates.
-		runs, err := tx.IntValues(ty, runF, ids)
+	}
+	return w.putDocuments(docs)
+}
+
+// duplicates finds the rows whose entities exist and those that this run
+// already delivered (duplicates, counted and reported).
+func (w *pageWriter) duplicates(rows []*row, ids []string) (dupOf, existing map[string]bool, err error) {
+	runs, err := w.tx.IntValues(w.ty, w.runF, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	dupOf = map[string]bool{}
+	existing = make(map[string]bool, len(runs))
+	for id := range runs {
+		existing[id] = true
+	}
+	for i, r := range rows {
+		if runs[ids[i]] == w.run.Seq && !w.run.outside {
+			dupOf[ids[i]] = true
+			w.tr.Duplicates++
+			w.tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
+		}
+	}
+	return dupOf, existing, nil
+}
+
+// resolveRelations turns relation values into target entity ids: by id,
+// the target's derived id (remembered for reports); on another target
+// field, looked up, or left pending until the target arrives.
+func (w *pageWriter) resolveRelations(rows []*row, ids []string) error {
+	for c, fm := range w.cols.maps {
+		if fm.Kind != kRefOne && fm.Kind != kRefMany {
+			continue
+		}
+		keyed := fm.TargetField != "" && fm.TargetField != "id"
+		var values []string
+		for _, r := range rows {
+			values = append(values, refValues(r.vals[c])...)
+		}
+		if !keyed {
+			for _, v := range values {
+				w.e.noteRef(entityID(w.space, fm.Target, v), v)
+			}
+			continue
+		}
+		found, err := resolveKeyed(w.tx, w.space, fm, values)
 		if err != nil {
 			return err
 		}
-		dupOf := map[string]bool{}
-		existing := make(map[string]bool, len(runs))
-		for id := range runs {
-			existing[id] = true
-		}
-		for _, r := range rows {
-			if runs[r.id] == seq && !run.outside {
-				dupOf[r.id] = true
-				tr.Duplicates++
-				tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
-			}
-		}
-		// Relations: by id, the target's derived id; on another target
-		// field, looked up (or left pending until the target arrives).
-		for _, fid := range fieldIDs {
-			fm := tm.Fields[fid]
-			if fm.Kind != kRefOne && fm.Kind != kRefMany {
+		for i, r := range rows {
+			if v := r.vals[c]; v == nil || v == absent {
 				continue
 			}
-			keyed := fm.TargetField != "" && fm.TargetField != "id"
-			var values []string
-			for _, r := range rows {
-				v, ok := r.values[fid]
-				if !ok || v == nil {
+			_, many := r.vals[c].([]string)
+			var targets []string
+			for _, x := range refValues(r.vals[c]) {
+				if id, ok := found[x]; ok {
+					targets = append(targets, id)
 					continue
 				}
-				list, one := v.([]string)
-				if !one {
-					list = []string{v.(string)}
-				}
-				values = append(values, list...)
-			}
-			if !keyed {
-				for _, v := range values {
-					e.noteRef(entityID(space, fm.Target, v), v)
-				}
-				continue
-			}
-			found, err := resolveKeyed(tx, space, fm, values)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				v, ok := r.values[fid]
-				if !ok || v == nil {
-					continue
-				}
-				list, many := v.([]string)
-				if !many {
-					list = []string{v.(string)}
-				}
-				var ids []string
-				for _, x := range list {
-					if id, ok := found[x]; ok {
-						ids = append(ids, id)
-						continue
-					}
-					if len(run.Pending) < maxPending {
-						run.Pending = append(run.Pending, pendingRef{Type: tm.AppType, Field: fid, Entity: r.id, AppID: r.appID, Value: x})
-					} else {
-						tr.problem("item %q: %s: no %s with %s %q (yet); too many pending relations to wait for it", r.appID, fid, fm.Target, fm.TargetField, x)
-					}
-				}
-				if many {
-					r.values[fid] = resolvedIDs(ids)
-				} else if len(ids) > 0 {
-					r.values[fid] = resolvedIDs(ids[:1])
+				if len(w.run.Pending) < maxPending {
+					w.run.Pending = append(w.run.Pending, pendingRef{Type: w.tm.AppType, Field: fm.AppID, Entity: ids[i], AppID: r.appID, Value: x})
 				} else {
-					r.values[fid] = nil
+					w.tr.problem("item %q: %s: no %s with %s %q (yet); too many pending relations to wait for it", r.appID, fm.AppID, fm.Target, fm.TargetField, x)
 				}
 			}
-		}
-		// Select options first, then the entities, grouped by the set of
-		// fields they carry.
-		options := map[string]map[string]string{}
-		groups := map[string][]*row{}
-		var keys []string
-		for _, r := range rows {
-			for _, fid := range r.fields {
-				fm := tm.Fields[fid]
-				if fm.Kind == kSelect && r.values[fid] != nil {
-					opt := r.values[fid].(string)
-					if options[fm.Enum] == nil {
-						options[fm.Enum] = map[string]string{}
-					}
-					options[fm.Enum][optionID(fm.Enum, opt)] = opt
-				}
-			}
-			k := strings.Join(r.fields, "\x00")
-			if _, ok := groups[k]; !ok {
-				keys = append(keys, k)
-			}
-			groups[k] = append(groups[k], r)
-		}
-		enums := make([]string, 0, len(options))
-		for en := range options {
-			enums = append(enums, en)
-		}
-		sort.Strings(enums)
-		for _, en := range enums {
-			if err := tx.EnsureEnumOptions(cat.Type(en), options[en]); err != nil {
-				return err
-			}
-		}
-		links := map[*store.Field]map[string][]string{}
-		docs := map[*store.Field]map[string]string{} // field -> entity id -> markdown
-		for _, k := range keys {
-			group := groups[k]
-			var cols []*store.Field
-			var colIDs []string
-			for _, fid := range group[0].fields {
-				fm := tm.Fields[fid]
-				sf := ty.Field(fm.Store)
-				if sf == nil {
-					return fmt.Errorf("field %s is missing from the store", fm.Store)
-				}
-				switch fm.Kind {
-				case kRefMany:
-					if links[sf] == nil {
-						links[sf] = map[string][]string{}
-					}
-					for _, r := range group {
-						var targets []string
-						switch v := r.values[fid].(type) {
-						case resolvedIDs:
-							targets = v
-						case []string:
-							for _, x := range v {
-								targets = append(targets, entityID(space, fm.Target, x))
-							}
-						}
-						links[sf][r.id] = targets
-					}
-					continue
-				case kMarkdown, kHTML:
-					if docs[sf] == nil {
-						docs[sf] = map[string]string{}
-					}
-					for _, r := range group {
-						md, _ := r.values[fid].(string)
-						docs[sf][r.id] = md
-					}
-					continue
-				}
-				cols = append(cols, sf)
-				colIDs = append(colIDs, fid)
-			}
-			cols = append(cols, appF, runF)
-			brows := make([]store.BulkRow, len(group))
-			for i, r := range group {
-				vals := make([]any, 0, len(cols))
-				for _, fid := range colIDs {
-					v := r.values[fid]
-					fm := tm.Fields[fid]
-					if v != nil {
-						switch fm.Kind {
-						case kRefOne:
-							if ids, ok := v.(resolvedIDs); ok {
-								v = ids[0]
-							} else {
-								v = entityID(space, fm.Target, v.(string))
-							}
-						case kSelect:
-							v = optionID(fm.Enum, v.(string))
-						}
-					}
-					vals = append(vals, v)
-				}
-				vals = append(vals, r.appID, seq)
-				brows[i] = store.BulkRow{ID: r.id, Values: vals}
-			}
-			created, err := tx.BulkWrite(ty, cols, brows, existing)
-			if err != nil {
-				return err
-			}
-			for i, c := range created {
-				switch {
-				case dupOf[group[i].id]:
-				case c:
-					tr.Created++
-				default:
-					tr.Updated++
-				}
-			}
-		}
-		for f, l := range links {
-			if err := tx.SetLinks(f, l); err != nil {
-				return err
-			}
-		}
-		for f, byEntity := range docs {
-			ids := make([]string, 0, len(byEntity))
-			for id := range byEntity {
-				ids = append(ids, id)
-			}
-			secrets, err := tx.DocumentSecrets(ty, f, ids)
-			if err != nil {
-				return err
-			}
-			contents := make(map[string]string, len(secrets))
-			for id, sec := range secrets {
-				contents[sec] = byEntity[id]
-			}
-			if err := tx.PutDocuments(contents); err != nil {
-				return err
+			switch {
+			case many:
+				r.vals[c] = resolvedIDs(targets)
+			case len(targets) > 0:
+				r.vals[c] = resolvedIDs(targets[:1])
+			default:
+				r.vals[c] = nil
 			}
 		}
 	}
-	for _, id := range removes {
-		err := tx.Delete(ty.Name, map[string]any{"platform/id": id})
+	return nil
+}
+
+// refValues are the app ids (or target field values) of a relation value.
+func refValues(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case string:
+		return []string{x}
+	}
+	return nil
+}
+
+// ensureOptions creates the options the rows' select values name.
+func (w *pageWriter) ensureOptions(rows []*row) error {
+	options := map[string]map[string]string{}
+	for c, fm := range w.cols.maps {
+		if fm.Kind != kSelect {
+			continue
+		}
+		for _, r := range rows {
+			opt, ok := r.vals[c].(string)
+			if !ok {
+				continue
+			}
+			if options[fm.Enum] == nil {
+				options[fm.Enum] = map[string]string{}
+			}
+			options[fm.Enum][optionID(fm.Enum, opt)] = opt
+		}
+	}
+	enums := make([]string, 0, len(options))
+	for en := range options {
+		enums = append(enums, en)
+	}
+	sort.Strings(enums)
+	for _, en := range enums {
+		if err := w.tx.EnsureEnumOptions(w.tx.Catalog().Type(en), options[en]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeGroup bulk-writes rows that carry the same fields; collections and
+// rich texts are gathered into links and docs.
+func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, existing map[string]bool, links map[*store.Field]map[string][]string, docs map[*store.Field]map[string]string) error {
+	var fields []*store.Field
+	var colIdx []int
+	for c, fm := range w.cols.maps {
+		if rows[group[0]].vals[c] == absent {
+			continue
+		}
+		sf := w.ty.Field(fm.Store)
+		if sf == nil {
+			return fmt.Errorf("field %s is missing from the store", fm.Store)
+		}
+		switch fm.Kind {
+		case kRefMany:
+			if links[sf] == nil {
+				links[sf] = map[string][]string{}
+			}
+			for _, i := range group {
+				links[sf][ids[i]] = w.targets(fm, rows[i].vals[c])
+			}
+			continue
+		case kMarkdown, kHTML:
+			if docs[sf] == nil {
+				docs[sf] = map[string]string{}
+			}
+			for _, i := range group {
+				md, _ := rows[i].vals[c].(string)
+				docs[sf][ids[i]] = md
+			}
+			continue
+		}
+		fields = append(fields, sf)
+		colIdx = append(colIdx, c)
+	}
+	fields = append(fields, w.appF, w.runF)
+	brows := make([]store.BulkRow, len(group))
+	for j, i := range group {
+		vals := make([]any, 0, len(fields))
+		for _, c := range colIdx {
+			vals = append(vals, w.column(w.cols.maps[c], rows[i].vals[c]))
+		}
+		vals = append(vals, rows[i].appID, w.run.Seq)
+		brows[j] = store.BulkRow{ID: ids[i], Values: vals}
+	}
+	created, err := w.tx.BulkWrite(w.ty, fields, brows, existing)
+	if err != nil {
+		return err
+	}
+	for j, c := range created {
+		switch {
+		case dupOf[ids[group[j]]]:
+		case c:
+			w.tr.Created++
+		default:
+			w.tr.Updated++
+		}
+	}
+	return nil
+}
+
+// targets are the entity ids a collection's value links to.
+func (w *pageWriter) targets(fm *fieldMap, v any) []string {
+	switch x := v.(type) {
+	case resolvedIDs:
+		return x
+	case []string:
+		out := make([]string, len(x))
+		for i, id := range x {
+			out[i] = entityID(w.space, fm.Target, id)
+		}
+		return out
+	}
+	return nil
+}
+
+// column is the store's column value of a converted value.
+func (w *pageWriter) column(fm *fieldMap, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch fm.Kind {
+	case kRefOne:
+		if ids, ok := v.(resolvedIDs); ok {
+			return ids[0]
+		}
+		return entityID(w.space, fm.Target, v.(string))
+	case kSelect:
+		return optionID(fm.Enum, v.(string))
+	}
+	return v
+}
+
+// putDocuments stores the rich texts of the entities' document fields.
+func (w *pageWriter) putDocuments(docs map[*store.Field]map[string]string) error {
+	for f, byEntity := range docs {
+		ids := make([]string, 0, len(byEntity))
+		for id := range byEntity {
+			ids = append(ids, id)
+		}
+		secrets, err := w.tx.DocumentSecrets(w.ty, f, ids)
+		if err != nil {
+			return err
+		}
+		contents := make(map[string]string, len(secrets))
+		for id, sec := range secrets {
+			contents[sec] = byEntity[id]
+		}
+		if err := w.tx.PutDocuments(contents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove deletes the entities of the page's REMOVE items.
+func (w *pageWriter) remove(appIDs []string) error {
+	for _, aid := range appIDs {
+		err := w.tx.Delete(w.ty.Name, map[string]any{"platform/id": entityID(w.space, w.tm.AppType, aid)})
 		if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		tr.Removed++
+		w.tr.Removed++
 	}
 	return nil
 }

@@ -36,7 +36,8 @@
 //
 // # Failures
 //
-// Calls that may pass later (tryLater, 429, 5xx, timeouts) are retried with
+// Calls that may pass later (tryLater whatever the status, 429, 5xx,
+// timeouts) are retried with
 // exponential backoff and full jitter (Retry-After honoured within the
 // bound); past the bound the run stops with ErrPaused, its position saved.
 // Other failures stop it with the reason. A stopped run removes nothing: the
@@ -46,6 +47,39 @@
 // cannot be stored (no id, a value of the wrong type) are skipped and
 // reported in TypeReport.Problems, as are ids sent twice (the last wins) and
 // relations to items that never arrive (left empty).
+//
+// # Limits
+//
+// One app may slow the host by its own share only, so the engine bounds
+// what an app can make it do. A schema over a limit is refused before
+// anything is written, with an error wrapping ErrLimit that names it:
+// MaxTypes (200 types in one run), MaxFieldsPerType (500), MaxFields (5,000
+// over the selected types) and MaxOptions (1,000 declared options of a
+// select). The schema is mapped in steps of at most 32 changes, each its
+// own write transaction, so that other writes (and the scheduler's lease
+// renewals) go on between them; every change is idempotent, and a mapping
+// stopped midway is completed by the next run.
+//
+// An answer is read through Options.MaxBody, counted decompressed
+// (DefaultMaxBody, 64 MiB): a gzip bomb stops at the bound. Answers other
+// than data pages (config, schema...), decoded whole, stop at MaxAnswer
+// (16 MiB). A data page is
+// decoded as it arrives, an item at a time, each converted at once into
+// the values of the mapped fields; the rest of the item is dropped. A page
+// costs about twice its size in memory while it is written, in batches of
+// 2,000 rows.
+//
+// A run is bounded too: a nextPageConfig already sent in the run for the
+// type (a cursor that cycles) stops it with ErrLoop; a nextPageConfig over
+// MaxCursor (64 KiB), Options.MaxPages (DefaultMaxPages, 100,000 pages of
+// a type, resumed runs included) and Options.MaxEmptyPages (DefaultMaxEmptyPages, 1,000 pages in a row without
+// items that still say hasNext) stop it with ErrLimit. Those runs are
+// dropped (the next run starts afresh) and remove nothing. Past
+// Options.MaxRunTime (DefaultMaxRunTime, 6 hours, per call of Run) the run
+// stops with ErrLimit and is kept, to be resumed. Canceling the context of
+// Run stops the run at once, in the middle of a call to the app, with an
+// error wrapping ErrCanceled and the context's cause: nothing is removed,
+// what was committed stays, and the next Run resumes it.
 //
 // # Speed
 //
@@ -59,6 +93,8 @@
 //	 100,000     27,000-38,000 46,000-54,000  0.56-0.74   43 MiB
 //	1,000,000     19,000-26,000 27,000-30,000  0.65-0.96   45 MiB
 //
-// Memory stays flat: one page is decoded at a time (plus the next one in
-// flight), and a batch of pages is committed every 20,000 items or second.
+// Memory stays flat: one page is written at a time while the next one is
+// fetched and decoded (a pipeline of two steps: a page and the position
+// after it still commit together), and a batch of pages is committed every
+// 20,000 items or second.
 package syncer

@@ -59,6 +59,26 @@ func acquire(st *store.Store, key string) (release func(), ok bool) {
 	}, true
 }
 
+// Defaults of the bounds of a run (see Options).
+const (
+	DefaultMaxPages      = 100000
+	DefaultMaxEmptyPages = 1000
+	DefaultMaxRunTime    = 6 * time.Hour
+	// DefaultMaxBody bounds an answer of the app (decompressed).
+	DefaultMaxBody = 64 << 20
+)
+
+// ErrCanceled is wrapped, with the context's cause (context.Canceled when
+// the context was canceled), by the error of a run whose context ended: the
+// run stops at once and removes nothing; what it committed stays and the
+// next Run resumes it.
+var ErrCanceled = errors.New("run canceled")
+
+// ErrLoop is wrapped by the error of a run whose app sent a nextPageConfig
+// already seen in the run for that type (a cursor that cycles): the run
+// stops and is dropped, removing nothing.
+var ErrLoop = errors.New("the app's pagination loops")
+
 // Options say which app to synchronize and how.
 type Options struct {
 	// AppURL is the app's base address.
@@ -84,10 +104,23 @@ type Options struct {
 	HTTPClient *http.Client
 	// RequestTimeout bounds one call to the app (0: 60 s).
 	RequestTimeout time.Duration
-	// MaxBody bounds one answer (0: 256 MiB).
+	// MaxBody bounds one answer of the app, counted decompressed (0:
+	// DefaultMaxBody). A data page is decoded as it arrives and only its
+	// converted values are kept: it costs about twice its size in memory.
 	MaxBody int64
 	// Retry is the policy for failures that may pass (zero: DefaultRetry).
 	Retry Retry
+	// MaxPages bounds the pages of one type in one run, resumed runs
+	// included (0: DefaultMaxPages). A run that reaches it stops with
+	// ErrLimit and is dropped: the next run starts from the first page.
+	MaxPages int
+	// MaxEmptyPages bounds the consecutive pages without items that still
+	// say hasNext (0: DefaultMaxEmptyPages); past it the run stops with
+	// ErrLimit and is dropped.
+	MaxEmptyPages int
+	// MaxRunTime bounds one call of Run (0: DefaultMaxRunTime). Past it the
+	// run stops with ErrLimit, its position saved: the next Run resumes it.
+	MaxRunTime time.Duration
 	// CommitItems and CommitEvery bound a batch of pages committed together
 	// (with the position after them): a stopped run redoes at most one
 	// batch (0: 20,000 items, 1 s).
@@ -238,7 +271,27 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.run(ctx)
+	return e.bounded(ctx)
+}
+
+// errRunTime is the cause of the end of a run's context at MaxRunTime.
+var errRunTime = errors.New("MaxRunTime")
+
+// bounded is run within MaxRunTime, its error telling a canceled run and
+// one out of time apart from the failures of the app or the store.
+func (e *engine) bounded(ctx context.Context) (*Report, error) {
+	e.started = e.now()
+	runCtx, cancel := context.WithTimeoutCause(ctx, e.opts.MaxRunTime, errRunTime)
+	defer cancel()
+	rep, err := e.run(runCtx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w (%w): %v", ErrCanceled, context.Cause(ctx), err)
+	case errors.Is(context.Cause(runCtx), errRunTime) && !errors.Is(err, ErrLimit):
+		err = fmt.Errorf("%w: the run lasted longer than %s (MaxRunTime); run again to resume it: %v", ErrLimit, e.opts.MaxRunTime, err)
+	}
+	return rep, err
 }
 
 type engine struct {
@@ -247,6 +300,13 @@ type engine struct {
 	c    *client
 	now  func() time.Time
 	log  func(string)
+	// beforeWrite, when set (by tests), is called with each page decoded,
+	// right before it is written.
+	beforeWrite func()
+	// mapping is that of the selected types, once the schema is mapped.
+	mapping map[string]*typeMap
+	// started is when the run began (by the clock now).
+	started time.Time
 	// schemaStepDone, when set (by tests), is told about each committed
 	// step of the schema mapping and the number of changes it held; an
 	// error stops the mapping there.
@@ -261,13 +321,22 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 		opts.RequestTimeout = 60 * time.Second
 	}
 	if opts.MaxBody <= 0 {
-		opts.MaxBody = 256 << 20
+		opts.MaxBody = DefaultMaxBody
 	}
 	if opts.CommitItems <= 0 {
 		opts.CommitItems = 20000
 	}
 	if opts.CommitEvery <= 0 {
 		opts.CommitEvery = time.Second
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = DefaultMaxPages
+	}
+	if opts.MaxEmptyPages <= 0 {
+		opts.MaxEmptyPages = DefaultMaxEmptyPages
+	}
+	if opts.MaxRunTime <= 0 {
+		opts.MaxRunTime = DefaultMaxRunTime
 	}
 	if opts.Retry.Attempts == 0 {
 		opts.Retry = DefaultRetry
@@ -289,20 +358,12 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 	return e, nil
 }
 
+// run is one run: registration, account, selection, schema, then the data
+// of each type not done yet, then the end of the run.
 func (e *engine) run(ctx context.Context) (*Report, error) {
-	desc, warns, err := register(ctx, e.c)
+	desc, rep, err := e.register(ctx)
 	if err != nil {
 		return nil, err
-	}
-	rep := &Report{App: desc.Name, Space: appSpace(desc), Warnings: warns}
-	for _, w := range warns {
-		e.log("warning: " + w)
-	}
-	logo, warn := fetchLogo(ctx, e.c)
-	rep.Logo = logo
-	if warn != "" {
-		rep.Warnings = append(rep.Warnings, warn)
-		e.log("warning: " + warn)
 	}
 	key := stateKey(rep.Space)
 	release, ok := acquire(e.st, key)
@@ -320,8 +381,58 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("read the saved state: %w", err)
 	}
-	// Account: the stored one, refreshed by the user's values, validated
-	// (which also refreshes OAuth tokens) before every run.
+	account, err := e.account(ctx, desc, &s, rep)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := e.selection(ctx, &s, account, rep)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := e.schema(ctx, sel, account, s.Mapping, rep)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.startRun(ctx, key, &s, sel, rep); err != nil {
+		return nil, err
+	}
+	for _, t := range sel.types {
+		if s.Run.Done[t] {
+			continue
+		}
+		if err := e.syncType(ctx, key, &s, rep.Space, t, account, sel.filter, schema); err != nil {
+			return rep, err
+		}
+	}
+	if err := e.finish(ctx, key, &s, rep.Space, sel.types); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// register reads and checks the app's descriptor and logo.
+func (e *engine) register(ctx context.Context) (*protocol.Descriptor, *Report, error) {
+	desc, warns, err := register(ctx, e.c)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{App: desc.Name, Space: appSpace(desc), Warnings: warns}
+	for _, w := range warns {
+		e.log("warning: " + w)
+	}
+	logo, warn := fetchLogo(ctx, e.c)
+	rep.Logo = logo
+	if warn != "" {
+		rep.Warnings = append(rep.Warnings, warn)
+		e.log("warning: " + warn)
+	}
+	return desc, rep, nil
+}
+
+// account is the stored account, refreshed by the user's values, validated
+// (which also refreshes OAuth tokens) before every run; it is noted in the
+// state (or the report, with AccountElsewhere).
+func (e *engine) account(ctx context.Context, desc *protocol.Descriptor, s *state, rep *Report) (map[string]any, error) {
 	authID := e.opts.Auth
 	if authID == "" && s.Auth != "" && len(e.opts.Account) == 0 && !e.opts.AccountElsewhere {
 		authID = s.Auth
@@ -349,10 +460,25 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		s.Account = nil
 		rep.AccountFields = account
 	}
-	if len(logo) <= maxLogo {
-		s.Logo = logo
+	if len(rep.Logo) <= maxLogo {
+		s.Logo = rep.Logo
 	}
+	return account, nil
+}
 
+// chosen is a run's selection: the types, their names and the filter as
+// sent to the app.
+type chosen struct {
+	types  []string
+	names  map[string]string
+	filter map[string]json.RawMessage
+	now    time.Time
+}
+
+// selection reads the config and settles the types and the filter: as
+// given, else those of the run in progress, else the remembered ones, else
+// the app's defaults.
+func (e *engine) selection(ctx context.Context, s *state, account map[string]any, rep *Report) (*chosen, error) {
 	var cfg protocol.ConfigResponse
 	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
 		var ae *AppError
@@ -361,8 +487,6 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		}
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	// The selection: as given, else that of the run in progress, else the
-	// remembered one, else the app's defaults.
 	askedTypes := e.opts.Types
 	if len(askedTypes) == 0 && s.Run == nil {
 		askedTypes = s.Selection.Types
@@ -375,33 +499,37 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if len(filterInput) == 0 {
 		filterInput = s.Selection.Filter
 	}
-	names := map[string]string{}
+	sel := &chosen{types: types, names: map[string]string{}, now: e.now()}
 	for _, t := range cfg.Types {
-		names[t.ID] = t.Name
+		sel.names[t.ID] = t.Name
 	}
-	now := e.now()
-	var filter map[string]json.RawMessage
 	if len(e.opts.Filter) == 0 && s.Run != nil && sameTypes(s.Run.Types, types) {
 		// Resuming: the filter of the saved run, as it was evaluated then
 		// (a relative date statement means the same days all through a run).
-		filter = s.Run.Filter
-	} else if filter, err = buildFilter(ctx, e.c, &cfg, types, account, filterInput, now); err != nil {
+		sel.filter = s.Run.Filter
+	} else if sel.filter, err = buildFilter(ctx, e.c, &cfg, types, account, filterInput, sel.now); err != nil {
 		return nil, err
 	}
 	s.Selection = selection{Types: types, Filter: filterInput}
-	rep.Filter = filter
-	if len(filter) > 0 {
-		if err := validateFilter(ctx, e.c, types, filter, account); err != nil {
+	rep.Filter = sel.filter
+	if len(sel.filter) > 0 {
+		if err := validateFilter(ctx, e.c, types, sel.filter, account); err != nil {
 			return nil, err
 		}
 	}
+	return sel, nil
+}
+
+// schema reads the schema of the selected types, checks it against the
+// limits and maps it into the store (old is the mapping of the last run).
+func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any, old map[string]*typeMap, rep *Report) (map[string]map[string]protocol.SchemaField, error) {
 	var schema map[string]map[string]protocol.SchemaField
-	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathSchema, map[string]any{"types": types, "filter": filter, "account": account}, &schema); err != nil {
+	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathSchema, map[string]any{"types": sel.types, "filter": sel.filter, "account": account}, &schema); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	var extra []string
 	for t := range schema {
-		if !contains(types, t) {
+		if !contains(sel.types, t) {
 			extra = append(extra, t)
 		}
 	}
@@ -411,75 +539,68 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 		rep.Warnings = append(rep.Warnings, w)
 		e.log("warning: " + w)
 	}
-	for _, t := range types {
+	for _, t := range sel.types {
 		if _, ok := schema[t]; !ok {
 			return nil, fmt.Errorf("schema: the app sent no schema for type %q", t)
 		}
+	}
+	if err := checkSchemaSize(schema, sel.types); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	// Rich-text contents go to the documents table; make sure it exists.
 	if _, err := documents.NewStore(ctx, e.st.DB(), e.st.Dialect()); err != nil {
 		return nil, err
 	}
-	if err := checkSchemaSize(schema, types); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	plan := planSchema(rep.Space, schema, types, names)
+	plan := planSchema(rep.Space, schema, sel.types, sel.names)
 	rep.Warnings = append(rep.Warnings, plan.warns...)
-	if err := e.mapSchema(ctx, plan, s.Mapping, &rep.SchemaChanges); err != nil {
+	if err := e.mapSchema(ctx, plan, old, &rep.SchemaChanges); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	mapping := plan.out
 	for _, w := range rep.SchemaChanges {
 		e.log("schema: " + w)
 	}
-	// Keep the mapping of types not selected this time.
+	e.mapping = plan.out
+	return schema, nil
+}
+
+// startRun merges the new mapping into the state (keeping that of types not
+// selected this time), resumes the run in progress when it has the same
+// types and filter or starts a new one, and saves the state.
+func (e *engine) startRun(ctx context.Context, key string, s *state, sel *chosen, rep *Report) error {
 	merged := map[string]*typeMap{}
 	for k, v := range s.Mapping {
 		merged[k] = v
 	}
-	for k, v := range mapping {
+	for k, v := range e.mapping {
 		merged[k] = v
 	}
 	s.Mapping = merged
-
-	// The run: resumed when one with the same types and filter is saved.
-	if s.Run != nil && sameTypes(s.Run.Types, types) && sameFilter(s.Run.Filter, filter) {
+	if s.Run != nil && sameTypes(s.Run.Types, sel.types) && sameFilter(s.Run.Filter, sel.filter) {
 		rep.Resumed = true
 		e.log(fmt.Sprintf("resuming run %d (operation %s)", s.Run.Seq, s.Run.OperationID))
 	} else {
 		s.Seq++
-		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-			Types: types, Filter: filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
-		if s.LastSuccess != "" && sameTypes(s.LastTypes, types) && sameFilter(s.LastFilter, filter) {
+		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: sel.now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+			Types: sel.types, Filter: sel.filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
+		if s.LastSuccess != "" && sameTypes(s.LastTypes, sel.types) && sameFilter(s.LastFilter, sel.filter) {
 			ls := s.LastSuccess
 			r.LastSync = &ls
 		}
 		s.Run = r
 	}
 	rep.OperationID = s.Run.OperationID
-	if err := e.save(ctx, key, &s, nil); err != nil {
-		return nil, err
+	if err := e.save(ctx, key, s, nil); err != nil {
+		return err
 	}
-	for _, t := range types {
+	for _, t := range sel.types {
 		tr := s.Run.Counts[t]
 		if tr == nil {
-			tr = &TypeReport{Type: t, Store: mapping[t].Store}
+			tr = &TypeReport{Type: t, Store: e.mapping[t].Store}
 			s.Run.Counts[t] = tr
 		}
 		rep.Types = append(rep.Types, tr)
 	}
-	for _, t := range types {
-		if s.Run.Done[t] {
-			continue
-		}
-		if err := e.syncType(ctx, key, &s, rep.Space, t, account, filter, schema); err != nil {
-			return rep, err
-		}
-	}
-	if err := e.finish(ctx, key, &s, rep.Space, types); err != nil {
-		return rep, err
-	}
-	return rep, nil
+	return nil
 }
 
 // mapSchema brings the store's catalog in line with the plan in steps of

@@ -1,6 +1,9 @@
 package syncer
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -25,6 +28,13 @@ const (
 	MaxFields = 5000
 	// MaxOptions bounds the declared options of one select field.
 	MaxOptions = 1000
+	// MaxAnswer bounds the answers other than data pages (the descriptor,
+	// config, schema, validate, datalists...), which are decoded whole;
+	// Options.MaxBody applies too when smaller.
+	MaxAnswer = 16 << 20
+	// MaxCursor bounds a nextPageConfig (kept in the run's saved state and
+	// sent back with the next data request).
+	MaxCursor = 64 << 10
 )
 
 // schemaBatch bounds the schema changes made in one write transaction when
@@ -61,4 +71,61 @@ func checkSchemaSize(schema map[string]map[string]protocol.SchemaField, types []
 		return fmt.Errorf("%w: the schemas of the selected types have %d fields in all; the host maps at most %d in one run (MaxFields)", ErrLimit, total, MaxFields)
 	}
 	return nil
+}
+
+// pageGuard watches the pages of one type in a run for the run's bounds:
+// pages in all, consecutive empty pages, a cursor seen before, the time.
+type pageGuard struct {
+	e *engine
+	t string
+	// seen holds the hashes of the compacted cursors of this Run call.
+	seen  map[[sha256.Size]byte]bool
+	empty int
+}
+
+func newPageGuard(e *engine, t string, cur json.RawMessage) *pageGuard {
+	g := &pageGuard{e: e, t: t, seen: map[[sha256.Size]byte]bool{}}
+	if len(cur) > 0 {
+		g.seen[cursorHash(cur)] = true
+	}
+	return g
+}
+
+// cursorHash identifies a cursor whatever its whitespace.
+func cursorHash(c json.RawMessage) [sha256.Size]byte {
+	var b bytes.Buffer
+	if json.Compact(&b, c) != nil {
+		return sha256.Sum256(c)
+	}
+	return sha256.Sum256(b.Bytes())
+}
+
+// next checks a page of items received with hasNext and its next cursor:
+// an error says why the run stops. drop says whether the run in progress is
+// dropped (the next run starts afresh) rather than kept to be resumed.
+func (g *pageGuard) next(page, items int, cursor json.RawMessage) (drop bool, err error) {
+	opts := &g.e.opts
+	if items == 0 {
+		g.empty++
+	} else {
+		g.empty = 0
+	}
+	if len(cursor) > MaxCursor {
+		return true, fmt.Errorf("%w: data of type %s, page %d: a nextPageConfig of %d bytes; the host keeps at most %d (MaxCursor)", ErrLimit, g.t, page, len(cursor), MaxCursor)
+	}
+	h := cursorHash(cursor)
+	switch {
+	case g.seen[h]:
+		return true, fmt.Errorf("%w: data of type %s, page %d: the app sent a nextPageConfig it had already sent in this run; stopping rather than looping", ErrLoop, g.t, page)
+	case g.empty >= opts.MaxEmptyPages:
+		return true, fmt.Errorf("%w: data of type %s: %d pages in a row without items (MaxEmptyPages)", ErrLimit, g.t, g.empty)
+	case page >= opts.MaxPages:
+		return true, fmt.Errorf("%w: data of type %s: %d pages and the app has more (MaxPages)", ErrLimit, g.t, page)
+	case g.e.now().Sub(g.e.started) >= opts.MaxRunTime:
+		return false, fmt.Errorf("%w: data of type %s, page %d: the run lasted longer than %s (MaxRunTime); run again to resume it", ErrLimit, g.t, page, opts.MaxRunTime)
+	}
+	if len(g.seen) < opts.MaxPages {
+		g.seen[h] = true
+	}
+	return false, nil
 }

@@ -116,7 +116,7 @@ func openTestStore(t testing.TB) *store.Store {
 func TestSchemaMappedInSteps(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, schema := wideSchema(30, 6, 5) // 30 types, 180 fields, 30 enums
+	cfg, schema := wideSchema(16, 5, 5) // 16 types, 80 fields, 16 enums
 	srv := schemaApp(t, cfg, schema)
 
 	whole := openTestStore(t)
@@ -142,21 +142,21 @@ func TestSchemaMappedInSteps(t *testing.T) {
 		}
 		total += n
 	}
-	if want := 30 + 180 + 30; total != want || len(steps) < want/schemaBatch {
+	if want := 16 + 80 + 16; total != want || len(steps) < want/schemaBatch {
 		t.Errorf("%d changes in %d steps, want %d in at least %d", total, len(steps), want, want/schemaBatch)
 	}
 	want := catalogOf(t, whole)
-	if len(want) != 60 || len(want["wide/t000"]) != 4+2+6+1 { // types and enums; built-ins, hidden, fields, reverse
+	if len(want) != 32 || len(want["wide/t000"]) != 4+2+5+1 { // types and enums; built-ins, hidden, fields, reverse
 		t.Fatalf("mapped catalog: %d types, t000: %v", len(want), want["wide/t000"])
 	}
 
-	// Stopped after the third step, then run again.
+	// Stopped after the second step, then run again.
 	broken := openTestStore(t)
 	e, _ = newEngine(broken, Options{AppURL: srv.URL})
 	errStop := errors.New("stopped on purpose")
 	n := 0
 	e.schemaStepDone = func(int) error {
-		if n++; n == 3 {
+		if n++; n == 2 {
 			return errStop
 		}
 		return nil
@@ -202,5 +202,23 @@ func TestSchemaLimits(t *testing.T) {
 				t.Errorf("%d types mapped", len(got))
 			}
 		})
+	}
+}
+
+// A schema answer over MaxAnswer is refused naming the bound, even under a
+// larger MaxBody; nothing is mapped.
+func TestSchemaAnswerBounded(t *testing.T) {
+	t.Parallel()
+	cfg, schema := wideSchema(1, 1, 0)
+	schema["t000"]["f000"].(map[string]any)["description"] = strings.Repeat("d", MaxAnswer)
+	srv := schemaApp(t, cfg, schema)
+	st := openTestStore(t)
+	_, err := Run(context.Background(), st, Options{AppURL: srv.URL, MaxBody: 4 * MaxAnswer})
+	var ae *AppError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), fmt.Sprintf("answer larger than %d bytes", MaxAnswer)) {
+		t.Fatalf("err = %v, want the answer refused at %d bytes", err, MaxAnswer)
+	}
+	if got := catalogOf(t, st); len(got) != 0 {
+		t.Errorf("%d types mapped", len(got))
 	}
 }
