@@ -252,9 +252,12 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 		if errors.Is(context.Cause(ctx), errCancelled) {
 			// Cancelled: its holder records it (finishCancel); the calls
 			// it made are kept.
-			ex, _ := rec.exchanges()
 			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
+			// The engine stops at once; the call it cut short ends just
+			// after, and is kept too.
+			rec.settle(kctx)
+			ex, _ := rec.exchanges()
 			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
 				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
 			}
