@@ -14,12 +14,25 @@
 // the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
 // apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
 // authentication, name, the sealed fields), apps_syncs (id, app, account,
-// selection, schedule, the installed webhook, the run in progress, the
-// lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
+// space, selection, schedule, the installed webhook, the run in progress,
+// the lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
 // error, the exchanges with the app), apps_events (webhook events, keyed by
 // a hash of their webhook and payload, so a replayed event is recorded
 // once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
 // state). SQL uses bound values only.
+//
+// # Several syncs per app
+//
+// An app may have any number of syncs; each owns a space of the store (its
+// types, entities and the engine's state, see syncer.Options.Space): the
+// app's own space for the first, the app's space and a number ("tracker-2")
+// for the next ones unless SyncSpec.Space names one. A full run removes only
+// what its own space held; relations resolve within the space; webhook
+// events apply to the sync's space. A store made when an app had one sync
+// (apps_syncs.app_id unique, no space) is migrated in place when [New]
+// opens it: the uniqueness is dropped (on SQLite by copying the table into
+// the current form) and the sync gets its app's space, where the engine
+// already keeps its state and entities.
 //
 // # Secrets
 //

@@ -96,6 +96,13 @@ func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error)
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
+			err = tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE space = ?"), desc.Space).Scan(&other)
+			if err == nil {
+				return fmt.Errorf("%w: sync %s of another app owns the space %q of this app's types", ErrConflict, other, desc.Space)
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
 			a.ID, a.CreatedAt = newID(), s.now().UTC()
 			_, err = tx.ExecContext(ctx, s.q("INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
 				a.ID, u, name, a.Space, mustJSON(desc.Descriptor), ms(a.CreatedAt))

@@ -244,7 +244,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	opts := s.engineOptions(a.URL)
 	opts.HTTPClient = hc
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields
-	opts.Types, opts.Filter = sy.Types, sy.Filter
+	opts.Types, opts.Filter, opts.Space = sy.Types, sy.Filter, sy.spaceOf(a)
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)

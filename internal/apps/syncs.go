@@ -31,6 +31,11 @@ type Sync struct {
 	// AppID and AccountID name the app and the account.
 	AppID     string `json:"app"`
 	AccountID string `json:"account"`
+	// Space is the namespace of the store that the sync owns: its types,
+	// entities and the engine's state ("tracker": tracker/task). The first
+	// sync of an app gets the app's space, the next ones the app's space
+	// and a number ("tracker-2") unless they name one.
+	Space string `json:"space"`
 	// Types are the app's types (empty: the app's defaults).
 	Types []string `json:"types"`
 	// Filter holds filter values by filter id (as `appkit sync --filter`).
@@ -54,11 +59,24 @@ type Sync struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// spaceOf is the sync's space: its own, else (a sync whose app row was
+// missing when the store was upgraded) its app's.
+func (sy *Sync) spaceOf(a *App) string {
+	if sy.Space != "" {
+		return sy.Space
+	}
+	return a.Space
+}
+
 // SyncSpec sets up or changes a sync.
 type SyncSpec struct {
 	// App and Account name the app and account (required to create).
 	App     string `json:"app"`
 	Account string `json:"account"`
+	// Space, when creating, names the sync's space (lower-case letters,
+	// digits and dashes, not used by another sync or app); empty picks
+	// one. It cannot change.
+	Space string `json:"space,omitempty"`
 	// Types, when not nil, replace the types.
 	Types []string `json:"types"`
 	// Filter, when not nil, replaces the filter.
@@ -113,8 +131,8 @@ func checkSelection(types []string, filter map[string][]string) error {
 	return nil
 }
 
-// CreateSync sets up a sync: one per app (the app's types live in one space
-// of the store); its first run is due at once.
+// CreateSync sets up a sync of an app, which may have any number: each
+// owns a space of the store (see Sync.Space); its first run is due at once.
 func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
 	a, err := s.reg.App(ctx, spec.App)
 	if err != nil {
@@ -138,19 +156,18 @@ func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, err
 	if err := checkSelection(spec.Types, spec.Filter); err != nil {
 		return nil, err
 	}
+	if spec.Space != "" && !syncer.ValidSpace(spec.Space) {
+		return nil, fmt.Errorf("%w: space %q: want 1 to 60 lower-case letters, digits and dashes", ErrInvalid, spec.Space)
+	}
 	now := s.now()
 	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var other string
-		err := tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE app_id = ?"), a.ID).Scan(&other)
-		if err == nil {
-			return fmt.Errorf("%w: the app already has sync %s (one sync per app: change it with PATCH)", ErrConflict, other)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+		space, err := s.pickSpace(ctx, tx, a, spec.Space)
+		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
-VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now))
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
+VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now), space)
 		return err
 	})
 	if err != nil {
@@ -160,13 +177,13 @@ VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?)`), sy.ID, a.ID, acc.ID, mustJSON
 	return s.Sync(ctx, sy.ID)
 }
 
-const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at"
+const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space"
 
 func scanSync(r rowScanner) (*Sync, error) {
 	var sy Sync
 	var sel, webhook, wtypes string
 	var every, next, until, created int64
-	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created); err != nil {
+	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created, &sy.Space); err != nil {
 		return nil, err
 	}
 	var doc selectionDoc
@@ -251,6 +268,9 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 	}
 	if spec.App != "" && spec.App != sy.AppID {
 		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
+	}
+	if spec.Space != "" && spec.Space != sy.Space {
+		return nil, fmt.Errorf("%w: a sync's space cannot change", ErrInvalid)
 	}
 	if spec.Account != "" && spec.Account != sy.AccountID {
 		acc, _, err := s.reg.account(ctx, spec.Account)
@@ -440,3 +460,37 @@ func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	s.Wake()
 	return s.Run(ctx, runID)
 }
+
+// pickSpace is the space of a new sync of app a (in tx): the one asked
+// for, else the app's space, else the app's space and the first free number
+// from 2. A space is free when no sync has it and no other app has it as
+// its own; ErrConflict when the one asked for is not.
+func (s *SyncService) pickSpace(ctx context.Context, tx *sql.Tx, a *App, asked string) (string, error) {
+	free := func(space string) (bool, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)`),
+			space, space, a.ID).Scan(&n)
+		return n == 0, err
+	}
+	if asked != "" {
+		ok, err := free(asked)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: the space %q belongs to another sync or app", ErrConflict, asked)
+		}
+		return asked, err
+	}
+	for n := 1; n <= maxSyncsPerApp; n++ {
+		space := a.Space
+		if n > 1 {
+			space = fmt.Sprintf("%s-%d", strings.TrimRight(a.Space[:min(len(a.Space), 55)], "-"), n)
+		}
+		ok, err := free(space)
+		if err != nil || ok {
+			return space, err
+		}
+	}
+	return "", fmt.Errorf("%w: the app has %d syncs' spaces in use; name the space", ErrConflict, maxSyncsPerApp)
+}
+
+// maxSyncsPerApp bounds the spaces tried for a sync that names none.
+const maxSyncsPerApp = 1000

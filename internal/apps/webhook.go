@@ -249,7 +249,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 			break
 		}
 		eventID := e.id
-		rep, err := syncer.ApplyChanges(ctx, s.st, a.Space, out.Data, func(tx *store.Tx) error {
+		rep, err := syncer.ApplyChanges(ctx, s.st, sy.spaceOf(a), out.Data, func(tx *store.Tx) error {
 			rows, err := tx.Querier().QueryContext(tx.Context(), s.q("UPDATE apps_events SET status = 'applied' WHERE id = ? AND status = 'pending'"), eventID)
 			if err != nil {
 				return err

@@ -65,7 +65,8 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	POST   /api/apps/oauth/start          {app, auth?, account?} → {redirectUri, callbackUri}
 //	GET    /api/apps/oauth/callback       the provider's redirect lands here (an HTML page; no token)
 //	GET    /api/apps/syncs                ?app=ID
-//	POST   /api/apps/syncs                {app, account, types?, filter?, every?} (201; due at once)
+//	POST   /api/apps/syncs                {app, account, space?, types?, filter?, every?} (201; due at once);
+//	                                      any number per app, each in a space of its own (409: space in use)
 //	GET    /api/apps/syncs/{id}
 //	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}; a new account, types or
 //	                                      filter cancels the run in progress, and the sync runs again
