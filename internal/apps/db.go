@@ -63,7 +63,8 @@ var migrations = []string{
 	created_at BIGINT NOT NULL,
 	cancel_run TEXT NOT NULL DEFAULT '',
 	cancel_reason TEXT NOT NULL DEFAULT '',
-	space TEXT NOT NULL DEFAULT ''
+	space TEXT NOT NULL DEFAULT '',
+	filter_sent TEXT NOT NULL DEFAULT ''
 )`,
 	`CREATE TABLE IF NOT EXISTS apps_runs (
 	id TEXT PRIMARY KEY,
@@ -109,10 +110,11 @@ var addedColumns = []struct{ table, column, decl string }{
 	{"apps_syncs", "cancel_run", "TEXT NOT NULL DEFAULT ''"},
 	{"apps_syncs", "cancel_reason", "TEXT NOT NULL DEFAULT ''"},
 	{"apps_syncs", "space", "TEXT NOT NULL DEFAULT ''"},
+	{"apps_syncs", "filter_sent", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // syncsColumns are the columns of apps_syncs, in the order of its CREATE.
-const syncsColumns = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, cancel_run, cancel_reason, space"
+const syncsColumns = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, cancel_run, cancel_reason, space, filter_sent"
 
 // afterColumns run once the columns exist: a sync stored when an app had
 // one sync only (its app_id unique, no space column) gets its app's space,

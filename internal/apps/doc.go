@@ -122,7 +122,11 @@
 // name the sync's webhook; it is recorded once
 // (a replay within ReplayWindow is answered 200 and changes nothing), then
 // transformed and applied with the delta rules under the sync's lease, in
-// the transaction that marks it applied. Events the app cannot transform
+// the transaction that marks it applied. Every webhook call gets the filter
+// as the service sends it: install, as the run that just ended sent it to
+// the data requests; transform and delete, as the last successful run sent
+// it with each date statement evaluated again (its _min and _max) at the
+// time of the call. Events the app cannot transform
 // now stay pending, in order, and are tried again after PauseDelay; events
 // it refuses (4xx) are marked refused. The history keeps KeepRuns runs per
 // sync, with their exchanges for the latest KeepExchanges.

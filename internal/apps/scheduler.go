@@ -279,6 +279,11 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	var resume time.Duration
 	switch {
 	case err == nil:
+		if _, err := s.exec(ctx, "UPDATE apps_syncs SET filter_sent = ? WHERE id = ?", mustJSON(rep.Filter), sy.ID); err != nil {
+			report.Warnings = append(report.Warnings, "the filter sent could not be kept for webhook calls: "+err.Error())
+		} else {
+			sy.sent = rep.Filter
+		}
 		account := fields
 		if rep.AccountFields != nil {
 			account = rep.AccountFields

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -57,6 +58,10 @@ type Sync struct {
 	LeaseUntil *time.Time `json:"leaseUntil,omitempty"`
 	// CreatedAt is when the sync was set up.
 	CreatedAt time.Time `json:"createdAt"`
+
+	// sent is the filter as the last successful run sent it (date
+	// statements evaluated then; nil before).
+	sent map[string]json.RawMessage
 }
 
 // spaceOf is the sync's space: its own, else (a sync whose app row was
@@ -177,14 +182,17 @@ VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJ
 	return s.Sync(ctx, sy.ID)
 }
 
-const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space"
+const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space, filter_sent"
 
 func scanSync(r rowScanner) (*Sync, error) {
 	var sy Sync
-	var sel, webhook, wtypes string
+	var sel, webhook, wtypes, sent string
 	var every, next, until, created int64
-	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created, &sy.Space); err != nil {
+	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created, &sy.Space, &sent); err != nil {
 		return nil, err
+	}
+	if sent != "" {
+		_ = json.Unmarshal([]byte(sent), &sy.sent)
 	}
 	var doc selectionDoc
 	if err := json.Unmarshal([]byte(sel), &doc); err != nil {
@@ -312,8 +320,13 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 		// long writes would otherwise hold up.
 		s.held.cancelHere(id, cancelByChange)
 	}
-	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
-		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
+	sent := ""
+	if spec.Filter == nil && sy.sent != nil {
+		// The filter sent stays until a run sends the new one.
+		sent = mustJSON(sy.sent)
+	}
+	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ?, filter_sent = ? WHERE id = ?",
+		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, sent, id); err != nil {
 		return nil, fmt.Errorf("update the sync: %w", err)
 	}
 	if selectionChanged {
@@ -366,21 +379,59 @@ func (s *SyncService) DeleteSync(ctx context.Context, id string) ([]string, erro
 	return warns, nil
 }
 
-// webhookFilter is the filter sent to webhook calls: as the last run
-// evaluated it, else the user's values.
-func webhookFilter(rep *syncer.Report, sy *Sync) any {
+// webhookFilter is the filter sent to webhook calls: as the run that just
+// ended evaluated it, else as the service sends it now (evaluatedFilter).
+func webhookFilter(rep *syncer.Report, sy *Sync, now time.Time) any {
 	if rep != nil && rep.Filter != nil {
 		return rep.Filter
 	}
-	out := map[string]any{}
-	for k, v := range sy.Filter {
-		if len(v) == 1 {
-			out[k] = v[0]
-		} else {
-			out[k] = v
+	return evaluatedFilter(sy, now)
+}
+
+// evaluatedFilter is the sync's filter as the service sends it at now: as
+// the last successful run sent it (list titles mapped to values, numbers
+// and booleans typed), each date statement evaluated again at now into
+// its {_min, _max}. Before any run, the user's values.
+func evaluatedFilter(sy *Sync, now time.Time) any {
+	if sy.sent == nil {
+		out := map[string]any{}
+		for k, v := range sy.Filter {
+			if len(v) == 1 {
+				out[k] = v[0]
+			} else {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	out := make(map[string]json.RawMessage, len(sy.sent))
+	for k, v := range sy.sent {
+		out[k] = v
+		vals := sy.Filter[k]
+		if len(vals) == 0 || !isDateRange(v) {
+			continue
+		}
+		r, err := daterange.Parse(vals[len(vals)-1], now)
+		if err != nil {
+			continue
+		}
+		if b, err := r.WireJSON(); err == nil {
+			out[k] = b
 		}
 	}
 	return out
+}
+
+// isDateRange reports whether a filter value as sent is an evaluated date
+// statement: an object with _min or _max.
+func isDateRange(v json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	_, lo := m["_min"]
+	_, hi := m["_max"]
+	return lo || hi
 }
 
 func sameStrings(a, b []string) bool {

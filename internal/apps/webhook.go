@@ -64,7 +64,7 @@ func (s *Webhooks) ensureWebhook(ctx context.Context, sy *Sync, a *App, account 
 	}
 	var obj map[string]any
 	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhooks, map[string]any{
-		"types": types, "filter": webhookFilter(rep, sy), "account": account, "url": u, "webhook": stored}, &obj)
+		"types": types, "filter": webhookFilter(rep, sy, s.now()), "account": account, "url": u, "webhook": stored}, &obj)
 	if err != nil {
 		return "not installed: " + newMasker(account, a.Descriptor).mask(err.Error())
 	}
@@ -96,7 +96,7 @@ func (s *Webhooks) deleteWebhook(ctx context.Context, sy *Sync) error {
 		return err
 	}
 	err = s.call(ctx, nil, a.URL, http.MethodDelete, protocol.PathWebhooks, map[string]any{
-		"types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account, "webhook": sy.Webhook}, nil)
+		"types": sy.WebhookTypes, "filter": evaluatedFilter(sy, s.now()), "account": account, "webhook": sy.Webhook}, nil)
 	if err != nil {
 		return errors.New(newMasker(account, a.Descriptor).mask(err.Error()))
 	}
@@ -231,7 +231,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 			Data map[string][]any `json:"data"`
 		}
 		req, err := withPayload(map[string]any{
-			"params": rawJSON(e.params), "types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account}, []byte(e.payload))
+			"params": rawJSON(e.params), "types": sy.WebhookTypes, "filter": evaluatedFilter(sy, s.now()), "account": account}, []byte(e.payload))
 		if err == nil {
 			err = s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathWebhookXform, req, &out)
 		}

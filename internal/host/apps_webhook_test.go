@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -45,11 +48,20 @@ type hookApp struct {
 	url      string
 	// failTransform is the number of transforms to answer with a 503.
 	failTransform int
+	// filters are the filter objects received, by path.
+	filters map[string][]json.RawMessage
+}
+
+// filtersAt returns the filter objects received at path.
+func (a *hookApp) filtersAt(path string) []json.RawMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]json.RawMessage(nil), a.filters[path]...)
 }
 
 func newHookApp(t *testing.T) *hookApp {
 	t.Helper()
-	a := &hookApp{notes: []hookNote{{ID: "n1", Name: "one", Size: 1}, {ID: "n2", Name: "two", Size: 2}}}
+	a := &hookApp{notes: []hookNote{{ID: "n1", Name: "one", Size: 1}, {ID: "n2", Name: "two", Size: 2}}, filters: map[string][]json.RawMessage{}}
 	nop := zerolog.Nop()
 	app := &appkit.App{ID: "hooks", Name: "Hooks", Version: "1.0.0", Description: "webhook test app", Logger: &nop,
 		Auth: []appkit.Auth{appkit.TokenAuth("Token", "the token", func(ctx context.Context, token string) (string, error) {
@@ -59,6 +71,7 @@ func newHookApp(t *testing.T) *hookApp {
 			return "Hook account", nil
 		})},
 		Sync: &appkit.Sync{
+			Filters: []appkit.Filter{appkit.DateRangeFilter("since", "Since").Optional()},
 			Types: []appkit.Type{
 				{ID: "note", Name: "Notes", Delta: true, Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]hookNote, error) {
 					a.mu.Lock()
@@ -120,7 +133,19 @@ func newHookApp(t *testing.T) *hookApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.url = serveApp(t, h)
+	a.url = serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Filter json.RawMessage `json:"filter"`
+		}
+		if json.Unmarshal(body, &req) == nil && req.Filter != nil {
+			a.mu.Lock()
+			a.filters[r.URL.Path] = append(a.filters[r.URL.Path], req.Filter)
+			a.mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
 	return a
 }
 
@@ -313,4 +338,70 @@ func TestAppsWebhooks(t *testing.T) {
 func noteRows(t *testing.T, e *appsEnv) map[string]string {
 	t.Helper()
 	return readPairs(t, e.st, "hooks/note", "hooks.note/name", "hooks.note/size")
+}
+
+// webhooks/transform and the webhook's deletion get the filter as the
+// service sends it: a date statement evaluated into its {_min, _max} at the
+// time of the call (the service's clock, here a year and more after the
+// run's), never the statement as the user wrote it.
+func TestAppsWebhookFilterEvaluated(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
+			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.Now = later })
+			hook := newHookApp(t)
+			var app apps.App
+			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
+			var acc apps.Account
+			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
+			var sy apps.Sync
+			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"},
+				"filter": map[string][]string{"since": {"this year"}}}, 201, &sy)
+			if first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded {
+				t.Fatalf("first run: %+v", first)
+			}
+			data := hook.filtersAt("/api/v1/synchronizer/data")
+			install := hook.filtersAt("/api/v1/synchronizer/webhooks")
+			if len(data) == 0 || len(install) != 1 || !bytes.Contains(data[0], []byte(`"_min"`)) || !jsonEqual(t, data[0], install[0]) {
+				t.Fatalf("the run's filters: data %s, install %s", data, install)
+			}
+			ev := `{"set":[{"id":"n9","name":"nine","size":9}]}`
+			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
+				t.Fatalf("event: %d %q", code, msg)
+			}
+			waitFor(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
+			got := hook.filtersAt("/api/v1/synchronizer/webhooks/transform")[0]
+			r, err := daterange.Parse("this year", later())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire, _ := r.WireJSON()
+			if !jsonEqual(t, got, []byte(`{"since":`+string(wire)+`}`)) {
+				t.Errorf("transform's filter %s, want since = %s (this year at the time of the event)", got, wire)
+			}
+			if jsonEqual(t, got, data[0]) {
+				t.Errorf("transform's filter %s is the run's, not evaluated at the event", got)
+			}
+			e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
+			del := hook.filtersAt("/api/v1/synchronizer/webhooks")
+			if len(del) != 2 || !jsonEqual(t, del[1], got) {
+				t.Errorf("the deletion's filter: %s", del)
+			}
+		})
+	}
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
 }
