@@ -90,7 +90,8 @@ var migrations = []string{
 	payload TEXT NOT NULL,
 	status TEXT NOT NULL,
 	result TEXT NOT NULL,
-	next_try BIGINT NOT NULL
+	next_try BIGINT NOT NULL,
+	sealed BIGINT NOT NULL DEFAULT 0
 )`,
 	`CREATE INDEX IF NOT EXISTS apps_events_sync ON apps_events (sync_id, status, received_at)`,
 	`CREATE TABLE IF NOT EXISTS apps_oauth (
@@ -111,6 +112,9 @@ var addedColumns = []struct{ table, column, decl string }{
 	{"apps_syncs", "cancel_reason", "TEXT NOT NULL DEFAULT ''"},
 	{"apps_syncs", "space", "TEXT NOT NULL DEFAULT ''"},
 	{"apps_syncs", "filter_sent", "TEXT NOT NULL DEFAULT ''"},
+	// sealed is 1 for an event whose params and payload are sealed (0: an
+	// event received before events were sealed, in clear).
+	{"apps_events", "sealed", "BIGINT NOT NULL DEFAULT 0"},
 }
 
 // syncsColumns are the columns of apps_syncs, in the order of its CREATE.

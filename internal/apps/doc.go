@@ -49,7 +49,11 @@
 // of any size, cut or not JSON (the body is scanned, not decoded), the
 // account's secrets and every secret an answer brought wherever they
 // appear, and the error text of a failed call too; nothing secret is
-// logged.
+// logged. Webhook events are sealed the same way (their params and payload,
+// each bound to the event's id) and opened only to be transformed; they are
+// readable, secrets masked, in the exchanges of the webhook run that
+// transformed them. Events stored in clear by an earlier version are still
+// applied.
 //
 // # Configuration
 //

@@ -170,8 +170,11 @@ func (s *Webhooks) ReceiveEvent(ctx context.Context, syncID string, header http.
 	}
 	sum := sha256.Sum256([]byte(syncID + "\x00" + wh.ID + "\x00" + string(body)))
 	id := hex.EncodeToString(sum[:])
-	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
-VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()), mustJSON(params), string(payload))
+	// Sealed like account secrets: an event may carry personal data or
+	// the external system's tokens.
+	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
+VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()),
+		s.seal.seal([]byte(mustJSON(params)), eventAD(id, "params")), s.seal.seal(payload, eventAD(id, "payload")))
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: recording an event")
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
@@ -187,15 +190,18 @@ VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncI
 // the order received; each is marked applied in the transaction that
 // applies it. A batch is recorded as one webhook run.
 func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
-	type event struct{ id, params, payload string }
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
+	type event struct {
+		id, params, payload string
+		sealed              int64
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload, sealed FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
 	if err != nil {
 		return err
 	}
 	var evs []event
 	for rows.Next() {
 		var e event
-		if err := rows.Scan(&e.id, &e.params, &e.payload); err != nil {
+		if err := rows.Scan(&e.id, &e.params, &e.payload, &e.sealed); err != nil {
 			rows.Close()
 			return err
 		}
@@ -204,6 +210,30 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	rows.Close()
 	if err := rows.Err(); err != nil || len(evs) == 0 {
 		return err
+	}
+	// Opened here; an event that cannot be opened (another key) is refused.
+	opened := evs[:0]
+	var unopened int
+	for _, e := range evs {
+		if e.sealed != 0 {
+			params, perr := s.seal.open(e.params, eventAD(e.id, "params"))
+			payload, err := s.seal.open(e.payload, eventAD(e.id, "payload"))
+			if err = errors.Join(perr, err); err != nil {
+				unopened++
+				if _, err := s.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", errSealed.Error(), e.id); err != nil {
+					return err
+				}
+				continue
+			}
+			e.params, e.payload = string(params), string(payload)
+		}
+		opened = append(opened, e)
+	}
+	if unopened > 0 {
+		s.log.Warn().Int("events", unopened).Str("sync", sy.ID).Msg("apps: webhook events that cannot be decrypted were refused")
+	}
+	if evs = opened; len(evs) == 0 {
+		return nil
 	}
 	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
@@ -299,3 +329,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 		return s.hist.prune(ctx, tx, sy.ID)
 	})
 }
+
+// eventAD is the additional data that binds a sealed part of an event
+// (params, payload) to the event.
+func eventAD(id, part string) string { return "event:" + id + ":" + part }

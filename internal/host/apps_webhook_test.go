@@ -367,7 +367,7 @@ func TestAppsWebhookFilterEvaluated(t *testing.T) {
 			if len(data) == 0 || len(install) != 1 || !bytes.Contains(data[0], []byte(`"_min"`)) || !jsonEqual(t, data[0], install[0]) {
 				t.Fatalf("the run's filters: data %s, install %s", data, install)
 			}
-			ev := `{"set":[{"id":"n9","name":"nine","size":9}]}`
+			ev := `{"set":[{"id":"n9","name":"nine","size":9}],"token":"event-secret-77"}`
 			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
 				t.Fatalf("event: %d %q", code, msg)
 			}
@@ -383,6 +383,38 @@ func TestAppsWebhookFilterEvaluated(t *testing.T) {
 			}
 			if jsonEqual(t, got, data[0]) {
 				t.Errorf("transform's filter %s is the run's, not evaluated at the event", got)
+			}
+			// The event is sealed at rest and readable, secrets masked,
+			// in the exchanges of its webhook run.
+			var hooked []apps.Run
+			waitFor(t, "the webhook run", func() bool {
+				hooked = nil
+				for _, r := range e.runs(sy.ID) {
+					if r.Trigger == apps.TriggerWebhook && r.EndedAt != nil {
+						hooked = append(hooked, r)
+					}
+				}
+				return len(hooked) > 0
+			})
+			var params, payload string
+			if err := e.st.DB().QueryRow("SELECT params, payload FROM apps_events").Scan(&params, &payload); err != nil {
+				t.Fatal(err)
+			}
+			for _, clear := range []string{"nine", "event-secret-77", "x-signature"} {
+				if strings.Contains(params+payload, clear) {
+					t.Errorf("the stored event shows %q: %s %s", clear, params, payload)
+				}
+			}
+			var run apps.Run
+			e.api("GET", "/api/apps/runs/"+hooked[0].ID, nil, 200, &run)
+			var xform *apps.Exchange
+			for i := range run.Exchanges {
+				if run.Exchanges[i].Path == "/api/v1/synchronizer/webhooks/transform" {
+					xform = &run.Exchanges[i]
+				}
+			}
+			if xform == nil || !strings.Contains(xform.Request, `"nine"`) || strings.Contains(xform.Request, "event-secret-77") {
+				t.Errorf("the transform exchange: %+v", xform)
 			}
 			e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
 			del := hook.filtersAt("/api/v1/synchronizer/webhooks")
