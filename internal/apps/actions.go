@@ -25,6 +25,9 @@ type ActionRequest struct {
 	// Entity, when set, is the entity that arguments declared
 	// textTemplateSupported are rendered against.
 	Entity *EntityRef `json:"entity"`
+	// By names who runs it, for the history (set by the host from the
+	// signed-in user, never read from a request body).
+	By string `json:"-"`
 }
 
 // EntityRef names an entity of the store.
@@ -122,24 +125,37 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 		}
 		args[k] = text
 	}
-	name, err := s.reg.validate(ctx, a, acc.Auth, fields)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.reg.saveAccount(ctx, acc.ID, name, fields); err != nil {
-		return nil, err
-	}
-	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
-		"action": map[string]any{"action": act.Action, "args": args}, "account": fields}, nil)
+	started := s.now()
+	m := newMasker(fields, a.Descriptor)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	err = s.execute(ctx, hc, a, acc, act, args, fields)
 	if err != nil {
 		var ae *AppError
-		m := newMasker(fields, a.Descriptor)
 		if errors.As(err, &ae) {
-			return nil, &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
+			err = &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
+		} else {
+			err = errors.New(m.mask(err.Error()))
 		}
-		return nil, errors.New(m.mask(err.Error()))
+	}
+	s.record(ctx, req, a, acc, act, args, m, rec, started, err)
+	if err != nil {
+		return nil, err
 	}
 	return &ActionResult{Action: act.Action, Args: args}, nil
+}
+
+// execute validates the account (keeping refreshed tokens) and runs the
+// action at the app with hc.
+func (s *Actions) execute(ctx context.Context, hc *http.Client, a *App, acc *Account, act *protocol.Action, args map[string]string, fields map[string]any) error {
+	name, err := s.reg.validate(ctx, a, acc.Auth, fields)
+	if err != nil {
+		return err
+	}
+	if err := s.reg.saveAccount(ctx, acc.ID, name, fields); err != nil {
+		return err
+	}
+	return s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
+		"action": map[string]any{"action": act.Action, "args": args}, "account": fields}, nil)
 }
 
 // render replaces each {{reference}} of text with the entity's value: a

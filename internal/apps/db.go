@@ -94,6 +94,22 @@ var migrations = []string{
 	sealed BIGINT NOT NULL DEFAULT 0
 )`,
 	`CREATE INDEX IF NOT EXISTS apps_events_sync ON apps_events (sync_id, status, received_at)`,
+	`CREATE TABLE IF NOT EXISTS apps_actions (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	account_id TEXT NOT NULL,
+	action TEXT NOT NULL,
+	args TEXT NOT NULL,
+	entity TEXT NOT NULL,
+	status TEXT NOT NULL,
+	answer_status BIGINT NOT NULL,
+	answer TEXT NOT NULL,
+	error TEXT NOT NULL,
+	ran_by TEXT NOT NULL,
+	started_at BIGINT NOT NULL,
+	duration_ms BIGINT NOT NULL
+)`,
+	`CREATE INDEX IF NOT EXISTS apps_actions_app ON apps_actions (app_id, started_at)`,
 	`CREATE TABLE IF NOT EXISTS apps_oauth (
 	state_hash TEXT PRIMARY KEY,
 	app_id TEXT NOT NULL,

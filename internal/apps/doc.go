@@ -10,7 +10,7 @@
 //
 // # Tables
 //
-// The service keeps six tables in the store's database (created by [New],
+// The service keeps seven tables in the store's database (created by [New],
 // the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
 // apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
 // authentication, name, the sealed fields), apps_syncs (id, app, account,
@@ -19,7 +19,9 @@
 // error, the exchanges with the app), apps_events (webhook events, keyed by
 // a hash of their webhook and payload, so a replayed event is recorded
 // once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
-// state). SQL uses bound values only.
+// state) and apps_actions (the action history: each run of an action with
+// its rendered arguments, entity, the app's answer, duration and who ran
+// it; the latest KeepActionRuns per app). SQL uses bound values only.
 //
 // # Several syncs per app
 //

@@ -80,6 +80,8 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	GET    /api/apps/syncs/{id}/runs      ?limit=N: the history, newest first
 //	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked)
 //	POST   /api/apps/actions              {app, account, action, args, entity?: {type, id}}
+//	GET    /api/apps/actions              ?app=ID&limit=N: the app's action history, newest first (each run's
+//	                                      rendered arguments, entity, the app's answer, duration, who ran it)
 //	POST   /api/apps/events/{sync}        webhook events (no token: the app verifies them)
 //
 // Everything but the callback page and the event endpoint needs an API
@@ -104,7 +106,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(a.cancelRun)})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
 	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(a.getRun)})
-	mux.Handle("/api/apps/actions", byMethod{"POST": tok(a.runAction)})
+	mux.Handle("/api/apps/actions", byMethod{"GET": tok(a.listActionRuns), "POST": tok(a.runAction)})
 	mux.Handle("/api/apps/events/{sync}", byMethod{"POST": http.HandlerFunc(a.event)})
 }
 
@@ -408,15 +410,25 @@ func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusAccepted, run)
 }
 
+// queryLimit reads ?limit=N (1 to 1000; 0 when absent); it answers a bad
+// one itself and reports whether to go on.
+func queryLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		httpjson.Message(w, http.StatusBadRequest, "limit: want a number from 1 to 1000")
+		return 0, false
+	}
+	return n, true
+}
+
 func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
-	limit := 0
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			httpjson.Message(w, http.StatusBadRequest, "limit: want a number from 1 to 1000")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r)
+	if !ok {
+		return
 	}
 	if _, err := a.syncs.Sync(r.Context(), r.PathValue("id")); err != nil {
 		a.fail(w, r, err)
@@ -444,12 +456,36 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
+	if u, ok := userFrom(r.Context()); ok {
+		body.By = u.Email
+		if body.By == "" {
+			body.By = u.ID
+		}
+	}
 	res, err := a.actions.RunAction(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, res)
+}
+
+func (a *appsAPI) listActionRuns(w http.ResponseWriter, r *http.Request) {
+	limit, ok := queryLimit(w, r)
+	if !ok {
+		return
+	}
+	app := r.URL.Query().Get("app")
+	if app == "" {
+		httpjson.Message(w, http.StatusBadRequest, "app: the app's id is required (?app=ID)")
+		return
+	}
+	list, err := a.actions.ActionRuns(r.Context(), app, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
 }
 
 // event receives a webhook event; the app verifies it. Refused events and
