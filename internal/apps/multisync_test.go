@@ -189,7 +189,17 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 			if err != nil || mid.RunID == "" {
 				t.Fatalf("the interrupted sync: %+v %v", mid, err)
 			}
-			// Host b takes over and resumes the run from its saved page.
+			// As if host a had been killed: its lease stays until it
+			// lapses (a second from now), unreleased.
+			leaseNow, err := a.core.leaseClock(ctx, a.core.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-a', lease_until = ? WHERE id = ?", leaseNow+1000, two.ID); err != nil {
+				t.Fatal(err)
+			}
+			// Host b takes the sync over once the lease lapsed and resumes
+			// the run from its saved page.
 			app.hold.Store(false)
 			schedule(t, b)
 			r2 := lastRun(t, b, two.ID, 0)
