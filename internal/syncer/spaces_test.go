@@ -3,6 +3,7 @@ package syncer_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,9 +77,24 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 			if got := count(t, st, "tracker-b/task"); got != b {
 				t.Errorf("tracker-b after its own second run: %d, want %d", got, b)
 			}
-			if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Space: "Not A Space"}); err == nil {
-				t.Error("an invalid space was accepted")
+			_, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
+				Types: []string{"project"}, Now: func() time.Time { return trackerNow }})
+			if err == nil || !strings.Contains(err.Error(), `space "Not A Space"`) {
+				t.Errorf("an invalid space: %v", err)
 			}
 		})
+	}
+}
+
+func TestValidSpace(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"tracker": true, "tracker-2": true, "a": true, "x1-y2": true, strings.Repeat("a", 60): true,
+		"": false, "Tracker": false, "tracker 2": false, "-tracker": false, "tracker-": false, "a--b/c": false,
+		"tracker/task": false, strings.Repeat("a", 61): false, "träcker": false,
+	} {
+		if got := syncer.ValidSpace(s); got != want {
+			t.Errorf("ValidSpace(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
