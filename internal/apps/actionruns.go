@@ -37,9 +37,6 @@ type ActionRun struct {
 	DurationMS int64     `json:"durationMs"`
 }
 
-// KeepActionRuns is the number of latest action runs kept per app.
-const KeepActionRuns = 1000
-
 // record adds a run of an action to the app's history (a failure to record
 // is logged: the action ran).
 func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Account, act *protocol.Action, args map[string]string, m *masker,
@@ -69,9 +66,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), run.ID, a.ID, acc.ID, act.Acti
 			run.Error, run.RanBy, ms(started), max(dur, 0)); err != nil {
 			return err
 		}
-		// Beyond the latest KeepActionRuns of the app, the oldest go.
+		// Beyond the latest Config.KeepActionRuns of the app, the oldest go.
 		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM apps_actions WHERE app_id = ? AND id NOT IN
- (SELECT id FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`), a.ID, a.ID, KeepActionRuns)
+ (SELECT id FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`), a.ID, a.ID, s.cfg.KeepActionRuns)
 		return err
 	})
 	if err != nil {

@@ -24,6 +24,9 @@ const (
 	DefaultPauseDelay     = time.Minute
 	DefaultKeepExchanges  = 10
 	DefaultRequestTimeout = 60 * time.Second
+	// DefaultKeepActionRuns is the number of latest action runs kept per
+	// app.
+	DefaultKeepActionRuns = 1000
 	// MinEvery is the shortest schedule a sync may have.
 	MinEvery = time.Second
 	// MaxEvery is the longest.
@@ -91,6 +94,9 @@ type Config struct {
 	// KeepExchanges is the number of latest runs per sync whose exchanges
 	// with the app are kept (0: DefaultKeepExchanges).
 	KeepExchanges int
+	// KeepActionRuns is the number of latest action runs per app the
+	// action history keeps (0: DefaultKeepActionRuns).
+	KeepActionRuns int
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Logger receives what the scheduler does; never a secret.
@@ -99,7 +105,7 @@ type Config struct {
 
 // WithDefaults returns a copy of c with every unset (zero) setting given
 // its default: HostID, RequestTimeout, LeaseTTL, Poll, Workers,
-// PauseDelay, KeepExchanges, Networks, HTTPClient (a client that enforces
+// PauseDelay, KeepExchanges, KeepActionRuns, Networks, HTTPClient (a client that enforces
 // Networks) and Now. Set values are kept as they are, even invalid ones,
 // for validate to refuse.
 func (c Config) WithDefaults() Config {
@@ -125,6 +131,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.KeepExchanges == 0 {
 		c.KeepExchanges = DefaultKeepExchanges
+	}
+	if c.KeepActionRuns == 0 {
+		c.KeepActionRuns = DefaultKeepActionRuns
 	}
 	if c.Networks.IsZero() {
 		c.Networks = DefaultNetworks
@@ -183,6 +192,9 @@ func (c Config) validate() ([]byte, error) {
 	}
 	if c.KeepExchanges < 1 {
 		bad("KeepExchanges is %d, want at least 1", c.KeepExchanges)
+	}
+	if c.KeepActionRuns < 1 {
+		bad("KeepActionRuns is %d, want at least 1", c.KeepActionRuns)
 	}
 	if c.CommitItems < 0 {
 		bad("CommitItems is %d, want 0 (the engine's default) or more", c.CommitItems)

@@ -15,7 +15,7 @@ func TestConfigWithDefaults(t *testing.T) {
 	t.Parallel()
 	c := Config{BaseURL: "http://h:1/"}.WithDefaults()
 	if c.HostID == "" || c.RequestTimeout != DefaultRequestTimeout || c.LeaseTTL != DefaultLeaseTTL || c.Poll != DefaultPoll ||
-		c.Workers != DefaultWorkers || c.PauseDelay != DefaultPauseDelay || c.KeepExchanges != DefaultKeepExchanges ||
+		c.Workers != DefaultWorkers || c.PauseDelay != DefaultPauseDelay || c.KeepExchanges != DefaultKeepExchanges || c.KeepActionRuns != DefaultKeepActionRuns ||
 		c.Networks != DefaultNetworks || c.HTTPClient == nil || c.Now == nil || c.BaseURL != "http://h:1" {
 		t.Errorf("defaults not filled: %+v", c)
 	}
@@ -49,6 +49,7 @@ func TestConfigValidate(t *testing.T) {
 		{"workers", func(c *Config) { c.Workers = -1 }, "Workers"},
 		{"exchanges", func(c *Config) { c.KeepExchanges = -2 }, "KeepExchanges"},
 		{"commit", func(c *Config) { c.CommitItems = -2 }, "CommitItems"},
+		{"action runs", func(c *Config) { c.KeepActionRuns = -1 }, "KeepActionRuns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good

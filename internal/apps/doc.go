@@ -21,7 +21,7 @@
 // once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
 // state) and apps_actions (the action history: each run of an action with
 // its rendered arguments, entity, the app's answer, duration and who ran
-// it; the latest KeepActionRuns per app). SQL uses bound values only.
+// it; the latest Config.KeepActionRuns per app). SQL uses bound values only.
 //
 // # Several syncs per app
 //
