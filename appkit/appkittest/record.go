@@ -89,8 +89,8 @@ func RecordName(name string) RecordOption { return func(c *recordConfig) { c.nam
 // http://recorded-origin.invalid, in the URLs, headers and bodies; a
 // replay writes the live request's origin in its place. So absolute URLs
 // an upstream answers (a Link header's next page, as GitHub's) lead back
-// to the replaying client's upstream, and recording again from a stand-in
-// on another port writes the same file.
+// to the replaying client's upstream, and a stand-in's port never shows in
+// the file's diff when it is recorded again.
 func Record(t testing.TB, opts ...RecordOption) *http.Client {
 	t.Helper()
 	cfg := recordConfig{transport: http.DefaultTransport, name: t.Name()}
