@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/dghubble/oauth1 v0.7.3
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-oauth2/oauth2/v4 v4.5.4
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/go-playground/validator/v10 v10.30.6

@@ -390,6 +390,8 @@ func (a *App) build() (*built, error) {
 	return b, nil
 }
 
+// buildSync checks the Sync declaration and builds its types, relations,
+// filters and webhooks into b.
 func (a *App) buildSync(b *built, s *Sync) []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -400,69 +402,93 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 		add("sync: DeltaMargin %v is negative", s.DeltaMargin)
 	}
 	for i := range s.Types {
-		t := &s.Types[i]
-		if t.ID == "" || t.Name == "" {
-			add("type %q: id and name are required", t.ID)
-			continue
+		errs = append(errs, b.addType(&s.Types[i])...)
+	}
+	errs = append(errs, b.checkRelations()...)
+	errs = append(errs, b.addFilters(s.Filters)...)
+	if w := s.Webhooks; w != nil {
+		if w.Install == nil || w.Delete == nil || w.Verify == nil || w.Transform == nil {
+			add("sync: Webhooks needs Install, Delete, Verify and Transform")
 		}
-		if _, dup := b.types[t.ID]; dup {
-			add("type %q: declared twice", t.ID)
-			continue
-		}
-		bt := &builtType{decl: t}
-		b.types[t.ID] = bt
-		b.config.Types = append(b.config.Types, protocol.TypeDescriptor{ID: t.ID, Name: t.Name, Default: t.Default})
-		if t.Data == nil {
-			add("type %q: Data handler is nil", t.ID)
-			continue
-		}
-		if err := checkCursorType(t.Data.cursorType()); err != nil {
-			add("type %q: %v", t.ID, err)
-		}
-		it := t.Data.itemType()
-		st := it
-		if st.Kind() == reflect.Pointer {
-			st = st.Elem()
-		}
+		b.config.Webhooks = &protocol.WebhooksConfig{Enabled: true}
+	}
+	return errs
+}
+
+// addType builds a declared type and its schema (from Fields or the item
+// struct) into b.
+func (b *built) addType(t *Type) []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if t.ID == "" || t.Name == "" {
+		add("type %q: id and name are required", t.ID)
+		return errs
+	}
+	if _, dup := b.types[t.ID]; dup {
+		add("type %q: declared twice", t.ID)
+		return errs
+	}
+	bt := &builtType{decl: t}
+	b.types[t.ID] = bt
+	b.config.Types = append(b.config.Types, protocol.TypeDescriptor{ID: t.ID, Name: t.Name, Default: t.Default})
+	if t.Data == nil {
+		add("type %q: Data handler is nil", t.ID)
+		return errs
+	}
+	if err := checkCursorType(t.Data.cursorType()); err != nil {
+		add("type %q: %v", t.ID, err)
+	}
+	it := t.Data.itemType()
+	st := it
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	switch {
+	case it == reflect.TypeFor[Item]():
 		switch {
-		case it == reflect.TypeFor[Item]():
-			switch {
-			case t.FieldsFunc != nil && len(t.Fields) > 0:
-				add("type %q: set Fields or FieldsFunc, not both", t.ID)
-			case t.FieldsFunc != nil:
-			case len(t.Fields) == 0:
-				add("type %q: items are appkit.Item but neither Fields nor FieldsFunc declares the schema", t.ID)
-			default:
-				bt.fields = t.Fields
-			}
-		case st.Kind() == reflect.Struct:
-			if len(t.Fields) > 0 || t.FieldsFunc != nil {
-				add("type %q: the schema comes from the item struct %s; leave Fields and FieldsFunc empty", t.ID, st)
-				continue
-			}
-			ss, serrs := schemaOf(st, t.Name)
-			for _, err := range serrs {
-				add("type %q: %s: %v", t.ID, st, err)
-			}
-			bt.structs, bt.fields = ss, ss.schemaFields()
+		case t.FieldsFunc != nil && len(t.Fields) > 0:
+			add("type %q: set Fields or FieldsFunc, not both", t.ID)
+		case t.FieldsFunc != nil:
+		case len(t.Fields) == 0:
+			add("type %q: items are appkit.Item but neither Fields nor FieldsFunc declares the schema", t.ID)
 		default:
-			add("type %q: items of Go type %s: use a struct (or a pointer to one) or appkit.Item", t.ID, it)
-			continue
+			bt.fields = t.Fields
 		}
-		if bt.fields != nil {
-			for j := range bt.fields {
-				if r := bt.fields[j].Relation; r != nil && r.TargetName == "" {
-					r2 := *r
-					r2.TargetName = t.Name
-					bt.fields[j].Relation = &r2
-				}
+	case st.Kind() == reflect.Struct:
+		if len(t.Fields) > 0 || t.FieldsFunc != nil {
+			add("type %q: the schema comes from the item struct %s; leave Fields and FieldsFunc empty", t.ID, st)
+			return errs
+		}
+		ss, serrs := schemaOf(st, t.Name)
+		for _, err := range serrs {
+			add("type %q: %s: %v", t.ID, st, err)
+		}
+		bt.structs, bt.fields = ss, ss.schemaFields()
+	default:
+		add("type %q: items of Go type %s: use a struct (or a pointer to one) or appkit.Item", t.ID, it)
+		return errs
+	}
+	if bt.fields != nil {
+		for j := range bt.fields {
+			if r := bt.fields[j].Relation; r != nil && r.TargetName == "" {
+				r2 := *r
+				r2.TargetName = t.Name
+				bt.fields[j].Relation = &r2
 			}
-			errs = append(errs, checkFields(t.ID, bt.fields)...)
-			if bt.structs == nil {
-				bt.maps = newMapSchema(bt.fields)
-			}
+		}
+		errs = append(errs, checkFields(t.ID, bt.fields)...)
+		if bt.structs == nil {
+			bt.maps = newMapSchema(bt.fields)
 		}
 	}
+	return errs
+}
+
+// checkRelations checks that every relation targets a declared type and
+// that each pair of relation names is declared on one side only.
+func (b *built) checkRelations() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	relations := map[string]string{} // sorted pair of "type.relation name" → declaring field
 	for _, id := range sortedKeys(b.types) {
 		bt := b.types[id]
@@ -487,8 +513,16 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 			relations[key] = fmt.Sprintf("%s.%s", id, f.ID)
 		}
 	}
+	return errs
+}
+
+// addFilters checks the declared filters and their Requires, and builds
+// them into b.
+func (b *built) addFilters(filters []Filter) []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	declared := map[Filter]bool{}
-	for i, f := range s.Filters {
+	for i, f := range filters {
 		if f == nil {
 			add("filter %d: nil", i)
 			continue
@@ -503,7 +537,7 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 		declared[f] = true
 		b.config.Filters = append(b.config.Filters, spec.wire())
 	}
-	for _, f := range s.Filters {
+	for _, f := range filters {
 		if f == nil {
 			continue
 		}
@@ -519,12 +553,6 @@ func (a *App) buildSync(b *built, s *Sync) []error {
 	}
 	if b.config.Filters == nil {
 		b.config.Filters = []protocol.Filter{}
-	}
-	if w := s.Webhooks; w != nil {
-		if w.Install == nil || w.Delete == nil || w.Verify == nil || w.Transform == nil {
-			add("sync: Webhooks needs Install, Delete, Verify and Transform")
-		}
-		b.config.Webhooks = &protocol.WebhooksConfig{Enabled: true}
 	}
 	return errs
 }

@@ -151,13 +151,36 @@
 //
 // # Logging
 //
-// One zerolog line per request: method, path, status, latency, request id
-// (X-Request-Id, generated when absent) and requestedType or action where
+// One zerolog line per request: method, path, status, duration, request id
+// (X-Request-Id, generated when absent) and the type or action where
 // relevant. Request bodies are never logged. Secret account values
 // (password fields, [AuthField.Secret], OAuth tokens) are masked in every
 // error message and log line: a value that contains a secret of at least
 // four characters is replaced whole by ***, and so is a quoted value equal
 // to a shorter one.
+//
+// The handler's context carries the request's logger (zerolog.Ctx), with
+// the request id: what a handler logs through it, and the debug line that
+// appkit/upstream writes per upstream call, lands in the app's log next to
+// the request's own line. Set [App.Logger] to a debug-level logger to see
+// the upstream calls.
+//
+// One key per idea, in every line appkit and appkit/upstream write (the
+// LogKey constants):
+//
+//	key          holds
+//	request_id   the request's id
+//	method       an HTTP method
+//	host         the host (and port) of an upstream call
+//	path         a URL path, never the query (it may hold keys)
+//	status       an HTTP status code
+//	duration     how long a request or call took
+//	attempt      the attempt's number (from 1) of a retried call
+//	type         a type id (a data request's requestedType)
+//	action       an action id
+//	error        an error's text, secrets masked
+//	panic        a recovered panic's value (with stack)
+//	rule         the protocol rule an item broke (with violation)
 //
 // # Testing
 //

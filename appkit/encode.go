@@ -321,113 +321,148 @@ func (f *mapField) encode(dst []byte, v any, item string, pp *pageProblems) []by
 	if v == nil {
 		return append(dst, "null"...)
 	}
-	mark := len(dst)
+	var out []byte
+	ok := false
 	switch f.kind {
 	case KindID:
-		if s, ok := idString(v); ok {
-			return jsonw.AppendString(dst, s)
+		var s string
+		if s, ok = idString(v); ok {
+			out = jsonw.AppendString(dst, s)
 		}
 	case KindText:
-		if f.card == ManyToOne {
-			if s, ok := idString(v); ok {
-				return jsonw.AppendString(dst, s)
-			}
-			break
-		}
-		switch x := v.(type) {
-		case string:
-			if f.sub == SubSingleSelect && len(f.check.Options) > 0 {
-				if rule, detail := pagerules.ValueProblem(f.check, x); rule != "" {
-					pp.violate(item, f.id, rule, detail)
-				}
-			}
-			return jsonw.AppendString(dst, x)
-		case bool:
-			if f.sub == SubBoolean {
-				return strconv.AppendQuote(dst, strconv.FormatBool(x))
-			}
-		case []string:
-			if f.sub == SubMultiSelect || f.sub == SubFile || f.sub == SubFiles {
-				return encStringsValue(dst, x)
-			}
-		}
+		out, ok = f.encodeText(dst, v, item, pp)
 	case KindNumber:
-		var out []byte
-		var whole bool
-		switch x := v.(type) {
-		case int:
-			out, whole = appendInt(dst, int64(x)), true
-		case int64:
-			out, whole = appendInt(dst, x), true
-		case int32:
-			out, whole = appendInt(dst, int64(x)), true
-		case uint:
-			out, whole = strconv.AppendUint(dst, uint64(x), 10), true
-		case uint64:
-			out, whole = strconv.AppendUint(dst, x, 10), true
-		case float64:
-			out, whole = jsonw.AppendFloat(dst, x, 64), math.Trunc(x) == x
-		case float32:
-			out, whole = jsonw.AppendFloat(dst, float64(x), 32), math.Trunc(float64(x)) == float64(x)
-		case json.Number:
-			if _, err := strconv.ParseFloat(string(x), 64); err == nil {
-				out, whole = append(dst, x...), true
-			}
-		}
-		if out != nil {
-			if f.sub == SubInteger && !whole {
-				pp.violate(item, f.id, pagerules.ValueShape, "want an integer, got "+pagerules.Describe(v))
-			}
-			return out
-		}
+		out, ok = f.encodeNumber(dst, v, item, pp)
 	case KindDate:
-		switch x := v.(type) {
-		case time.Time:
-			if f.sub == SubDay && !isMidnight(x) {
-				// Sent as it is, a date-time: cutting the time off would
-				// hide the handler's mistake.
-				pp.violate(item, f.id, pagerules.ValueShape, "want a day, got the time.Time "+x.Format(time.RFC3339Nano)+": a time of day in a day field (send an appkit.Day, or midnight)")
-				return appendTime(dst, x, false)
-			}
-			return appendTime(dst, x, f.sub == SubDay)
-		case Day:
-			return appendDay(dst, x)
-		case string:
-			if f.sub == SubDay {
-				if _, err := ParseDay(x); err == nil {
-					return jsonw.AppendString(dst, x)
-				}
-			} else if isISODate(x) {
-				return jsonw.AppendString(dst, x)
+		out, ok = f.encodeDate(dst, v, item, pp)
+	case KindArrayText:
+		out, ok = encodeArrayText(dst, v)
+	}
+	if ok {
+		return out
+	}
+	return f.encodeMisfit(dst, v, item, pp)
+}
+
+// encodeText appends a text value (a relation's id, a string, a boolean
+// or a list of a select or file field); ok false when v does not fit.
+func (f *mapField) encodeText(dst []byte, v any, item string, pp *pageProblems) ([]byte, bool) {
+	if f.card == ManyToOne {
+		if s, ok := idString(v); ok {
+			return jsonw.AppendString(dst, s), true
+		}
+		return dst, false
+	}
+	switch x := v.(type) {
+	case string:
+		if f.sub == SubSingleSelect && len(f.check.Options) > 0 {
+			if rule, detail := pagerules.ValueProblem(f.check, x); rule != "" {
+				pp.violate(item, f.id, rule, detail)
 			}
 		}
-	case KindArrayText:
-		switch x := v.(type) {
-		case []string:
-			return encStringsValue(dst, x)
-		case []any:
-			ok := true
-			for _, e := range x {
-				if _, isStr := idString(e); !isStr {
-					ok = false
-				}
-			}
-			if ok {
-				dst = append(dst, '[')
-				for i, e := range x {
-					if i > 0 {
-						dst = append(dst, ',')
-					}
-					s, _ := idString(e)
-					dst = jsonw.AppendString(dst, s)
-				}
-				return append(dst, ']')
-			}
+		return jsonw.AppendString(dst, x), true
+	case bool:
+		if f.sub == SubBoolean {
+			return strconv.AppendQuote(dst, strconv.FormatBool(x)), true
+		}
+	case []string:
+		if f.sub == SubMultiSelect || f.sub == SubFile || f.sub == SubFiles {
+			return encStringsValue(dst, x), true
 		}
 	}
-	// The value does not fit: report it, in the wire words, and send it as
-	// encoding/json would.
-	dst = appendAny(dst[:mark], v)
+	return dst, false
+}
+
+// encodeNumber appends a Go number (or a json.Number), reporting a
+// fraction in an integer field; ok false when v does not fit.
+func (f *mapField) encodeNumber(dst []byte, v any, item string, pp *pageProblems) ([]byte, bool) {
+	var out []byte
+	var whole bool
+	switch x := v.(type) {
+	case int:
+		out, whole = appendInt(dst, int64(x)), true
+	case int64:
+		out, whole = appendInt(dst, x), true
+	case int32:
+		out, whole = appendInt(dst, int64(x)), true
+	case uint:
+		out, whole = strconv.AppendUint(dst, uint64(x), 10), true
+	case uint64:
+		out, whole = strconv.AppendUint(dst, x, 10), true
+	case float64:
+		out, whole = jsonw.AppendFloat(dst, x, 64), math.Trunc(x) == x
+	case float32:
+		out, whole = jsonw.AppendFloat(dst, float64(x), 32), math.Trunc(float64(x)) == float64(x)
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err == nil {
+			out, whole = append(dst, x...), true
+		}
+	}
+	if out == nil {
+		return dst, false
+	}
+	if f.sub == SubInteger && !whole {
+		pp.violate(item, f.id, pagerules.ValueShape, "want an integer, got "+pagerules.Describe(v))
+	}
+	return out, true
+}
+
+// encodeDate appends a time.Time, a Day or an ISO date string, reporting a
+// time of day in a day field; ok false when v does not fit.
+func (f *mapField) encodeDate(dst []byte, v any, item string, pp *pageProblems) ([]byte, bool) {
+	switch x := v.(type) {
+	case time.Time:
+		if f.sub == SubDay && !isMidnight(x) {
+			// Sent as it is, a date-time: cutting the time off would
+			// hide the handler's mistake.
+			pp.violate(item, f.id, pagerules.ValueShape, "want a day, got the time.Time "+x.Format(time.RFC3339Nano)+": a time of day in a day field (send an appkit.Day, or midnight)")
+			return appendTime(dst, x, false), true
+		}
+		return appendTime(dst, x, f.sub == SubDay), true
+	case Day:
+		return appendDay(dst, x), true
+	case string:
+		if f.sub == SubDay {
+			if _, err := ParseDay(x); err == nil {
+				return jsonw.AppendString(dst, x), true
+			}
+		} else if isISODate(x) {
+			return jsonw.AppendString(dst, x), true
+		}
+	}
+	return dst, false
+}
+
+// encodeArrayText appends a []string, or a []any of ids; ok false when v
+// does not fit.
+func encodeArrayText(dst []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case []string:
+		return encStringsValue(dst, x), true
+	case []any:
+		for _, e := range x {
+			if _, isStr := idString(e); !isStr {
+				return dst, false
+			}
+		}
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			s, _ := idString(e)
+			dst = jsonw.AppendString(dst, s)
+		}
+		return append(dst, ']'), true
+	}
+	return dst, false
+}
+
+// encodeMisfit reports a value that does not fit the field, in the wire
+// words, and appends it as encoding/json would.
+func (f *mapField) encodeMisfit(dst []byte, v any, item string, pp *pageProblems) []byte {
+	mark := len(dst)
+	dst = appendAny(dst, v)
 	var decoded any
 	_ = json.Unmarshal(dst[mark:], &decoded)
 	if rule, detail := pagerules.ValueProblem(f.check, decoded); rule != "" {

@@ -349,13 +349,13 @@ func TestRequestLogLineMasksSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if first["status"] != 401.0 || first["path"] != "/validate" || first["method"] != "POST" || first["request_id"] == "" || first["latency"] == nil {
+	if first["status"] != 401.0 || first["path"] != "/validate" || first["method"] != "POST" || first["request_id"] == "" || first["duration"] == nil {
 		t.Errorf("validate line = %v", first)
 	}
 	if !strings.Contains(first["error"].(string), "***") {
 		t.Errorf("error not masked: %v", first["error"])
 	}
-	if second["requestedType"] != "task" || second["status"] != 200.0 {
+	if second["type"] != "task" || second["status"] != 200.0 {
 		t.Errorf("data line = %v", second)
 	}
 	if third["action"] != "notify" {

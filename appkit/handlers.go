@@ -87,7 +87,7 @@ func (s *server) validate(c *echo.Context) error {
 	default:
 		v, err := au.Validate(c.Request().Context(), Account(in.Fields))
 		if err != nil {
-			return asUnauthorized(err)
+			return asStatus(err, http.StatusUnauthorized)
 		}
 		if v == nil {
 			v = &Validation{}
@@ -107,13 +107,14 @@ func (s *server) validate(c *echo.Context) error {
 	return writeJSON(c.Response(), http.StatusOK, res)
 }
 
-// asUnauthorized keeps typed errors and turns anything else into 401.
-func asUnauthorized(err error) error {
+// asStatus keeps typed errors (an *Error in the chain) and turns anything
+// else into an *Error of status.
+func asStatus(err error, status int) error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return err
 	}
-	return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+	return &Error{Status: status, Message: err.Error(), Err: err}
 }
 
 func (s *server) logo(c *echo.Context) error {
@@ -136,13 +137,16 @@ func (s *server) config(c *echo.Context) error {
 	return writeJSON(c.Response(), http.StatusOK, s.b.config)
 }
 
-func (s *server) knownTypes(types []string) error {
+// typedRequest is request for an endpoint that refuses undeclared types:
+// the account's secrets are noted first, so that the refusal is masked.
+func (s *server) typedRequest(c *echo.Context, account map[string]any, types []string, filter map[string]json.RawMessage) (Request, error) {
+	s.noteSecrets(c, account)
 	for _, t := range types {
 		if _, ok := s.b.types[t]; !ok {
-			return BadRequest("types: unknown type %q", t)
+			return Request{}, BadRequest("types: unknown type %q", t)
 		}
 	}
-	return nil
+	return s.request(c, account, types, filter)
 }
 
 func (s *server) schema(c *echo.Context) error {
@@ -150,11 +154,7 @@ func (s *server) schema(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
-	s.noteSecrets(c, in.Account)
-	if err := s.knownTypes(in.Types); err != nil {
-		return err
-	}
-	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	base, err := s.typedRequest(c, in.Account, in.Types, in.Filter)
 	if err != nil {
 		return err
 	}
@@ -262,11 +262,7 @@ func (s *server) filterValidate(c *echo.Context) error {
 	if err := s.decode(c, &in); err != nil {
 		return err
 	}
-	s.noteSecrets(c, in.Account)
-	if err := s.knownTypes(in.Types); err != nil {
-		return err
-	}
-	base, err := s.request(c, in.Account, in.Types, in.Filter)
+	base, err := s.typedRequest(c, in.Account, in.Types, in.Filter)
 	if err != nil {
 		return err
 	}
@@ -284,11 +280,7 @@ func (s *server) filterValidate(c *echo.Context) error {
 	}
 	if fn := s.app.Sync.ValidateFilter; fn != nil {
 		if err := fn(c.Request().Context(), &base); err != nil {
-			var ae *Error
-			if errors.As(err, &ae) {
-				return err
-			}
-			return &Error{Status: http.StatusBadRequest, Message: err.Error(), Err: err}
+			return asStatus(err, http.StatusBadRequest)
 		}
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -379,11 +371,7 @@ func (s *server) webhookVerify(c *echo.Context) error {
 	}
 	id, err := s.app.Sync.Webhooks.Verify(c.Request().Context(), &WebhookEvent{Params: in.Params, Payload: in.Payload})
 	if err != nil {
-		var ae *Error
-		if errors.As(err, &ae) {
-			return err
-		}
-		return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
+		return asStatus(err, http.StatusUnauthorized)
 	}
 	return writeJSON(c.Response(), http.StatusOK, protocol.WebhookVerifyResponse{ID: id})
 }

@@ -30,7 +30,7 @@ func oauthValidateFailure(err error) error {
 	if oauth.IsTemporary(err) {
 		return TryLater(err)
 	}
-	return asUnauthorized(err)
+	return asStatus(err, http.StatusUnauthorized)
 }
 
 func (s *server) oauth2Authorize(c *echo.Context, a *Auth) error {

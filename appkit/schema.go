@@ -177,20 +177,21 @@ func Refs(id, name, targetType string) Field {
 // Inverse names a relation on its target side ("Tasks" for a task's
 // project).
 func (f Field) Inverse(name string) Field {
-	if f.Relation != nil {
-		r := *f.Relation
-		r.TargetName = name
-		f.Relation = &r
-	}
-	return f
+	return f.withRelation(func(r *Relation) { r.TargetName = name })
 }
 
 // MatchOn makes a relation match its value against another field of the
 // target than its id.
 func (f Field) MatchOn(targetField string) Field {
+	return f.withRelation(func(r *Relation) { r.TargetFieldID = targetField })
+}
+
+// withRelation changes a copy of the field's relation (the declared one
+// stays as it is); a field without a relation is returned unchanged.
+func (f Field) withRelation(change func(*Relation)) Field {
 	if f.Relation != nil {
 		r := *f.Relation
-		r.TargetFieldID = targetField
+		change(&r)
 		f.Relation = &r
 	}
 	return f

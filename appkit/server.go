@@ -87,7 +87,7 @@ func (s *server) logViolations(pp *pageProblems) {
 		if _, seen := s.logged.LoadOrStore(v.Type+"\x00"+string(v.Rule), true); seen {
 			continue
 		}
-		s.log.Warn().Str("type", v.Type).Str("rule", string(v.Rule)).Str("violation", v.Error()).
+		s.log.Warn().Str(LogKeyType, v.Type).Str(LogKeyRule, string(v.Rule)).Str(LogKeyViolation, v.Error()).
 			Msg("an item breaks the protocol (logged once per type and rule)")
 	}
 }
@@ -180,12 +180,18 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			id = newRequestID()
 		}
 		c.Response().Header().Set("X-Request-Id", id)
+		// The handler's context carries the request's logger, so that what
+		// the handler logs through zerolog.Ctx (appkit/upstream's debug line
+		// per call among it) goes to the app's log with the request id.
+		reqLog := s.log.With().Str(LogKeyRequestID, id).Logger()
+		req = req.WithContext(reqLog.WithContext(req.Context()))
+		c.SetRequest(req)
 		details := &logDetails{}
 		c.Set(logKey, details)
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					s.log.Error().Str("request_id", id).Str("panic", fmt.Sprint(p)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+					reqLog.Error().Str(LogKeyPanic, fmt.Sprint(p)).Bytes(LogKeyStack, debug.Stack()).Msg("handler panicked")
 					err = &Error{Status: http.StatusInternalServerError, Message: "internal error"}
 				}
 			}()
@@ -198,22 +204,22 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if r, _ := echo.UnwrapResponse(c.Response()); r != nil && r.Status != 0 {
 			status = r.Status
 		}
-		ev := s.log.Info()
+		ev := reqLog.Info()
 		if status >= 500 {
-			ev = s.log.Error()
+			ev = reqLog.Error()
 		} else if status >= 400 {
-			ev = s.log.Warn()
+			ev = reqLog.Warn()
 		}
-		ev = ev.Str("method", req.Method).Str("path", req.URL.Path).Int("status", status).
-			Dur("latency", time.Since(start)).Str("request_id", id)
+		ev = ev.Str(LogKeyMethod, req.Method).Str(LogKeyPath, req.URL.Path).Int(LogKeyStatus, status).
+			Dur(LogKeyDuration, time.Since(start))
 		if details.requestedType != "" {
-			ev = ev.Str("requestedType", redactValue(details.requestedType, details.secrets))
+			ev = ev.Str(LogKeyType, redactValue(details.requestedType, details.secrets))
 		}
 		if details.action != "" {
-			ev = ev.Str("action", redactValue(details.action, details.secrets))
+			ev = ev.Str(LogKeyAction, redactValue(details.action, details.secrets))
 		}
 		if err != nil {
-			ev = ev.Str("error", redact(err.Error(), details.secrets))
+			ev = ev.Str(LogKeyError, redact(err.Error(), details.secrets))
 		}
 		ev.Msg("request")
 		return nil

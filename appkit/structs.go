@@ -1,6 +1,7 @@
 package appkit
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -47,162 +48,207 @@ type structSchema struct {
 // declaring type's display name (the default inverse relation name).
 func schemaOf(t reflect.Type, typeName string) (*structSchema, []error) {
 	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	s := &structSchema{rtype: t, idAt: -1}
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if !sf.IsExported() || sf.Anonymous {
-			if sf.Anonymous {
-				add("struct field %s: embedded structs are not supported; name the field", sf.Name)
-			}
+		f, ok, ferrs := structFieldOf(sf, typeName, len(s.fields)+1)
+		errs = append(errs, ferrs...)
+		if !ok {
 			continue
 		}
-		tag, hasTag := sf.Tag.Lookup("appkit")
-		if tag == "-" {
-			continue
-		}
-		id, opts, _ := strings.Cut(tag, ",")
-		if id == "" {
-			id = lowerLeading(sf.Name)
-		}
-		f := structField{goName: sf.Name, offset: sf.Offset}
-		f.ID, f.Name = id, words(sf.Name)
-		where := fmt.Sprintf("struct field %s (%q)", sf.Name, id)
-		if id == "__syncAction" {
-			add("%s: __syncAction is reserved: declare Delta on the type and appkit adds it", where)
-			continue
-		}
-		ft := sf.Type
-		ptr := ft.Kind() == reflect.Pointer
-		if ptr {
-			ft = ft.Elem()
-		}
-		var relTarget, inverse, match string
-		var many bool
-		if hasTag && opts != "" {
-			for opt := range strings.SplitSeq(opts, ",") {
-				key, val, hasVal := strings.Cut(strings.TrimSpace(opt), "=")
-				switch key {
-				case "name":
-					f.Name = val
-				case "desc":
-					f.Description = val
-				case "options":
-					f.Options = strings.Split(val, "|")
-				case "ref":
-					relTarget = val
-				case "inverse":
-					inverse = val
-				case "match":
-					match = val
-				case "order":
-					n, err := strconv.Atoi(val)
-					if err != nil {
-						add("%s: order=%q is not a number", where, val)
-					}
-					f.Order = n
-				case "readonly":
-					f.Readonly = true
-				case "hidden":
-					f.Ignore = true
-				case "omitempty":
-					f.omitEmpty = true
-				case "format", "precision", "unit":
-					if f.Format == nil {
-						f.Format = &NumberFormat{}
-					}
-					switch key {
-					case "format":
-						f.Format.Type = val
-					case "unit":
-						f.Format.Unit = val
-					default:
-						n, err := strconv.Atoi(val)
-						if err != nil {
-							add("%s: precision=%q is not a number", where, val)
-						}
-						f.Format.Precision = &n
-					}
-				default:
-					if _, ok := subTypeKinds[SubType(key)]; ok && !hasVal {
-						f.SubType = SubType(key)
-						continue
-					}
-					known := append(append(subTypeNames(), tagOptions...), tagKeys...)
-					if hasVal {
-						known = tagKeys
-					}
-					add("%s: unknown tag option %q%s", where, opt, didYouMean(key, known))
-				}
-			}
-		}
-		if f.Order == 0 {
-			f.Order = len(s.fields) + 1
-		}
-		enc, kind, sub, err := encoderFor(ft, id == "id")
-		if err != nil {
-			add("%s: %v", where, err)
-			continue
-		}
-		f.Kind = kind
-		if f.SubType == "" {
-			f.SubType = sub
-		} else if sub != "" && sub != f.SubType {
-			add("%s: subType %s does not fit a Go %s (which is %s)", where, f.SubType, sf.Type, sub)
-		}
-		if ft == timeType && f.SubType == SubDay {
-			enc = encTimeDay
-		}
-		if relTarget != "" {
-			switch kind {
-			case KindText:
-				many = false
-			case KindArrayText:
-				many = true
-			default:
-				add("%s: a relation needs a string or []string field, not %s", where, sf.Type)
-				continue
-			}
-			if inverse == "" {
-				inverse = typeName
-			}
-			card := ManyToOne
-			if many {
-				card = ManyToMany
-			}
-			f.Relation = &Relation{Cardinality: card, Name: f.Name, TargetType: relTarget, TargetName: inverse, TargetFieldID: match}
-		} else if inverse != "" || match != "" {
-			add("%s: inverse= and match= need ref=", where)
-		}
-		if ptr {
-			inner := enc
-			enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
-				q := *(*unsafe.Pointer)(p)
-				if q == nil {
-					return dst, false
-				}
-				return inner(dst, q)
-			}
-		}
-		if f.omitEmpty {
-			zero := zeroTest(ft, ptr)
-			inner := enc
-			enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
-				if zero(p) {
-					return dst, false
-				}
-				return inner(dst, p)
-			}
-		}
-		f.enc = enc
-		f.key = fieldKey(id)
-		if id == "id" {
+		if f.ID == "id" {
 			s.idAt = len(s.fields)
-			s.idString = ft.Kind() == reflect.String && !ptr
+			s.idString = sf.Type.Kind() == reflect.String
 		}
 		s.fields = append(s.fields, f)
 	}
 	return s, errs
+}
+
+// structFieldOf derives the schema field of one struct field: its id and
+// name, its tag's options, its kind and encoder, its relation. ok is false
+// for a field that is left out (unexported, `appkit:"-"`) or in error;
+// nextOrder is its order when the tag gives none.
+func structFieldOf(sf reflect.StructField, typeName string, nextOrder int) (f structField, ok bool, errs []error) {
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !sf.IsExported() || sf.Anonymous {
+		if sf.Anonymous {
+			add("struct field %s: embedded structs are not supported; name the field", sf.Name)
+		}
+		return f, false, errs
+	}
+	tag, hasTag := sf.Tag.Lookup("appkit")
+	if tag == "-" {
+		return f, false, nil
+	}
+	id, opts, _ := strings.Cut(tag, ",")
+	if id == "" {
+		id = lowerLeading(sf.Name)
+	}
+	f = structField{goName: sf.Name, offset: sf.Offset}
+	f.ID, f.Name = id, words(sf.Name)
+	where := fmt.Sprintf("struct field %s (%q)", sf.Name, id)
+	if id == "__syncAction" {
+		add("%s: __syncAction is reserved: declare Delta on the type and appkit adds it", where)
+		return f, false, errs
+	}
+	ft := sf.Type
+	ptr := ft.Kind() == reflect.Pointer
+	if ptr {
+		ft = ft.Elem()
+	}
+	var rel relationTag
+	if hasTag && opts != "" {
+		rel = f.applyTag(opts, where, add)
+	}
+	if f.Order == 0 {
+		f.Order = nextOrder
+	}
+	enc, kind, sub, err := encoderFor(ft, id == "id")
+	if err != nil {
+		add("%s: %v", where, err)
+		return f, false, errs
+	}
+	f.Kind = kind
+	if f.SubType == "" {
+		f.SubType = sub
+	} else if sub != "" && sub != f.SubType {
+		add("%s: subType %s does not fit a Go %s (which is %s)", where, f.SubType, sf.Type, sub)
+	}
+	if ft == timeType && f.SubType == SubDay {
+		enc = encTimeDay
+	}
+	if rel.target != "" {
+		if f.Relation, err = rel.relation(f.Name, kind, typeName); err != nil {
+			add("%s: %v, not %s", where, err, sf.Type)
+			return f, false, errs
+		}
+	} else if rel.inverse != "" || rel.match != "" {
+		add("%s: inverse= and match= need ref=", where)
+	}
+	f.enc = wrapEncoder(enc, ft, ptr, f.omitEmpty)
+	f.key = fieldKey(id)
+	return f, true, errs
+}
+
+// relationTag holds a struct tag's relation options: ref=, inverse= and
+// match=.
+type relationTag struct{ target, inverse, match string }
+
+// errRelationKind is the mistake of a relation on a field that holds
+// neither a string nor a []string.
+var errRelationKind = errors.New("a relation needs a string or []string field")
+
+// relation is the field's relation: many-to-one on a string, many-to-many
+// on a []string; the inverse's name defaults to the declaring type's.
+func (r relationTag) relation(name string, kind Kind, typeName string) (*Relation, error) {
+	card := ManyToOne
+	switch kind {
+	case KindText:
+	case KindArrayText:
+		card = ManyToMany
+	default:
+		return nil, errRelationKind
+	}
+	if r.inverse == "" {
+		r.inverse = typeName
+	}
+	return &Relation{Cardinality: card, Name: name, TargetType: r.target, TargetName: r.inverse, TargetFieldID: r.match}, nil
+}
+
+// applyTag sets what a struct tag's options (after the id) say, adding a
+// mistake for each option it cannot use, and returns the relation
+// options.
+func (f *structField) applyTag(opts, where string, add func(format string, args ...any)) relationTag {
+	var rel relationTag
+	for opt := range strings.SplitSeq(opts, ",") {
+		key, val, hasVal := strings.Cut(strings.TrimSpace(opt), "=")
+		switch key {
+		case "name":
+			f.Name = val
+		case "desc":
+			f.Description = val
+		case "options":
+			f.Options = strings.Split(val, "|")
+		case "ref":
+			rel.target = val
+		case "inverse":
+			rel.inverse = val
+		case "match":
+			rel.match = val
+		case "order":
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				add("%s: order=%q is not a number", where, val)
+			}
+			f.Order = n
+		case "readonly":
+			f.Readonly = true
+		case "hidden":
+			f.Ignore = true
+		case "omitempty":
+			f.omitEmpty = true
+		case "format", "precision", "unit":
+			f.applyNumberFormat(key, val, where, add)
+		default:
+			if _, ok := subTypeKinds[SubType(key)]; ok && !hasVal {
+				f.SubType = SubType(key)
+				continue
+			}
+			known := append(append(subTypeNames(), tagOptions...), tagKeys...)
+			if hasVal {
+				known = tagKeys
+			}
+			add("%s: unknown tag option %q%s", where, opt, didYouMean(key, known))
+		}
+	}
+	return rel
+}
+
+// applyNumberFormat sets one of the number format's tag options: format=,
+// precision= or unit=.
+func (f *structField) applyNumberFormat(key, val, where string, add func(format string, args ...any)) {
+	if f.Format == nil {
+		f.Format = &NumberFormat{}
+	}
+	switch key {
+	case "format":
+		f.Format.Type = val
+	case "unit":
+		f.Format.Unit = val
+	default:
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			add("%s: precision=%q is not a number", where, val)
+		}
+		f.Format.Precision = &n
+	}
+}
+
+// wrapEncoder makes a field's encoder follow a pointer (nil leaves the
+// key out) and, with omitempty, leave a zero value out.
+func wrapEncoder(enc valueEncoder, ft reflect.Type, ptr, omitEmpty bool) valueEncoder {
+	if ptr {
+		inner := enc
+		enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+			q := *(*unsafe.Pointer)(p)
+			if q == nil {
+				return dst, false
+			}
+			return inner(dst, q)
+		}
+	}
+	if omitEmpty {
+		zero := zeroTest(ft, ptr)
+		inner := enc
+		enc = func(dst []byte, p unsafe.Pointer) ([]byte, bool) {
+			if zero(p) {
+				return dst, false
+			}
+			return inner(dst, p)
+		}
+	}
+	return enc
 }
 
 // schemaFields returns the declared fields of a struct schema.

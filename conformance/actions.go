@@ -17,83 +17,104 @@ func (r *runner) checkWebhooks(ctx context.Context) {
 		r.skipAll(webhookChecks, "the config does not announce webhooks")
 		return
 	}
-	base := map[string]any{"types": r.syncTypes(), "filter": r.filterValues(), "account": r.account}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
+	hook, refused := r.checkWebhookInstall(ctx)
+	r.checkWebhookDelete(ctx, hook, refused)
+	event := map[string]any{"params": map[string]any{}, "payload": map[string]any{}}
+	r.checkWebhookVerify(ctx, event)
+	r.checkWebhookTransform(ctx, event)
+}
+
+// webhookBody is a webhook request's body: the types, filter and account
+// of the run, and extra.
+func (r *runner) webhookBody(extra map[string]any) map[string]any {
+	m := map[string]any{"types": r.syncTypes(), "filter": r.filterValues(), "account": r.account}
+	for k, v := range extra {
+		m[k] = v
 	}
-	a := r.post(ctx, protocol.PathWebhooks, with(map[string]any{"url": webhookTarget, "webhook": nil}))
-	var hook map[string]any
-	refused := false
+	return m
+}
+
+// checkWebhookInstall installs a webhook: the webhook object answered
+// (nil when none was installed), and whether the install was refused.
+func (r *runner) checkWebhookInstall(ctx context.Context) (hook map[string]any, refused bool) {
+	a := r.post(ctx, protocol.PathWebhooks, r.webhookBody(map[string]any{"url": webhookTarget, "webhook": nil}))
 	switch err := decodeObject(a, &hook); {
 	case !a.ok():
 		r.skip(CheckWebhookInstall, "", "no answer (see transport.answers)")
 	case a.status >= 400:
 		// The protocol lets an install fail (its body is
 		// errors.message-body's business).
-		refused = true
 		r.skip(CheckWebhookInstall, "", "the install was refused (see webhooks.refused)")
 		r.fail(CheckWebhookRefused, "install", "200 with the webhook object", a.describe())
-		hook = nil
+		return nil, true
 	case err != nil || hook == nil:
 		got := "null"
 		if err != nil {
 			got = err.Error()
 		}
 		r.fail(CheckWebhookInstall, "", `200 {"id": "...", "events": [...]}`, got)
-		hook = nil
+		return nil, false
 	default:
-		var ps []problem
-		if id, _ := hook["id"].(string); id == "" {
-			ps = append(ps, problem{"id: a non-empty string", describeValue(hook["id"], hook["id"] != nil)})
-		}
-		if ev, ok := hook["events"]; ok {
-			arr, isArr := ev.([]any)
-			for _, e := range arr {
-				if _, isString := e.(string); !isString {
-					isArr = false
-				}
-			}
-			if !isArr {
-				ps = append(ps, problem{"events: an array of strings", describeValue(ev, true)})
-			}
-		}
+		ps := hookProblems(hook)
 		r.verdict(CheckWebhookInstall, "", ps)
 		if len(ps) > 0 {
-			hook = nil
+			return nil, false
 		}
 	}
+	return hook, false
+}
+
+// hookProblems checks an installed webhook's object: a non-empty id, and
+// events (when present) an array of strings.
+func hookProblems(hook map[string]any) []problem {
+	var ps []problem
+	if id, _ := hook["id"].(string); id == "" {
+		ps = append(ps, problem{"id: a non-empty string", describeValue(hook["id"], hook["id"] != nil)})
+	}
+	if ev, ok := hook["events"]; ok {
+		arr, isArr := ev.([]any)
+		for _, e := range arr {
+			if _, isString := e.(string); !isString {
+				isArr = false
+			}
+		}
+		if !isArr {
+			ps = append(ps, problem{"events: an array of strings", describeValue(ev, true)})
+		}
+	}
+	return ps
+}
+
+// checkWebhookDelete deletes the webhook just installed (nil: none was).
+func (r *runner) checkWebhookDelete(ctx context.Context, hook map[string]any, refused bool) {
 	if hook == nil {
 		r.skip(CheckWebhookDelete, "", "no webhook installed")
 		if !refused {
 			r.skip(CheckWebhookRefused, "", "no webhook installed")
 		}
-	} else {
-		a := r.send(ctx, http.MethodDelete, protocol.PathWebhooks, with(map[string]any{"webhook": hook}))
-		switch {
-		case !a.ok():
-			r.skip(CheckWebhookDelete, "", "no answer (see transport.answers)")
-			r.skip(CheckWebhookRefused, "", "no answer to delete")
-		case a.status == http.StatusOK || a.status == http.StatusNoContent:
-			r.pass(CheckWebhookDelete, "")
-			r.pass(CheckWebhookRefused, "")
-		case a.status >= 400:
-			r.pass(CheckWebhookDelete, "")
-			r.fail(CheckWebhookRefused, "delete", "200 or 204: the webhook just installed is deleted", a.describe())
-		default:
-			r.fail(CheckWebhookDelete, "", "200 or 204, or an error status", a.describe())
-			r.skip(CheckWebhookRefused, "", "delete answered neither success nor an error")
-		}
+		return
 	}
+	a := r.send(ctx, http.MethodDelete, protocol.PathWebhooks, r.webhookBody(map[string]any{"webhook": hook}))
+	switch {
+	case !a.ok():
+		r.skip(CheckWebhookDelete, "", "no answer (see transport.answers)")
+		r.skip(CheckWebhookRefused, "", "no answer to delete")
+	case a.status == http.StatusOK || a.status == http.StatusNoContent:
+		r.pass(CheckWebhookDelete, "")
+		r.pass(CheckWebhookRefused, "")
+	case a.status >= 400:
+		r.pass(CheckWebhookDelete, "")
+		r.fail(CheckWebhookRefused, "delete", "200 or 204: the webhook just installed is deleted", a.describe())
+	default:
+		r.fail(CheckWebhookDelete, "", "200 or 204, or an error status", a.describe())
+		r.skip(CheckWebhookRefused, "", "delete answered neither success nor an error")
+	}
+}
 
-	event := map[string]any{"params": map[string]any{}, "payload": map[string]any{}}
-	a = r.post(ctx, protocol.PathWebhookVerify, event)
+// checkWebhookVerify sends an unsigned event to verify: an id or an error
+// status.
+func (r *runner) checkWebhookVerify(ctx context.Context, event map[string]any) {
+	a := r.post(ctx, protocol.PathWebhookVerify, event)
 	var verified map[string]any
 	switch err := decodeObject(a, &verified); {
 	case !a.ok():
@@ -109,8 +130,12 @@ func (r *runner) checkWebhooks(ctx context.Context) {
 			r.pass(CheckWebhookVerify, "")
 		}
 	}
+}
 
-	a = r.provoke(ctx, protocol.PathWebhookXform, with(event)) // the service transforms only verified events
+// checkWebhookTransform sends the event to transform: changes by type or
+// an error status.
+func (r *runner) checkWebhookTransform(ctx context.Context, event map[string]any) {
+	a := r.provoke(ctx, protocol.PathWebhookXform, r.webhookBody(event)) // the service transforms only verified events
 	var out map[string]any
 	switch err := decodeObject(a, &out); {
 	case !a.ok():

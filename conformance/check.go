@@ -151,6 +151,18 @@ func def(id, title, rule string, sev Severity, source string) {
 // What is appkit's own choice, or what the service is known to tolerate, is
 // a Warning, and its Source says so.
 func init() {
+	defineDescriptorChecks()
+	defineTransportChecks()
+	defineAccountChecks()
+	defineConfigChecks()
+	defineSchemaChecks()
+	defineDataChecks()
+	defineWebhookChecks()
+	defineActionChecks()
+}
+
+// defineDescriptorChecks defines the checks of the descriptor (GET /).
+func defineDescriptorChecks() {
 	def(CheckDescriptorAnswer, "GET / answers 200 with a JSON object", ruleDescriptor, Failure,
 		"Endpoints required of every app: GET / answers the app descriptor, a JSON object (the service's own tests expect 200 and JSON).")
 	def(CheckDescriptorRequired, "the descriptor has every required key with its type", ruleDescriptor, Failure,
@@ -169,7 +181,10 @@ func init() {
 		"appkit's choice: the protocol says what responsibleFor means but ties it to no endpoint; the host tolerates dataSynchronization not true. A refused config fails sync.config.")
 	def(CheckDescriptorExtra, "the descriptor carries id and type strings", ruleDescriptor, Warning,
 		"The service's samples carry id and type, but they are not among the descriptor's required keys.")
+}
 
+// defineTransportChecks defines the checks of transport and error answers, on every endpoint.
+func defineTransportChecks() {
 	def(CheckContentType, "answers of /, /validate, config, schema and data have content type application/json", ruleTransport, Failure,
 		"Endpoints: the service's tests expect a JSON content type from /, /validate, config, schema and data.")
 	def(CheckContentTypeOther, "the other JSON answers have content type application/json", ruleTransport, Warning,
@@ -192,7 +207,10 @@ func init() {
 		"Endpoints: each request the service sends is answered, with the answer the protocol gives or an error; the suite waits Config.Timeout for it.")
 	def(CheckSlow, "answers come within the slow-answer bound", ruleLimits, Warning,
 		"The protocol sets no time limits; the bound is the suite's.")
+}
 
+// defineAccountChecks defines the checks of accounts: validate and the OAuth flows.
+func defineAccountChecks() {
 	def(CheckValidateAccount, "the given account validates: 200 {name}", ruleValidate, Failure,
 		"Accounts and validate: a valid account is answered 200 with {name} (an error with tryLater, a failure that may pass later, skips the check).")
 	def(CheckRejectGarbage, "an account with garbage values is refused with 401", ruleValidate, Failure,
@@ -201,7 +219,10 @@ func init() {
 		"appkit's choice: the service sends only authentication ids the app declares; the protocol says nothing of another.")
 	def(CheckOAuthAuthorize, "OAuth authorize answers a redirect_uri (carrying the state for OAuth 2)", ruleOAuth, Failure,
 		"OAuth: authorize answers {redirect_uri} where the user is sent; OAuth 2's must include the state; OAuth 1's comes with token and secret.")
+}
 
+// defineConfigChecks defines the checks of config, filters and datalists.
+func defineConfigChecks() {
 	def(CheckConfig, "config answers types [{id, name}], filters and webhooks of their types", ruleConfig, Failure,
 		"Config: types is an array of type descriptors {id, name} (strings); filters, when sent, an array; webhooks, when sent, {enabled: boolean}.")
 	def(CheckSyncUniqueIDs, "type and filter ids are non-empty and unique, a sync app offers a type, no datalist depends on itself", ruleConfig, Warning,
@@ -220,7 +241,10 @@ func init() {
 		"appkit's choice: the service sends only values its form produced; the protocol leaves what is invalid to the app.")
 	def(CheckFilterInvalidStatus, "a filter refused by filter/validate is answered 400", ruleFilterValidate, Failure,
 		"Filter validation and errors: an invalid filter is answered 400 with {message}.")
+}
 
+// defineSchemaChecks defines the checks of the schema.
+func defineSchemaChecks() {
 	def(CheckSchemaTypes, "the schema has an entry for every requested type", ruleSchema, Failure,
 		"Schema: the answer has an entry for every requested type, an object of field descriptions by field id.")
 	def(CheckSchemaIDName, "every type has an id field of type id and a name field", ruleSchema, Failure,
@@ -233,7 +257,10 @@ func init() {
 		"Relations: a relation between two types is declared once only; declaring it on both sides duplicates it.")
 	def(CheckSchemaUnknown, "the schema of an unknown type is refused", ruleSchema, Warning,
 		"appkit's choice: the service asks only for types of the config answer.")
+}
 
+// defineDataChecks defines the checks of data pages, their items and delta.
+func defineDataChecks() {
 	def(CheckPageShape, "data pages: 200, an items array, synchronizationType full or delta, object cursors", rulePaging, Failure,
 		"Data and paging: the answer has items (an array); pagination, when sent, has hasNext (a boolean) and nextPageConfig (an object); synchronizationType is full or delta.")
 	def(CheckPagingEnds, "paging ends: hasNext turns false within the suite's bounds", rulePaging, Failure,
@@ -256,7 +283,10 @@ func init() {
 		"The service's tolerance: the protocol does not forbid mixing; the host treats a type as delta once one page is.")
 	def(CheckDeltaDeclared, "only a type whose schema declares __syncAction answers delta pages", ruleDelta, Warning,
 		"The service's tolerance: __syncAction is declared when delta synchronization with removals is supported; the host applies delta pages anyway.")
+}
 
+// defineWebhookChecks defines the checks of webhooks.
+func defineWebhookChecks() {
 	def(CheckWebhookInstall, "webhook install answers an object with an id", ruleWebhooks, Failure,
 		"Webhooks: install answers an object with a required id and optional events (an array of strings).")
 	def(CheckWebhookDelete, "webhook delete answers 200 or 204, or an error status", ruleWebhooks, Failure,
@@ -267,7 +297,10 @@ func init() {
 		"Webhooks: verify answers {id} of the webhook for a valid event, an error status with {message} otherwise.")
 	def(CheckWebhookTransform, "webhook transform answers {data: {type: [items]}} with __syncAction", ruleWebhooks, Failure,
 		"Webhooks: transform answers {data: {<type id>: [items]}}, every item with an id and __syncAction.")
+}
 
+// defineActionChecks defines the checks of external actions.
+func defineActionChecks() {
 	def(CheckActionUnknown, "executing an unknown action is refused with an error status", ruleActions, Warning,
 		"appkit's choice: the service executes only declared actions.")
 	def(CheckActionArgs, "executing an action without its arguments is refused with an error status", ruleActions, Warning,

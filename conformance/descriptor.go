@@ -110,17 +110,27 @@ func wantOptional(obj map[string]any, where, key, kind string, problems *[]probl
 	}
 }
 
+// wantKeys checks keys of obj by specs "key:kind" (required) and
+// "key?:kind" (checked only when present), in order.
+func wantKeys(obj map[string]any, where string, problems *[]problem, specs ...string) {
+	for _, spec := range specs {
+		key, kind, _ := strings.Cut(spec, ":")
+		if k, optional := strings.CutSuffix(key, "?"); optional {
+			wantOptional(obj, where, k, kind, problems)
+		} else {
+			want(obj, where, key, kind, problems)
+		}
+	}
+}
+
 func descriptorRequired(raw map[string]any) []problem {
 	var ps []problem
 	for _, k := range []string{"name", "website", "version", "description"} {
 		want(raw, "", k, "string", &ps)
 	}
-	want(raw, "", "authentication", "array", &ps)
-	want(raw, "", "sources", "array", &ps)
-	want(raw, "", "responsibleFor", "object", &ps)
+	wantKeys(raw, "", &ps, "authentication:array", "sources:array", "responsibleFor:object")
 	if rf, ok := raw["responsibleFor"].(map[string]any); ok {
-		wantOptional(rf, "responsibleFor.", "dataSynchronization", "boolean", &ps)
-		wantOptional(rf, "responsibleFor.", "automations", "boolean", &ps)
+		wantKeys(rf, "responsibleFor.", &ps, "dataSynchronization?:boolean", "automations?:boolean")
 	}
 	wantOptional(raw, "", "actions", "array", &ps)
 	return ps
@@ -161,11 +171,7 @@ func descriptorAuth(raw map[string]any, dup *[]problem) []problem {
 	seen := map[string]bool{}
 	for i, a := range auths {
 		where := fmt.Sprintf("authentication[%d].", i)
-		want(a, where, "id", "string", &ps)
-		want(a, where, "name", "string", &ps)
-		wantOptional(a, where, "description", "string", &ps)
-		wantOptional(a, where, "fields", "array", &ps)
-		wantOptional(a, where, "responsibleFor", "object", &ps)
+		wantKeys(a, where, &ps, "id:string", "name:string", "description?:string", "fields?:array", "responsibleFor?:object")
 		id, _ := a["id"].(string)
 		if id == "" {
 			continue
@@ -206,10 +212,7 @@ func descriptorAuthFields(raw map[string]any, dup *[]problem) []problem {
 			} else {
 				want(f, where, "title", "string", &ps)
 			}
-			want(f, where, "type", "string", &ps)
-			want(f, where, "description", "string", &ps)
-			wantOptional(f, where, "optional", "boolean", &ps)
-			wantOptional(f, where, "value", "string", &ps)
+			wantKeys(f, where, &ps, "type:string", "description:string", "optional?:boolean", "value?:string")
 			id, _ := f["id"].(string)
 			if id != "" && seen[id] {
 				*dup = append(*dup, problem{where + "id: unique within the authentication", fmt.Sprintf("%q twice", id)})
@@ -238,10 +241,7 @@ func descriptorActions(raw map[string]any, dup *[]problem) []problem {
 	seen := map[string]bool{}
 	for i, a := range actions {
 		where := fmt.Sprintf("actions[%d].", i)
-		want(a, where, "action", "string", &ps)
-		want(a, where, "name", "string", &ps)
-		wantOptional(a, where, "description", "string", &ps)
-		want(a, where, "args", "array", &ps)
+		wantKeys(a, where, &ps, "action:string", "name:string", "description?:string", "args:array")
 		if id, _ := a["action"].(string); id != "" {
 			if seen[id] {
 				*dup = append(*dup, problem{where + "action: unique", fmt.Sprintf("%q twice", id)})
@@ -257,10 +257,7 @@ func descriptorActions(raw map[string]any, dup *[]problem) []problem {
 		argSeen := map[string]bool{}
 		for j, g := range args {
 			gw := fmt.Sprintf("%sargs[%d].", where, j)
-			want(g, gw, "id", "string", &ps)
-			want(g, gw, "name", "string", &ps)
-			wantOptional(g, gw, "description", "string", &ps)
-			wantOptional(g, gw, "textTemplateSupported", "boolean", &ps)
+			wantKeys(g, gw, &ps, "id:string", "name:string", "description?:string", "textTemplateSupported?:boolean")
 			if t, _ := g["type"].(string); t != "text" && t != "textArea" {
 				ps = append(ps, problem{gw + `type: "text" or "textArea"`, describeValue(g["type"], g["type"] != nil)})
 			}

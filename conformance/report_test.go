@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/appkitgo/appkit/conformance"
+	goldenfile "github.com/appkitgo/appkit/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -39,24 +38,10 @@ func sampleReport() conformance.Report {
 	}
 }
 
+// golden compares got with testdata/name (-update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, name, got, *update)
 }
 
 func TestReportText(t *testing.T) {

@@ -122,11 +122,7 @@ func schemaFieldTypes(fields map[string]map[string]any) []problem {
 	for _, id := range sortedTypes(fields) {
 		f := fields[id]
 		where := id + "."
-		want(f, where, "name", "string", &ps)
-		want(f, where, "type", "string", &ps)
-		wantOptional(f, where, "description", "string", &ps)
-		wantOptional(f, where, "readonly", "boolean", &ps)
-		wantOptional(f, where, "ignore", "boolean", &ps)
+		wantKeys(f, where, &ps, "name:string", "type:string", "description?:string", "readonly?:boolean", "ignore?:boolean")
 		if v, ok := f["id"]; ok && v != id {
 			ps = append(ps, problem{where + "id: the field's key " + id, describeValue(v, true)})
 		}
@@ -159,10 +155,7 @@ func schemaRelations(t string, all map[string]map[string]map[string]any, known m
 		if c, _ := rel["cardinality"].(string); !cardinalities[c] {
 			ps = append(ps, problem{where + "cardinality: many-to-one or many-to-many", describeValue(rel["cardinality"], rel["cardinality"] != nil)})
 		}
-		want(rel, where, "name", "string", &ps)
-		want(rel, where, "targetType", "string", &ps)
-		wantOptional(rel, where, "targetName", "string", &ps)
-		wantOptional(rel, where, "targetFieldId", "string", &ps)
+		wantKeys(rel, where, &ps, "name:string", "targetType:string", "targetName?:string", "targetFieldId?:string")
 		target, _ := rel["targetType"].(string)
 		if target == "" {
 			continue

@@ -173,8 +173,7 @@ func configProblems(raw map[string]any, dup *[]problem) []problem {
 	seen := map[string]bool{}
 	for i, t := range types {
 		where := fmt.Sprintf("types[%d].", i)
-		want(t, where, "id", "string", &ps)
-		want(t, where, "name", "string", &ps)
+		wantKeys(t, where, &ps, "id:string", "name:string")
 		if id, _ := t["id"].(string); id != "" {
 			if seen[id] {
 				*dup = append(*dup, problem{where + "id: unique", fmt.Sprintf("%q twice", id)})
@@ -184,8 +183,7 @@ func configProblems(raw map[string]any, dup *[]problem) []problem {
 			*dup = append(*dup, problem{where + "id: not empty", `""`})
 		}
 	}
-	wantOptional(raw, "", "filters", "array", &ps)
-	wantOptional(raw, "", "webhooks", "object", &ps)
+	wantKeys(raw, "", &ps, "filters?:array", "webhooks?:object")
 	if w, ok := raw["webhooks"].(map[string]any); ok {
 		want(w, "webhooks.", "enabled", "boolean", &ps)
 	}
@@ -206,9 +204,7 @@ func filterProblems(raw map[string]any, dup *[]problem) []problem {
 	seen := map[string]bool{}
 	for i, f := range filters {
 		where := fmt.Sprintf("filters[%d].", i)
-		want(f, where, "id", "string", &ps)
-		want(f, where, "title", "string", &ps)
-		want(f, where, "type", "string", &ps)
+		wantKeys(f, where, &ps, "id:string", "title:string", "type:string")
 		for _, k := range []string{"datalist", "optional", "secured"} {
 			wantOptional(f, where, k, "boolean", &ps)
 		}

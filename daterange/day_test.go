@@ -63,22 +63,29 @@ func TestParseDay(t *testing.T) {
 	}
 }
 
+// TestParseDayZone: the day is now's day in now's zone, midnight there.
 func TestParseDayZone(t *testing.T) {
 	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	now := time.Date(2017, 6, 13, 23, 30, 0, 0, time.UTC).In(ist) // the 14th there
-	for in, want := range map[string]time.Time{
+	checkDays(t, ist, map[string]time.Time{
 		"today":      time.Date(2017, 6, 14, 0, 0, 0, 0, ist),
 		"tomorrow":   time.Date(2017, 6, 15, 0, 0, 0, 0, ist),
 		"2 days ago": time.Date(2017, 6, 12, 0, 0, 0, 0, ist),
 		"2017-01-05": time.Date(2017, 1, 5, 0, 0, 0, 0, ist),
-	} {
-		got, err := ParseDay(in, now)
+	}, func(in string) (time.Time, error) { return ParseDay(in, now) })
+}
+
+// checkDays parses each statement with parse and wants its day, in loc.
+func checkDays(t *testing.T, loc *time.Location, want map[string]time.Time, parse func(string) (time.Time, error)) {
+	t.Helper()
+	for in, w := range want {
+		got, err := parse(in)
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
-		if !got.Equal(want) || got.Location() != ist {
-			t.Errorf("ParseDay(%q) = %v, want %v", in, got, want)
+		if !got.Equal(w) || got.Location() != loc {
+			t.Errorf("ParseDay(%q) = %v, want %v", in, got, w)
 		}
 	}
 }
@@ -267,19 +274,11 @@ func TestParseDayOptions(t *testing.T) {
 	t.Parallel()
 	ist := time.FixedZone("+05:30", 5*3600+1800)
 	now := time.Date(2017, 6, 13, 23, 30, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
+	checkDays(t, ist, map[string]time.Time{
 		"today":      time.Date(2017, 6, 14, 0, 0, 0, 0, ist),
 		"2 days ago": time.Date(2017, 6, 12, 0, 0, 0, 0, ist),
 		"2017-01-05": time.Date(2017, 1, 5, 0, 0, 0, 0, ist),
-	} {
-		got, err := ParseDay(in, now, WithLocation(ist))
-		if err != nil {
-			t.Fatalf("%q: %v", in, err)
-		}
-		if !got.Equal(want) || got.Location() != ist {
-			t.Errorf("ParseDay(%q, WithLocation) = %v, want %v", in, got, want)
-		}
-	}
+	}, func(in string) (time.Time, error) { return ParseDay(in, now, WithLocation(ist)) })
 }
 
 // TestParseDaySkippedMidnight: the day starts at its first instant where a

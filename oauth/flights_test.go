@@ -92,19 +92,25 @@ func TestFlightsBounded(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
+// TestClock is a clock a test moves by hand (exported for the package's
+// external tests).
+type TestClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *fakeClock) now() time.Time {
+// NewTestClock is a TestClock at t.
+func NewTestClock(t time.Time) *TestClock { return &TestClock{t: t} }
+
+// Now is the clock's time.
+func (c *TestClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *fakeClock) set(t time.Time) {
+// Set moves the clock to t.
+func (c *TestClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.t = t
 	c.mu.Unlock()
@@ -129,8 +135,8 @@ func TestFlightsReuseWindowIsShort(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			clock := &fakeClock{t: t0}
-			f := flights{now: clock.now}
+			clock := NewTestClock(t0)
+			f := flights{now: clock.Now}
 			var calls atomic.Int32
 			refresh := func(context.Context) (map[string]any, time.Time, error) {
 				n := calls.Add(1)
@@ -154,7 +160,7 @@ func TestFlightsReuseWindowIsShort(t *testing.T) {
 			}
 			// A retry within the window gets the same token, from lookup and
 			// from do alike, without asking the provider.
-			clock.set(t0.Add(c.reused))
+			clock.Set(t0.Add(c.reused))
 			if got := validate(); got != "token-1" {
 				t.Fatalf("retry %s after the refresh answered %v, want the refreshed token-1", c.reused, got)
 			}
@@ -165,7 +171,7 @@ func TestFlightsReuseWindowIsShort(t *testing.T) {
 				t.Fatalf("%d provider calls within the window, want 1", n)
 			}
 			// At the end of the window the provider is asked again.
-			clock.set(t0.Add(c.new))
+			clock.Set(t0.Add(c.new))
 			if _, ok := f.lookup("k"); ok {
 				t.Fatalf("lookup %s after the refresh still answers from memory", c.new)
 			}

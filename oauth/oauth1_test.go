@@ -330,16 +330,23 @@ func TestOAuth1Check(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ok()
 			tc.mod(p)
-			err := p.Check()
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Check() = %v, want %q", err, tc.want)
-			}
+			wantCheck(t, p.Check(), tc.want)
 		})
 	}
+}
+
+// wantCheck fails the test unless err is nil (want "") or says want; it
+// reports whether err is the failure wanted.
+func wantCheck(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Check() = %v, want %q", err, want)
+	}
+	return true
 }

@@ -105,3 +105,9 @@ func runExample(test func(t testing.TB)) []string {
 	}
 	return t.failures
 }
+
+func ExampleEnv() {
+	getenv := appkittest.Env("PORT", "9001", "APP_MODE", "demo")
+	fmt.Printf("%q %q %q\n", getenv("PORT"), getenv("APP_MODE"), getenv("UNSET"))
+	// Output: "9001" "demo" ""
+}

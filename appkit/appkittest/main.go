@@ -136,3 +136,15 @@ func (s *Server) Stop() error {
 	})
 	return s.err
 }
+
+// Env is a getenv over the given KEY, VALUE pairs, for a main's run
+// function under test: run(ctx, appkittest.Env("PORT", "9001"), l). A key
+// not given reads as empty, as an unset variable does; a trailing key
+// without a value is ignored.
+func Env(kv ...string) func(key string) string {
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(key string) string { return m[key] }
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,14 @@ func RecordName(name string) RecordOption { return func(c *recordConfig) { c.nam
 // token, or against another host or port (a stand-in's random one),
 // finds it. Identical requests replay their recordings in order: a 502
 // then a 200 of the same URL replay as they happened.
+//
+// The upstream's origin (scheme://host:port of each recorded request, a
+// stand-in's random port among them) is written as
+// http://recorded-origin.invalid, in the URLs, headers and bodies; a
+// replay writes the live request's origin in its place. So absolute URLs
+// an upstream answers (a Link header's next page, as GitHub's) lead back
+// to the replaying client's upstream, and a stand-in's port never shows in
+// the file's diff when it is recorded again.
 func Record(t testing.TB, opts ...RecordOption) *http.Client {
 	t.Helper()
 	cfg := recordConfig{transport: http.DefaultTransport, name: t.Name()}
@@ -134,12 +143,81 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		})
 		return nil, fmt.Errorf("appkittest: no recorded answer for %s", what)
 	}
-	if resp != nil {
+	if resp != nil && !Recording() {
 		// The answer is to this request, not to the recorded one (another
-		// host and port): a relative Link header resolves against it.
+		// host and port): a relative Link header resolves against it, and
+		// the recorded origin becomes this request's.
 		resp.Request = req
+		if err := withOrigin(resp, req.URL.Scheme+"://"+req.URL.Host); err != nil {
+			return nil, err
+		}
 	}
 	return resp, err
+}
+
+// recordedOrigin stands in a recording for the origin of the upstream it
+// was recorded from.
+const recordedOrigin = "http://recorded-origin.invalid"
+
+// withOrigin writes origin where a replayed answer holds recordedOrigin:
+// in its headers and its body.
+func withOrigin(resp *http.Response, origin string) error {
+	for _, vs := range resp.Header {
+		for i, v := range vs {
+			vs[i] = strings.ReplaceAll(v, recordedOrigin, origin)
+		}
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("appkittest: reading a recorded answer: %w", err)
+	}
+	if bytes.Contains(body, []byte(recordedOrigin)) {
+		body = bytes.ReplaceAll(body, []byte(recordedOrigin), []byte(origin))
+		resp.ContentLength = int64(len(body))
+		if resp.Header.Get("Content-Length") != "" {
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
+}
+
+// placeOrigin writes recordedOrigin where an interaction about to be
+// written holds the upstream's origin: in the request's URL and Host, and
+// in both headers and the answer's body.
+func placeOrigin(i *cassette.Interaction, origin string) {
+	req, resp := &i.Request, &i.Response
+	req.URL = strings.ReplaceAll(req.URL, origin, recordedOrigin)
+	if host := strings.TrimPrefix(origin, originScheme(origin)); req.Host == host {
+		req.Host = strings.TrimPrefix(recordedOrigin, "http://")
+	}
+	for _, h := range []http.Header{req.Headers, resp.Headers} {
+		for _, vs := range h {
+			for j, v := range vs {
+				vs[j] = strings.ReplaceAll(v, origin, recordedOrigin)
+			}
+		}
+	}
+	resp.Body = strings.ReplaceAll(resp.Body, origin, recordedOrigin)
+}
+
+// originScheme is the "scheme://" an origin starts with.
+func originScheme(origin string) string {
+	scheme, _, _ := strings.Cut(origin, "://")
+	return scheme + "://"
+}
+
+// originOf is the scheme://host of a recorded request's URL, or "".
+func originOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // secretName matches the names of headers, query parameters and body
@@ -219,6 +297,9 @@ func (s *scrubber) scrubHeader(h http.Header) {
 // scrubInteraction masks an interaction before it is written.
 func (s *scrubber) scrubInteraction(i *cassette.Interaction) error {
 	req, resp := &i.Request, &i.Response
+	if origin := originOf(req.URL); origin != "" {
+		placeOrigin(i, origin)
+	}
 	req.Body = s.scrubBody(req.Body, req.Headers.Get("Content-Type"))
 	req.ContentLength = int64(len(req.Body))
 	req.URL = s.scrubURL(req.URL)

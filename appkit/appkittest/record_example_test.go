@@ -14,7 +14,7 @@ import (
 func ExampleRecord() {
 	const token = "test-token-1234"
 	testTickets := func(t *testing.T, standIn func() *httptest.Server) {
-		base := "https://desk.example/api" // any origin: replays match path, query and body
+		base := "https://desk.example/api" // any origin: replays match path, query and body, and answer this origin where the upstream named its own
 		opts := []appkittest.RecordOption{appkittest.RecordSecrets(token)}
 		if appkittest.Recording() {
 			srv := standIn()

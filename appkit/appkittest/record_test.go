@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,4 +189,82 @@ func TestScrubber(t *testing.T) {
 	if h.Get("Authorization") != Masked || h.Get("X-Api-Key") != Masked || h.Get("Accept") != Masked || h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", h)
 	}
+}
+
+// linkPaged is a stand-in that pages /items by absolute Link URLs of its
+// own origin (as GitHub does), and names its origin in each item.
+func linkPaged(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+recToken {
+			w.WriteHeader(401)
+			return
+		}
+		origin := "http://" + r.Host
+		page := r.URL.Query().Get("page")
+		if page == "" {
+			page = "1"
+		}
+		if page != "3" {
+			next := map[string]string{"1": "2", "2": "3"}[page]
+			w.Header().Set("Link", fmt.Sprintf(`<%s/items?page=%s>; rel="next", <%s/items?page=3>; rel="last"`, origin, next, origin))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `[{"id":"p%s","url":"%s/items/p%s"}]`, page, origin, page)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// allPages follows the Link header from /items to the end.
+func allPages(t testing.TB, hc *http.Client, base string) []string {
+	api := &upstream.Client{BaseURL: base, Auth: upstream.Bearer("token"), HTTPClient: hc}
+	s := api.For(appkit.Account{"token": recToken})
+	var out []string
+	var c *upstream.Cursor
+	for range 10 {
+		page, err := upstream.Fetch[map[string]string](context.Background(), s, upstream.LinkHeader(), upstream.Request{Path: "/items"}, c)
+		if err != nil {
+			return append(out, "error: "+err.Error())
+		}
+		for _, it := range page.Items {
+			out = append(out, it["id"]+" "+strings.Replace(it["url"], base, "BASE", 1))
+		}
+		if c = page.Next; c == nil {
+			break
+		}
+	}
+	return out
+}
+
+// A stand-in on a random port answers absolute Link URLs; the recording
+// holds a fixed origin instead, and a replay against another origin (a
+// stand-in on another random port) follows the links to its own origin.
+func TestRecordAbsoluteLinks(t *testing.T) {
+	t.Chdir(t.TempDir())
+	want := []string{"p1 BASE/items/p1", "p2 BASE/items/p2", "p3 BASE/items/p3"}
+	recorded := linkPaged(t)
+	t.Run("record", func(t *testing.T) {
+		setRecording(t, true)
+		hc := Record(t, RecordName("linked"), RecordSecrets(recToken), RecordTransport(recorded.Client().Transport))
+		if got := allPages(t, hc, recorded.URL); !slices.Equal(got, want) {
+			t.Fatalf("recording: %q, want %q", got, want)
+		}
+	})
+	raw, err := os.ReadFile(filepath.Join("testdata", "linked.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(recorded.URL, "http://")
+	if strings.Contains(string(raw), host) || !strings.Contains(string(raw), "<"+recordedOrigin+"/items?page=2>") {
+		t.Fatalf("the recording names the stand-in's origin %s, or not the fixed one:\n%s", host, raw)
+	}
+	recorded.Close()
+
+	other := linkPaged(t) // another random port, never reached: the replay is offline
+	other.Close()
+	t.Run("replay", func(t *testing.T) {
+		if got := allPages(t, Record(t, RecordName("linked")), other.URL); !slices.Equal(got, want) {
+			t.Fatalf("replay on %s: %q, want %q", other.URL, got, want)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/oauth"
 )
 
@@ -321,12 +322,13 @@ func (s *Session) log(ctx context.Context, method string, u *url.URL, status int
 	if ev == nil {
 		return
 	}
-	ev = ev.Str("method", method).Str("host", u.Host).Str("path", s.mask(u.EscapedPath())).Int("status", status).Dur("duration", d)
+	ev = ev.Str(appkit.LogKeyMethod, method).Str(appkit.LogKeyHost, u.Host).Str(appkit.LogKeyPath, s.mask(u.EscapedPath())).
+		Int(appkit.LogKeyStatus, status).Dur(appkit.LogKeyDuration, d)
 	if attempt > 0 {
-		ev = ev.Int("attempt", attempt+1)
+		ev = ev.Int(appkit.LogKeyAttempt, attempt+1)
 	}
 	if err != nil {
-		ev = ev.Str("error", s.mask(err.Error()))
+		ev = ev.Str(appkit.LogKeyError, s.mask(err.Error()))
 	}
 	ev.Msg("upstream call")
 }

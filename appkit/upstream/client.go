@@ -81,7 +81,8 @@ type Client struct {
 	Burst int
 	// Logger receives one debug line per call: method, host and path,
 	// status, duration (never the query or a credential). Nil: the logger
-	// of the context (zerolog.Ctx), which is silent unless set.
+	// of the context (zerolog.Ctx): in an appkit handler, the app's logger
+	// with the request id; elsewhere silent unless set.
 	Logger *zerolog.Logger
 
 	once    sync.Once

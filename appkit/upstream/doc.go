@@ -77,8 +77,9 @@
 // # Logging and secrets
 //
 // Each attempt logs one debug line (method, host, path, status, duration,
-// attempt) on Client.Logger or the context's zerolog logger: never the
-// query, a header or a body. The account's credentials (the Auth's fields,
+// attempt) on Client.Logger or the context's zerolog logger (in an appkit
+// handler, the app's logger with the request id): never the query, a
+// header or a body. The keys are appkit's LogKey constants. The account's credentials (the Auth's fields,
 // OAuth tokens, a refreshed token) are masked as *** in every error
 // message and log line, also in their URL-encoded form.
 package upstream

@@ -120,6 +120,28 @@ func Fetch[Raw any](ctx context.Context, s *Session, p Pager, r Request, c *Curs
 	if c == nil {
 		c = &Cursor{}
 	}
+	r = p.position(r, c)
+	var body json.RawMessage
+	resp, err := s.Do(ctx, r, &body)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(err error) error {
+		return s.callError(r.method(), resp.URL, ErrBadAnswer, errors.New(err.Error()), s.mask(err.Error()))
+	}
+	out := &Fetched[Raw]{Response: resp, Body: body}
+	if out.Items, err = pageItems[Raw](body, p.items); err != nil {
+		return nil, bad(err)
+	}
+	if out.Next, err = p.next(s, resp, body, len(out.Items), c); err != nil {
+		return nil, bad(err)
+	}
+	return out, nil
+}
+
+// position sets r's page: the next URL, cursor, offset or page number of
+// c.
+func (p Pager) position(r Request, c *Cursor) Request {
 	r.Query = cloneValues(r.Query)
 	switch p.kind {
 	case pageLink:
@@ -139,111 +161,138 @@ func Fetch[Raw any](ctx context.Context, s *Session, p Pager, r Request, c *Curs
 			r.Query.Set(p.limitParam, strconv.Itoa(p.size))
 		}
 	}
-	var body json.RawMessage
-	resp, err := s.Do(ctx, r, &body)
+	return r
+}
+
+// pageItems decodes the items of a page's body found at path ("" for the
+// whole body); none for null or nothing.
+func pageItems[Raw any](body json.RawMessage, path string) ([]Raw, error) {
+	raw, err := at(body, path)
 	if err != nil {
 		return nil, err
 	}
-	bad := func(format string, args ...any) error {
-		msg := fmt.Sprintf(format, args...)
-		return s.callError(r.method(), resp.URL, ErrBadAnswer, errors.New(msg), s.mask(msg))
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
 	}
-	raw, err := at(body, p.items)
-	if err != nil {
-		return nil, bad("%v", err)
+	var items []Raw
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("the items are not the expected JSON: %v", err)
 	}
-	out := &Fetched[Raw]{Response: resp, Body: body}
-	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		if err := json.Unmarshal(raw, &out.Items); err != nil {
-			return nil, bad("the items are not the expected JSON: %v", err)
-		}
-	}
+	return items, nil
+}
+
+// next is the cursor of the page after the one answered (nil at the end of
+// the list): an error for a next position that would never end the list.
+func (p Pager) next(s *Session, resp *Response, body json.RawMessage, items int, c *Cursor) (*Cursor, error) {
 	next := &Cursor{Pages: c.Pages + 1, Seen: c.Seen}
+	var err error
 	switch p.kind {
 	case pageLink:
-		v := resp.Header.Values("Link")
-		links, err := ParseLink(strings.Join(v, ", "))
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		n := NextLink(links)
-		if n == "" {
-			return out, nil
-		}
-		nu, err := resp.URL.Parse(n)
-		if err != nil {
-			return nil, bad("the next link %q is not a URL", n)
-		}
-		if !sameOrigin(nu, s.c.base) {
-			return nil, bad("the next link leads to another origin (%s://%s); it is not followed", nu.Scheme, nu.Host)
-		}
-		next.Next = nu.String()
-		if nu.String() == resp.URL.String() {
-			return nil, bad("the next link is the page just loaded: the list would never end")
-		}
+		next.Next, err = nextLinkOf(s, resp)
 	case pageCursor:
-		cv, err := at(body, p.cursorPath)
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		var cur any
-		if len(cv) > 0 {
-			if err := json.Unmarshal(cv, &cur); err != nil {
-				return nil, bad("the cursor at %q: %v", p.cursorPath, err)
-			}
-		}
-		switch v := cur.(type) {
-		case nil:
-			return out, nil
-		case string:
-			if v == "" {
-				return out, nil
-			}
-			next.Next = v
-		case float64:
-			if v == 0 { // "next": 0, the usual last page of numbered pages
-				return out, nil
-			}
-			next.Next = strconv.FormatFloat(v, 'f', -1, 64)
-		default:
-			return nil, bad("the cursor at %q is a %T, not a string or number", p.cursorPath, cur)
-		}
-		if next.Next == c.Next {
-			return nil, bad("the upstream answered the same cursor again: the list would never end")
+		if next.Next, err = p.bodyCursor(body); err == nil && next.Next != "" && next.Next == c.Next {
+			err = errors.New("the upstream answered the same cursor again: the list would never end")
 		}
 	case pageOffset:
-		if len(out.Items) < p.size || len(out.Items) == 0 {
-			return out, nil
+		if items < p.size || items == 0 {
+			return nil, nil
 		}
-		next.Offset = c.Offset + len(out.Items)
+		next.Offset = c.Offset + items
 	case pageNumber:
-		if len(out.Items) == 0 || (p.size > 0 && len(out.Items) < p.size) {
-			return out, nil
+		if items == 0 || (p.size > 0 && items < p.size) {
+			return nil, nil
 		}
 		next.Page = max(c.Page, 1) + 1
 	}
+	if err != nil {
+		return nil, err
+	}
+	if (p.kind == pageLink || p.kind == pageCursor) && next.Next == "" {
+		return nil, nil
+	}
 	if next.Next != "" {
-		if len(next.Next) > maxCursorLen {
-			return nil, bad("the next cursor is %d bytes long (limit %d)", len(next.Next), maxCursorLen)
-		}
-		fp := fingerprint(next.Next)
-		for _, seen := range c.Seen {
-			if seen == fp {
-				return nil, bad("the upstream answered a cursor it answered before: the list would never end")
-			}
-		}
-		if c.Next != "" {
-			next.Seen = append(append([]string(nil), c.Seen...), fingerprint(c.Next))
-			if len(next.Seen) > maxSeen {
-				next.Seen = next.Seen[len(next.Seen)-maxSeen:]
-			}
+		if err := next.follow(c); err != nil {
+			return nil, err
 		}
 	}
 	if next.Pages >= MaxPages {
-		return nil, bad("more than %d pages: the list is not ending", MaxPages)
+		return nil, fmt.Errorf("more than %d pages: the list is not ending", MaxPages)
 	}
-	out.Next = next
-	return out, nil
+	return next, nil
+}
+
+// nextLinkOf is the answer's Link rel="next" URL, "" at the end: on the
+// upstream's origin, and not the page just loaded.
+func nextLinkOf(s *Session, resp *Response) (string, error) {
+	links, err := ParseLink(strings.Join(resp.Header.Values("Link"), ", "))
+	if err != nil {
+		return "", err
+	}
+	n := NextLink(links)
+	if n == "" {
+		return "", nil
+	}
+	nu, err := resp.URL.Parse(n)
+	if err != nil {
+		return "", fmt.Errorf("the next link %q is not a URL", n)
+	}
+	if !sameOrigin(nu, s.c.base) {
+		return "", fmt.Errorf("the next link leads to another origin (%s://%s); it is not followed", nu.Scheme, nu.Host)
+	}
+	if nu.String() == resp.URL.String() {
+		return "", errors.New("the next link is the page just loaded: the list would never end")
+	}
+	return nu.String(), nil
+}
+
+// bodyCursor is the cursor at the pager's cursorPath in body, "" at the
+// end (absent, null, "" or 0).
+func (p Pager) bodyCursor(body json.RawMessage) (string, error) {
+	cv, err := at(body, p.cursorPath)
+	if err != nil {
+		return "", err
+	}
+	var cur any
+	if len(cv) > 0 {
+		if err := json.Unmarshal(cv, &cur); err != nil {
+			return "", fmt.Errorf("the cursor at %q: %v", p.cursorPath, err)
+		}
+	}
+	switch v := cur.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	case float64:
+		if v == 0 { // "next": 0, the usual last page of numbered pages
+			return "", nil
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	default:
+		return "", fmt.Errorf("the cursor at %q is a %T, not a string or number", p.cursorPath, cur)
+	}
+}
+
+// follow checks the next cursor against the ones followed before c and
+// remembers c's.
+func (next *Cursor) follow(c *Cursor) error {
+	if len(next.Next) > maxCursorLen {
+		return fmt.Errorf("the next cursor is %d bytes long (limit %d)", len(next.Next), maxCursorLen)
+	}
+	fp := fingerprint(next.Next)
+	for _, seen := range c.Seen {
+		if seen == fp {
+			return errors.New("the upstream answered a cursor it answered before: the list would never end")
+		}
+	}
+	if c.Next != "" {
+		next.Seen = append(append([]string(nil), c.Seen...), fingerprint(c.Next))
+		if len(next.Seen) > maxSeen {
+			next.Seen = next.Seen[len(next.Seen)-maxSeen:]
+		}
+	}
+	return nil
 }
 
 // checkCursor refuses a nextPageConfig that this pager cannot have made.

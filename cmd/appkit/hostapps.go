@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -26,12 +27,12 @@ func startApps(ctx context.Context, st *store.Store, dsn, base string, networks 
 	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
 		keyFile = p + ".key"
 	}
-	key, err := apps.LoadKey(keyFile)
-	if errors.Is(err, apps.ErrNoKey) && dsn == "sqlite::memory:" {
+	key, err := loadSecretKey(os.Getenv, keyFile)
+	if errors.Is(err, errNoKey) && dsn == "sqlite::memory:" {
 		key, err = make([]byte, apps.KeySize), nil
 		rand.Read(key) // gone with the store at exit
 	}
-	if errors.Is(err, apps.ErrNoKey) {
+	if errors.Is(err, errNoKey) {
 		fmt.Fprintf(stderr, "appkit host: the apps API is off: %v\n", err)
 		return nil, nil
 	}

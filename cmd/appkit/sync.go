@@ -31,7 +31,7 @@ const syncUsage = `Usage: appkit sync --store DSN --app URL [--auth ID] [--accou
 Runs one synchronization of the app at URL into the store, as the workspace
 service would: descriptor, account validation, config, schema, then every
 selected type page by page. Prints a summary per type (created, updated,
-removed, skipped) on stdout.
+unchanged, removed, skipped) on stdout.
 
 The account, the types and the filter are remembered in the store: a later
 run needs only --store and --app. A run that stops (the app keeps failing,
@@ -196,9 +196,9 @@ func printReport(w io.Writer, rep *syncer.Report) {
 		fmt.Fprintf(w, "schema: %d types created, %d fields added\n", types, fields)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tremoved\tskipped\t")
+	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
 	for _, t := range rep.Types {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Mode, t.Pages, t.Items, t.Created, t.Updated, t.Removed, t.Skipped)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Mode, t.Pages, t.Items, t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
 	}
 	tw.Flush()
 	for _, t := range rep.Types {

@@ -37,20 +37,21 @@ func TestSyncCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
-	if !regexp.MustCompile(`project\s+full\s+1\s+2\s+2\s+0\s+0\s+0`).MatchString(out.String()) {
+	if !regexp.MustCompile(`unchanged`).MatchString(out.String()) || !regexp.MustCompile(`project\s+full\s+1\s+2\s+2\s+0\s+0\s+0\s+0`).MatchString(out.String()) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	// Not a terminal: JSON log lines.
 	if !strings.Contains(errb.String(), `"type":"project"`) || !strings.Contains(errb.String(), `"done":true`) {
 		t.Errorf("stderr:\n%s", errb.String())
 	}
-	// The second run needs only --store and --app; nothing changed.
+	// The second run needs only --store and --app; nothing changed: both
+	// projects are unchanged, none updated.
 	out.Reset()
 	errb.Reset()
 	if code := run(context.Background(), []string{"sync", "--store", dsn, "--app", srv.URL}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !regexp.MustCompile(`project\s+full\s+1\s+2\s+0\s+2\s+0\s+0`).MatchString(out.String()) || strings.Contains(out.String(), "task") {
+	if !regexp.MustCompile(`project\s+full\s+1\s+2\s+0\s+0\s+2\s+0\s+0`).MatchString(out.String()) || strings.Contains(out.String(), "task") {
 		t.Errorf("second summary:\n%s", out.String())
 	}
 }

@@ -213,13 +213,8 @@ func TestOAuthFailures(t *testing.T) {
 	}
 }
 
-func env(kv ...string) func(string) string {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return func(k string) string { return m[k] }
-}
+// env is the getenv of the given KEY, VALUE pairs.
+var env = appkittest.Env
 
 func TestConfig(t *testing.T) {
 	full := []string{"OAUTH2_CLIENT_ID", "cid", "OAUTH2_CLIENT_SECRET", "very-secret-value",

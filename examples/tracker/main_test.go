@@ -10,13 +10,8 @@ import (
 	"github.com/appkitgo/appkit/appkit/appkittest"
 )
 
-func env(kv ...string) func(string) string {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return func(k string) string { return m[k] }
-}
+// env is the getenv of the given KEY, VALUE pairs.
+var env = appkittest.Env
 
 func TestConfig(t *testing.T) {
 	for _, tc := range []struct {

@@ -25,6 +25,9 @@ type ActionRequest struct {
 	// Entity, when set, is the entity that arguments declared
 	// textTemplateSupported are rendered against.
 	Entity *EntityRef `json:"entity"`
+	// By names who runs it, for the history (set by the host from the
+	// signed-in user, never read from a request body).
+	By string `json:"-"`
 }
 
 // EntityRef names an entity of the store.
@@ -49,14 +52,21 @@ const (
 	maxArgLen = 64 << 10
 )
 
+// Actions runs the actions of action apps with an account, their text
+// arguments rendered against an entity of the store.
+type Actions struct {
+	*core
+	reg *Registry
+}
+
 // templateRef is one {{reference}} of a text template.
 var templateRef = regexp.MustCompile(`\{\{\s*([^{}]{1,200}?)\s*\}\}`)
 
 // RunAction runs an action: declared arguments only, text values, those
 // declared textTemplateSupported rendered against the entity; the account
 // is validated first (refreshed tokens are kept).
-func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResult, error) {
-	a, err := s.App(ctx, req.App)
+func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResult, error) {
+	a, err := s.reg.App(ctx, req.App)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +79,7 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	if act == nil {
 		return nil, fmt.Errorf("%w: the app has no action %q", ErrInvalid, req.Action)
 	}
-	acc, fields, err := s.account(ctx, req.Account)
+	acc, fields, err := s.reg.account(ctx, req.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -115,24 +125,37 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 		}
 		args[k] = text
 	}
-	name, err := s.validate(ctx, a, acc.Auth, fields)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.saveAccount(ctx, acc.ID, name, fields); err != nil {
-		return nil, err
-	}
-	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
-		"action": map[string]any{"action": act.Action, "args": args}, "account": fields}, nil)
+	started := s.now()
+	m := newMasker(fields, a.Descriptor)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	err = s.execute(ctx, hc, a, acc, act, args, fields)
 	if err != nil {
 		var ae *AppError
-		m := newMasker(fields, a.Descriptor)
 		if errors.As(err, &ae) {
-			return nil, &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
+			err = &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
+		} else {
+			err = errors.New(m.mask(err.Error()))
 		}
-		return nil, errors.New(m.mask(err.Error()))
+	}
+	s.record(ctx, req, a, acc, act, args, m, rec, started, err)
+	if err != nil {
+		return nil, err
 	}
 	return &ActionResult{Action: act.Action, Args: args}, nil
+}
+
+// execute validates the account (keeping refreshed tokens) and runs the
+// action at the app with hc.
+func (s *Actions) execute(ctx context.Context, hc *http.Client, a *App, acc *Account, act *protocol.Action, args map[string]string, fields map[string]any) error {
+	name, err := s.reg.validate(ctx, a, acc.Auth, fields)
+	if err != nil {
+		return err
+	}
+	if err := s.reg.saveAccount(ctx, acc.ID, name, fields); err != nil {
+		return err
+	}
+	return s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathActionExecute, map[string]any{
+		"action": map[string]any{"action": act.Action, "args": args}, "account": fields}, nil)
 }
 
 // render replaces each {{reference}} of text with the entity's value: a
@@ -140,7 +163,7 @@ func (s *Service) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 // ("tracker.task/name") or the app's field id ("name"), case-insensitively
 // after an exact match; relations show the target's title (an option's
 // name for a single select).
-func (s *Service) render(ctx context.Context, text string, ref EntityRef) (string, error) {
+func (s *Actions) render(ctx context.Context, text string, ref EntityRef) (string, error) {
 	var out string
 	err := s.st.Write(ctx, func(tx *store.Tx) error {
 		cat := tx.Catalog()
@@ -197,7 +220,7 @@ func findField(ty *store.Type, name string) *store.Field {
 }
 
 // show renders one value as text.
-func (s *Service) show(tx *store.Tx, f *store.Field, v any) string {
+func (s *Actions) show(tx *store.Tx, f *store.Field, v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""

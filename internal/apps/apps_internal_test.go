@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -61,34 +59,6 @@ func TestParseKey(t *testing.T) {
 		if _, err := ParseKey(s); err == nil {
 			t.Errorf("ParseKey(%q) accepted", s)
 		}
-	}
-}
-
-func TestLoadKey(t *testing.T) {
-	t.Setenv("APPKIT_SECRET_KEY", "")
-	t.Setenv("APPKIT_SECRET_KEY_FILE", "")
-	if _, err := LoadKey(""); err != ErrNoKey {
-		t.Errorf("no key: %v", err)
-	}
-	file := filepath.Join(t.TempDir(), "store.key")
-	k1, err := LoadKey(file)
-	if err != nil || len(k1) != KeySize {
-		t.Fatalf("created key: %x %v", k1, err)
-	}
-	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("key file mode: %v %v", fi.Mode(), err)
-	}
-	k2, err := LoadKey(file)
-	if err != nil || !bytes.Equal(k1, k2) {
-		t.Errorf("the key file was not read back: %v", err)
-	}
-	t.Setenv("APPKIT_SECRET_KEY", hex.EncodeToString(bytes.Repeat([]byte{1}, KeySize)))
-	if k, err := LoadKey(file); err != nil || k[0] != 1 {
-		t.Errorf("the environment does not win: %x %v", k, err)
-	}
-	t.Setenv("APPKIT_SECRET_KEY", "nope")
-	if _, err := LoadKey(file); err == nil || strings.Contains(err.Error(), "nope") {
-		t.Errorf("a bad key: %v", err)
 	}
 }
 

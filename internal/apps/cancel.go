@@ -34,56 +34,6 @@ func cancelMessage(reason string) string {
 	return "cancelled by a user"
 }
 
-// holding is the work of this process on a leased sync.
-type holding struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
-
-	// reason is why this process cancelled it (under Service.mu).
-	reason string
-}
-
-// hold records that this process works on the sync until release is
-// called.
-func (s *Service) hold(syncID string, cancel context.CancelCauseFunc) (h *holding, release func()) {
-	h = &holding{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	s.held[syncID] = h
-	s.mu.Unlock()
-	return h, func() {
-		s.mu.Lock()
-		if s.held[syncID] == h {
-			delete(s.held, syncID)
-		}
-		s.mu.Unlock()
-		close(h.done)
-	}
-}
-
-// cancelHere cancels the work of this process on the sync (if any) and
-// returns what to wait on for it to end (nil when there is none).
-func (s *Service) cancelHere(syncID, reason string) <-chan struct{} {
-	s.mu.Lock()
-	h := s.held[syncID]
-	if h != nil && h.reason == "" {
-		h.reason = reason
-	}
-	s.mu.Unlock()
-	if h == nil {
-		return nil
-	}
-	h.cancel(errCancelled)
-	return h.done
-}
-
-// localReason is why this process cancelled its work on the sync ("" when
-// it did not).
-func (s *Service) localReason(h *holding) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return h.reason
-}
-
 // CancelSync cancels the sync's run in progress, queued or paused. A run
 // that no host holds ends at once; a run that a host is running ends when
 // that host learns of the cancel: at once when it is this process, else at
@@ -91,7 +41,7 @@ func (s *Service) localReason(h *holding) string {
 // in the sync's row. The run is answered as it is now (status cancelled,
 // or still running until its holder stops); the sync is due again at its
 // next scheduled time. ErrConflict when the sync has no run to cancel.
-func (s *Service) CancelSync(ctx context.Context, syncID string) (*Run, error) {
+func (s *SyncService) CancelSync(ctx context.Context, syncID string) (*Run, error) {
 	runID, err := s.cancelRun(ctx, syncID, cancelByUser)
 	if err != nil {
 		return nil, err
@@ -104,7 +54,7 @@ func (s *Service) CancelSync(ctx context.Context, syncID string) (*Run, error) {
 
 // activeRun is the sync's run that is queued, running or paused ("" when
 // none).
-func (s *Service) activeRun(ctx context.Context, q queryRower, sy *Sync) (string, error) {
+func (s *SyncService) activeRun(ctx context.Context, q queryRower, sy *Sync) (string, error) {
 	if sy.RunID == "" {
 		return "", nil
 	}
@@ -127,7 +77,7 @@ func (s *Service) activeRun(ctx context.Context, q queryRower, sy *Sync) (string
 // released), the cancel flag is set for it; else the run ends here. The work
 // of this process on the sync is cancelled first, so that a long write of
 // its run does not hold up the flag's.
-func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string, error) {
+func (s *SyncService) cancelRun(ctx context.Context, syncID, reason string) (string, error) {
 	sy, err := s.Sync(ctx, syncID)
 	if err != nil {
 		return "", err
@@ -136,7 +86,7 @@ func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string,
 	if err != nil || runID == "" {
 		return "", err
 	}
-	s.cancelHere(syncID, reason)
+	s.held.cancelHere(syncID, reason)
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -164,22 +114,10 @@ func (s *Service) cancelRun(ctx context.Context, syncID, reason string) (string,
 	return runID, nil
 }
 
-// leaseLive reports whether a host holds the sync now.
-func (s *Service) leaseLive(ctx context.Context, q queryRower, sy *Sync) (bool, error) {
-	if sy.LeaseOwner == "" || sy.LeaseUntil == nil {
-		return false, nil
-	}
-	now, err := s.leaseClock(ctx, q)
-	if err != nil {
-		return false, err
-	}
-	return ms(*sy.LeaseUntil) > now, nil
-}
-
 // endCancelled ends a run as cancelled (in tx) and clears the sync's
 // cancel flag; the sync is due again at once after a change, else at its
 // next scheduled time.
-func (s *Service) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, reason string) error {
+func (s *SyncService) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, reason string) error {
 	now := s.now()
 	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`),
 		StatusCancelled, ms(now), cancelMessage(reason), runID, StatusQueued, StatusRunning, StatusPaused); err != nil {
@@ -203,7 +141,7 @@ func (s *Service) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, r
 // finishCancel is run by the holder of a sync before it releases the
 // lease: a run cancelled through the flag, or by this process, ends as
 // cancelled, and the flag is cleared.
-func (s *Service) finishCancel(ctx context.Context, syncID, localReason string) error {
+func (s *SyncService) finishCancel(ctx context.Context, syncID, localReason string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		var runID, flag, reason string
 		err := tx.QueryRowContext(ctx, s.q("SELECT run_id, cancel_run, cancel_reason FROM apps_syncs WHERE id = ? AND lease_owner = ?"+s.forUpdate()), syncID, s.cfg.HostID).
@@ -231,11 +169,11 @@ func (s *Service) finishCancel(ctx context.Context, syncID, localReason string) 
 // stopHolder makes the host that holds the sync stop (its run cancelled
 // for reason) and waits until no host holds it: it returns false when a
 // host still held it after LeaseTTL and a margin (or ctx ended).
-func (s *Service) stopHolder(ctx context.Context, syncID, reason string) (bool, error) {
+func (s *SyncService) stopHolder(ctx context.Context, syncID, reason string) (bool, error) {
 	if _, err := s.cancelRun(ctx, syncID, reason); err != nil {
 		return false, err
 	}
-	done := s.cancelHere(syncID, reason)
+	done := s.held.cancelHere(syncID, reason)
 	sy, err := s.Sync(ctx, syncID)
 	if err != nil {
 		return false, err

@@ -92,7 +92,7 @@ func twoHosts(t *testing.T, dsn string) (a, b *Service) {
 // sameStore opens another service on s's store.
 func sameStore(t *testing.T, s *Service, tune func(*Config)) *Service {
 	t.Helper()
-	cfg := s.cfg
+	cfg := s.core.cfg
 	cfg.HTTPClient = nil
 	tune(&cfg)
 	other, err := New(context.Background(), cfg)
@@ -170,7 +170,7 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 				t.Errorf("after the cancel: run %q, next %v", got.RunID, got.NextAt)
 			}
 			var flag string
-			b.db.QueryRow(b.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), sy.ID).Scan(&flag)
+			b.core.db.QueryRow(b.core.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), sy.ID).Scan(&flag)
 			if flag != "" {
 				t.Errorf("the cancel flag stays set: %q", flag)
 			}
@@ -226,10 +226,10 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}, Every: &bad}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("an invalid change: %v", err)
 	}
-	a.mu.Lock()
-	h := a.held[sy.ID]
-	a.mu.Unlock()
-	if h == nil || a.localReason(h) != "" {
+	a.SyncService.held.mu.Lock()
+	h := a.SyncService.held.held[sy.ID]
+	a.SyncService.held.mu.Unlock()
+	if h == nil || a.SyncService.held.localReason(h) != "" {
 		t.Fatalf("an invalid change cancelled the run (%+v)", h)
 	}
 	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}}); err != nil {
@@ -304,14 +304,14 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, err := svc.claim(ctx)
+			id, err := svc.Scheduler.claim(ctx)
 			if err != nil || id != sy.ID {
 				t.Fatalf("claim: %q %v", id, err)
 			}
 			worked := make(chan struct{})
-			go func() { defer close(worked); svc.work(ctx, id) }()
+			go func() { defer close(worked); svc.Scheduler.work(ctx, id) }()
 			receive(t, "the run's data call", started)
-			if _, err := svc.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
+			if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
 				t.Fatal(err)
 			}
 			receive(t, "the run to stop", worked)
@@ -347,10 +347,10 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.exec(ctx, "UPDATE apps_runs SET status = 'running', owner = 'dead-host' WHERE id = ?", run.ID); err != nil {
+	if _, err := svc.core.exec(ctx, "UPDATE apps_runs SET status = 'running', owner = 'dead-host' WHERE id = ?", run.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'dead-host', lease_until = 1 WHERE id = ?", sy.ID); err != nil {
+	if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'dead-host', lease_until = 1 WHERE id = ?", sy.ID); err != nil {
 		t.Fatal(err)
 	}
 	got, err := svc.CancelSync(ctx, sy.ID)

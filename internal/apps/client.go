@@ -42,7 +42,7 @@ func (e *AppError) Error() string {
 
 // call posts body (JSON) to the app at base+path and decodes the answer
 // into out (nil: ignored).
-func (s *Service) call(ctx context.Context, hc *http.Client, base, method, path string, body, out any) error {
+func (s *core) call(ctx context.Context, hc *http.Client, base, method, path string, body, out any) error {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -153,27 +153,6 @@ func withPayload(fields map[string]any, raw []byte) (encodedBody, error) {
 		out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
 	}
 	return append(out, '}'), nil
-}
-
-// validate checks an account with the app's /validate; the fields it
-// answers (other than name) are merged into fields.
-func (s *Service) validate(ctx context.Context, a *App, authID string, fields map[string]any) (string, error) {
-	var resp map[string]any
-	err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathValidate, map[string]any{"id": authID, "fields": fields}, &resp)
-	var ae *AppError
-	if errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden || ae.Status == http.StatusBadRequest) {
-		return "", fmt.Errorf("%w: the app refused the account: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(ae.Message))
-	}
-	if err != nil {
-		return "", fmt.Errorf("validate the account: %s", newMasker(fields, a.Descriptor).mask(err.Error()))
-	}
-	name, _ := resp["name"].(string)
-	for k, v := range resp {
-		if k != "name" {
-			fields[k] = v
-		}
-	}
-	return name, nil
 }
 
 // ---- masking
@@ -442,10 +421,14 @@ type recorder struct {
 	mu      sync.Mutex
 	list    []Exchange
 	dropped int
+	// inflight counts the calls not recorded yet; ended is closed (and
+	// replaced) whenever one is.
+	inflight int
+	ended    chan struct{}
 }
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
-	r := &recorder{base: transportOf(base), m: m}
+	r := &recorder{base: transportOf(base), m: m, ended: make(chan struct{})}
 	c := *base
 	c.Transport = r
 	return r, &c
@@ -461,6 +444,9 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			ex.Request = r.body(b)
 		}
 	}
+	r.mu.Lock()
+	r.inflight++
+	r.mu.Unlock()
 	start := time.Now()
 	resp, err := r.base.RoundTrip(req)
 	if err != nil {
@@ -491,14 +477,37 @@ func (r *recorder) body(b []byte) string {
 	return r.m.maskJSON(b)
 }
 
+// add records a call that ended.
 func (r *recorder) add(ex Exchange) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.inflight--
+	close(r.ended)
+	r.ended = make(chan struct{})
 	if len(r.list) >= maxExchanges {
 		r.dropped++
 		return
 	}
 	r.list = append(r.list, ex)
+}
+
+// settle waits until every call made so far is recorded, or ctx ends (a
+// call whose answer is never read stays unrecorded): a cancelled run's
+// calls end soon after its context, possibly after the engine returned.
+func (r *recorder) settle(ctx context.Context) {
+	for {
+		r.mu.Lock()
+		n, ended := r.inflight, r.ended
+		r.mu.Unlock()
+		if n <= 0 {
+			return
+		}
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // exchanges returns what was kept.

@@ -8,15 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 )
 
 // KeySize is the size of the key that seals account secrets (AES-256).
 const KeySize = 32
-
-// ErrNoKey reports that no key was configured.
-var ErrNoKey = errors.New("no secret key: set APPKIT_SECRET_KEY (32 bytes, base64 or hex) or APPKIT_SECRET_KEY_FILE")
 
 // ParseKey reads a key written as base64 (standard or URL alphabet, padded
 // or not) or hex; it must decode to KeySize bytes.
@@ -33,55 +29,6 @@ func ParseKey(s string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("the secret key must be %d bytes written in base64 or hex (openssl rand -base64 32 makes one)", KeySize)
-}
-
-// LoadKey returns the key of APPKIT_SECRET_KEY, else of the file named by
-// APPKIT_SECRET_KEY_FILE, else of file (when not empty), created with a
-// fresh key (mode 0600) when it does not exist. It fails with ErrNoKey when
-// nothing is configured.
-func LoadKey(file string) ([]byte, error) {
-	if v := os.Getenv("APPKIT_SECRET_KEY"); v != "" {
-		k, err := ParseKey(v)
-		if err != nil {
-			return nil, fmt.Errorf("APPKIT_SECRET_KEY: %w", err)
-		}
-		return k, nil
-	}
-	if f := os.Getenv("APPKIT_SECRET_KEY_FILE"); f != "" {
-		return readKeyFile(f, false)
-	}
-	if file == "" {
-		return nil, ErrNoKey
-	}
-	return readKeyFile(file, true)
-}
-
-func readKeyFile(path string, create bool) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) && create {
-		k := make([]byte, KeySize)
-		rand.Read(k)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("create the secret key file: %w", err)
-		}
-		_, werr := f.WriteString(base64.StdEncoding.EncodeToString(k) + "\n")
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("write the secret key file: %w", werr)
-		}
-		return k, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the secret key file: %w", err)
-	}
-	k, err := ParseKey(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("secret key file %s: %w", path, err)
-	}
-	return k, nil
 }
 
 // sealer encrypts and decrypts account secrets with AES-GCM.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
@@ -18,11 +19,14 @@ var (
 	// ErrInvalid: a request that cannot be accepted (the message says why).
 	ErrInvalid = errors.New("invalid request")
 	// ErrConflict: the request conflicts with what is stored (an app
-	// registered twice, a second sync of one app).
+	// registered twice, a space that another sync uses).
 	ErrConflict = errors.New("conflict")
 	// ErrUnreachable: the app did not answer (the message says how).
 	ErrUnreachable = errors.New("the app did not answer")
 )
+
+// syncsTable is the index of apps_syncs' CREATE in migrations.
+const syncsTable = 2
 
 // migrations create the service's tables; CREATE ... IF NOT EXISTS runs on
 // both engines (under an advisory lock on PostgreSQL).
@@ -46,7 +50,7 @@ var migrations = []string{
 )`,
 	`CREATE TABLE IF NOT EXISTS apps_syncs (
 	id TEXT PRIMARY KEY,
-	app_id TEXT NOT NULL UNIQUE,
+	app_id TEXT NOT NULL,
 	account_id TEXT NOT NULL,
 	selection TEXT NOT NULL,
 	every_ms BIGINT NOT NULL,
@@ -58,7 +62,9 @@ var migrations = []string{
 	lease_until BIGINT NOT NULL,
 	created_at BIGINT NOT NULL,
 	cancel_run TEXT NOT NULL DEFAULT '',
-	cancel_reason TEXT NOT NULL DEFAULT ''
+	cancel_reason TEXT NOT NULL DEFAULT '',
+	space TEXT NOT NULL DEFAULT '',
+	filter_sent TEXT NOT NULL DEFAULT ''
 )`,
 	`CREATE TABLE IF NOT EXISTS apps_runs (
 	id TEXT PRIMARY KEY,
@@ -84,9 +90,26 @@ var migrations = []string{
 	payload TEXT NOT NULL,
 	status TEXT NOT NULL,
 	result TEXT NOT NULL,
-	next_try BIGINT NOT NULL
+	next_try BIGINT NOT NULL,
+	sealed BIGINT NOT NULL DEFAULT 0
 )`,
 	`CREATE INDEX IF NOT EXISTS apps_events_sync ON apps_events (sync_id, status, received_at)`,
+	`CREATE TABLE IF NOT EXISTS apps_actions (
+	id TEXT PRIMARY KEY,
+	app_id TEXT NOT NULL,
+	account_id TEXT NOT NULL,
+	action TEXT NOT NULL,
+	args TEXT NOT NULL,
+	entity TEXT NOT NULL,
+	status TEXT NOT NULL,
+	answer_status BIGINT NOT NULL,
+	answer TEXT NOT NULL,
+	error TEXT NOT NULL,
+	ran_by TEXT NOT NULL,
+	started_at BIGINT NOT NULL,
+	duration_ms BIGINT NOT NULL
+)`,
+	`CREATE INDEX IF NOT EXISTS apps_actions_app ON apps_actions (app_id, started_at)`,
 	`CREATE TABLE IF NOT EXISTS apps_oauth (
 	state_hash TEXT PRIMARY KEY,
 	app_id TEXT NOT NULL,
@@ -103,13 +126,32 @@ var migrations = []string{
 var addedColumns = []struct{ table, column, decl string }{
 	{"apps_syncs", "cancel_run", "TEXT NOT NULL DEFAULT ''"},
 	{"apps_syncs", "cancel_reason", "TEXT NOT NULL DEFAULT ''"},
+	{"apps_syncs", "space", "TEXT NOT NULL DEFAULT ''"},
+	{"apps_syncs", "filter_sent", "TEXT NOT NULL DEFAULT ''"},
+	// sealed is 1 for an event whose params and payload are sealed (0: an
+	// event received before events were sealed, in clear).
+	{"apps_events", "sealed", "BIGINT NOT NULL DEFAULT 0"},
+}
+
+// syncsColumns are the columns of apps_syncs, in the order of its CREATE.
+const syncsColumns = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, cancel_run, cancel_reason, space, filter_sent"
+
+// afterColumns run once the columns exist: a sync stored when an app had
+// one sync only (its app_id unique, no space column) gets its app's space,
+// where the engine keeps its state and entities; then at most one sync per
+// space.
+var afterColumns = []string{
+	`UPDATE apps_syncs SET space = (SELECT a.space FROM apps_apps a WHERE a.id = apps_syncs.app_id)
+ WHERE space = '' AND EXISTS (SELECT 1 FROM apps_apps a WHERE a.id = apps_syncs.app_id)`,
+	`CREATE INDEX IF NOT EXISTS apps_syncs_app ON apps_syncs (app_id)`,
+	`CREATE UNIQUE INDEX IF NOT EXISTS apps_syncs_space ON apps_syncs (space) WHERE space <> ''`,
 }
 
 // migrateLockID is the PostgreSQL advisory lock held while the tables are
 // created, so that processes starting at once do not race on the CREATEs.
 const migrateLockID = 0x61707073
 
-func (s *Service) migrate(ctx context.Context) error {
+func (s *core) migrate(ctx context.Context) error {
 	if err := s.createTables(ctx); err != nil {
 		return err
 	}
@@ -123,7 +165,7 @@ func (s *Service) migrate(ctx context.Context) error {
 
 // createTables creates the tables (and, on PostgreSQL, the engine's state
 // table) under the migration lock.
-func (s *Service) createTables(ctx context.Context) error {
+func (s *core) createTables(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("apps: migrate: %w", err)
@@ -149,17 +191,61 @@ func (s *Service) createTables(ctx context.Context) error {
 			return fmt.Errorf("apps: migrate: add %s.%s: %w", c.table, c.column, err)
 		}
 	}
+	if err := s.manySyncsPerApp(ctx, conn); err != nil {
+		return fmt.Errorf("apps: migrate: %w", err)
+	}
+	for _, q := range afterColumns {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("apps: migrate: %w", err)
+		}
+	}
 	if store.IsPostgres(s.d) {
 		return s.createEngineState(ctx)
 	}
 	return nil
 }
 
+// manySyncsPerApp drops the uniqueness of apps_syncs.app_id that a store
+// made when an app had one sync only: a constraint dropped on PostgreSQL; on
+// SQLite, whose column constraints cannot be dropped, the table is copied
+// into one made by the current CREATE (in one transaction).
+func (s *core) manySyncsPerApp(ctx context.Context, conn *sql.Conn) error {
+	if store.IsPostgres(s.d) {
+		_, err := conn.ExecContext(ctx, "ALTER TABLE apps_syncs DROP CONSTRAINT IF EXISTS apps_syncs_app_id_key")
+		return err
+	}
+	var ddl string
+	if err := conn.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'apps_syncs'").Scan(&ddl); err != nil {
+		return err
+	}
+	if !strings.Contains(ddl, "app_id TEXT NOT NULL UNIQUE") {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	create := strings.Replace(migrations[syncsTable], "apps_syncs", "apps_syncs_new", 1)
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS apps_syncs_new",
+		create,
+		"INSERT INTO apps_syncs_new (" + syncsColumns + ") SELECT " + syncsColumns + " FROM apps_syncs",
+		"DROP TABLE apps_syncs",
+		"ALTER TABLE apps_syncs_new RENAME TO apps_syncs",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("allow several syncs per app: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
 // createEngineState makes sure the engine's state table exists. The engine
 // creates it on first use, in the run's transaction; on PostgreSQL two
 // first runs at once race on that CREATE (a unique violation in pg_type).
 // Created at start, under the lock, it exists before any run.
-func (s *Service) createEngineState(ctx context.Context) error {
+func (s *core) createEngineState(ctx context.Context) error {
 	if err := s.st.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.SyncState("apps:probe")
 		return err
@@ -169,14 +255,14 @@ func (s *Service) createEngineState(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) q(query string) string { return s.d.Rebind(query) }
+func (s *core) q(query string) string { return s.d.Rebind(query) }
 
-func (s *Service) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (s *core) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return s.db.ExecContext(ctx, s.q(query), args...)
 }
 
 // tx runs fn in one transaction.
-func (s *Service) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *core) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("apps: begin: %w", err)

@@ -10,23 +10,40 @@
 //
 // # Tables
 //
-// The service keeps six tables in the store's database (created by [New],
+// The service keeps seven tables in the store's database (created by [New],
 // the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
 // apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
 // authentication, name, the sealed fields), apps_syncs (id, app, account,
-// selection, schedule, the installed webhook, the run in progress, the
-// lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
+// space, selection, schedule, the installed webhook, the run in progress,
+// the lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
 // error, the exchanges with the app), apps_events (webhook events, keyed by
 // a hash of their webhook and payload, so a replayed event is recorded
 // once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
-// state). SQL uses bound values only.
+// state) and apps_actions (the action history: each run of an action with
+// its rendered arguments, entity, the app's answer, duration and who ran
+// it; the latest Config.KeepActionRuns per app). SQL uses bound values only.
+//
+// # Several syncs per app
+//
+// An app may have any number of syncs; each owns a space of the store (its
+// types, entities and the engine's state, see syncer.Options.Space): the
+// app's own space for the first, the app's space and a number ("tracker-2")
+// for the next ones unless SyncSpec.Space names one. A full run removes only
+// what its own space held; relations resolve within the space; webhook
+// events apply to the sync's space. A store made when an app had one sync
+// (apps_syncs.app_id unique, no space) is migrated in place when [New]
+// opens it: the uniqueness is dropped (on SQLite by copying the table into
+// the current form) and the sync gets its app's space, where the engine
+// already keeps its state and entities.
 //
 // # Secrets
 //
 // Account fields are one JSON object sealed with AES-256-GCM (a fresh
 // nonce per write, the account id as additional data) under the key of
-// [LoadKey]: APPKIT_SECRET_KEY (32 bytes in base64 or hex), else the file
-// named by APPKIT_SECRET_KEY_FILE. The API lists the keys of an account,
+// Config.Key (or Config.KeyText, 32 bytes in base64 or hex; see
+// [ParseKey]). The service reads no environment variable: `appkit host`
+// reads APPKIT_SECRET_KEY, else the file named by APPKIT_SECRET_KEY_FILE,
+// and passes the key in the Config. The API lists the keys of an account,
 // never its values; exchanges kept in the run history (the latest
 // KeepExchanges runs, 200 calls a run, the first 16 KiB of each body) have
 // every secret value replaced by ***: the values of secret-named fields
@@ -34,7 +51,20 @@
 // of any size, cut or not JSON (the body is scanned, not decoded), the
 // account's secrets and every secret an answer brought wherever they
 // appear, and the error text of a failed call too; nothing secret is
-// logged.
+// logged. Webhook events are sealed the same way (their params and payload,
+// each bound to the event's id) and opened only to be transformed; they are
+// readable, secrets masked, in the exchanges of the webhook run that
+// transformed them. Events stored in clear by an earlier version are still
+// applied.
+//
+// # Configuration
+//
+// [New] takes a [Config]: [Config.WithDefaults] gives every unset setting
+// its default (the Default* constants) and New validates the result in one
+// place, refusing with an error that wraps [ErrConfig] and names every
+// setting that is wrong (no store, no key or a key of the wrong size, a
+// lease shorter than MinLeaseTTL, a negative poll, timeout, pause, worker
+// or exchange count).
 //
 // # Scheduling and scale-out
 //
@@ -98,7 +128,11 @@
 // name the sync's webhook; it is recorded once
 // (a replay within ReplayWindow is answered 200 and changes nothing), then
 // transformed and applied with the delta rules under the sync's lease, in
-// the transaction that marks it applied. Events the app cannot transform
+// the transaction that marks it applied. Every webhook call gets the filter
+// as the service sends it: install, as the run that just ended sent it to
+// the data requests; transform and delete, as the last successful run sent
+// it with each date statement evaluated again (its _min and _max) at the
+// time of the call. Events the app cannot transform
 // now stay pending, in order, and are tried again after PauseDelay; events
 // it refuses (4xx) are marked refused. The history keeps KeepRuns runs per
 // sync, with their exchanges for the latest KeepExchanges.

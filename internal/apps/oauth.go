@@ -32,6 +32,13 @@ type OAuthStart struct {
 	CallbackURI string `json:"callbackUri"`
 }
 
+// OAuthSetup connects OAuth accounts: it starts the provider's consent
+// and finishes it at the host's callback page, storing the account.
+type OAuthSetup struct {
+	*core
+	reg *Registry
+}
+
 func hashState(state string) string {
 	sum := sha256.Sum256([]byte(state))
 	return hex.EncodeToString(sum[:])
@@ -42,8 +49,8 @@ func hashState(state string) string {
 // provider's consent URL, which carries a fresh state; the callback comes
 // back to base + CallbackPath (base "" means BaseURL). accountID, when set,
 // reconnects that account.
-func (s *Service) StartOAuth(ctx context.Context, appID, authID, accountID, base string) (*OAuthStart, error) {
-	a, err := s.App(ctx, appID)
+func (s *OAuthSetup) StartOAuth(ctx context.Context, appID, authID, accountID, base string) (*OAuthStart, error) {
+	a, err := s.reg.App(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +65,7 @@ func (s *Service) StartOAuth(ctx context.Context, appID, authID, accountID, base
 		return nil, fmt.Errorf("%w: the app has no OAuth authentication %q", ErrInvalid, authID)
 	}
 	if accountID != "" {
-		acc, _, err := s.account(ctx, accountID)
+		acc, _, err := s.reg.account(ctx, accountID)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +125,7 @@ func (s *Service) StartOAuth(ctx context.Context, appID, authID, accountID, base
 // callback page: the state is used once, the code (or verifier) goes to the
 // app's access_token endpoint, the answer is validated and stored as the
 // account (a new one, or the one being reconnected).
-func (s *Service) FinishOAuth(ctx context.Context, q url.Values) (*Account, error) {
+func (s *OAuthSetup) FinishOAuth(ctx context.Context, q url.Values) (*Account, error) {
 	state := q.Get("state")
 	if state == "" || len(state) > 200 {
 		return nil, fmt.Errorf("%w: the callback carries no state", ErrInvalid)
@@ -147,7 +154,7 @@ func (s *Service) FinishOAuth(ctx context.Context, q url.Values) (*Account, erro
 	if e := q.Get("error"); e != "" {
 		return nil, fmt.Errorf("%w: the provider answered %q", ErrInvalid, truncate(e, 200))
 	}
-	a, err := s.App(ctx, appID)
+	a, err := s.reg.App(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -177,17 +184,17 @@ func (s *Service) FinishOAuth(ctx context.Context, q url.Values) (*Account, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: the app's access_token failed: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(err.Error()))
 	}
-	fields, name, err := s.checkAccount(ctx, a, authID, fields)
+	fields, name, err := s.reg.checkAccount(ctx, a, authID, fields)
 	if err != nil {
 		return nil, err
 	}
 	if accountID != "" {
-		if err := s.saveAccount(ctx, accountID, name, fields); err != nil {
+		if err := s.reg.saveAccount(ctx, accountID, name, fields); err != nil {
 			return nil, err
 		}
-		return s.Account(ctx, accountID)
+		return s.reg.Account(ctx, accountID)
 	}
-	return s.insertAccount(ctx, a.ID, authID, name, fields)
+	return s.reg.insertAccount(ctx, a.ID, authID, name, fields)
 }
 
 func truncate(s string, n int) string {

@@ -10,15 +10,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
+
+// Scheduler runs the due syncs: it polls for them, leases one at a time
+// in the database, renews the lease while it works and runs the sync's
+// pending webhook events and its run with the engine.
+type Scheduler struct {
+	*core
+	reg   *Registry
+	hooks *Webhooks
+	syncs *SyncService
+	hist  *history
+	held  *holdings
+}
 
 // Schedule runs the scheduler until ctx ends: it polls for due syncs,
 // leases them and runs up to Workers at once. On return every run it
 // started has stopped; an interrupted run keeps its row and position and
 // its lease is released, so the next poll of any host resumes it.
-func (s *Service) Schedule(ctx context.Context) error {
+func (s *Scheduler) Schedule(ctx context.Context) error {
 	slots := make(chan struct{}, s.cfg.Workers)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -57,7 +68,7 @@ func (s *Service) Schedule(ctx context.Context) error {
 }
 
 // claim leases one due sync for this process ("" when none is due).
-func (s *Service) claim(ctx context.Context) (string, error) {
+func (s *Scheduler) claim(ctx context.Context) (string, error) {
 	var id string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
@@ -88,36 +99,16 @@ func (s *Service) claim(ctx context.Context) (string, error) {
 	return id, nil
 }
 
-// queryRower is a *sql.DB or *sql.Tx.
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// leaseClock is the time leases are measured with, in Unix milliseconds:
-// the database's clock on PostgreSQL (hosts whose clocks disagree still
-// agree on when a lease ends), this process's clock on SQLite (one process
-// per file).
-func (s *Service) leaseClock(ctx context.Context, q queryRower) (int64, error) {
-	if !store.IsPostgres(s.d) {
-		return ms(s.now()), nil
-	}
-	var now int64
-	if err := q.QueryRowContext(ctx, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)").Scan(&now); err != nil {
-		return 0, fmt.Errorf("read the database clock: %w", err)
-	}
-	return now, nil
-}
-
 // errLeaseLost ends a run whose lease another host took.
 var errLeaseLost = errors.New("the lease was lost")
 
 // work runs a leased sync: its pending webhook events, its run when due,
 // and the events that came meanwhile; the lease is renewed meanwhile and
 // released at the end.
-func (s *Service) work(ctx context.Context, id string) {
+func (s *Scheduler) work(ctx context.Context, id string) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	h, unhold := s.hold(id, cancel)
+	h, unhold := s.held.hold(id, cancel)
 	defer unhold()
 	renewed := make(chan struct{})
 	go func() {
@@ -165,14 +156,14 @@ func (s *Service) work(ctx context.Context, id string) {
 		// resumes the run at once.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
-		if err := s.finishCancel(rctx, id, s.localReason(h)); err != nil {
+		if err := s.syncs.finishCancel(rctx, id, s.held.localReason(h)); err != nil {
 			s.log.Warn().Err(err).Str("sync", id).Msg("apps: ending a cancelled run")
 		}
 		if _, err := s.exec(rctx, "UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", id, s.cfg.HostID); err != nil {
 			s.log.Warn().Err(err).Str("sync", id).Msg("apps: releasing the lease")
 		}
 	}()
-	sy, err := s.Sync(runCtx, id)
+	sy, err := s.syncs.Sync(runCtx, id)
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", id).Msg("apps: reading a leased sync")
 		return
@@ -187,7 +178,7 @@ func (s *Service) work(ctx context.Context, id string) {
 	// during the run come after it.
 	events := func() {
 		if runCtx.Err() == nil {
-			if err := s.applyEvents(runCtx, sy); err != nil && runCtx.Err() == nil {
+			if err := s.hooks.applyEvents(runCtx, sy); err != nil && runCtx.Err() == nil {
 				s.log.Error().Err(err).Str("sync", id).Msg("apps: webhook events")
 			}
 		}
@@ -201,17 +192,10 @@ func (s *Service) work(ctx context.Context, id string) {
 	}
 }
 
-// cancelAsked reports whether the sync's cancel flag is set.
-func (s *Service) cancelAsked(ctx context.Context, id string) bool {
-	var flag string
-	err := s.db.QueryRowContext(ctx, s.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), id).Scan(&flag)
-	return err == nil && flag != ""
-}
-
 // startRun marks the sync's run as running here: the queued, interrupted
 // or paused one continues (one more attempt), else a new scheduled run
 // starts.
-func (s *Service) startRun(ctx context.Context, sy *Sync) (string, error) {
+func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now()
@@ -229,7 +213,7 @@ func (s *Service) startRun(ctx context.Context, sy *Sync) (string, error) {
 			}
 		}
 		var err error
-		if runID, err = s.insertRun(ctx, tx, sy.ID, TriggerSchedule, StatusRunning, now); err != nil {
+		if runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerSchedule, StatusRunning, now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ? WHERE id = ?"), runID, sy.ID)
@@ -242,16 +226,16 @@ func (s *Service) startRun(ctx context.Context, sy *Sync) (string, error) {
 }
 
 // runSync runs a due sync with the engine and records the outcome.
-func (s *Service) runSync(ctx context.Context, sy *Sync) error {
+func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	runID, err := s.startRun(ctx, sy)
 	if err != nil {
 		return err
 	}
-	a, err := s.App(ctx, sy.AppID)
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
-	acc, fields, err := s.account(ctx, sy.AccountID)
+	acc, fields, err := s.reg.account(ctx, sy.AccountID)
 	if err != nil {
 		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
@@ -260,7 +244,7 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	opts := s.engineOptions(a.URL)
 	opts.HTTPClient = hc
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields
-	opts.Types, opts.Filter = sy.Types, sy.Filter
+	opts.Types, opts.Filter, opts.Space = sy.Types, sy.Filter, sy.spaceOf(a)
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
@@ -268,9 +252,12 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 		if errors.Is(context.Cause(ctx), errCancelled) {
 			// Cancelled: its holder records it (finishCancel); the calls
 			// it made are kept.
-			ex, _ := rec.exchanges()
 			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
+			// The engine stops at once; the call it cut short ends just
+			// after, and is kept too.
+			rec.settle(kctx)
+			ex, _ := rec.exchanges()
 			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
 				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
 			}
@@ -283,7 +270,7 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	if rep != nil {
 		report = &RunReport{Account: rep.Account, OperationID: rep.OperationID, Resumed: rep.Resumed, Warnings: rep.Warnings, SchemaChanges: rep.SchemaChanges, Types: rep.Types}
 		if rep.AccountFields != nil && !reflect.DeepEqual(normalize(rep.AccountFields), normalize(fields)) {
-			if err := s.saveAccount(ctx, acc.ID, rep.Account, rep.AccountFields); err != nil {
+			if err := s.reg.saveAccount(ctx, acc.ID, rep.Account, rep.AccountFields); err != nil {
 				report.Warnings = append(report.Warnings, "the refreshed account could not be saved: "+err.Error())
 			}
 		}
@@ -292,11 +279,16 @@ func (s *Service) runSync(ctx context.Context, sy *Sync) error {
 	var resume time.Duration
 	switch {
 	case err == nil:
+		if _, err := s.exec(ctx, "UPDATE apps_syncs SET filter_sent = ? WHERE id = ?", mustJSON(rep.Filter), sy.ID); err != nil {
+			report.Warnings = append(report.Warnings, "the filter sent could not be kept for webhook calls: "+err.Error())
+		} else {
+			sy.sent = rep.Filter
+		}
 		account := fields
 		if rep.AccountFields != nil {
 			account = rep.AccountFields
 		}
-		report.Webhook = s.ensureWebhook(ctx, sy, a, account, rep)
+		report.Webhook = s.hooks.ensureWebhook(ctx, sy, a, account, rep)
 	case errors.Is(err, syncer.ErrPaused), errors.Is(err, syncer.ErrBusy):
 		status, msg = StatusPaused, m.mask(err.Error())
 		// Resumed when the app asked (Retry-After), else after PauseDelay.
@@ -324,7 +316,7 @@ func normalize(m map[string]any) map[string]string {
 
 // endRun records a run's outcome and the sync's next time; a paused run is
 // resumed after resume (0: PauseDelay).
-func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange, resume time.Duration) error {
+func (s *Scheduler) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange, resume time.Duration) error {
 	now := s.now()
 	every, _ := ParseEvery(sy.Every)
 	next, keepRun := int64(0), ""
@@ -353,33 +345,8 @@ func (s *Service) endRun(ctx context.Context, sy *Sync, runID, status string, re
 		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ?, run_id = ? WHERE id = ? AND lease_owner = ?"), next, keepRun, sy.ID, s.cfg.HostID); err != nil {
 			return err
 		}
-		return s.prune(ctx, tx, sy.ID)
+		return s.hist.prune(ctx, tx, sy.ID)
 	})
-}
-
-// Bounds of the history.
-const (
-	// KeepRuns is the number of latest runs kept per sync.
-	KeepRuns = 1000
-	// ReplayWindow is how long a handled event is remembered: the same
-	// event sent again within it changes nothing.
-	ReplayWindow = 7 * 24 * time.Hour
-)
-
-// prune drops what the history no longer keeps: exchanges beyond the
-// latest runs, runs beyond KeepRuns, handled events older than
-// ReplayWindow.
-func (s *Service) prune(ctx context.Context, tx *sql.Tx, syncID string) error {
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
- AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`), syncID, syncID, s.cfg.KeepExchanges); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM apps_runs WHERE sync_id = ? AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`),
-		syncID, syncID, KeepRuns); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, s.q("DELETE FROM apps_events WHERE sync_id = ? AND status <> 'pending' AND received_at < ?"), syncID, ms(s.now().Add(-ReplayWindow)))
-	return err
 }
 
 // events of one batch.

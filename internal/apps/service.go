@@ -2,357 +2,77 @@ package apps
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/google/uuid"
-	"github.com/rs/zerolog"
-
-	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/netguard"
-	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/syncer"
 )
 
-// Defaults of [Config].
-const (
-	DefaultLeaseTTL      = 30 * time.Second
-	DefaultPoll          = time.Second
-	DefaultWorkers       = 2
-	DefaultPauseDelay    = time.Minute
-	DefaultKeepExchanges = 10
-	// MinEvery is the shortest schedule a sync may have.
-	MinEvery = time.Second
-	// MaxEvery is the longest.
-	MaxEvery = 366 * 24 * time.Hour
-)
-
-// Config configures a [Service]. Store and Key are required.
-type Config struct {
-	// Store is the host's opened store.
-	Store *store.Store
-	// Key seals account secrets (KeySize bytes; see LoadKey).
-	Key []byte
-	// HostID names this process in leases and runs (default: a random id).
-	HostID string
-	// BaseURL is the host's own address as apps and browsers reach it
-	// (http://host:port): webhook event URLs and the OAuth callback page
-	// are made from it (SetBaseURL changes it later).
-	BaseURL string
-	// Networks is the policy of the addresses the service may call apps at
-	// (the zero Policy: DefaultNetworks). It is enforced on the address
-	// actually dialled, after name resolution and on every redirect, by
-	// the client the service makes when HTTPClient is nil; that client
-	// uses no proxy unless the policy is netguard.Any.
-	Networks netguard.Policy
-	// HTTPClient calls the apps (nil: a client that enforces Networks); a
-	// given client is used as it is.
-	HTTPClient *http.Client
-	// Engine holds the engine's options every run starts from (its run
-	// bounds, say); the service sets the app, account, selection, client,
-	// timeout and logging of each run over them.
-	Engine syncer.Options
-	// RequestTimeout bounds one call to an app (0: 60 s).
-	RequestTimeout time.Duration
-	// Retry is the engine's policy for failures that may pass (zero: the
-	// engine's default).
-	Retry syncer.Retry
-	// CommitItems bounds a batch of pages the engine commits together (0:
-	// the engine's default).
-	CommitItems int
-	// LeaseTTL is how long a lease lasts unless renewed (0:
-	// DefaultLeaseTTL); it is renewed every third of it.
-	LeaseTTL time.Duration
-	// Poll is how often the scheduler looks for due syncs (0: DefaultPoll).
-	Poll time.Duration
-	// Workers is the number of syncs one process runs at once (0:
-	// DefaultWorkers).
-	Workers int
-	// PauseDelay is when a run paused by an app that kept failing is
-	// resumed (0: DefaultPauseDelay).
-	PauseDelay time.Duration
-	// KeepExchanges is the number of latest runs per sync whose exchanges
-	// with the app are kept (0: DefaultKeepExchanges).
-	KeepExchanges int
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
-	// Logger receives what the scheduler does; never a secret.
-	Logger zerolog.Logger
-}
-
-// Service is the apps service. It is safe for concurrent use.
+// Service is the apps service, made of one part per job, each a type of
+// its own that depends only on the parts listed before it:
+//
+//   - [Registry]: the registered apps and their sealed accounts;
+//   - [Webhooks]: installing, deleting and receiving the syncs' webhooks;
+//   - [SyncService]: the syncs, their runs and cancelling them;
+//   - [Scheduler]: the due syncs, leased and run;
+//   - [OAuthSetup]: connecting OAuth accounts;
+//   - [Actions]: running actions.
+//
+// The parts' methods are promoted to the Service; the host mounts its API
+// on the parts. It is safe for concurrent use.
 type Service struct {
-	cfg  Config
-	st   *store.Store
-	db   *sql.DB
-	d    store.Dialect
-	seal *sealer
-	log  zerolog.Logger
-	now  func() time.Time
-	wake chan struct{}
+	*Registry
+	*Webhooks
+	*SyncService
+	*Scheduler
+	*OAuthSetup
+	*Actions
 
-	mu      sync.Mutex
-	baseURL string
-	// held is this process's work by sync id.
-	held map[string]*holding
+	core *core
 }
 
-// New prepares the service on an opened store (creating its tables).
+// New prepares the service on an opened store (creating its tables): cfg
+// is completed with [Config.WithDefaults] and validated (an error wrapping
+// ErrConfig says every setting that is wrong).
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("apps: Config.Store is required")
-	}
-	seal, err := newSealer(cfg.Key)
+	cfg = cfg.WithDefaults()
+	key, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.HostID == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		cfg.HostID = "host-" + base64.RawURLEncoding.EncodeToString(b)
-	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 60 * time.Second
-	}
-	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = DefaultLeaseTTL
-	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
-	}
-	if cfg.PauseDelay <= 0 {
-		cfg.PauseDelay = DefaultPauseDelay
-	}
-	if cfg.KeepExchanges <= 0 {
-		cfg.KeepExchanges = DefaultKeepExchanges
-	}
-	if cfg.Networks.IsZero() {
-		cfg.Networks = DefaultNetworks
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = guardedClient(cfg.Networks)
-	}
-	s := &Service{cfg: cfg, st: cfg.Store, db: cfg.Store.DB(), d: cfg.Store.Dialect(), seal: seal,
-		log: cfg.Logger, now: cfg.Now, wake: make(chan struct{}, 1), held: map[string]*holding{}, baseURL: strings.TrimRight(cfg.BaseURL, "/")}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if err := s.migrate(ctx); err != nil {
+	seal, err := newSealer(key)
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	c := newCore(cfg, seal)
+	if err := c.migrate(ctx); err != nil {
+		return nil, err
+	}
+	hist := &history{c}
+	held := newHoldings()
+	reg := &Registry{core: c}
+	hooks := &Webhooks{core: c, reg: reg, hist: hist}
+	syncs := &SyncService{core: c, reg: reg, hooks: hooks, hist: hist, held: held}
+	return &Service{
+		Registry:    reg,
+		Webhooks:    hooks,
+		SyncService: syncs,
+		Scheduler:   &Scheduler{core: c, reg: reg, hooks: hooks, syncs: syncs, hist: hist, held: held},
+		OAuthSetup:  &OAuthSetup{core: c, reg: reg},
+		Actions:     &Actions{core: c, reg: reg},
+		core:        c,
+	}, nil
 }
 
 // HostID is the name of this process in leases and runs.
-func (s *Service) HostID() string { return s.cfg.HostID }
+func (s *Service) HostID() string { return s.core.HostID() }
 
 // SetBaseURL sets the host's own address (once it is listening).
-func (s *Service) SetBaseURL(u string) {
-	s.mu.Lock()
-	s.baseURL = strings.TrimRight(u, "/")
-	s.mu.Unlock()
-}
+func (s *Service) SetBaseURL(u string) { s.core.SetBaseURL(u) }
 
 // BaseURL is the host's own address, "" when unknown.
-func (s *Service) BaseURL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.baseURL
-}
+func (s *Service) BaseURL() string { return s.core.BaseURL() }
 
 // Wake makes the scheduler look for due syncs now.
-func (s *Service) Wake() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func newID() string { return uuid.NewString() }
-
-// ---- apps
-
-// App is a registered app.
-type App struct {
-	// ID identifies the app in the host.
-	ID string `json:"id"`
-	// URL is the app's base address.
-	URL string `json:"url"`
-	// Name is the app's name, Space the namespace of its types in the
-	// store ("tracker": tracker/task).
-	Name  string `json:"name"`
-	Space string `json:"space"`
-	// Descriptor is the app's GET / as last read.
-	Descriptor *protocol.Descriptor `json:"descriptor"`
-	// Warnings are what the host tolerated in the descriptor at
-	// registration (not stored).
-	Warnings []string `json:"warnings,omitempty"`
-	// CreatedAt is when the app was registered.
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-// NormalizeURL checks an app's address: http or https with a host, no
-// query or fragment; the trailing slash is dropped.
-func NormalizeURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || len(raw) > 2000 {
-		return "", fmt.Errorf("%w: the app address must be http(s)://host[:port][/path] without credentials, query or fragment", ErrInvalid)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// DefaultNetworks is the policy of Config.Networks when none is given:
-// public, private and loopback addresses (apps on the developer's machine
-// or network register), never link-local (cloud metadata) or reserved
-// ones.
-var DefaultNetworks = netguard.Local
-
-// guardedClient calls apps only at addresses the policy allows.
-func guardedClient(p netguard.Policy) *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: p.Control}
-	tr.DialContext = d.DialContext
-	if p != netguard.Any {
-		// Through a proxy, the address dialled would be the proxy's.
-		tr.Proxy = nil
-	}
-	return &http.Client{Transport: tr}
-}
-
-// engineOptions are the options of a call of the engine: Config.Engine
-// with the service's client, timeout, retry policy and batch size.
-func (s *Service) engineOptions(appURL string) syncer.Options {
-	o := s.cfg.Engine
-	o.AppURL, o.HTTPClient, o.RequestTimeout = appURL, s.cfg.HTTPClient, s.cfg.RequestTimeout
-	if s.cfg.Retry.Attempts != 0 {
-		o.Retry = s.cfg.Retry
-	}
-	if s.cfg.CommitItems != 0 {
-		o.CommitItems = s.cfg.CommitItems
-	}
-	return o
-}
-
-// errNoApp is the one answer to an address where no app answered: the
-// same whether nothing listens, the address is outside Config.Networks,
-// the call timed out or something else answered, so that registration
-// cannot be used to scan what the host reaches. The cause is logged.
-var errNoApp = fmt.Errorf("%w: no app answered GET / with a JSON descriptor at this address (unreachable, outside the networks the host may call, or not an app)", ErrUnreachable)
-
-// RegisterApp reads the app's descriptor (checked as a run checks it) and
-// registers it; an address already registered is read again and its
-// descriptor updated. Only an address that answered GET / with a JSON
-// object gets a detailed refusal (what is wrong with its descriptor);
-// every other failure is errNoApp.
-func (s *Service) RegisterApp(ctx context.Context, rawURL string) (*App, error) {
-	u, err := NormalizeURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	opts := s.engineOptions(u)
-	pr := &probe{base: transportOf(opts.HTTPClient)}
-	hc := *opts.HTTPClient
-	hc.Transport = pr
-	opts.HTTPClient = &hc
-	desc, err := syncer.Describe(ctx, opts)
-	if err != nil {
-		if errors.Is(err, syncer.ErrRefused) && pr.answeredJSON() {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		s.log.Info().Str("url", u).Str("cause", err.Error()).Msg("apps: no app answered at a registered address")
-		return nil, errNoApp
-	}
-	name := desc.Descriptor.Name
-	a := &App{URL: u, Name: name, Space: desc.Space, Descriptor: desc.Descriptor, Warnings: desc.Warnings}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var id string
-		var created int64
-		err := tx.QueryRowContext(ctx, s.q("SELECT id, created_at FROM apps_apps WHERE url = ?"), u).Scan(&id, &created)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			var other string
-			err := tx.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ?"), desc.Space).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			a.ID, a.CreatedAt = newID(), s.now().UTC()
-			_, err = tx.ExecContext(ctx, s.q("INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
-				a.ID, u, name, a.Space, mustJSON(desc.Descriptor), ms(a.CreatedAt))
-			return err
-		case err != nil:
-			return err
-		}
-		a.ID, a.CreatedAt = id, time.UnixMilli(created).UTC()
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?"), name, a.Space, mustJSON(desc.Descriptor), id)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("register the app: %w", err)
-	}
-	return a, nil
-}
-
-const appCols = "id, url, name, space, descriptor, created_at"
-
-func scanApp(r rowScanner) (*App, error) {
-	var a App
-	var desc string
-	var created int64
-	if err := r.Scan(&a.ID, &a.URL, &a.Name, &a.Space, &desc, &created); err != nil {
-		return nil, err
-	}
-	a.CreatedAt = time.UnixMilli(created).UTC()
-	a.Descriptor = &protocol.Descriptor{}
-	if err := json.Unmarshal([]byte(desc), a.Descriptor); err != nil {
-		return nil, fmt.Errorf("decode the stored descriptor: %w", err)
-	}
-	return &a, nil
-}
-
-// Apps lists the registered apps, oldest first.
-func (s *Service) Apps(ctx context.Context) ([]*App, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+appCols+" FROM apps_apps ORDER BY created_at, id")
-	if err != nil {
-		return nil, fmt.Errorf("list apps: %w", err)
-	}
-	defer rows.Close()
-	out := []*App{}
-	for rows.Next() {
-		a, err := scanApp(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
-// App returns one app (ErrNotFound when there is none).
-func (s *Service) App(ctx context.Context, id string) (*App, error) {
-	a, err := scanApp(s.db.QueryRowContext(ctx, s.q("SELECT "+appCols+" FROM apps_apps WHERE id = ?"), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: no app %q", ErrNotFound, id)
-	}
-	return a, err
-}
+func (s *Service) Wake() { s.core.Wake() }
 
 // DeleteApp removes an app, its syncs (see DeleteSync) and accounts. The
 // synchronized data stays in the store.
@@ -372,9 +92,9 @@ func (s *Service) DeleteApp(ctx context.Context, id string) ([]string, error) {
 		}
 		warns = append(warns, w...)
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{"DELETE FROM apps_accounts WHERE app_id = ?", "DELETE FROM apps_oauth WHERE app_id = ?", "DELETE FROM apps_apps WHERE id = ?"} {
-			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
+	err = s.core.tx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{"DELETE FROM apps_accounts WHERE app_id = ?", "DELETE FROM apps_oauth WHERE app_id = ?", "DELETE FROM apps_actions WHERE app_id = ?", "DELETE FROM apps_apps WHERE id = ?"} {
+			if _, err := tx.ExecContext(ctx, s.core.q(q), id); err != nil {
 				return err
 			}
 		}
@@ -384,330 +104,4 @@ func (s *Service) DeleteApp(ctx context.Context, id string) ([]string, error) {
 		return warns, fmt.Errorf("delete the app: %w", err)
 	}
 	return warns, nil
-}
-
-// ---- accounts
-
-// Account is an account of an app; its field values never leave the
-// service.
-type Account struct {
-	// ID identifies the account.
-	ID string `json:"id"`
-	// AppID is the app's id; Auth the authentication id.
-	AppID string `json:"app"`
-	Auth  string `json:"auth"`
-	// Name is the name /validate answered.
-	Name string `json:"name"`
-	// Fields are the keys of the stored fields (their values are secret).
-	Fields []string `json:"fields"`
-	// CreatedAt and UpdatedAt are when it was set up and last written.
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// TypedFields types KEY=VALUE strings after the authentication's fields
-// (number and bool fields; the rest stay text).
-func TypedFields(desc *protocol.Descriptor, authID string, given map[string]string) (map[string]any, error) {
-	types := map[string]string{}
-	if a := findAuth(desc, authID); a != nil {
-		for _, f := range a.Fields {
-			types[f.ID] = f.Type
-		}
-	}
-	out := make(map[string]any, len(given))
-	for k, v := range given {
-		switch types[k] {
-		case "number":
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%w: account field %s: want a number", ErrInvalid, k)
-			}
-			out[k] = n
-		case "bool":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("%w: account field %s: want true or false", ErrInvalid, k)
-			}
-			out[k] = b
-		default:
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-func findAuth(desc *protocol.Descriptor, id string) *protocol.Authentication {
-	for i := range desc.Authentication {
-		if desc.Authentication[i].ID == id {
-			return &desc.Authentication[i]
-		}
-	}
-	return nil
-}
-
-// pickAuth is the authentication id to use: the given one (which must
-// exist), else the only one, else none, else the first.
-func pickAuth(desc *protocol.Descriptor, id string) (string, error) {
-	if id != "" {
-		if findAuth(desc, id) == nil {
-			var ids []string
-			for _, a := range desc.Authentication {
-				ids = append(ids, a.ID)
-			}
-			return "", fmt.Errorf("%w: the app has no authentication %q (it has: %s)", ErrInvalid, id, strings.Join(ids, ", "))
-		}
-		return id, nil
-	}
-	if len(desc.Authentication) == 0 {
-		return "", fmt.Errorf("%w: the app declares no authentication", ErrInvalid)
-	}
-	if len(desc.Authentication) == 1 {
-		return desc.Authentication[0].ID, nil
-	}
-	if findAuth(desc, protocol.AuthNone) != nil {
-		return protocol.AuthNone, nil
-	}
-	return desc.Authentication[0].ID, nil
-}
-
-// maxAccountFields bounds an account's fields (count and size).
-const (
-	maxAccountFields = 100
-	maxAccountBytes  = 64 << 10
-)
-
-func checkFields(fields map[string]any) error {
-	if len(fields) > maxAccountFields {
-		return fmt.Errorf("%w: at most %d account fields", ErrInvalid, maxAccountFields)
-	}
-	for k, v := range fields {
-		if k == "" || len(k) > 200 {
-			return fmt.Errorf("%w: an account field needs a key of 1 to 200 bytes", ErrInvalid)
-		}
-		switch v.(type) {
-		case string, float64, bool, json.Number, nil, map[string]any, []any:
-			// Apps may keep structured data (scopes, ids) in the account.
-		default:
-			return fmt.Errorf("%w: account field %s: want a JSON value", ErrInvalid, k)
-		}
-	}
-	if len(mustJSON(fields)) > maxAccountBytes {
-		return fmt.Errorf("%w: the account is larger than %d bytes", ErrInvalid, maxAccountBytes)
-	}
-	return nil
-}
-
-// CreateAccount sets up an account: the fields are checked with the app's
-// /validate (the fields it answers are kept) and stored sealed.
-func (s *Service) CreateAccount(ctx context.Context, appID, authID string, fields map[string]any) (*Account, error) {
-	a, err := s.App(ctx, appID)
-	if err != nil {
-		return nil, err
-	}
-	if authID, err = pickAuth(a.Descriptor, authID); err != nil {
-		return nil, err
-	}
-	if authID == protocol.AuthOAuth1 || authID == protocol.AuthOAuth2 {
-		if _, ok := fields["access_token"]; !ok {
-			return nil, fmt.Errorf("%w: an OAuth account is connected through POST /api/apps/oauth/start (or give its access_token)", ErrInvalid)
-		}
-	}
-	fields, name, err := s.checkAccount(ctx, a, authID, fields)
-	if err != nil {
-		return nil, err
-	}
-	return s.insertAccount(ctx, a.ID, authID, name, fields)
-}
-
-// checkAccount checks an account's values, marks them with the
-// authentication id and validates them with the app: it returns the values
-// to store and the account's name.
-func (s *Service) checkAccount(ctx context.Context, a *App, authID string, fields map[string]any) (map[string]any, string, error) {
-	if fields == nil {
-		fields = map[string]any{}
-	}
-	if err := checkFields(fields); err != nil {
-		return nil, "", err
-	}
-	fields["auth"] = authID
-	name, err := s.validate(ctx, a, authID, fields)
-	if err != nil {
-		return nil, "", err
-	}
-	return fields, name, nil
-}
-
-func (s *Service) insertAccount(ctx context.Context, appID, authID, name string, fields map[string]any) (*Account, error) {
-	now := s.now().UTC()
-	acc := &Account{ID: newID(), AppID: appID, Auth: authID, Name: name, CreatedAt: now, UpdatedAt: now, Fields: keys(fields)}
-	sealed, err := s.sealFields(acc.ID, fields)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.exec(ctx, "INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		acc.ID, appID, authID, name, sealed, ms(now), ms(now)); err != nil {
-		return nil, fmt.Errorf("store the account: %w", err)
-	}
-	return acc, nil
-}
-
-func (s *Service) sealFields(accountID string, fields map[string]any) (string, error) {
-	b, err := json.Marshal(fields)
-	if err != nil {
-		return "", fmt.Errorf("encode the account: %w", err)
-	}
-	return s.seal.seal(b, "account:"+accountID), nil
-}
-
-// UpdateAccount merges fields over the stored ones (a null value removes
-// a field), validates the result and stores it.
-func (s *Service) UpdateAccount(ctx context.Context, id string, fields map[string]any) (*Account, error) {
-	acc, stored, err := s.account(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.App(ctx, acc.AppID)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFields(fields); err != nil {
-		return nil, err
-	}
-	for k, v := range fields {
-		if v == nil {
-			delete(stored, k)
-		} else {
-			stored[k] = v
-		}
-	}
-	stored["auth"] = acc.Auth
-	name, err := s.validate(ctx, a, acc.Auth, stored)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.saveAccount(ctx, acc.ID, name, stored); err != nil {
-		return nil, err
-	}
-	acc.Name, acc.Fields, acc.UpdatedAt = name, keys(stored), s.now().UTC()
-	return acc, nil
-}
-
-func (s *Service) saveAccount(ctx context.Context, id, name string, fields map[string]any) error {
-	sealed, err := s.sealFields(id, fields)
-	if err != nil {
-		return err
-	}
-	q := "UPDATE apps_accounts SET sealed = ?, updated_at = ?"
-	args := []any{sealed, ms(s.now())}
-	if name != "" {
-		q += ", name = ?"
-		args = append(args, name)
-	}
-	if _, err := s.exec(ctx, q+" WHERE id = ?", append(args, id)...); err != nil {
-		return fmt.Errorf("store the account: %w", err)
-	}
-	return nil
-}
-
-const accountCols = "id, app_id, auth, name, sealed, created_at, updated_at"
-
-// account returns an account and its opened fields.
-func (s *Service) account(ctx context.Context, id string) (*Account, map[string]any, error) {
-	var acc Account
-	var sealed string
-	var created, updated int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT "+accountCols+" FROM apps_accounts WHERE id = ?"), id).
-		Scan(&acc.ID, &acc.AppID, &acc.Auth, &acc.Name, &sealed, &created, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, fmt.Errorf("%w: no account %q", ErrNotFound, id)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read the account: %w", err)
-	}
-	acc.CreatedAt, acc.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
-	plain, err := s.seal.open(sealed, "account:"+acc.ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("account %s: %w", acc.ID, err)
-	}
-	fields := map[string]any{}
-	dec := json.NewDecoder(strings.NewReader(string(plain)))
-	dec.UseNumber()
-	if err := dec.Decode(&fields); err != nil {
-		return nil, nil, fmt.Errorf("account %s: decode: %w", acc.ID, err)
-	}
-	acc.Fields = keys(fields)
-	return &acc, fields, nil
-}
-
-// Account returns one account (keys only).
-func (s *Service) Account(ctx context.Context, id string) (*Account, error) {
-	acc, _, err := s.account(ctx, id)
-	return acc, err
-}
-
-// Accounts lists the accounts, of one app when appID is not empty.
-func (s *Service) Accounts(ctx context.Context, appID string) ([]*Account, error) {
-	q := "SELECT id FROM apps_accounts"
-	var args []any
-	if appID != "" {
-		q += " WHERE app_id = ?"
-		args = append(args, appID)
-	}
-	ids, err := s.ids(ctx, q+" ORDER BY created_at, id", args...)
-	if err != nil {
-		return nil, err
-	}
-	out := []*Account{}
-	for _, id := range ids {
-		acc, _, err := s.account(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, acc)
-	}
-	return out, nil
-}
-
-func (s *Service) ids(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-// DeleteAccount removes an account no sync uses.
-func (s *Service) DeleteAccount(ctx context.Context, id string) error {
-	if _, _, err := s.account(ctx, id); err != nil {
-		return err
-	}
-	used, err := s.ids(ctx, "SELECT id FROM apps_syncs WHERE account_id = ?", id)
-	if err != nil {
-		return err
-	}
-	if len(used) > 0 {
-		return fmt.Errorf("%w: sync %s uses the account; remove it first", ErrConflict, used[0])
-	}
-	if _, err := s.exec(ctx, "DELETE FROM apps_accounts WHERE id = ?", id); err != nil {
-		return fmt.Errorf("delete the account: %w", err)
-	}
-	return nil
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sortStrings(out)
-	return out
 }

@@ -139,7 +139,7 @@ func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	if _, err := svc.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", `{"id":"wh-1"}`, `["note"]`, sy.ID); err != nil {
+	if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", `{"id":"wh-1"}`, `["note"]`, sy.ID); err != nil {
 		t.Fatal(err)
 	}
 	return a, sy
@@ -214,7 +214,7 @@ func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 				t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
 			}
 			var n int
-			svc.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+			svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
 			if n != 4 {
 				t.Errorf("%d events recorded, want 4", n)
 			}
@@ -474,7 +474,7 @@ func TestAccountSecretsStayInside(t *testing.T) {
 		t.Errorf("the account shows %s", b)
 	}
 	var sealed string
-	svc.db.QueryRow("SELECT sealed FROM apps_accounts WHERE id = ?", acc.ID).Scan(&sealed)
+	svc.core.db.QueryRow("SELECT sealed FROM apps_accounts WHERE id = ?", acc.ID).Scan(&sealed)
 	if sealed == "" || strings.Contains(sealed, "account-token-42") {
 		t.Errorf("stored unsealed: %q", sealed)
 	}
@@ -500,7 +500,7 @@ func TestReceiveEventReplay(t *testing.T) {
 		t.Errorf("no such sync: %+v", out)
 	}
 	var n int
-	svc.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+	svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
 	if n != 1 {
 		t.Errorf("%d events recorded", n)
 	}

@@ -6,13 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
+
+// SyncService keeps the syncs of the apps (their account, types, filter
+// and schedule) and their runs: it queues, lists and cancels runs; the
+// Scheduler runs them.
+type SyncService struct {
+	*core
+	reg   *Registry
+	hooks *Webhooks
+	hist  *history
+	held  *holdings
+}
 
 // Sync is a synchronization of an app's types into the store with one
 // account, on a schedule.
@@ -22,6 +32,11 @@ type Sync struct {
 	// AppID and AccountID name the app and the account.
 	AppID     string `json:"app"`
 	AccountID string `json:"account"`
+	// Space is the namespace of the store that the sync owns: its types,
+	// entities and the engine's state ("tracker": tracker/task). The first
+	// sync of an app gets the app's space, the next ones the app's space
+	// and a number ("tracker-2") unless they name one.
+	Space string `json:"space"`
 	// Types are the app's types (empty: the app's defaults).
 	Types []string `json:"types"`
 	// Filter holds filter values by filter id (as `appkit sync --filter`).
@@ -43,6 +58,19 @@ type Sync struct {
 	LeaseUntil *time.Time `json:"leaseUntil,omitempty"`
 	// CreatedAt is when the sync was set up.
 	CreatedAt time.Time `json:"createdAt"`
+
+	// sent is the filter as the last successful run sent it (date
+	// statements evaluated then; nil before).
+	sent map[string]json.RawMessage
+}
+
+// spaceOf is the sync's space: its own, else (a sync whose app row was
+// missing when the store was upgraded) its app's.
+func (sy *Sync) spaceOf(a *App) string {
+	if sy.Space != "" {
+		return sy.Space
+	}
+	return a.Space
 }
 
 // SyncSpec sets up or changes a sync.
@@ -50,6 +78,10 @@ type SyncSpec struct {
 	// App and Account name the app and account (required to create).
 	App     string `json:"app"`
 	Account string `json:"account"`
+	// Space, when creating, names the sync's space (lower-case letters,
+	// digits and dashes, not used by another sync or app); empty picks
+	// one. It cannot change.
+	Space string `json:"space,omitempty"`
 	// Types, when not nil, replace the types.
 	Types []string `json:"types"`
 	// Filter, when not nil, replaces the filter.
@@ -104,14 +136,14 @@ func checkSelection(types []string, filter map[string][]string) error {
 	return nil
 }
 
-// CreateSync sets up a sync: one per app (the app's types live in one space
-// of the store); its first run is due at once.
-func (s *Service) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
-	a, err := s.App(ctx, spec.App)
+// CreateSync sets up a sync of an app, which may have any number: each
+// owns a space of the store (see Sync.Space); its first run is due at once.
+func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) {
+	a, err := s.reg.App(ctx, spec.App)
 	if err != nil {
 		return nil, err
 	}
-	acc, _, err := s.account(ctx, spec.Account)
+	acc, _, err := s.reg.account(ctx, spec.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -129,19 +161,18 @@ func (s *Service) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, error) 
 	if err := checkSelection(spec.Types, spec.Filter); err != nil {
 		return nil, err
 	}
+	if spec.Space != "" && !syncer.ValidSpace(spec.Space) {
+		return nil, fmt.Errorf("%w: space %q: want 1 to 60 lower-case letters, digits and dashes", ErrInvalid, spec.Space)
+	}
 	now := s.now()
 	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var other string
-		err := tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE app_id = ?"), a.ID).Scan(&other)
-		if err == nil {
-			return fmt.Errorf("%w: the app already has sync %s (one sync per app: change it with PATCH)", ErrConflict, other)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+		space, err := s.pickSpace(ctx, tx, a, spec.Space)
+		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
-VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now))
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
+VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now), space)
 		return err
 	})
 	if err != nil {
@@ -151,14 +182,17 @@ VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?)`), sy.ID, a.ID, acc.ID, mustJSON
 	return s.Sync(ctx, sy.ID)
 }
 
-const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at"
+const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space, filter_sent"
 
 func scanSync(r rowScanner) (*Sync, error) {
 	var sy Sync
-	var sel, webhook, wtypes string
+	var sel, webhook, wtypes, sent string
 	var every, next, until, created int64
-	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created); err != nil {
+	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created, &sy.Space, &sent); err != nil {
 		return nil, err
+	}
+	if sent != "" {
+		_ = json.Unmarshal([]byte(sent), &sy.sent)
 	}
 	var doc selectionDoc
 	if err := json.Unmarshal([]byte(sel), &doc); err != nil {
@@ -185,7 +219,10 @@ func scanSync(r rowScanner) (*Sync, error) {
 }
 
 // Sync returns one sync.
-func (s *Service) Sync(ctx context.Context, id string) (*Sync, error) {
+func (s *SyncService) Sync(ctx context.Context, id string) (*Sync, error) { return s.readSync(ctx, id) }
+
+// readSync reads one sync (ErrNotFound when there is none).
+func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
 	sy, err := scanSync(s.db.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
@@ -197,7 +234,7 @@ func (s *Service) Sync(ctx context.Context, id string) (*Sync, error) {
 }
 
 // Syncs lists the syncs, of one app when appID is not empty.
-func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
+func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 	q := "SELECT " + syncCols + " FROM apps_syncs"
 	var args []any
 	if appID != "" {
@@ -225,7 +262,7 @@ func (s *Service) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 // types or filter cancels the run in progress, queued or paused (see
 // CancelSync), and the sync is due again at once; a change of schedule
 // alone lets it go on.
-func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
+func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
@@ -240,8 +277,11 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 	if spec.App != "" && spec.App != sy.AppID {
 		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
 	}
+	if spec.Space != "" && spec.Space != sy.Space {
+		return nil, fmt.Errorf("%w: a sync's space cannot change", ErrInvalid)
+	}
 	if spec.Account != "" && spec.Account != sy.AccountID {
-		acc, _, err := s.account(ctx, spec.Account)
+		acc, _, err := s.reg.account(ctx, spec.Account)
 		if err != nil {
 			return nil, err
 		}
@@ -278,10 +318,15 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 	if running != "" {
 		// A run of this process stops before the write below, which its
 		// long writes would otherwise hold up.
-		s.cancelHere(id, cancelByChange)
+		s.held.cancelHere(id, cancelByChange)
 	}
-	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ? WHERE id = ?",
-		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, id); err != nil {
+	sent := ""
+	if spec.Filter == nil && sy.sent != nil {
+		// The filter sent stays until a run sends the new one.
+		sent = mustJSON(sy.sent)
+	}
+	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ?, filter_sent = ? WHERE id = ?",
+		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, sent, id); err != nil {
 		return nil, fmt.Errorf("update the sync: %w", err)
 	}
 	if selectionChanged {
@@ -297,7 +342,7 @@ func (s *Service) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sy
 // and events. A sync that a host is working on is stopped first (its run
 // cancelled; see CancelSync), which takes until that host's next lease
 // renewal; ErrConflict when it still holds the sync after LeaseTTL.
-func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
+func (s *SyncService) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
 		return nil, err
@@ -316,7 +361,7 @@ func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	}
 	var warns []string
 	if len(sy.Webhook) > 0 {
-		if err := s.deleteWebhook(ctx, sy); err != nil {
+		if err := s.hooks.deleteWebhook(ctx, sy); err != nil {
 			warns = append(warns, "the webhook could not be deleted at the app: "+err.Error())
 		}
 	}
@@ -334,109 +379,67 @@ func (s *Service) DeleteSync(ctx context.Context, id string) ([]string, error) {
 	return warns, nil
 }
 
-// ---- runs
-
-// Run statuses.
-const (
-	StatusQueued    = "queued"
-	StatusRunning   = "running"
-	StatusSucceeded = "succeeded"
-	StatusFailed    = "failed"
-	StatusPaused    = "paused"
-	// StatusCancelled: a user cancelled the run, or its sync was changed
-	// or removed while it ran.
-	StatusCancelled = "cancelled"
-)
-
-// Run triggers.
-const (
-	TriggerSchedule = "schedule"
-	TriggerManual   = "manual"
-	TriggerWebhook  = "webhook"
-)
-
-// Run is one run of a sync (or one batch of webhook events) in the history.
-type Run struct {
-	// ID identifies the run; SyncID its sync; Seq numbers the sync's runs.
-	ID     string `json:"id"`
-	SyncID string `json:"sync"`
-	Seq    int64  `json:"seq"`
-	// Trigger is schedule, manual or webhook.
-	Trigger string `json:"trigger"`
-	// Status is queued, running, succeeded, failed, paused or cancelled.
-	Status string `json:"status"`
-	// Owner is the host process that ran it last; Attempts counts the
-	// processes that worked on it (more than one after a pause or a
-	// take-over).
-	Owner    string `json:"owner,omitempty"`
-	Attempts int    `json:"attempts"`
-	// QueuedAt, StartedAt and EndedAt are the run's times.
-	QueuedAt  *time.Time `json:"queuedAt,omitempty"`
-	StartedAt *time.Time `json:"startedAt,omitempty"`
-	EndedAt   *time.Time `json:"endedAt,omitempty"`
-	// DurationMS is EndedAt - StartedAt.
-	DurationMS int64 `json:"durationMs"`
-	// Report holds the counts and warnings.
-	Report *RunReport `json:"report,omitempty"`
-	// Error is why the run failed or paused (secrets masked).
-	Error string `json:"error,omitempty"`
-	// Exchanges are the calls to the app (kept for the latest runs).
-	Exchanges []Exchange `json:"exchanges,omitempty"`
+// webhookFilter is the filter sent to webhook calls: as the run that just
+// ended evaluated it, else as the service sends it now (evaluatedFilter).
+func webhookFilter(rep *syncer.Report, sy *Sync, now time.Time) any {
+	if rep != nil && rep.Filter != nil {
+		return rep.Filter
+	}
+	return evaluatedFilter(sy, now)
 }
 
-// RunReport is what a run did.
-type RunReport struct {
-	// Account is the account name /validate answered.
-	Account string `json:"account,omitempty"`
-	// OperationID is the engine's id of the run.
-	OperationID string `json:"operationId,omitempty"`
-	// Resumed reports a run continued from a saved position.
-	Resumed bool `json:"resumed,omitempty"`
-	// Warnings are what the host tolerated (and webhook problems).
-	Warnings []string `json:"warnings,omitempty"`
-	// SchemaChanges say what the run changed in the store's schema.
-	SchemaChanges []string `json:"schemaChanges,omitempty"`
-	// Types are the per-type counts.
-	Types []*syncer.TypeReport `json:"types,omitempty"`
-	// Events counts the webhook events applied (webhook runs); Refused
-	// those the app would not transform.
-	Events  int `json:"events,omitempty"`
-	Refused int `json:"refused,omitempty"`
-	// Webhook says what happened to the webhook after the run.
-	Webhook string `json:"webhook,omitempty"`
-	// DroppedExchanges counts the calls beyond those kept.
-	DroppedExchanges int `json:"droppedExchanges,omitempty"`
+// evaluatedFilter is the sync's filter as the service sends it at now: as
+// the last successful run sent it (list titles mapped to values, numbers
+// and booleans typed), each date statement evaluated again at now into
+// its {_min, _max}. Before any run, the user's values.
+func evaluatedFilter(sy *Sync, now time.Time) any {
+	if sy.sent == nil {
+		out := map[string]any{}
+		for k, v := range sy.Filter {
+			if len(v) == 1 {
+				out[k] = v[0]
+			} else {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	out := make(map[string]json.RawMessage, len(sy.sent))
+	for k, v := range sy.sent {
+		out[k] = v
+		vals := sy.Filter[k]
+		if len(vals) == 0 || !isDateRange(v) {
+			continue
+		}
+		r, err := daterange.Parse(vals[len(vals)-1], now)
+		if err != nil {
+			continue
+		}
+		if b, err := r.WireJSON(); err == nil {
+			out[k] = b
+		}
+	}
+	return out
 }
 
-const runCols = "id, sync_id, seq, trigger_kind, status, owner, attempts, queued_at, started_at, ended_at, report, error, exchanges"
+// isDateRange reports whether a filter value as sent is an evaluated date
+// statement: an object with _min or _max.
+func isDateRange(v json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	_, lo := m["_min"]
+	_, hi := m["_max"]
+	return lo || hi
+}
 
-func scanRun(r rowScanner, withExchanges bool) (*Run, error) {
-	var run Run
-	var queued, started, ended int64
-	var report, exchanges string
-	if err := r.Scan(&run.ID, &run.SyncID, &run.Seq, &run.Trigger, &run.Status, &run.Owner, &run.Attempts, &queued, &started, &ended, &report, &run.Error, &exchanges); err != nil {
-		return nil, err
-	}
-	run.QueuedAt, run.StartedAt, run.EndedAt = fromMS(queued), fromMS(started), fromMS(ended)
-	if started > 0 && ended >= started {
-		run.DurationMS = ended - started
-	}
-	if report != "" {
-		run.Report = &RunReport{}
-		if err := json.Unmarshal([]byte(report), run.Report); err != nil {
-			return nil, fmt.Errorf("decode the run report: %w", err)
-		}
-	}
-	if withExchanges && exchanges != "" {
-		if err := json.Unmarshal([]byte(exchanges), &run.Exchanges); err != nil {
-			return nil, fmt.Errorf("decode the exchanges: %w", err)
-		}
-	}
-	return &run, nil
+func sameStrings(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }
 
 // Run returns one run with its exchanges.
-func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
+func (s *SyncService) Run(ctx context.Context, id string) (*Run, error) {
 	run, err := scanRun(s.db.QueryRowContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE id = ?"), id), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %q", ErrNotFound, id)
@@ -448,7 +451,7 @@ func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
 }
 
 // Runs lists a sync's latest runs, newest first, without exchanges.
-func (s *Service) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
+func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
 	if limit <= 0 || limit > 1000 {
 		limit = 50
 	}
@@ -468,25 +471,9 @@ func (s *Service) Runs(ctx context.Context, syncID string, limit int) ([]*Run, e
 	return out, rows.Err()
 }
 
-// insertRun adds a run row to a sync's history (in tx).
-func (s *Service) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, status string, now time.Time) (string, error) {
-	id := newID()
-	var seq int64
-	if err := tx.QueryRowContext(ctx, s.q("SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?"), syncID).Scan(&seq); err != nil {
-		return "", err
-	}
-	started, owner, attempts := int64(0), "", 0
-	if status == StatusRunning {
-		started, owner, attempts = ms(now), s.cfg.HostID, 1
-	}
-	_, err := tx.ExecContext(ctx, s.q("INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')"),
-		id, syncID, seq, trigger, status, owner, attempts, ms(now), started)
-	return id, err
-}
-
 // RunNow queues a run of the sync (or answers the one queued, in progress
 // or paused; a paused run is resumed now).
-func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
+func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
@@ -512,7 +499,7 @@ func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
 				return err
 			}
 		}
-		if runID, err = s.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
+		if runID, err = s.hist.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?"), runID, ms(now), syncID)
@@ -525,66 +512,36 @@ func (s *Service) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	return s.Run(ctx, runID)
 }
 
-// forUpdate locks the selected rows on PostgreSQL.
-func (s *Service) forUpdate() string {
-	if s.d.Name() == "postgres" {
-		return " FOR UPDATE"
+// pickSpace is the space of a new sync of app a (in tx): the one asked
+// for, else the app's space, else the app's space and the first free number
+// from 2. A space is free when no sync has it and no other app has it as
+// its own; ErrConflict when the one asked for is not.
+func (s *SyncService) pickSpace(ctx context.Context, tx *sql.Tx, a *App, asked string) (string, error) {
+	free := func(space string) (bool, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)`),
+			space, space, a.ID).Scan(&n)
+		return n == 0, err
 	}
-	return ""
-}
-
-// ---- selection helpers
-
-// webhookFilter is the filter sent to webhook calls: as the last run
-// evaluated it, else the user's values.
-func webhookFilter(rep *syncer.Report, sy *Sync) any {
-	if rep != nil && rep.Filter != nil {
-		return rep.Filter
+	if asked != "" {
+		ok, err := free(asked)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: the space %q belongs to another sync or app", ErrConflict, asked)
+		}
+		return asked, err
 	}
-	out := map[string]any{}
-	for k, v := range sy.Filter {
-		if len(v) == 1 {
-			out[k] = v[0]
-		} else {
-			out[k] = v
+	for n := 1; n <= maxSyncsPerApp; n++ {
+		space := a.Space
+		if n > 1 {
+			space = fmt.Sprintf("%s-%d", strings.TrimRight(a.Space[:min(len(a.Space), 55)], "-"), n)
+		}
+		ok, err := free(space)
+		if err != nil || ok {
+			return space, err
 		}
 	}
-	return out
+	return "", fmt.Errorf("%w: the app has %d syncs' spaces in use; name the space", ErrConflict, maxSyncsPerApp)
 }
 
-func sameStrings(a, b []string) bool {
-	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
-}
-
-// appConfig reads the app's config with the account.
-func (s *Service) appConfig(ctx context.Context, a *App, account map[string]any) (*protocol.ConfigResponse, error) {
-	var cfg protocol.ConfigResponse
-	if err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
-// Config reads the config of an account's app (its types, filters and
-// webhook support) with the account, for choosing a sync's types and
-// filter.
-func (s *Service) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
-	acc, fields, err := s.account(ctx, accountID)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.App(ctx, acc.AppID)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := s.appConfig(ctx, a, fields)
-	if err != nil {
-		var ae *AppError
-		if errors.As(err, &ae) {
-			ae.Message = newMasker(fields, a.Descriptor).mask(ae.Message)
-			return nil, ae
-		}
-		return nil, err
-	}
-	return cfg, nil
-}
+// maxSyncsPerApp bounds the spaces tried for a sync that names none.
+const maxSyncsPerApp = 1000

@@ -16,8 +16,16 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
+// Webhooks installs a sync's webhook at the app after a run, deletes it
+// with the sync, and receives, records and applies its events.
+type Webhooks struct {
+	*core
+	reg  *Registry
+	hist *history
+}
+
 // EventURL is the address where the webhook of a sync receives events.
-func (s *Service) EventURL(syncID string) string {
+func (s *Webhooks) EventURL(syncID string) string {
 	b := s.BaseURL()
 	if b == "" {
 		return ""
@@ -28,8 +36,8 @@ func (s *Service) EventURL(syncID string) string {
 // ensureWebhook installs the webhook after a successful run when the app
 // supports webhooks and none is installed for these types; it says what
 // it did ("" when nothing).
-func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *syncer.Report) string {
-	cfg, err := s.appConfig(ctx, a, account)
+func (s *Webhooks) ensureWebhook(ctx context.Context, sy *Sync, a *App, account map[string]any, rep *syncer.Report) string {
+	cfg, err := s.reg.appConfig(ctx, a, account)
 	if err != nil {
 		return "not installed: config: " + newMasker(account, a.Descriptor).mask(err.Error())
 	}
@@ -56,7 +64,7 @@ func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account m
 	}
 	var obj map[string]any
 	err = s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathWebhooks, map[string]any{
-		"types": types, "filter": webhookFilter(rep, sy), "account": account, "url": u, "webhook": stored}, &obj)
+		"types": types, "filter": webhookFilter(rep, sy, s.now()), "account": account, "url": u, "webhook": stored}, &obj)
 	if err != nil {
 		return "not installed: " + newMasker(account, a.Descriptor).mask(err.Error())
 	}
@@ -78,17 +86,17 @@ func (s *Service) ensureWebhook(ctx context.Context, sy *Sync, a *App, account m
 }
 
 // deleteWebhook deletes the sync's webhook at the app.
-func (s *Service) deleteWebhook(ctx context.Context, sy *Sync) error {
-	a, err := s.App(ctx, sy.AppID)
+func (s *Webhooks) deleteWebhook(ctx context.Context, sy *Sync) error {
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return err
 	}
-	_, account, err := s.account(ctx, sy.AccountID)
+	_, account, err := s.reg.account(ctx, sy.AccountID)
 	if err != nil {
 		return err
 	}
 	err = s.call(ctx, nil, a.URL, http.MethodDelete, protocol.PathWebhooks, map[string]any{
-		"types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account, "webhook": sy.Webhook}, nil)
+		"types": sy.WebhookTypes, "filter": evaluatedFilter(sy, s.now()), "account": account, "webhook": sy.Webhook}, nil)
 	if err != nil {
 		return errors.New(newMasker(account, a.Descriptor).mask(err.Error()))
 	}
@@ -110,8 +118,8 @@ const maxParams = 100
 // ReceiveEvent takes an event posted to a sync's webhook URL: the app
 // verifies it (its answer must name the sync's webhook), it is recorded
 // once (a replay changes nothing) and applied by the sync's next holder.
-func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.Header, body []byte) EventOutcome {
-	sy, err := s.Sync(ctx, syncID)
+func (s *Webhooks) ReceiveEvent(ctx context.Context, syncID string, header http.Header, body []byte) EventOutcome {
+	sy, err := s.readSync(ctx, syncID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return EventOutcome{Status: http.StatusNotFound, Message: "no such webhook"}
@@ -124,7 +132,7 @@ func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.H
 	if len(sy.Webhook) == 0 || json.Unmarshal(sy.Webhook, &wh) != nil || wh.ID == "" {
 		return EventOutcome{Status: http.StatusNotFound, Message: "no webhook is installed for this sync"}
 	}
-	a, err := s.App(ctx, sy.AppID)
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
 	}
@@ -162,8 +170,11 @@ func (s *Service) ReceiveEvent(ctx context.Context, syncID string, header http.H
 	}
 	sum := sha256.Sum256([]byte(syncID + "\x00" + wh.ID + "\x00" + string(body)))
 	id := hex.EncodeToString(sum[:])
-	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
-VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()), mustJSON(params), string(payload))
+	// Sealed like account secrets: an event may carry personal data or
+	// the external system's tokens.
+	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
+VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()),
+		s.seal.seal([]byte(mustJSON(params)), eventAD(id, "params")), s.seal.seal(payload, eventAD(id, "payload")))
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: recording an event")
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
@@ -178,16 +189,19 @@ VALUES (?, ?, ?, ?, ?, 'pending', '', 0) ON CONFLICT (id) DO NOTHING`, id, syncI
 // applyEvents transforms and applies a leased sync's pending events, in
 // the order received; each is marked applied in the transaction that
 // applies it. A batch is recorded as one webhook run.
-func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
-	type event struct{ id, params, payload string }
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
+func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
+	type event struct {
+		id, params, payload string
+		sealed              int64
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload, sealed FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
 	if err != nil {
 		return err
 	}
 	var evs []event
 	for rows.Next() {
 		var e event
-		if err := rows.Scan(&e.id, &e.params, &e.payload); err != nil {
+		if err := rows.Scan(&e.id, &e.params, &e.payload, &e.sealed); err != nil {
 			rows.Close()
 			return err
 		}
@@ -197,11 +211,35 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 	if err := rows.Err(); err != nil || len(evs) == 0 {
 		return err
 	}
-	a, err := s.App(ctx, sy.AppID)
+	// Opened here; an event that cannot be opened (another key) is refused.
+	opened := evs[:0]
+	var unopened int
+	for _, e := range evs {
+		if e.sealed != 0 {
+			params, perr := s.seal.open(e.params, eventAD(e.id, "params"))
+			payload, err := s.seal.open(e.payload, eventAD(e.id, "payload"))
+			if err = errors.Join(perr, err); err != nil {
+				unopened++
+				if _, err := s.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", errSealed.Error(), e.id); err != nil {
+					return err
+				}
+				continue
+			}
+			e.params, e.payload = string(params), string(payload)
+		}
+		opened = append(opened, e)
+	}
+	if unopened > 0 {
+		s.log.Warn().Int("events", unopened).Str("sync", sy.ID).Msg("apps: webhook events that cannot be decrypted were refused")
+	}
+	if evs = opened; len(evs) == 0 {
+		return nil
+	}
+	a, err := s.reg.App(ctx, sy.AppID)
 	if err != nil {
 		return err
 	}
-	_, account, err := s.account(ctx, sy.AccountID)
+	_, account, err := s.reg.account(ctx, sy.AccountID)
 	if err != nil {
 		return err
 	}
@@ -210,7 +248,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 	var runID string
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		runID, err = s.insertRun(ctx, tx, sy.ID, TriggerWebhook, StatusRunning, s.now())
+		runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerWebhook, StatusRunning, s.now())
 		return err
 	}); err != nil {
 		return err
@@ -223,7 +261,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			Data map[string][]any `json:"data"`
 		}
 		req, err := withPayload(map[string]any{
-			"params": rawJSON(e.params), "types": sy.WebhookTypes, "filter": webhookFilter(nil, sy), "account": account}, []byte(e.payload))
+			"params": rawJSON(e.params), "types": sy.WebhookTypes, "filter": evaluatedFilter(sy, s.now()), "account": account}, []byte(e.payload))
 		if err == nil {
 			err = s.call(ctx, hc, a.URL, http.MethodPost, protocol.PathWebhookXform, req, &out)
 		}
@@ -241,7 +279,7 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			break
 		}
 		eventID := e.id
-		rep, err := syncer.ApplyChanges(ctx, s.st, a.Space, out.Data, func(tx *store.Tx) error {
+		rep, err := syncer.ApplyChanges(ctx, s.st, sy.spaceOf(a), out.Data, func(tx *store.Tx) error {
 			rows, err := tx.Querier().QueryContext(tx.Context(), s.q("UPDATE apps_events SET status = 'applied' WHERE id = ? AND status = 'pending'"), eventID)
 			if err != nil {
 				return err
@@ -288,6 +326,10 @@ func (s *Service) applyEvents(ctx context.Context, sy *Sync) error {
 			status, ms(now), mustJSON(report), msg, mustJSON(ex), runID); err != nil {
 			return err
 		}
-		return s.prune(ctx, tx, sy.ID)
+		return s.hist.prune(ctx, tx, sy.ID)
 	})
 }
+
+// eventAD is the additional data that binds a sealed part of an event
+// (params, payload) to the event.
+func eventAD(id, part string) string { return "event:" + id + ":" + part }

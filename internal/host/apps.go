@@ -65,7 +65,8 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	POST   /api/apps/oauth/start          {app, auth?, account?} → {redirectUri, callbackUri}
 //	GET    /api/apps/oauth/callback       the provider's redirect lands here (an HTML page; no token)
 //	GET    /api/apps/syncs                ?app=ID
-//	POST   /api/apps/syncs                {app, account, types?, filter?, every?} (201; due at once)
+//	POST   /api/apps/syncs                {app, account, space?, types?, filter?, every?} (201; due at once);
+//	                                      any number per app, each in a space of its own (409: space in use)
 //	GET    /api/apps/syncs/{id}
 //	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}; a new account, types or
 //	                                      filter cancels the run in progress, and the sync runs again
@@ -79,6 +80,8 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	GET    /api/apps/syncs/{id}/runs      ?limit=N: the history, newest first
 //	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked)
 //	POST   /api/apps/actions              {app, account, action, args, entity?: {type, id}}
+//	GET    /api/apps/actions              ?app=ID&limit=N: the app's action history, newest first (each run's
+//	                                      rendered arguments, entity, the app's answer, duration, who ran it)
 //	POST   /api/apps/events/{sync}        webhook events (no token: the app verifies them)
 //
 // Everything but the callback page and the event endpoint needs an API
@@ -88,7 +91,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	if svc == nil {
 		return
 	}
-	a := &appsAPI{h: h, svc: svc}
+	a := &appsAPI{h: h, svc: svc, registry: svc.Registry, syncs: svc.SyncService, hooks: svc.Webhooks, oauth: svc.OAuthSetup, actions: svc.Actions}
 	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
 	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(a.registerApp)})
 	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(a.getApp), "DELETE": tok(a.deleteApp)})
@@ -103,7 +106,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(a.cancelRun)})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
 	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(a.getRun)})
-	mux.Handle("/api/apps/actions", byMethod{"POST": tok(a.runAction)})
+	mux.Handle("/api/apps/actions", byMethod{"GET": tok(a.listActionRuns), "POST": tok(a.runAction)})
 	mux.Handle("/api/apps/events/{sync}", byMethod{"POST": http.HandlerFunc(a.event)})
 }
 
@@ -124,9 +127,16 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	methods(nil, allowed...).ServeHTTP(w, r)
 }
 
+// appsAPI serves /api/apps over the parts of the apps service, each route
+// on the part whose job it is.
 type appsAPI struct {
-	h   *Host
-	svc *apps.Service
+	h        *Host
+	svc      *apps.Service // removing an app (its syncs, then itself); the host's address
+	registry *apps.Registry
+	syncs    *apps.SyncService
+	hooks    *apps.Webhooks
+	oauth    *apps.OAuthSetup
+	actions  *apps.Actions
 }
 
 // fail answers an error of the service with its status.
@@ -168,7 +178,7 @@ func isAppFailure(err error) bool {
 }
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Apps(r.Context())
+	list, err := a.registry.Apps(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -183,7 +193,7 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	app, err := a.svc.RegisterApp(r.Context(), body.URL)
+	app, err := a.registry.RegisterApp(r.Context(), body.URL)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -192,7 +202,7 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getApp(w http.ResponseWriter, r *http.Request) {
-	app, err := a.svc.App(r.Context(), r.PathValue("id"))
+	app, err := a.registry.App(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -210,7 +220,7 @@ func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) listAccounts(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Accounts(r.Context(), r.URL.Query().Get("app"))
+	list, err := a.registry.Accounts(r.Context(), r.URL.Query().Get("app"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -229,7 +239,7 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	acc, err := a.svc.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
+	acc, err := a.registry.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -238,7 +248,7 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
-	acc, err := a.svc.Account(r.Context(), r.PathValue("id"))
+	acc, err := a.registry.Account(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -251,7 +261,7 @@ func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	acc, err := a.svc.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
+	acc, err := a.registry.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -260,7 +270,7 @@ func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
-	if err := a.svc.DeleteAccount(r.Context(), r.PathValue("id")); err != nil {
+	if err := a.registry.DeleteAccount(r.Context(), r.PathValue("id")); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -280,7 +290,7 @@ func (a *appsAPI) base(r *http.Request) string {
 }
 
 func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
-	cfg, err := a.svc.Config(r.Context(), r.PathValue("id"))
+	cfg, err := a.registry.Config(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -297,7 +307,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	out, err := a.svc.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
+	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -307,7 +317,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 
 // oauthCallback is the page the provider sends the user back to.
 func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
-	acc, err := a.svc.FinishOAuth(r.Context(), r.URL.Query())
+	acc, err := a.oauth.FinishOAuth(r.Context(), r.URL.Query())
 	status, title, text := http.StatusOK, "Account connected", ""
 	switch {
 	case err == nil:
@@ -330,7 +340,7 @@ func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
-	list, err := a.svc.Syncs(r.Context(), r.URL.Query().Get("app"))
+	list, err := a.syncs.Syncs(r.Context(), r.URL.Query().Get("app"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -343,7 +353,7 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	sy, err := a.svc.CreateSync(r.Context(), body)
+	sy, err := a.syncs.CreateSync(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -352,7 +362,7 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
-	sy, err := a.svc.Sync(r.Context(), r.PathValue("id"))
+	sy, err := a.syncs.Sync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -365,7 +375,7 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	sy, err := a.svc.UpdateSync(r.Context(), r.PathValue("id"), body)
+	sy, err := a.syncs.UpdateSync(r.Context(), r.PathValue("id"), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -374,7 +384,7 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
-	warns, err := a.svc.DeleteSync(r.Context(), r.PathValue("id"))
+	warns, err := a.syncs.DeleteSync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -383,7 +393,7 @@ func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.RunNow(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.RunNow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -392,7 +402,7 @@ func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.CancelSync(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.CancelSync(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -400,21 +410,31 @@ func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusAccepted, run)
 }
 
-func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
-	limit := 0
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			httpjson.Message(w, http.StatusBadRequest, "limit: want a number from 1 to 1000")
-			return
-		}
-		limit = n
+// queryLimit reads ?limit=N (1 to 1000; 0 when absent); it answers a bad
+// one itself and reports whether to go on.
+func queryLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 0, true
 	}
-	if _, err := a.svc.Sync(r.Context(), r.PathValue("id")); err != nil {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		httpjson.Message(w, http.StatusBadRequest, "limit: want a number from 1 to 1000")
+		return 0, false
+	}
+	return n, true
+}
+
+func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
+	limit, ok := queryLimit(w, r)
+	if !ok {
+		return
+	}
+	if _, err := a.syncs.Sync(r.Context(), r.PathValue("id")); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	list, err := a.svc.Runs(r.Context(), r.PathValue("id"), limit)
+	list, err := a.syncs.Runs(r.Context(), r.PathValue("id"), limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -423,7 +443,7 @@ func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.svc.Run(r.Context(), r.PathValue("id"))
+	run, err := a.syncs.Run(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -436,12 +456,36 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	res, err := a.svc.RunAction(r.Context(), body)
+	if u, ok := userFrom(r.Context()); ok {
+		body.By = u.Email
+		if body.By == "" {
+			body.By = u.ID
+		}
+	}
+	res, err := a.actions.RunAction(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, res)
+}
+
+func (a *appsAPI) listActionRuns(w http.ResponseWriter, r *http.Request) {
+	limit, ok := queryLimit(w, r)
+	if !ok {
+		return
+	}
+	app := r.URL.Query().Get("app")
+	if app == "" {
+		httpjson.Message(w, http.StatusBadRequest, "app: the app's id is required (?app=ID)")
+		return
+	}
+	list, err := a.actions.ActionRuns(r.Context(), app, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, list)
 }
 
 // event receives a webhook event; the app verifies it. Refused events and
@@ -470,7 +514,7 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
 		return
 	}
-	out := a.svc.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
+	out := a.hooks.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
 	if out.Status == http.StatusUnauthorized || out.Status == http.StatusNotFound {
 		a.h.badEvents.Allow(ip)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // An action app's action runs from the host with its arguments; those
@@ -24,7 +25,16 @@ import (
 // name, an app field id).
 func TestAppsActionWithTemplate(t *testing.T) {
 	t.Parallel()
-	e := newAppsEnv(t, "sqlite::memory:", nil)
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testActionWithTemplate(t, dsn)
+		})
+	}
+}
+
+func testActionWithTemplate(t *testing.T, dsn string) {
+	e := newAppsEnv(t, dsn, nil)
 	// The tracker, synchronized.
 	var trk apps.App
 	e.api("POST", "/api/apps", map[string]any{"url": trackerURL(t, 5)}, 201, &trk)
@@ -99,6 +109,40 @@ func TestAppsActionWithTemplate(t *testing.T) {
 	// A template in an argument not declared textTemplateSupported is sent
 	// as it is.
 	bad(func(m map[string]any) { m["args"] = map[string]any{"webhook_url": "{{Name}}"} }, 400, "the app answered")
+
+	// The action history: each run that reached the app, newest first,
+	// with its rendered arguments, entity, the app's answer, duration and
+	// who ran it; refusals of the host are not runs.
+	var runs []apps.ActionRun
+	e.api("GET", "/api/apps/actions?app="+nfy.ID, nil, 200, &runs)
+	if len(runs) != 2 {
+		t.Fatalf("%d action runs, want 2: %+v", len(runs), runs)
+	}
+	ok, failed := runs[1], runs[0]
+	if ok.Status != apps.StatusSucceeded || ok.Action != "post-message" || ok.Args["text"] != want || ok.Args["channel"] != "ops" ||
+		ok.Entity == nil || ok.Entity.ID != id || ok.Entity.Type != "tracker/task" || ok.AnswerStatus != 200 ||
+		ok.RanBy != adminEmail || ok.Account != acc.ID || ok.App != nfy.ID || ok.StartedAt.IsZero() || ok.DurationMS < 0 {
+		t.Errorf("the successful run: %+v", ok)
+	}
+	if failed.Status != apps.StatusFailed || failed.AnswerStatus != 400 || failed.Error == "" || failed.Args["webhook_url"] != "{{Name}}" || failed.Entity == nil {
+		t.Errorf("the refused run: %+v", failed)
+	}
+	for _, r := range runs {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), "secret-path") || strings.Contains(string(b), notify.DefaultToken) {
+			t.Errorf("an action run shows a secret: %s", b)
+		}
+	}
+	e.api("GET", "/api/apps/actions?app="+nfy.ID+"&limit=1", nil, 200, &runs)
+	if len(runs) != 1 || runs[0].ID != failed.ID {
+		t.Errorf("limit=1: %+v", runs)
+	}
+	e.api("GET", "/api/apps/actions?app="+trk.ID, nil, 200, &runs)
+	if len(runs) != 0 {
+		t.Errorf("the tracker's action history: %+v", runs)
+	}
+	e.api("GET", "/api/apps/actions", nil, 400, nil)
+	e.api("GET", "/api/apps/actions?app=nope", nil, 404, nil)
+	e.api("GET", "/api/apps/actions?app="+nfy.ID+"&limit=0", nil, 400, nil)
 }
 
 // oneTask reads one synchronized task: its id, name, status option and

@@ -93,7 +93,12 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 			if sy.NextAt == nil || sy.Every != "1s" {
 				t.Errorf("sync %+v", sy)
 			}
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID}, 409, nil)
+			if sy.Space != "tracker" {
+				t.Errorf("the first sync's space: %q", sy.Space)
+			}
+			// Another sync of the app may not take a space in use.
+			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "tracker"}, 409, nil)
+			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "Tracker 2"}, 400, nil)
 
 			// The first run starts at once; the schedule fires again a
 			// second later.

@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	gosync "sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -45,11 +48,20 @@ type hookApp struct {
 	url      string
 	// failTransform is the number of transforms to answer with a 503.
 	failTransform int
+	// filters are the filter objects received, by path.
+	filters map[string][]json.RawMessage
+}
+
+// filtersAt returns the filter objects received at path.
+func (a *hookApp) filtersAt(path string) []json.RawMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]json.RawMessage(nil), a.filters[path]...)
 }
 
 func newHookApp(t *testing.T) *hookApp {
 	t.Helper()
-	a := &hookApp{notes: []hookNote{{ID: "n1", Name: "one", Size: 1}, {ID: "n2", Name: "two", Size: 2}}}
+	a := &hookApp{notes: []hookNote{{ID: "n1", Name: "one", Size: 1}, {ID: "n2", Name: "two", Size: 2}}, filters: map[string][]json.RawMessage{}}
 	nop := zerolog.Nop()
 	app := &appkit.App{ID: "hooks", Name: "Hooks", Version: "1.0.0", Description: "webhook test app", Logger: &nop,
 		Auth: []appkit.Auth{appkit.TokenAuth("Token", "the token", func(ctx context.Context, token string) (string, error) {
@@ -59,6 +71,7 @@ func newHookApp(t *testing.T) *hookApp {
 			return "Hook account", nil
 		})},
 		Sync: &appkit.Sync{
+			Filters: []appkit.Filter{appkit.DateRangeFilter("since", "Since").Optional()},
 			Types: []appkit.Type{
 				{ID: "note", Name: "Notes", Delta: true, Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]hookNote, error) {
 					a.mu.Lock()
@@ -120,7 +133,19 @@ func newHookApp(t *testing.T) *hookApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.url = serveApp(t, h)
+	a.url = serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Filter json.RawMessage `json:"filter"`
+		}
+		if json.Unmarshal(body, &req) == nil && req.Filter != nil {
+			a.mu.Lock()
+			a.filters[r.URL.Path] = append(a.filters[r.URL.Path], req.Filter)
+			a.mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
 	return a
 }
 
@@ -313,4 +338,160 @@ func TestAppsWebhooks(t *testing.T) {
 func noteRows(t *testing.T, e *appsEnv) map[string]string {
 	t.Helper()
 	return readPairs(t, e.st, "hooks/note", "hooks.note/name", "hooks.note/size")
+}
+
+// webhooks/transform and the webhook's deletion get the filter as the
+// service sends it: a date statement evaluated into its {_min, _max} at the
+// time of the call (the service's clock, here a year and more after the
+// run's), never the statement as the user wrote it.
+func TestAppsWebhookFilterEvaluated(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
+			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.Now = later })
+			hook := newHookApp(t)
+			var app apps.App
+			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
+			var acc apps.Account
+			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
+			var sy apps.Sync
+			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"},
+				"filter": map[string][]string{"since": {"this year"}}}, 201, &sy)
+			if first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded {
+				t.Fatalf("first run: %+v", first)
+			}
+			data := hook.filtersAt("/api/v1/synchronizer/data")
+			install := hook.filtersAt("/api/v1/synchronizer/webhooks")
+			if len(data) == 0 || len(install) != 1 || !bytes.Contains(data[0], []byte(`"_min"`)) || !jsonEqual(t, data[0], install[0]) {
+				t.Fatalf("the run's filters: data %s, install %s", data, install)
+			}
+			ev := `{"set":[{"id":"n9","name":"nine","size":9}],"token":"event-secret-77"}`
+			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
+				t.Fatalf("event: %d %q", code, msg)
+			}
+			waitFor(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
+			got := hook.filtersAt("/api/v1/synchronizer/webhooks/transform")[0]
+			r, err := daterange.Parse("this year", later())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire, _ := r.WireJSON()
+			if !jsonEqual(t, got, []byte(`{"since":`+string(wire)+`}`)) {
+				t.Errorf("transform's filter %s, want since = %s (this year at the time of the event)", got, wire)
+			}
+			if jsonEqual(t, got, data[0]) {
+				t.Errorf("transform's filter %s is the run's, not evaluated at the event", got)
+			}
+			// The event is sealed at rest and readable, secrets masked,
+			// in the exchanges of its webhook run.
+			var hooked []apps.Run
+			waitFor(t, "the webhook run", func() bool {
+				hooked = nil
+				for _, r := range e.runs(sy.ID) {
+					if r.Trigger == apps.TriggerWebhook && r.EndedAt != nil {
+						hooked = append(hooked, r)
+					}
+				}
+				return len(hooked) > 0
+			})
+			var params, payload string
+			if err := e.st.DB().QueryRow("SELECT params, payload FROM apps_events").Scan(&params, &payload); err != nil {
+				t.Fatal(err)
+			}
+			for _, clear := range []string{"nine", "event-secret-77", "x-signature"} {
+				if strings.Contains(params+payload, clear) {
+					t.Errorf("the stored event shows %q: %s %s", clear, params, payload)
+				}
+			}
+			var run apps.Run
+			e.api("GET", "/api/apps/runs/"+hooked[0].ID, nil, 200, &run)
+			var xform *apps.Exchange
+			for i := range run.Exchanges {
+				if run.Exchanges[i].Path == "/api/v1/synchronizer/webhooks/transform" {
+					xform = &run.Exchanges[i]
+				}
+			}
+			if xform == nil || !strings.Contains(xform.Request, `"nine"`) || strings.Contains(xform.Request, "event-secret-77") {
+				t.Errorf("the transform exchange: %+v", xform)
+			}
+			e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
+			del := hook.filtersAt("/api/v1/synchronizer/webhooks")
+			if len(del) != 2 || !jsonEqual(t, del[1], got) {
+				t.Errorf("the deletion's filter: %s", del)
+			}
+		})
+	}
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// Two syncs of one webhook app, each with its account and its space: an
+// event posted to one sync's URL changes that sync's space only, and an
+// event stored in clear by an earlier version (before events were sealed)
+// still applies.
+func TestAppsTwoSyncsWebhooks(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newAppsEnv(t, dsn, nil)
+			hook := newHookApp(t)
+			var app apps.App
+			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
+			var syncs [2]apps.Sync
+			for i := range syncs {
+				var acc apps.Account
+				e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
+				e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"}}, 201, &syncs[i])
+				if first := e.waitRuns(syncs[i].ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
+					t.Fatalf("first run of sync %d: %+v", i, first)
+				}
+			}
+			if syncs[0].Space != "hooks" || syncs[1].Space != "hooks-2" {
+				t.Fatalf("spaces %q %q", syncs[0].Space, syncs[1].Space)
+			}
+			ev := `{"set":[{"id":"n3","name":"three","size":3}],"remove":["n1"]}`
+			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+syncs[1].ID, ev, sign([]byte(ev))); code != 202 {
+				t.Fatalf("event: %d %q", code, msg)
+			}
+			waitFor(t, "the event to be applied", func() bool {
+				var n int
+				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
+				return n == 1
+			})
+			if got := readPairs(t, e.st, "hooks-2/note", "hooks-2.note/name", "hooks-2.note/size"); len(got) != 2 || got["three"] != "3" || got["two"] != "2" {
+				t.Errorf("the second sync's notes: %v", got)
+			}
+			if got := noteRows(t, e); len(got) != 2 || got["one"] != "1" || got["two"] != "2" {
+				t.Errorf("the first sync's notes changed: %v", got)
+			}
+			// An event kept in clear (sealed = 0) by an earlier version.
+			old := `{"set":[{"id":"n7","name":"seven","size":7}]}`
+			if _, err := e.st.DB().ExecContext(context.Background(), e.st.Dialect().Rebind(`INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
+VALUES (?, ?, ?, '{}', ?, 'pending', '', 0)`), "old-event", syncs[0].ID, time.Now().UnixMilli(), old); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the clear event to be applied", func() bool {
+				var status string
+				e.st.DB().QueryRowContext(context.Background(), "SELECT status FROM apps_events WHERE id = 'old-event'").Scan(&status)
+				return status == "applied"
+			})
+			if got := noteRows(t, e); got["seven"] != "7" || len(got) != 3 {
+				t.Errorf("the first sync's notes after the clear event: %v", got)
+			}
+		})
+	}
 }

@@ -2,6 +2,8 @@ package syncer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"sort"
 	"strings"
@@ -77,8 +79,9 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 		return fmt.Errorf("type %s is missing from the store", tm.Store)
 	}
 	w := &pageWriter{e: e, tx: tx, space: space, tm: tm, ty: ty, run: run, tr: tr, cols: p.cols,
-		runF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun)),
-		appF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID))}
+		runF:  ty.Field(hiddenFieldName(space, tm.AppType, hiddenRun)),
+		appF:  ty.Field(hiddenFieldName(space, tm.AppType, hiddenAppID)),
+		hashF: ty.Field(hiddenFieldName(space, tm.AppType, hiddenHash))}
 	for lo := 0; lo < len(p.rows); lo += writeBatch {
 		if err := w.write(p.rows[lo:min(lo+writeBatch, len(p.rows))]); err != nil {
 			return err
@@ -98,6 +101,11 @@ type pageWriter struct {
 	tr         *TypeReport
 	cols       *columns
 	runF, appF *store.Field
+	hashF      *store.Field
+	// hashes are the values' hashes of the batch's rows; prevHash those
+	// stored with the entities that exist.
+	hashes   []string
+	prevHash map[string]string
 }
 
 // write writes a batch of rows: duplicates of the run found, relations
@@ -116,6 +124,9 @@ func (w *pageWriter) write(rows []*row) error {
 		return err
 	}
 	if err := w.ensureOptions(rows); err != nil {
+		return err
+	}
+	if w.hashes, w.prevHash, err = w.valueHashes(rows, ids); err != nil {
 		return err
 	}
 	groups := map[string][]int{} // fields carried -> row indexes
@@ -301,6 +312,9 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 		colIdx = append(colIdx, c)
 	}
 	fields = append(fields, w.appF, w.runF)
+	if w.hashF != nil {
+		fields = append(fields, w.hashF)
+	}
 	brows := make([]store.BulkRow, len(group))
 	for j, i := range group {
 		vals := make([]any, 0, len(fields))
@@ -308,6 +322,9 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 			vals = append(vals, w.column(w.cols.maps[c], rows[i].vals[c]))
 		}
 		vals = append(vals, rows[i].appID, w.run.Seq)
+		if w.hashF != nil {
+			vals = append(vals, w.hashes[i])
+		}
 		brows[j] = store.BulkRow{ID: ids[i], Values: vals}
 	}
 	created, err := w.tx.BulkWrite(w.ty, fields, brows, existing)
@@ -315,15 +332,44 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 		return err
 	}
 	for j, c := range created {
+		id := ids[group[j]]
 		switch {
-		case dupOf[ids[group[j]]]:
+		case dupOf[id]:
 		case c:
 			w.tr.Created++
+		case w.hashF != nil && w.prevHash[id] == w.hashes[group[j]]:
+			w.tr.Unchanged++
 		default:
 			w.tr.Updated++
 		}
 	}
 	return nil
+}
+
+// valueHashes hashes each row's values (the fields it carries, relations
+// resolved, rich texts and collections included) and reads the hashes
+// stored with the entities that exist.
+func (w *pageWriter) valueHashes(rows []*row, ids []string) ([]string, map[string]string, error) {
+	if w.hashF == nil {
+		return nil, nil, nil
+	}
+	prev, err := w.tx.TextValues(w.ty, w.hashF, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	hashes := make([]string, len(rows))
+	h := sha256.New()
+	var sum [sha256.Size]byte
+	for i, r := range rows {
+		h.Reset()
+		for c, v := range r.vals {
+			if v != absent {
+				fmt.Fprintf(h, "%s\x00%#v\x00", w.cols.ids[c], v)
+			}
+		}
+		hashes[i] = base64.RawStdEncoding.EncodeToString(h.Sum(sum[:0])[:16])
+	}
+	return hashes, prev, nil
 }
 
 // targets are the entity ids a collection's value links to.

@@ -30,9 +30,20 @@
 //     removed, references to entities that never arrived are cleared and
 //     reported, and the run is recorded as the last successful one.
 //
-// Entities get deterministic platform/ids derived from the app's ids, so a
-// relation can be written before its target arrives, whatever the order of
-// pages and types.
+// Entities get deterministic platform/ids derived from the space and the
+// app's ids, so a relation can be written before its target arrives,
+// whatever the order of pages and types.
+//
+// # Spaces
+//
+// The engine keeps one state per space (the app's position, mapping, last
+// run and selection) and writes into that space's types only. A run goes
+// into the app's own space unless Options.Space names another ([ValidSpace]):
+// several synchronizations of one app (two accounts, two filters) each
+// use a space of their own, so that each owns its state and its entities:
+// a full run removes only what its space held and did not get now, and
+// relations resolve within the space that delivered them. [ApplyChanges]
+// takes the space the same way.
 //
 // # Failures
 //

@@ -142,7 +142,18 @@ type Options struct {
 	// StoredAccount is the caller's account with AccountElsewhere (values
 	// as /validate and access_token answered them).
 	StoredAccount map[string]any
+	// Space, when not empty, is the namespace of the run's types, entities
+	// and state in the store instead of the app's own (see ValidSpace):
+	// several synchronizations of one app, each into a space of its own,
+	// keep apart what each delivered (a full run removes only what its
+	// space held; relations resolve within it).
+	Space string
 }
+
+// ValidSpace reports whether s may name a space of the store: 1 to 60
+// lower-case letters, digits and dashes, neither first nor last a dash
+// (the form of an app's own space).
+func ValidSpace(s string) bool { return s != "" && slug(s) == s }
 
 // Event is a progress report of one type.
 type Event struct {
@@ -190,10 +201,12 @@ type TypeReport struct {
 	Mode string
 	// Pages and Items count what the app sent.
 	Pages, Items int
-	// Created, Updated and Removed count entities; Skipped counts items that
-	// were not stored (see Problems); Duplicates counts ids sent again in the
-	// run (the last one wins).
-	Created, Updated, Removed, Skipped, Duplicates int
+	// Created, Updated and Removed count entities; Unchanged counts
+	// entities written again with the values they had (as this engine last
+	// wrote them); Skipped counts items that were not stored (see
+	// Problems); Duplicates counts ids sent again in the run (the last one
+	// wins).
+	Created, Updated, Unchanged, Removed, Skipped, Duplicates int
 	// Problems describe skipped items, duplicates and unresolved relations
 	// (the first ones of each run; the counts are exact).
 	Problems []string
@@ -341,6 +354,9 @@ func newEngine(st *store.Store, opts Options) (*engine, error) {
 	if opts.Retry.Attempts == 0 {
 		opts.Retry = DefaultRetry
 	}
+	if opts.Space != "" && !ValidSpace(opts.Space) {
+		return nil, fmt.Errorf("syncer: the space %q is not lower-case letters, digits and dashes (at most 60)", opts.Space)
+	}
 	c, err := newClient(opts.AppURL, opts.HTTPClient, opts.RequestTimeout, opts.MaxBody, opts.Retry)
 	if err != nil {
 		return nil, err
@@ -417,6 +433,9 @@ func (e *engine) register(ctx context.Context) (*protocol.Descriptor, *Report, e
 		return nil, nil, err
 	}
 	rep := &Report{App: desc.Name, Space: appSpace(desc), Warnings: warns}
+	if e.opts.Space != "" {
+		rep.Space = e.opts.Space
+	}
 	for _, w := range warns {
 		e.log("warning: " + w)
 	}

@@ -140,11 +140,14 @@ func hiddenFieldName(space, appType, what string) string {
 	return space + "." + appType + ".sync/" + what
 }
 
-// The hidden fields of every synchronized type: the app's id of the entity
-// and the run that last delivered it.
+// The hidden fields of every synchronized type: the app's id of the entity,
+// the run that last delivered it and a hash of the values it was last
+// written with (an item written again with the same values is counted
+// unchanged, not updated).
 const (
 	hiddenAppID = "app-id"
 	hiddenRun   = "run"
+	hiddenHash  = "hash"
 )
 
 // idSpace is the namespace of entity ids derived from app ids.
@@ -276,12 +279,21 @@ func (p *schemaPlan) ops(old map[string]*typeMap, changes *[]string) []schemaOp 
 func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 	return func(tx *store.Tx) error {
 		name := storeTypeName(p.space, t)
-		if tx.Catalog().Type(name) != nil {
+		if ty := tx.Catalog().Type(name); ty != nil {
+			// Types created before the hash field get it (not a change
+			// worth reporting: it is hidden).
+			if ty.Field(hiddenFieldName(p.space, t, hiddenHash)) != nil {
+				return nil
+			}
+			if err := tx.CreateField(store.FieldSpec{Holder: name, Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}}); err != nil {
+				return fmt.Errorf("add the hash field to %s: %w", name, err)
+			}
 			return nil
 		}
 		spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, "ui/label": p.names[t]}, Fields: []store.FieldSpec{
 			{Name: hiddenFieldName(p.space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
 			{Name: hiddenFieldName(p.space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+			{Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
 		}}
 		if err := tx.CreateType(spec); err != nil {
 			return fmt.Errorf("create type %s: %w", name, err)

@@ -146,7 +146,7 @@ func TestSchemaMappedInSteps(t *testing.T) {
 		t.Errorf("%d changes in %d steps, want %d in at least %d", total, len(steps), want, want/schemaBatch)
 	}
 	want := catalogOf(t, whole)
-	if len(want) != 32 || len(want["wide/t000"]) != 4+2+5+1 { // types and enums; built-ins, hidden, fields, reverse
+	if len(want) != 32 || len(want["wide/t000"]) != 4+3+5+1 { // types and enums; built-ins, hidden, fields, reverse
 		t.Fatalf("mapped catalog: %d types, t000: %v", len(want), want["wide/t000"])
 	}
 

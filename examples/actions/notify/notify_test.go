@@ -8,13 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/golden"
 	"github.com/rs/zerolog"
 )
 
@@ -110,19 +109,7 @@ func TestDescriptorGolden(t *testing.T) {
 	if err := json.Indent(&pretty, []byte(body), "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "descriptor.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("%s differs (run go test -update after checking the change):\n%s", golden, pretty.Bytes())
-	}
+	golden.Check(t, "descriptor.golden.json", pretty.Bytes(), *update)
 }
 
 func TestDescriptorWithoutBasic(t *testing.T) {

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/appkitgo/appkit/internal/golden"
 )
 
 func TestParseProjectID(t *testing.T) {
@@ -69,19 +69,7 @@ func TestDatasetIsDeterministic(t *testing.T) {
 			fmt.Fprintf(&sample, "%s %+v\n", at.Format(time.DateOnly), task)
 		}
 	}
-	golden := filepath.Join("testdata", "dataset.golden.txt")
-	if *update {
-		if err := os.WriteFile(golden, sample.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, sample.Bytes()) {
-		t.Errorf("the dataset differs from %s (run go test -update if the change is meant):\n%s", golden, sample.String())
-	}
+	golden.Check(t, "dataset.golden.txt", sample.Bytes(), *update)
 }
 
 // TestTaskTimeline checks every task's life against its rules: created in

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/golden"
 	"github.com/rs/zerolog"
 )
 
@@ -85,19 +84,7 @@ func TestGolden(t *testing.T) {
 			if err := json.Indent(&pretty, body, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tc.file)
-			if *update {
-				if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(pretty.Bytes(), want) {
-				t.Errorf("%s differs from the answer (run go test -update after checking the change):\n%s", golden, pretty.Bytes())
-			}
+			golden.Check(t, tc.file, pretty.Bytes(), *update)
 		})
 	}
 }

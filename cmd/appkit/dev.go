@@ -1,0 +1,452 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/conformance"
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/devloop"
+	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+func init() {
+	register(command{
+		name:    "dev",
+		summary: "build, run and synchronize an app, again at every change of its sources",
+		run:     runDev,
+	})
+}
+
+const devUsage = `Usage: appkit dev [DIR] [--addr HOST:PORT] [--store DSN] [--token TOKEN]
+                  [--account KEY=VALUE ...] [--type ID ...] [--filter KEY=VALUE ...]
+
+The live loop of an app's developer. Builds the app's main package in DIR
+(default .) with "go build", runs it on a free loopback port ($PORT),
+serves the embedded host on --addr with the store, registers the app with
+the account and synchronizes it; prints the host's address, the GraphQL
+IDE's link and the API token. Then it watches the module's Go files and
+go.mod: at every change it rebuilds; a build error is printed and the last
+good app keeps serving; otherwise the app is restarted (interrupted, then
+killed after 10 s), its descriptor, config and schema are checked with the
+conformance rules (the fast subset: no data pages), and it is synchronized
+again. After each synchronization it prints what changed: the schema
+(types and fields added, renamed, retired), the items created, updated,
+unchanged and removed per type, and the fields that changed (old → new)
+of a few items.
+
+The store is by default a file under the user's cache directory named
+after the app (never inside DIR); --store, --token, --account, --type and
+--filter mean what they mean for "appkit host" and "appkit sync". Without
+--token a token is made once per file store and kept beside it. SIGINT
+(Ctrl-C) or SIGTERM stops the app and the host; the store keeps
+everything.
+
+Flags:
+`
+
+// devSyncItems is how many items per type dev shows the changed fields of.
+const devSyncItems = 3
+
+// devEnv lists the environment variables "appkit dev" reads.
+var devEnv = []envVar{envStore, {"APPKIT_TOKEN", "the default of --token"}}
+
+// runDev implements "appkit dev".
+func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("dev", devUsage, devEnv, stderr)
+	addr := fs.String("addr", defaultHostAddr, "address the host listens on (host:port; port 0 picks a free one)")
+	dsn := fs.String("store", os.Getenv(envStore.name), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE) — default: a file under the user's cache directory named after the app")
+	token := fs.String("token", os.Getenv("APPKIT_TOKEN"), "the API token to register for the admin (env APPKIT_TOKEN; default one kept beside the store)")
+	account := accountFlag(fs, "")
+	types := typesFlag(fs, "the app's default types")
+	filter := filterFlag(fs, "")
+	// DIR may come before the flags.
+	dir := "."
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		dir, args = args[0], args[1:]
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() == 1 && dir == ".":
+		dir = fs.Arg(0)
+	case fs.NArg() > 0:
+		return usageErrorf("unexpected arguments %q", fs.Args())
+	}
+	if *token != "" {
+		if err := auth.ValidateTokenValue(*token); err != nil {
+			return usageErrorf("--token: %v", err)
+		}
+	}
+	d := &devSession{stdout: stdout, stderr: stderr, account: account.last(), types: *types}
+	if flt := filter.texts(); len(flt) > 0 {
+		d.filter = flt
+	}
+	return d.run(ctx, dir, *addr, *dsn, *token)
+}
+
+// devSession is one "appkit dev": the host's apps service, the app's sync
+// and what to print.
+type devSession struct {
+	stdout, stderr io.Writer
+	account        map[string]string
+	types          []string
+	filter         map[string][]string
+
+	st     *store.Store
+	svc    *apps.Service
+	hostAt string
+	syncID string
+	space  string
+}
+
+func (d *devSession) say(format string, args ...any) {
+	fmt.Fprintf(d.stdout, "appkit dev: "+format+"\n", args...)
+}
+
+// run serves the host and runs the loop until ctx ends.
+func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot(dir)
+	if err != nil {
+		return err
+	}
+	tokenFile := ""
+	if dsn == "" {
+		if dsn, err = defaultDevStore(root); err != nil {
+			return err
+		}
+	}
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
+		tokenFile = p + ".token"
+	}
+	if token == "" {
+		if token, err = devToken(tokenFile); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d.st = st
+	log := zerolog.New(d.stderr).Level(zerolog.WarnLevel).With().Timestamp().Str("component", "host").Logger()
+	d.hostAt = "http://" + ln.Addr().String()
+	svc, err := startApps(ctx, st, dsn, d.hostAt, apps.DefaultNetworks, log, d.stderr)
+	if err != nil {
+		return err
+	}
+	if svc == nil {
+		return errors.New("the apps service needs a secret key: set APPKIT_SECRET_KEY")
+	}
+	d.svc = svc
+	h, err := host.New(ctx, host.Config{Store: st, Token: token, Logger: log, Notice: d.stderr, Apps: host.AppsConfig{Service: svc},
+		RateLimit: auth.DefaultRate, WorkspaceRateLimit: auth.DefaultWorkspaceRate})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	schedCtx, stopSched := context.WithCancel(ctx)
+	scheduled := make(chan struct{})
+	go func() { defer close(scheduled); svc.Schedule(schedCtx) }()
+	defer func() {
+		stopSched()
+		<-scheduled
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		srv.Shutdown(sctx)
+		d.say("host stopped; the store %s keeps everything", dsn)
+	}()
+	d.say("host at %s (admin %s), store %s", d.hostAt, h.Admin().Email, dsn)
+	d.say("API token: %s", token)
+	d.say("GraphQL IDE: %s/api/graphql (the app's space is listed there once synchronized)", d.hostAt)
+
+	bin, err := os.MkdirTemp("", "appkit-dev-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	port, err := devloop.FreePort()
+	if err != nil {
+		return err
+	}
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	defer stopLoop()
+	looped := make(chan error, 1)
+	go func() {
+		looped <- devloop.Loop(loopCtx, devloop.Config{Dir: dir, Root: root, BinDir: bin, Port: port,
+			AppOutput: d.stderr, Out: d.stdout, Ready: d.ready})
+	}()
+	select {
+	case err := <-served:
+		stopLoop()
+		<-looped
+		return fmt.Errorf("host: %w", err)
+	case err := <-looped:
+		return err
+	}
+}
+
+// ready checks the app (re)started at url, registers it and synchronizes
+// it, printing what changed.
+func (d *devSession) ready(ctx context.Context, url string) error {
+	app, err := d.svc.RegisterApp(ctx, url)
+	if err != nil {
+		return fmt.Errorf("register the app: %w", err)
+	}
+	for _, w := range app.Warnings {
+		d.say("warning: %s", w)
+	}
+	d.space = app.Space
+	d.check(ctx, app, url)
+	before, err := devloop.TakeSnapshot(ctx, d.st, d.space)
+	if err != nil {
+		return err
+	}
+	created := false
+	if d.syncID == "" {
+		if created, err = d.setUp(ctx, app); err != nil {
+			return err
+		}
+		d.say("GraphQL IDE of %s: %s/api/graphql/space/%s", app.Name, d.hostAt, app.Space)
+	}
+	return d.sync(ctx, before, created)
+}
+
+// setUp creates or updates the app's account and its sync (on demand
+// only: dev runs it at every change); created reports a new sync, whose
+// first run the scheduler starts at once.
+func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, err error) {
+	syncs, err := d.svc.Syncs(ctx, app.ID)
+	if err != nil {
+		return false, err
+	}
+	none := ""
+	if len(syncs) == 0 {
+		pick := ""
+		if len(app.Descriptor.Authentication) == 1 {
+			pick = app.Descriptor.Authentication[0].ID
+		}
+		fields, err := apps.TypedFields(app.Descriptor, pick, d.account)
+		if err != nil {
+			return false, err
+		}
+		acc, err := d.svc.CreateAccount(ctx, app.ID, "", fields)
+		if err != nil {
+			return false, fmt.Errorf("account: %w", err)
+		}
+		d.say("account %q set up", acc.Name)
+		sy, err := d.svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Types: d.types, Filter: d.filter, Every: &none})
+		if err != nil {
+			return false, err
+		}
+		d.syncID = sy.ID
+		return true, nil
+	}
+	sy := syncs[0]
+	if len(d.account) > 0 {
+		existing, err := d.svc.Account(ctx, sy.AccountID)
+		if err != nil {
+			return false, err
+		}
+		fields, err := apps.TypedFields(app.Descriptor, existing.Auth, d.account)
+		if err != nil {
+			return false, err
+		}
+		if _, err := d.svc.UpdateAccount(ctx, existing.ID, fields); err != nil {
+			return false, fmt.Errorf("account: %w", err)
+		}
+	}
+	if _, err := d.svc.UpdateSync(ctx, sy.ID, apps.SyncSpec{Account: sy.AccountID, Types: d.types, Filter: d.filter, Every: &none}); err != nil {
+		return false, err
+	}
+	d.syncID = sy.ID
+	return false, nil
+}
+
+// check runs the conformance rules' fast subset and prints the failures.
+func (d *devSession) check(ctx context.Context, app *apps.App, url string) {
+	auth := ""
+	if len(app.Descriptor.Authentication) == 1 {
+		auth = app.Descriptor.Authentication[0].ID
+	}
+	var account map[string]any
+	if len(d.account) > 0 {
+		account, _ = apps.TypedFields(app.Descriptor, auth, d.account)
+	}
+	results, err := devloop.Check(ctx, url, auth, account, nil, d.types)
+	if err != nil {
+		d.say("conformance: %v", err)
+		return
+	}
+	passed, failed := 0, 0
+	for _, r := range results {
+		switch r.Status {
+		case conformance.Passed:
+			passed++
+		case conformance.Failed:
+			failed++
+			d.say("conformance: FAIL %s: expected %s, got %s", r.Name(), r.Expected, r.Got)
+		}
+	}
+	d.say("conformance: descriptor, config and schema: %d checks passed, %d failed", passed, failed)
+}
+
+// sync runs the app's sync (a new sync's first run is the one the
+// scheduler starts; later ones are asked for), waits for its end and
+// prints what changed since before.
+func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created bool) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var run *apps.Run
+	for created && run == nil {
+		runs, err := d.svc.Runs(ctx, d.syncID, 1)
+		if err != nil {
+			return err
+		}
+		if len(runs) > 0 {
+			run = runs[0]
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C:
+		}
+	}
+	if run == nil {
+		var err error
+		if run, err = d.svc.RunNow(ctx, d.syncID); err != nil {
+			return err
+		}
+	}
+	for run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C:
+		}
+		var err error
+		if run, err = d.svc.Run(ctx, run.ID); err != nil {
+			return err
+		}
+	}
+	if run.Status != apps.StatusSucceeded {
+		return fmt.Errorf("sync %s: %s", run.Status, run.Error)
+	}
+	after, err := devloop.TakeSnapshot(ctx, d.st, d.space)
+	if err != nil {
+		return err
+	}
+	d.say("synced in %s", (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	printDevReport(d.stdout, run.Report, devloop.Changes(before, after, devSyncItems))
+	return nil
+}
+
+// printDevReport prints a sync's report: schema changes, counts per type
+// and the changed fields of a few items.
+func printDevReport(w io.Writer, rep *apps.RunReport, changes []devloop.ItemChange) {
+	if rep == nil {
+		return
+	}
+	for _, s := range rep.Warnings {
+		fmt.Fprintln(w, "  warning:", s)
+	}
+	for _, s := range rep.SchemaChanges {
+		fmt.Fprintln(w, "  schema:", s)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  type\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
+	for _, t := range rep.Types {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
+	}
+	tw.Flush()
+	for _, c := range changes {
+		for _, f := range c.Fields {
+			fmt.Fprintf(w, "  %s %q: %s: %q → %q\n", c.Type, c.ID, f.Field, f.Old, f.New)
+		}
+	}
+}
+
+// moduleRoot is the directory of the go.mod that holds dir.
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s is not inside a Go module (no go.mod)", dir)
+		}
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// defaultDevStore is the store of a module's app when --store is not
+// given: a file under the user's cache directory, named after the module's
+// directory (and a hash of its path: two apps of the same name do not
+// share it).
+func defaultDevStore(root string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no --store and no cache directory: %w", err)
+	}
+	dir := filepath.Join(cache, "appkit", "dev")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	name := unsafeName.ReplaceAllString(filepath.Base(root), "_") + "-" + hex.EncodeToString(sum[:4]) + ".db"
+	return "sqlite:" + filepath.Join(dir, name), nil
+}
+
+// devToken returns the token kept in file, made and saved there the first
+// time (file "" : a new token each time).
+func devToken(file string) (string, error) {
+	if file != "" {
+		if b, err := os.ReadFile(file); err == nil {
+			if t := strings.TrimSpace(string(b)); auth.ValidateTokenValue(t) == nil {
+				return t, nil
+			}
+		}
+	}
+	r := make([]byte, 24)
+	rand.Read(r)
+	t := "dev-" + base64.RawURLEncoding.EncodeToString(r)
+	if file != "" {
+		if err := os.WriteFile(file, []byte(t+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("keep the token: %w", err)
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,161 @@
+package apps
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// killKey seals the accounts of the kill test in both processes.
+var killKey = bytes.Repeat([]byte{5}, KeySize)
+
+// The child half of TestKillHostMidRun: a host process whose scheduler runs
+// the syncs of the store until it is killed.
+func TestKillHostMidRunChild(t *testing.T) {
+	dsn := os.Getenv("APPKIT_APPS_CHILD_DSN")
+	if dsn == "" {
+		t.Skip("run by TestKillHostMidRun")
+	}
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(context.Background(), Config{Store: st, Key: killKey, HostID: "host-child", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Schedule(context.Background())
+	t.Fatal("the host was not killed")
+}
+
+// Two syncs of the tracker run in a host process that is killed (SIGKILL)
+// while the second is midway: another host process on the same store
+// takes both over once the dead host's leases lapse, resumes the run from
+// its last committed page, and each sync ends with exactly its own
+// entities, through the next runs too.
+func TestKillHostMidRun(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	for name, dsn := range testkit.StoreDSNs(t) {
+		if name == "sqlite" {
+			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testKillHostMidRun(t, dsn)
+		})
+	}
+}
+
+func testKillHostMidRun(t *testing.T, dsn string) {
+	ctx := context.Background()
+	cfg := tracker.Config{Projects: 3, Tasks: 1200}
+	ds := tracker.DatasetOf(cfg)
+	app := newTrackerApp(t, cfg)
+	app.hold.Store(true)
+
+	// Set up by one process, which then leaves the store to the child.
+	var one, two *Sync
+	func() {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-setup"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := svc.RegisterApp(ctx, app.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var accs [2]*Account
+		for i := range accs {
+			if accs[i], err = svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		types := []string{"project", "task"}
+		if one, err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[0].ID, Types: types,
+			Filter: map[string][]string{tracker.FilterProjects: {ds.Project(1).Name}}}); err != nil {
+			t.Fatal(err)
+		}
+		if two, err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[1].ID, Types: types}); err != nil {
+			t.Fatal(err)
+		}
+	}()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-app.held:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the child never reached the second sync's second task page:\n%s", out.String())
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	app.hold.Store(false)
+
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, err := svc.Sync(ctx, two.ID)
+	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
+		t.Fatalf("the killed host's sync: %+v %v", mid, err)
+	}
+	schedule(t, svc)
+	r2 := lastRun(t, svc, two.ID, 0)
+	if r2.Status != StatusSucceeded || r2.ID != mid.RunID || r2.Owner != "host-after" || r2.Report == nil || !r2.Report.Resumed {
+		t.Fatalf("the run taken over: %+v", r2)
+	}
+	if r1 := lastRun(t, svc, one.ID, 0); r1.Status != StatusSucceeded {
+		t.Fatalf("the first sync's run: %+v", r1)
+	}
+	p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
+	check := func(when string) {
+		t.Helper()
+		if got := entities(t, st, "tracker/task"); got != p1 {
+			t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, p1)
+		}
+		if got := entities(t, st, "tracker-2/task"); got != all {
+			t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, all)
+		}
+	}
+	check("after the take-over")
+	for _, sy := range []*Sync{one, two} {
+		last, _ := svc.Runs(ctx, sy.ID, 1)
+		if _, err := svc.RunNow(ctx, sy.ID); err != nil {
+			t.Fatal(err)
+		}
+		if r := lastRun(t, svc, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
+			t.Fatalf("the next run: %+v", r)
+		}
+	}
+	check("the next runs")
+}

@@ -1,0 +1,545 @@
+package apps
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/syncer"
+)
+
+// Registry keeps the registered apps and their accounts, whose fields it
+// seals at rest; it reads an app's descriptor and config and validates
+// accounts with the app.
+type Registry struct{ *core }
+
+// App is a registered app.
+type App struct {
+	// ID identifies the app in the host.
+	ID string `json:"id"`
+	// URL is the app's base address.
+	URL string `json:"url"`
+	// Name is the app's name, Space the namespace of its types in the
+	// store ("tracker": tracker/task).
+	Name  string `json:"name"`
+	Space string `json:"space"`
+	// Descriptor is the app's GET / as last read.
+	Descriptor *protocol.Descriptor `json:"descriptor"`
+	// Warnings are what the host tolerated in the descriptor at
+	// registration (not stored).
+	Warnings []string `json:"warnings,omitempty"`
+	// CreatedAt is when the app was registered.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// NormalizeURL checks an app's address: http or https with a host, no
+// query or fragment; the trailing slash is dropped.
+func NormalizeURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || len(raw) > 2000 {
+		return "", fmt.Errorf("%w: the app address must be http(s)://host[:port][/path] without credentials, query or fragment", ErrInvalid)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// errNoApp is the one answer to an address where no app answered: the
+// same whether nothing listens, the address is outside Config.Networks,
+// the call timed out or something else answered, so that registration
+// cannot be used to scan what the host reaches. The cause is logged.
+var errNoApp = fmt.Errorf("%w: no app answered GET / with a JSON descriptor at this address (unreachable, outside the networks the host may call, or not an app)", ErrUnreachable)
+
+// RegisterApp reads the app's descriptor (checked as a run checks it) and
+// registers it; an address already registered is read again and its
+// descriptor updated. Only an address that answered GET / with a JSON
+// object gets a detailed refusal (what is wrong with its descriptor);
+// every other failure is errNoApp.
+func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error) {
+	u, err := NormalizeURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.engineOptions(u)
+	pr := &probe{base: transportOf(opts.HTTPClient)}
+	hc := *opts.HTTPClient
+	hc.Transport = pr
+	opts.HTTPClient = &hc
+	desc, err := syncer.Describe(ctx, opts)
+	if err != nil {
+		if errors.Is(err, syncer.ErrRefused) && pr.answeredJSON() {
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		s.log.Info().Str("url", u).Str("cause", err.Error()).Msg("apps: no app answered at a registered address")
+		return nil, errNoApp
+	}
+	name := desc.Descriptor.Name
+	a := &App{URL: u, Name: name, Space: desc.Space, Descriptor: desc.Descriptor, Warnings: desc.Warnings}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		var id string
+		var created int64
+		err := tx.QueryRowContext(ctx, s.q("SELECT id, created_at FROM apps_apps WHERE url = ?"), u).Scan(&id, &created)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			var other string
+			err := tx.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ?"), desc.Space).Scan(&other)
+			if err == nil {
+				return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			err = tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE space = ?"), desc.Space).Scan(&other)
+			if err == nil {
+				return fmt.Errorf("%w: sync %s of another app owns the space %q of this app's types", ErrConflict, other, desc.Space)
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			a.ID, a.CreatedAt = newID(), s.now().UTC()
+			_, err = tx.ExecContext(ctx, s.q("INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+				a.ID, u, name, a.Space, mustJSON(desc.Descriptor), ms(a.CreatedAt))
+			return err
+		case err != nil:
+			return err
+		}
+		a.ID, a.CreatedAt = id, time.UnixMilli(created).UTC()
+		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?"), name, a.Space, mustJSON(desc.Descriptor), id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("register the app: %w", err)
+	}
+	return a, nil
+}
+
+const appCols = "id, url, name, space, descriptor, created_at"
+
+func scanApp(r rowScanner) (*App, error) {
+	var a App
+	var desc string
+	var created int64
+	if err := r.Scan(&a.ID, &a.URL, &a.Name, &a.Space, &desc, &created); err != nil {
+		return nil, err
+	}
+	a.CreatedAt = time.UnixMilli(created).UTC()
+	a.Descriptor = &protocol.Descriptor{}
+	if err := json.Unmarshal([]byte(desc), a.Descriptor); err != nil {
+		return nil, fmt.Errorf("decode the stored descriptor: %w", err)
+	}
+	return &a, nil
+}
+
+// Apps lists the registered apps, oldest first.
+func (s *Registry) Apps(ctx context.Context) ([]*App, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+appCols+" FROM apps_apps ORDER BY created_at, id")
+	if err != nil {
+		return nil, fmt.Errorf("list apps: %w", err)
+	}
+	defer rows.Close()
+	out := []*App{}
+	for rows.Next() {
+		a, err := scanApp(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// App returns one app (ErrNotFound when there is none).
+func (s *Registry) App(ctx context.Context, id string) (*App, error) {
+	a, err := scanApp(s.db.QueryRowContext(ctx, s.q("SELECT "+appCols+" FROM apps_apps WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no app %q", ErrNotFound, id)
+	}
+	return a, err
+}
+
+// ---- accounts
+
+// Account is an account of an app; its field values never leave the
+// service.
+type Account struct {
+	// ID identifies the account.
+	ID string `json:"id"`
+	// AppID is the app's id; Auth the authentication id.
+	AppID string `json:"app"`
+	Auth  string `json:"auth"`
+	// Name is the name /validate answered.
+	Name string `json:"name"`
+	// Fields are the keys of the stored fields (their values are secret).
+	Fields []string `json:"fields"`
+	// CreatedAt and UpdatedAt are when it was set up and last written.
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// TypedFields types KEY=VALUE strings after the authentication's fields
+// (number and bool fields; the rest stay text).
+func TypedFields(desc *protocol.Descriptor, authID string, given map[string]string) (map[string]any, error) {
+	types := map[string]string{}
+	if a := findAuth(desc, authID); a != nil {
+		for _, f := range a.Fields {
+			types[f.ID] = f.Type
+		}
+	}
+	out := make(map[string]any, len(given))
+	for k, v := range given {
+		switch types[k] {
+		case "number":
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: account field %s: want a number", ErrInvalid, k)
+			}
+			out[k] = n
+		case "bool":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: account field %s: want true or false", ErrInvalid, k)
+			}
+			out[k] = b
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func findAuth(desc *protocol.Descriptor, id string) *protocol.Authentication {
+	for i := range desc.Authentication {
+		if desc.Authentication[i].ID == id {
+			return &desc.Authentication[i]
+		}
+	}
+	return nil
+}
+
+// pickAuth is the authentication id to use: the given one (which must
+// exist), else the only one, else none, else the first.
+func pickAuth(desc *protocol.Descriptor, id string) (string, error) {
+	if id != "" {
+		if findAuth(desc, id) == nil {
+			var ids []string
+			for _, a := range desc.Authentication {
+				ids = append(ids, a.ID)
+			}
+			return "", fmt.Errorf("%w: the app has no authentication %q (it has: %s)", ErrInvalid, id, strings.Join(ids, ", "))
+		}
+		return id, nil
+	}
+	if len(desc.Authentication) == 0 {
+		return "", fmt.Errorf("%w: the app declares no authentication", ErrInvalid)
+	}
+	if len(desc.Authentication) == 1 {
+		return desc.Authentication[0].ID, nil
+	}
+	if findAuth(desc, protocol.AuthNone) != nil {
+		return protocol.AuthNone, nil
+	}
+	return desc.Authentication[0].ID, nil
+}
+
+// maxAccountFields bounds an account's fields (count and size).
+const (
+	maxAccountFields = 100
+	maxAccountBytes  = 64 << 10
+)
+
+func checkFields(fields map[string]any) error {
+	if len(fields) > maxAccountFields {
+		return fmt.Errorf("%w: at most %d account fields", ErrInvalid, maxAccountFields)
+	}
+	for k, v := range fields {
+		if k == "" || len(k) > 200 {
+			return fmt.Errorf("%w: an account field needs a key of 1 to 200 bytes", ErrInvalid)
+		}
+		switch v.(type) {
+		case string, float64, bool, json.Number, nil, map[string]any, []any:
+			// Apps may keep structured data (scopes, ids) in the account.
+		default:
+			return fmt.Errorf("%w: account field %s: want a JSON value", ErrInvalid, k)
+		}
+	}
+	if len(mustJSON(fields)) > maxAccountBytes {
+		return fmt.Errorf("%w: the account is larger than %d bytes", ErrInvalid, maxAccountBytes)
+	}
+	return nil
+}
+
+// CreateAccount sets up an account: the fields are checked with the app's
+// /validate (the fields it answers are kept) and stored sealed.
+func (s *Registry) CreateAccount(ctx context.Context, appID, authID string, fields map[string]any) (*Account, error) {
+	a, err := s.App(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if authID, err = pickAuth(a.Descriptor, authID); err != nil {
+		return nil, err
+	}
+	if authID == protocol.AuthOAuth1 || authID == protocol.AuthOAuth2 {
+		if _, ok := fields["access_token"]; !ok {
+			return nil, fmt.Errorf("%w: an OAuth account is connected through POST /api/apps/oauth/start (or give its access_token)", ErrInvalid)
+		}
+	}
+	fields, name, err := s.checkAccount(ctx, a, authID, fields)
+	if err != nil {
+		return nil, err
+	}
+	return s.insertAccount(ctx, a.ID, authID, name, fields)
+}
+
+// checkAccount checks an account's values, marks them with the
+// authentication id and validates them with the app: it returns the values
+// to store and the account's name.
+func (s *Registry) checkAccount(ctx context.Context, a *App, authID string, fields map[string]any) (map[string]any, string, error) {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	if err := checkFields(fields); err != nil {
+		return nil, "", err
+	}
+	fields["auth"] = authID
+	name, err := s.validate(ctx, a, authID, fields)
+	if err != nil {
+		return nil, "", err
+	}
+	return fields, name, nil
+}
+
+func (s *Registry) insertAccount(ctx context.Context, appID, authID, name string, fields map[string]any) (*Account, error) {
+	now := s.now().UTC()
+	acc := &Account{ID: newID(), AppID: appID, Auth: authID, Name: name, CreatedAt: now, UpdatedAt: now, Fields: keys(fields)}
+	sealed, err := s.sealFields(acc.ID, fields)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.exec(ctx, "INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		acc.ID, appID, authID, name, sealed, ms(now), ms(now)); err != nil {
+		return nil, fmt.Errorf("store the account: %w", err)
+	}
+	return acc, nil
+}
+
+func (s *Registry) sealFields(accountID string, fields map[string]any) (string, error) {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return "", fmt.Errorf("encode the account: %w", err)
+	}
+	return s.seal.seal(b, "account:"+accountID), nil
+}
+
+// UpdateAccount merges fields over the stored ones (a null value removes
+// a field), validates the result and stores it.
+func (s *Registry) UpdateAccount(ctx context.Context, id string, fields map[string]any) (*Account, error) {
+	acc, stored, err := s.account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.App(ctx, acc.AppID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFields(fields); err != nil {
+		return nil, err
+	}
+	for k, v := range fields {
+		if v == nil {
+			delete(stored, k)
+		} else {
+			stored[k] = v
+		}
+	}
+	stored["auth"] = acc.Auth
+	name, err := s.validate(ctx, a, acc.Auth, stored)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.saveAccount(ctx, acc.ID, name, stored); err != nil {
+		return nil, err
+	}
+	acc.Name, acc.Fields, acc.UpdatedAt = name, keys(stored), s.now().UTC()
+	return acc, nil
+}
+
+func (s *Registry) saveAccount(ctx context.Context, id, name string, fields map[string]any) error {
+	sealed, err := s.sealFields(id, fields)
+	if err != nil {
+		return err
+	}
+	q := "UPDATE apps_accounts SET sealed = ?, updated_at = ?"
+	args := []any{sealed, ms(s.now())}
+	if name != "" {
+		q += ", name = ?"
+		args = append(args, name)
+	}
+	if _, err := s.exec(ctx, q+" WHERE id = ?", append(args, id)...); err != nil {
+		return fmt.Errorf("store the account: %w", err)
+	}
+	return nil
+}
+
+const accountCols = "id, app_id, auth, name, sealed, created_at, updated_at"
+
+// account returns an account and its opened fields.
+func (s *Registry) account(ctx context.Context, id string) (*Account, map[string]any, error) {
+	var acc Account
+	var sealed string
+	var created, updated int64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT "+accountCols+" FROM apps_accounts WHERE id = ?"), id).
+		Scan(&acc.ID, &acc.AppID, &acc.Auth, &acc.Name, &sealed, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("%w: no account %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the account: %w", err)
+	}
+	acc.CreatedAt, acc.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	plain, err := s.seal.open(sealed, "account:"+acc.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("account %s: %w", acc.ID, err)
+	}
+	fields := map[string]any{}
+	dec := json.NewDecoder(strings.NewReader(string(plain)))
+	dec.UseNumber()
+	if err := dec.Decode(&fields); err != nil {
+		return nil, nil, fmt.Errorf("account %s: decode: %w", acc.ID, err)
+	}
+	acc.Fields = keys(fields)
+	return &acc, fields, nil
+}
+
+// Account returns one account (keys only).
+func (s *Registry) Account(ctx context.Context, id string) (*Account, error) {
+	acc, _, err := s.account(ctx, id)
+	return acc, err
+}
+
+// Accounts lists the accounts, of one app when appID is not empty.
+func (s *Registry) Accounts(ctx context.Context, appID string) ([]*Account, error) {
+	q := "SELECT id FROM apps_accounts"
+	var args []any
+	if appID != "" {
+		q += " WHERE app_id = ?"
+		args = append(args, appID)
+	}
+	ids, err := s.ids(ctx, q+" ORDER BY created_at, id", args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Account{}
+	for _, id := range ids {
+		acc, _, err := s.account(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, acc)
+	}
+	return out, nil
+}
+
+func (s *core) ids(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("apps: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// DeleteAccount removes an account no sync uses.
+func (s *Registry) DeleteAccount(ctx context.Context, id string) error {
+	if _, _, err := s.account(ctx, id); err != nil {
+		return err
+	}
+	used, err := s.ids(ctx, "SELECT id FROM apps_syncs WHERE account_id = ?", id)
+	if err != nil {
+		return err
+	}
+	if len(used) > 0 {
+		return fmt.Errorf("%w: sync %s uses the account; remove it first", ErrConflict, used[0])
+	}
+	if _, err := s.exec(ctx, "DELETE FROM apps_accounts WHERE id = ?", id); err != nil {
+		return fmt.Errorf("delete the account: %w", err)
+	}
+	return nil
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
+
+// validate checks an account with the app's /validate; the fields it
+// answers (other than name) are merged into fields.
+func (s *Registry) validate(ctx context.Context, a *App, authID string, fields map[string]any) (string, error) {
+	var resp map[string]any
+	err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathValidate, map[string]any{"id": authID, "fields": fields}, &resp)
+	var ae *AppError
+	if errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden || ae.Status == http.StatusBadRequest) {
+		return "", fmt.Errorf("%w: the app refused the account: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(ae.Message))
+	}
+	if err != nil {
+		return "", fmt.Errorf("validate the account: %s", newMasker(fields, a.Descriptor).mask(err.Error()))
+	}
+	name, _ := resp["name"].(string)
+	for k, v := range resp {
+		if k != "name" {
+			fields[k] = v
+		}
+	}
+	return name, nil
+}
+
+// appConfig reads the app's config with the account.
+func (s *Registry) appConfig(ctx context.Context, a *App, account map[string]any) (*protocol.ConfigResponse, error) {
+	var cfg protocol.ConfigResponse
+	if err := s.call(ctx, nil, a.URL, http.MethodPost, protocol.PathConfig, map[string]any{"account": account}, &cfg); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// Config reads the config of an account's app (its types, filters and
+// webhook support) with the account, for choosing a sync's types and
+// filter.
+func (s *Registry) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
+	acc, fields, err := s.account(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.App(ctx, acc.AppID)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.appConfig(ctx, a, fields)
+	if err != nil {
+		var ae *AppError
+		if errors.As(err, &ae) {
+			ae.Message = newMasker(fields, a.Descriptor).mask(ae.Message)
+			return nil, ae
+		}
+		return nil, err
+	}
+	return cfg, nil
+}

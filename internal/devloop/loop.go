@@ -1,0 +1,181 @@
+package devloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultGrace is how long a stopped app may take to end before it is
+// killed.
+const DefaultGrace = 10 * time.Second
+
+// Config configures a [Loop].
+type Config struct {
+	// Dir is the directory of the app's main package; Root the module's
+	// directory, watched (empty: Dir).
+	Dir, Root string
+	// BinDir receives the builds (a temporary directory of the caller).
+	BinDir string
+	// Port is the loopback port the app listens on ($PORT); the same
+	// for every restart, so that the app's address stays.
+	Port int
+	// Env is the app's environment (nil: the process's); PORT is added.
+	Env []string
+	// AppOutput receives the app's stdout and stderr.
+	AppOutput io.Writer
+	// Out receives the loop's messages, one line each, starting with
+	// "appkit dev: ".
+	Out io.Writer
+	// Quiet is the watcher's debounce (0: DefaultQuiet); Grace the time a
+	// stopped app gets to end (0: DefaultGrace).
+	Quiet, Grace time.Duration
+	// Ready is called once the app (first started, or restarted after a
+	// change) answers at appURL: the caller checks and synchronizes it.
+	// An error is printed and the loop goes on.
+	Ready func(ctx context.Context, appURL string) error
+}
+
+// Loop builds and runs the app, then watches its module until ctx ends:
+// each batch of changes rebuilds it; a build the compiler refuses is
+// printed and the last good app keeps serving; a good one replaces the
+// app (stopped gracefully, then started) and Ready is called again. An
+// app that builds but does not start is reported and the last good one is
+// started again. When ctx ends, the app is stopped and Loop returns nil;
+// it returns an error only when it could not watch the sources.
+func Loop(ctx context.Context, cfg Config) error {
+	if cfg.Root == "" {
+		cfg.Root = cfg.Dir
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	w, err := Watch(ctx, cfg.Root, cfg.Quiet)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	l := &loop{cfg: cfg, url: "http://127.0.0.1:" + strconv.Itoa(cfg.Port)}
+	defer l.stop()
+	l.rebuild(ctx, nil)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-w.Errors():
+			l.say("watch: %v", err)
+		case files, ok := <-w.Changes():
+			if !ok {
+				return nil
+			}
+			l.rebuild(ctx, files)
+		}
+	}
+}
+
+// loop is the state of a Loop: the app running and its binary.
+type loop struct {
+	cfg    Config
+	url    string
+	proc   *Process
+	good   string // the binary of the app running (or last running)
+	builds int
+}
+
+func (l *loop) say(format string, args ...any) {
+	fmt.Fprintf(l.cfg.Out, "appkit dev: "+format+"\n", args...)
+}
+
+// rebuild builds the app after a change (files; nil for the first build)
+// and replaces the running app with it.
+func (l *loop) rebuild(ctx context.Context, files []string) {
+	if files != nil {
+		rel := make([]string, len(files))
+		for i, f := range files {
+			if r, err := filepath.Rel(l.cfg.Root, f); err == nil {
+				f = r
+			}
+			rel[i] = f
+		}
+		l.say("changed: %s; rebuilding", strings.Join(rel, ", "))
+	} else {
+		l.say("building %s (the first build of a new app takes a while: it compiles appkit and its dependencies)", l.cfg.Dir)
+	}
+	l.builds++
+	bin := filepath.Join(l.cfg.BinDir, fmt.Sprintf("app-%d", l.builds))
+	start := time.Now()
+	err := Build(ctx, l.cfg.Dir, bin)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		var be *BuildError
+		if errors.As(err, &be) {
+			l.say("build failed:\n%s", strings.TrimRight(be.Output, "\n"))
+		} else {
+			l.say("build failed: %v", err)
+		}
+		if l.proc != nil {
+			l.say("the last good app keeps serving at %s", l.url)
+		}
+		return
+	}
+	l.say("built in %s", time.Since(start).Round(100*time.Millisecond))
+	if l.proc != nil {
+		l.proc.Stop(l.cfg.Grace)
+		l.proc = nil
+	}
+	if err := l.start(ctx, bin); err != nil {
+		l.say("the new app did not start: %v", err)
+		if l.good == "" {
+			return
+		}
+		if err := l.start(ctx, l.good); err != nil {
+			l.say("the last good app did not start again: %v", err)
+			return
+		}
+		l.say("the last good app serves again at %s", l.url)
+		return
+	}
+	l.good = bin
+	if l.cfg.Ready != nil {
+		if err := l.cfg.Ready(ctx, l.url); err != nil && ctx.Err() == nil {
+			l.say("%v", err)
+		}
+	}
+}
+
+// start runs bin and waits until it answers.
+func (l *loop) start(ctx context.Context, bin string) error {
+	out := l.cfg.AppOutput
+	if out == nil {
+		out = io.Discard
+	}
+	p, err := Start(bin, l.cfg.Dir, l.cfg.Port, l.cfg.Env, out)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := WaitReady(wctx, p, l.url); err != nil {
+		p.Stop(l.cfg.Grace)
+		return err
+	}
+	l.proc = p
+	l.say("app running at %s", l.url)
+	return nil
+}
+
+// stop stops the app.
+func (l *loop) stop() {
+	if l.proc != nil {
+		l.proc.Stop(l.cfg.Grace)
+		l.proc = nil
+		l.say("app stopped")
+	}
+}

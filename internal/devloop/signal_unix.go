@@ -1,0 +1,7 @@
+//go:build !windows
+
+package devloop
+
+import "syscall"
+
+var sigterm = syscall.SIGTERM

@@ -1,0 +1,7 @@
+//go:build windows
+
+package devloop
+
+import "os"
+
+var sigterm = os.Interrupt
