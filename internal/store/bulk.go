@@ -198,14 +198,32 @@ func (t *Tx) queryKeys(query, expr string, keys []string, row func(k, v string))
 }
 
 // reservePublicIDs hands out n consecutive public ids and returns the first.
+// The first reservation of a type in the transaction moves its counter row
+// by n in one statement.
 func (t *Tx) reservePublicIDs(typeID string, n int) (int64, error) {
-	first, err := t.nextPublicID(typeID)
+	if _, ok := t.counters[typeID]; ok || n < 1 {
+		first, err := t.nextPublicID(typeID)
+		if err != nil {
+			return 0, err
+		}
+		f, _ := strconv.ParseInt(first, 10, 64)
+		t.counters[typeID] += int64(n - 1)
+		return f, nil
+	}
+	st, err := t.stmt("UPDATE catalog_counters SET next = next + ? WHERE type_id = ? RETURNING next")
 	if err != nil {
 		return 0, err
 	}
-	f, _ := strconv.ParseInt(first, 10, 64)
-	t.counters[typeID] += int64(n - 1)
-	return f, nil
+	var last int64
+	if err := st.QueryRowContext(t.ctx, int64(n), typeID).Scan(&last); err != nil {
+		return 0, fmt.Errorf("store: public id counter: %w", err)
+	}
+	if t.counters == nil {
+		t.counters = map[string]int64{}
+	}
+	t.counters[typeID] = last
+	t.storeCounter(typeID, last)
+	return last - int64(n) + 1, nil
 }
 
 // createDocuments inserts empty rich-text document entities with these ids.

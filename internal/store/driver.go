@@ -37,7 +37,10 @@ type driver interface {
 
 	// insertRows inserts n rows that do not exist yet into table (cols in
 	// order; row(i, dst) appends row i's values to dst and returns it).
-	// It is the bulk path of a synchronization's new entities.
+	// It is the bulk path of a synchronization's new entities. After an
+	// error some of the rows may be written: the caller returns the error,
+	// so that its transaction rolls back. (On SQLite this spares each
+	// statement its statement journal, a copy of every page it changes.)
 	insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error
 
 	// keysIn is the condition that expr is one of keys, with its
@@ -56,11 +59,11 @@ type rowFunc func(i int, dst []any) []any
 
 // multiRowInsert is the INSERT of rows tuples of len(cols) placeholders
 // into table, followed by tail.
-func multiRowInsert(table string, cols []string, rows int, tail string) string {
+func multiRowInsert(table string, cols []string, rows int, verb, tail string) string {
 	var b strings.Builder
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	b.Grow(len(table) + 16*len(cols) + rows*(len(tuple)+2) + len(tail) + 32)
-	b.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+	b.WriteString(verb + " INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
 	for i := range rows {
 		if i > 0 {
 			b.WriteString(", ")
@@ -86,7 +89,7 @@ func upsertTail(cols []string) string {
 
 // execMultiRow runs insertRows/upsertRows as multi-row statements of at
 // most bulkChunk(len(cols)) rows, each a cached prepared statement.
-func execMultiRow(t *Tx, table string, cols []string, n int, row rowFunc, tail string) error {
+func execMultiRow(t *Tx, table string, cols []string, n int, row rowFunc, verb, tail string) error {
 	per := bulkChunk(len(cols))
 	args := make([]any, 0, min(per, n)*len(cols))
 	for lo := 0; lo < n; lo += per {
@@ -95,7 +98,7 @@ func execMultiRow(t *Tx, table string, cols []string, n int, row rowFunc, tail s
 		for i := lo; i < hi; i++ {
 			args = row(i, args)
 		}
-		if _, err := t.exec(multiRowInsert(table, cols, hi-lo, tail), args...); err != nil {
+		if _, err := t.exec(multiRowInsert(table, cols, hi-lo, verb, tail), args...); err != nil {
 			return err
 		}
 	}

@@ -88,5 +88,5 @@ func (postgresDriver) keysIn(expr string, keys []string) (string, []any) {
 func (postgresDriver) keysPerQuery() int { return 10000 }
 
 func (postgresDriver) upsertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
-	return execMultiRow(t, table, cols, n, row, upsertTail(cols))
+	return execMultiRow(t, table, cols, n, row, "INSERT", upsertTail(cols))
 }

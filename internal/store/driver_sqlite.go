@@ -25,7 +25,7 @@ func (sqliteDriver) notifyCatalog(*Tx) error { return nil }
 func (sqliteDriver) usedColumns(*Tx, string) (int, int, error) { return 0, 0, nil }
 
 func (sqliteDriver) insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
-	return execMultiRow(t, table, cols, n, row, "")
+	return execMultiRow(t, table, cols, n, row, "INSERT OR FAIL", "")
 }
 
 // keysIn is an IN list of placeholders, 500 at most (SQLite binds at most
@@ -41,7 +41,7 @@ func (sqliteDriver) keysIn(expr string, keys []string) (string, []any) {
 func (sqliteDriver) keysPerQuery() int { return 500 }
 
 func (sqliteDriver) upsertRows(t *Tx, table string, cols []string, n int, row rowFunc) error {
-	return execMultiRow(t, table, cols, n, row, upsertTail(cols))
+	return execMultiRow(t, table, cols, n, row, "INSERT", upsertTail(cols))
 }
 
 // SQLite settings of a file store (the package doc, "SQLite connections",

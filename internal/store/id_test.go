@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -94,4 +95,78 @@ func mustType(t *testing.T, st *store.Store, name string) *store.Type {
 		t.Fatalf("type %s: %v", name, err)
 	}
 	return cat.Type(name)
+}
+
+// Public ids stay consecutive and unique when bulk writes (which move the
+// counter by a page at once) and single creates mix, within a transaction
+// and across transactions.
+func TestPublicIDsAcrossBulkAndCreate(t *testing.T) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.WriteSchema(ctx, func(tx *store.Tx) error {
+				return tx.CreateType(store.TypeSpec{Name: "C/T", Fields: []store.FieldSpec{{Name: "C/name", Type: store.TText}}})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			bulk := func(tx *store.Tx, n int) error {
+				ty := tx.Catalog().Type("C/T")
+				rows := make([]store.BulkRow, n)
+				for i := range rows {
+					rows[i] = store.BulkRow{ID: uuid.NewString(), Values: []any{"b"}}
+					ids = append(ids, rows[i].ID)
+				}
+				_, err := tx.BulkWrite(ty, []*store.Field{ty.Field("C/name")}, rows, nil)
+				return err
+			}
+			create := func(tx *store.Tx) error {
+				e, err := tx.Create("C/T", map[string]any{"C/name": "c"})
+				if err == nil {
+					ids = append(ids, e["platform/id"].(string))
+				}
+				return err
+			}
+			for _, steps := range [][]func(tx *store.Tx) error{
+				{func(tx *store.Tx) error { return bulk(tx, 3) }},
+				{create, func(tx *store.Tx) error { return bulk(tx, 2) }},
+				{func(tx *store.Tx) error { return bulk(tx, 2) }, create},
+				{create},
+				{func(tx *store.Tx) error { return bulk(tx, 1) }},
+			} {
+				if err := st.Write(ctx, func(tx *store.Tx) error {
+					for _, s := range steps {
+						if err := s(tx); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = st.Write(ctx, func(tx *store.Tx) error {
+				ty := tx.Catalog().Type("C/T")
+				for i, id := range ids {
+					e, err := tx.Read(ty, id)
+					if err != nil {
+						return err
+					}
+					if want := fmt.Sprint(i + 1); e["platform/public-id"] != want {
+						t.Errorf("entity %d: public id %v, want %s", i, e["platform/public-id"], want)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -177,6 +177,12 @@ type Store struct {
 	fresh *freshness
 }
 
+// Entity ids come from a buffered random pool (far fewer reads of
+// crypto/rand per created entity). uuid.EnableRandPool must not run beside
+// other uses of the package, so it runs once, at initialization (Open
+// called it, and two Opens at once raced).
+func init() { uuid.EnableRandPool() }
+
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 

@@ -26,6 +26,7 @@ type Tx struct {
 	exclusive bool
 
 	counters map[string]int64 // type id -> last public id handed out
+	stored   map[string]int64 // type id -> its counter row's value as this transaction last wrote it
 	stmts    map[string]*sql.Stmt
 	now      time.Time
 }
@@ -240,15 +241,27 @@ func (t *Tx) nextPublicID(typeID string) (string, error) {
 		t.counters = map[string]int64{}
 	}
 	t.counters[typeID] = n
+	t.storeCounter(typeID, n)
 	return fmt.Sprint(n), nil
+}
+
+// storeCounter records that the counter row of typeID holds n.
+func (t *Tx) storeCounter(typeID string, n int64) {
+	if t.stored == nil {
+		t.stored = map[string]int64{}
+	}
+	t.stored[typeID] = n
 }
 
 func (t *Tx) flushCounters() error {
 	for id, n := range t.counters {
+		if v, ok := t.stored[id]; ok && v == n {
+			continue // the row holds it already
+		}
 		if _, err := t.exec("UPDATE catalog_counters SET next = ? WHERE type_id = ?", n, id); err != nil {
 			return err
 		}
 	}
-	t.counters = nil
+	t.counters, t.stored = nil, nil
 	return nil
 }

@@ -35,7 +35,7 @@ func BenchmarkSyncVsRaw(b *testing.B) {
 		b.Run(engine, func(b *testing.B) {
 			var syncSecs, rawSecs, floorSecs float64
 			for b.Loop() {
-				r, err := measure(engine, pg, n, "http://"+ln.Addr().String())
+				r, err := measure(engine, pg, n, "http://"+ln.Addr().String(), 1)
 				if err != nil {
 					b.Fatal(err)
 				}

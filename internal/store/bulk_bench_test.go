@@ -1,0 +1,82 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// BenchmarkBulkWrite writes pages of 1000 new entities (six fields, one
+// to-one relation, random ids as a synchronization's) into a SQLite file
+// store (and PostgreSQL when APPKIT_TEST_POSTGRES is set), one transaction
+// a page, as the sync engine does.
+func BenchmarkBulkWrite(b *testing.B) {
+	dsns := map[string]string{"sqlite": "sqlite:" + filepath.Join(b.TempDir(), "bulk.db")}
+	if pg, ok := testkit.StoreDSNs(b)["postgres"]; ok {
+		dsns["postgres"] = pg
+	}
+	for name, dsn := range dsns {
+		b.Run(name, func(b *testing.B) { benchBulkWrite(b, dsn) })
+	}
+}
+
+func benchBulkWrite(b *testing.B, dsn string) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+		if err := tx.CreateType(store.TypeSpec{Name: "W/G", Fields: []store.FieldSpec{{Name: "W/name", Type: store.TText}}}); err != nil {
+			return err
+		}
+		return tx.CreateType(store.TypeSpec{Name: "W/R", Fields: []store.FieldSpec{
+			{Name: "W/name", Type: store.TText}, {Name: "W/n", Type: store.TInt}, {Name: "W/amount", Type: store.TDecimal},
+			{Name: "W/at", Type: store.TDateTime}, {Name: "W/done", Type: store.TBool}, {Name: "W/g", Type: "W/G"}}})
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat, _ := st.Catalog(ctx)
+	ty := cat.Type("W/R")
+	var fields []*store.Field
+	for _, n := range []string{"W/name", "W/n", "W/amount", "W/at", "W/done", "W/g"} {
+		fields = append(fields, ty.Field(n))
+	}
+	groups := make([]string, 100)
+	for i := range groups {
+		groups[i] = uuid.NewString()
+	}
+	const page = 1000
+	rows := make([]store.BulkRow, page)
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		for k := range rows {
+			rows[k] = store.BulkRow{ID: uuid.NewString(), Values: []any{fmt.Sprint("row ", i), int64(i), "12.50", int64(i) * 60000, i%3 == 0, groups[i%100]}}
+			i++
+		}
+		err := st.Write(ctx, func(tx *store.Tx) error {
+			ids := make([]string, len(rows))
+			for k, r := range rows {
+				ids[k] = r.ID
+			}
+			if _, err := tx.IntValues(ty, ty.Field("W/n"), ids); err != nil { // the engine's lookup
+				return err
+			}
+			_, err := tx.BulkWrite(ty, fields, rows, nil)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*page)/b.Elapsed().Seconds(), "items/s")
+}
