@@ -57,6 +57,18 @@ type Dialect interface {
 	TextPosition(haystack, needle string) string
 	// BlobType is the column type of binary data.
 	BlobType() string
+	// LockRows is the clause ending a SELECT in a write transaction that
+	// locks the selected rows until the transaction ends (nothing where
+	// write transactions are serialized).
+	LockRows() string
+	// ClaimRows is LockRows that passes over the rows another
+	// transaction has locked instead of waiting for them (a queue's
+	// claim).
+	ClaimRows() string
+	// SharedClockSQL is the query of the database's clock in Unix
+	// milliseconds, which the processes sharing the database agree on;
+	// "" where one process owns the database and its own clock serves.
+	SharedClockSQL() string
 	// LockSchemaTx takes the advisory lock key until tx ends, so that
 	// processes sharing the database create their tables one at a time
 	// (nothing where one process owns the database).

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -146,6 +147,56 @@ func TestDialectConformance(t *testing.T) {
 				one(t, &got, "SELECT data FROM dc_blob")
 				if !bytes.Equal(got, data) {
 					t.Errorf("read back %v, want %v", got, data)
+				}
+			})
+			t.Run("LockRows and ClaimRows", func(t *testing.T) {
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback()
+				var first int64
+				if err := tx.QueryRowContext(ctx, "SELECT id FROM dc ORDER BY id LIMIT 1"+d.ClaimRows()).Scan(&first); err != nil || first != 1 {
+					t.Fatalf("claim: %d, %v", first, err)
+				}
+				var locked int64
+				if err := tx.QueryRowContext(ctx, d.Rebind("SELECT id FROM dc WHERE id = ?"+d.LockRows()), int64(2)).Scan(&locked); err != nil || locked != 2 {
+					t.Fatalf("lock: %d, %v", locked, err)
+				}
+				if name != "postgres" {
+					return // one write transaction at a time: nothing to pass over
+				}
+				// Another transaction's claim passes over the rows this one
+				// claimed or locked.
+				tx2, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx2.Rollback()
+				// A claim that waits fails instead of hanging the test.
+				if _, err := tx2.ExecContext(ctx, "SET LOCAL lock_timeout = '10s'"); err != nil {
+					t.Fatal(err)
+				}
+				var next int64
+				if err := tx2.QueryRowContext(ctx, "SELECT id FROM dc ORDER BY id LIMIT 1"+d.ClaimRows()).Scan(&next); err != nil || next != 3 {
+					t.Errorf("claim while rows 1 and 2 are locked: %d, %v; want 3", next, err)
+				}
+			})
+			t.Run("SharedClockSQL", func(t *testing.T) {
+				q := d.SharedClockSQL()
+				if q == "" {
+					if name == "postgres" {
+						t.Error("processes sharing the database have no shared clock")
+					}
+					return
+				}
+				before := time.Now().UnixMilli()
+				var ms int64
+				one(t, &ms, q)
+				// The server runs on another clock: only its unit and era
+				// are checked (within an hour of this process's).
+				if diff := ms - before; diff < -3600_000 || diff > 3600_000 {
+					t.Errorf("database clock %d ms, this process %d ms", ms, before)
 				}
 			})
 			t.Run("LockSchema", func(t *testing.T) {

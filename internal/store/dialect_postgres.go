@@ -45,6 +45,16 @@ func (postgresDialect) TextPosition(haystack, needle string) string {
 	return "strpos(" + haystack + ", " + needle + ")"
 }
 
+func (postgresDialect) LockRows() string { return " FOR UPDATE" }
+
+func (postgresDialect) ClaimRows() string { return " FOR UPDATE SKIP LOCKED" }
+
+// SharedClockSQL reads clock_timestamp(): the time of the call, not of the
+// transaction's start.
+func (postgresDialect) SharedClockSQL() string {
+	return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+}
+
 func (postgresDialect) BlobType() string { return "BYTEA" }
 
 func (postgresDialect) LockSchemaTx(ctx context.Context, tx *sql.Tx, key int64) error {

@@ -41,6 +41,15 @@ func (sqliteDialect) TextPosition(haystack, needle string) string {
 	return "instr(" + haystack + ", " + needle + ")"
 }
 
+// LockRows is empty: write transactions are serialized.
+func (sqliteDialect) LockRows() string { return "" }
+
+// ClaimRows is empty: write transactions are serialized.
+func (sqliteDialect) ClaimRows() string { return "" }
+
+// SharedClockSQL is empty: one process owns a database file.
+func (sqliteDialect) SharedClockSQL() string { return "" }
+
 func (sqliteDialect) BlobType() string { return "BLOB" }
 
 // LockSchemaTx takes no lock: one process owns a database file.
