@@ -79,9 +79,7 @@ func (s *Scheduler) claim(ctx context.Context) (string, error) {
 		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
  OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))
  ORDER BY next_at, id LIMIT 1`
-		if s.d.Name() == "postgres" {
-			q += " FOR UPDATE SKIP LOCKED"
-		}
+		q += s.d.ClaimRows()
 		err = tx.QueryRowContext(ctx, s.q(q), leaseNow, now, now).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			id = ""
