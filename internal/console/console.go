@@ -378,9 +378,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-	"ms": func(d int64) string { return (time.Duration(d) * time.Millisecond).String() },
-	"join": strings.Join,
-	"pathEscape": url.PathEscape,
+	"ms":          func(d int64) string { return (time.Duration(d) * time.Millisecond).String() },
+	"join":        strings.Join,
+	"pathEscape":  url.PathEscape,
 	"queryEscape": url.QueryEscape,
 	"has": func(list []string, s string) bool {
 		for _, v := range list {

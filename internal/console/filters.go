@@ -59,7 +59,7 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
 	d := &rangeData{Statement: v}
 	switch {
 	case strings.TrimSpace(v) == "":
-		d.Problem = "Type a statement such as “last 30 days” or “2024-01-01..2024-03-31”."
+		d.Problem = "Type a statement such as “last 30 days” or “from 1 January 2024 to 31 March 2024”."
 	case len(v) > maxStatement:
 		d.Problem = "The statement is too long."
 	default:
@@ -70,10 +70,10 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Min, d.Max = "open", "open"
 		if rg.Min != nil {
-			d.Min = rg.Min.UTC().Format(time.RFC3339)
+			d.Min = rg.Min.UTC().Format(time.RFC3339Nano)
 		}
 		if rg.Max != nil {
-			d.Max = rg.Max.UTC().Format(time.RFC3339)
+			d.Max = rg.Max.UTC().Format(time.RFC3339Nano)
 		}
 	}
 	c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})

@@ -120,7 +120,7 @@ func checkExchanges(list []apps.Exchange) []exchangeView {
 
 func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[string]*pagerules.Run, pages map[string]int) {
 	var req struct {
-		RequestedType string                          `json:"requestedType"`
+		RequestedType string          `json:"requestedType"`
 		Schema        protocol.Schema `json:"schema"`
 	}
 	if err := json.Unmarshal([]byte(v.Exchange.Request), &req); err != nil {
