@@ -14,11 +14,7 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-var (
-	appLink  = regexp.MustCompile(`href="/apps/([0-9a-f-]{36})"`)
-	syncLink = regexp.MustCompile(`/syncs/([0-9a-f-]{36})`)
-	runLink  = regexp.MustCompile(`href="/runs/([0-9a-f-]{36})"`)
-)
+var runLink = regexp.MustCompile(`href="/runs/([0-9a-f-]{36})"`)
 
 // waitRun waits (a minute at most: a bound for a loaded machine) until
 // the sync's latest run has ended and returns it.
@@ -267,6 +263,3 @@ func TestDateRangePreview(t *testing.T) {
 		t.Errorf("long statement: %s", r.body)
 	}
 }
-
-var _ = syncLink
-var _ = appLink

@@ -124,8 +124,20 @@ type tableFilter struct {
 
 // uiOrder reads a field's ui/order.
 func uiOrder(f *store.Field) float64 {
-	if n, ok := f.Meta["ui/order"].(float64); ok {
+	if b, _ := f.Meta["ui/title?"].(bool); b {
+		return -1
+	}
+	switch n := f.Meta["ui/order"].(type) {
+	case float64:
 		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case json.Number:
+		if v, err := n.Float64(); err == nil {
+			return v
+		}
 	}
 	return 1e9
 }
@@ -363,7 +375,17 @@ func (c *Console) cellOf(r *http.Request, col column, id string, v any) cell {
 	case string:
 		return cell{Text: x}
 	case json.RawMessage:
+		var list []string
+		if json.Unmarshal(x, &list) == nil {
+			return cell{Text: strings.Join(list, ", ")}
+		}
 		return cell{Text: string(x)}
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, p := range x {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		return cell{Text: strings.Join(parts, ", ")}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

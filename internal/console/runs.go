@@ -147,14 +147,26 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 			NextPageConfig json.RawMessage `json:"nextPageConfig"`
 		} `json:"pagination"`
 	}
+	cut := false
 	if err := json.Unmarshal([]byte(v.Exchange.Response), &resp); err != nil {
-		v.Problems = append(v.Problems, "The answer was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
-		return
+		resp.Items = leadingItems(v.Exchange.Response)
+		if len(resp.Items) == 0 {
+			v.Problems = append(v.Problems, "The answer was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
+			return
+		}
+		cut = true
+		v.Problems = append(v.Problems, fmt.Sprintf("The answer was kept cut at 16 KiB: its first %d items are checked, the rest and the page's cursor are not.", len(resp.Items)))
 	}
 	pages[req.RequestedType]++
 	v.Page = pages[req.RequestedType]
 	rn := runs[req.RequestedType]
-	if rn == nil {
+	switch {
+	case cut:
+		// A page seen in part is checked on its own: the run's pages before
+		// and after it cannot be compared with it.
+		rn = pagerules.NewRun(req.RequestedType, schema)
+		delete(runs, req.RequestedType)
+	case rn == nil:
 		rn = pagerules.NewRun(req.RequestedType, schema)
 		runs[req.RequestedType] = rn
 	}
@@ -189,4 +201,39 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 		sort.SliceStable(iv.Problems, func(a, b int) bool { return iv.Problems[a].Field < iv.Problems[b].Field })
 		v.Items = append(v.Items, iv)
 	}
+}
+
+// leadingItems decodes the complete items at the start of a data answer
+// that was cut: {"items":[ item, item, ... up to the first incomplete one.
+func leadingItems(body string) []json.RawMessage {
+	dec := json.NewDecoder(strings.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "items" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil
+		}
+		var out []json.RawMessage
+		for dec.More() {
+			var it json.RawMessage
+			if dec.Decode(&it) != nil {
+				break
+			}
+			out = append(out, it)
+		}
+		return out
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -75,4 +76,36 @@ func TestCheckExchangesRequestSchema(t *testing.T) {
 	if len(out[0].Problems) != 1 || !strings.Contains(out[0].Problems[0], "No schema") {
 		t.Errorf("%+v", out[0])
 	}
+}
+
+// An answer cut at the kept size still gets its complete leading items
+// checked.
+func TestCheckExchangesCutAnswer(t *testing.T) {
+	t.Parallel()
+	full := `{"items":[{"id":"1"},{"id":"2","x":true},{"id":"3","na`
+	out := checkExchanges([]apps.Exchange{{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200,
+		Request:  `{"requestedType":"t","schema":{"t":{"id":{"id":"id","name":"ID","type":"id"}}}}`,
+		Response: full}})
+	if len(out[0].Items) != 2 || len(out[0].Items[1].Problems) != 1 || len(out[0].Problems) != 1 || !strings.Contains(out[0].Problems[0], "first 2 items") {
+		t.Errorf("%+v", out[0])
+	}
+	for _, body := range []string{`{"pagination":{"hasNext":false},"items":[{"id":"1"}`, `[`, ``, `{"items":{"a":1}`} {
+		got := leadingItems(body)
+		t.Logf("%q: %d items", body, len(got))
+	}
+	if n := len(leadingItems(`{"pagination":{"hasNext":false},"items":[{"id":"1"},{"id"`)); n != 1 {
+		t.Errorf("items after another key: %d", n)
+	}
+}
+
+func FuzzLeadingItems(f *testing.F) {
+	f.Add(`{"items":[{"id":"1"},{"id":"2"`)
+	f.Add(`{"a":[1,2],"items":[`)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, it := range leadingItems(body) {
+			if !json.Valid(it) {
+				t.Fatalf("an item that is not JSON: %q", it)
+			}
+		}
+	})
 }
