@@ -395,9 +395,10 @@ func (c *Console) deleteAccount(w http.ResponseWriter, r *http.Request) {
 // ---- syncs
 
 type syncFormData struct {
-	App     *apps.App
-	Account *apps.Account
-	Config  *protocol.ConfigResponse
+	App       *apps.App
+	Account   *apps.Account
+	Config    *protocol.ConfigResponse
+	Datalists map[string]*datalistView
 }
 
 func (c *Console) syncForm(w http.ResponseWriter, r *http.Request) {
@@ -436,7 +437,8 @@ func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status in
 			}
 		}
 	}
-	p.Title, p.Nav, p.Data = "Set up a sync of "+a.Name, "apps", &syncFormData{App: a, Account: acc, Config: cfg}
+	d := &syncFormData{App: a, Account: acc, Config: cfg, Datalists: c.datalists(r, acc.ID, cfg, p.Form["types"], p.Form)}
+	p.Title, p.Nav, p.Data = "Set up a sync of "+a.Name, "apps", d
 	c.render(w, r, status, "syncform", p)
 }
 

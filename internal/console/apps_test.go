@@ -16,6 +16,16 @@ import (
 
 var runLink = regexp.MustCompile(`href="/runs/([0-9a-f-]{36})"`)
 
+// runCount counts a sync's runs.
+func (e *env) runCount(syncID string) int {
+	e.t.Helper()
+	runs, err := e.svc.Runs(context.Background(), syncID, 1000)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return len(runs)
+}
+
 // waitRun waits (a minute at most: a bound for a loaded machine) until
 // the sync's latest run has ended and returns it.
 func (e *env) waitRun(syncID string) *apps.Run {
@@ -104,7 +114,7 @@ func TestAppsToData(t *testing.T) {
 
 			// The sync form from the app's config.
 			sf := b.get(appPath + "/syncs/new?account=" + accID[1])
-			for _, want := range []string{`name="types" value="task" checked`, `name="filter.due"`, `hx-get="/daterange"`, "from the app's datalist"} {
+			for _, want := range []string{`name="types" value="task" checked`, `name="filter.due"`, `hx-get="/daterange"`, `name="filter.status" value="todo"`, `name="filter.projects" value="`} {
 				if !strings.Contains(sf.body, want) {
 					t.Errorf("the sync form lacks %q", want)
 				}
@@ -114,7 +124,7 @@ func TestAppsToData(t *testing.T) {
 			if r.code != http.StatusBadRequest {
 				t.Errorf("bad sync form: %d", r.code)
 			}
-			for _, id := range []string{"types-error", "filter.due-error", "every-error"} {
+			for _, id := range []string{"types-error", "filter-due-error", "every-error"} {
 				if !strings.Contains(r.body, `id="`+id+`"`) {
 					t.Errorf("the refused sync form lacks the message %s", id)
 				}
@@ -125,7 +135,7 @@ func TestAppsToData(t *testing.T) {
 			if syncs, _ := e.svc.Syncs(context.Background(), ""); len(syncs) != 0 {
 				t.Fatal("a refused sync was saved")
 			}
-			r = b.post(appPath+"/syncs", url.Values{"account": {accID[1]}, "types": {"project", "task"}, "filter.due": {"between 1 January 2025 and 31 December 2026"}, "csrf": {tok}})
+			r = b.post(appPath+"/syncs", url.Values{"account": {accID[1]}, "types": {"project", "task"}, "filter.due": {"between 1 January 2025 and 31 December 2026"}, "filter.status": {"todo", "doing"}, "csrf": {tok}})
 			if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, "/syncs/") {
 				t.Fatalf("sync: %d\n%.3000s", r.code, r.body)
 			}
@@ -181,8 +191,11 @@ func TestAppsToData(t *testing.T) {
 			if !regexp.MustCompile(`href="/data/tracker/project\?field=platform%2Fid&amp;op=eq&amp;value=[0-9a-f-]{36}"`).MatchString(tp.body) {
 				t.Error("the project relation is not a link")
 			}
-			if !regexp.MustCompile(`<td>(todo|doing|done)</td>`).MatchString(tp.body) {
+			if !regexp.MustCompile(`<td>(todo|doing)</td>`).MatchString(tp.body) {
 				t.Error("the status is not shown by name")
+			}
+			if strings.Contains(tp.body, "<td>done</td>") {
+				t.Error("the status filter (from the datalist) did not hold: a done task was synchronized")
 			}
 			if !strings.Contains(tp.body, `<div class="rich"><p>`) {
 				t.Error("the description is not rendered")
@@ -221,6 +234,44 @@ func TestAppsToData(t *testing.T) {
 			}
 			if r := b.get("/data/tracker/task?field=tracker.task%2Fpriority&value=high"); r.code != http.StatusBadRequest {
 				t.Errorf("a word as a number filter: %d", r.code)
+			}
+
+			// A test read: one page of tasks with a filter, checked, nothing
+			// written.
+			before := e.runCount(syncID)
+			tr := b.get("/accounts/" + accID[1] + "/testread")
+			if tr.code != http.StatusOK || !strings.Contains(tr.body, `<select id="type" name="type">`) || strings.Contains(tr.body, "items checked") {
+				t.Errorf("test read form: %d\n%.2000s", tr.code, tr.body)
+			}
+			tr = b.get("/accounts/" + accID[1] + "/testread?" + url.Values{"type": {"task"}, "filter.status": {"done"}, "filter.due": {"from 1 January 2026"}}.Encode())
+			if tr.code != http.StatusOK || !strings.Contains(tr.body, "items checked") || !strings.Contains(tr.body, `class="bad-count">0<`) || !strings.Contains(tr.body, "&#34;status&#34;: [\n") {
+				t.Errorf("test read: %d\n%.3000s", tr.code, tr.body)
+			}
+			if !strings.Contains(tr.body, "&#34;_min&#34;: &#34;2026-01-01T00:00:00") {
+				t.Error("the test read did not send the date filter as _min/_max")
+			}
+			if strings.Contains(tr.body, tracker.DemoToken+"&#34;") {
+				t.Error("the test read shows the account's token")
+			}
+			if e.runCount(syncID) != before {
+				t.Error("the test read made a run")
+			}
+			if r := b.get("/accounts/" + accID[1] + "/testread?type=nope"); r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="type-error"`) {
+				t.Errorf("test read of an unknown type: %d", r.code)
+			}
+			if r := b.get("/accounts/" + accID[1] + "/testread?type=task&filter.due=someday"); r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="filter-due-error"`) {
+				t.Errorf("test read with a bad statement: %d", r.code)
+			}
+			if strings.Contains(b.get("/data/tracker/task").body, "<td>done</td>") {
+				t.Error("the test read wrote done tasks to the store")
+			}
+			// The datalist fragment htmx re-reads.
+			dl := b.get("/accounts/" + accID[1] + "/datalist?field=status&filter.status=doing")
+			if !strings.Contains(dl.body, `value="doing" checked`) || strings.Contains(dl.body, "<html") {
+				t.Errorf("datalist fragment:\n%s", dl.body)
+			}
+			if r := b.get("/accounts/" + accID[1] + "/datalist?field=due"); r.code != http.StatusNotFound {
+				t.Errorf("datalist of a filter without one: %d", r.code)
 			}
 
 			// Remove the sync, the account, the app.

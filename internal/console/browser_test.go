@@ -237,6 +237,9 @@ func TestConsoleInChromium(t *testing.T) {
 	s.do("sync form",
 		chromedp.Click(chromedp.CSS(`a[href*="/syncs/new?account="]`)),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="filter.due"]`)))
+	s.do("pick statuses from the app's datalist",
+		chromedp.Click(chromedp.CSS(`input[name="filter.status"][value="todo"]`)),
+		chromedp.Click(chromedp.CSS(`input[name="filter.status"][value="doing"]`)))
 	s.do("type a date statement", chromedp.SendKeys(chromedp.CSS(`input[name="filter.due"]`), "between 1 January 2025 and 31 December 2026"))
 	s.waitFor("the parsed bounds", `(document.querySelector('#due-range code.min')||{}).textContent === '2025-01-01T00:00:00Z' && document.querySelector('#due-range code.max').textContent.startsWith('2026-12-31T23:59:59')`)
 	s.screen("sync-form")
@@ -264,6 +267,22 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	s.screen("run")
 
+	// A test read of one page, nothing stored.
+	s.do("test read",
+		chromedp.NavigateBack(),
+		chromedp.WaitVisible(chromedp.ID("runs")),
+		chromedp.Click(chromedp.CSS(`a[href^="/apps/"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`a[href$="/testread"]`)),
+		chromedp.Click(chromedp.CSS(`a[href$="/testread"]`)),
+		chromedp.WaitVisible(chromedp.ID("type")),
+		chromedp.SetValue(chromedp.ID("type"), "project"),
+		chromedp.Click(chromedp.CSS(`form[action$="/testread"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("result-h")))
+	if n := s.text(".bad-count"); n != "0" {
+		t.Errorf("the test read's items have %s findings", n)
+	}
+	s.screen("test-read")
+
 	// A database: paged, sorted, a relation followed.
 	s.do("open the tasks",
 		chromedp.Click(chromedp.CSS(`header a[href="/data"]`)),
@@ -272,6 +291,9 @@ func TestConsoleInChromium(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`table.data`)))
 	s.screen("table")
 	s.do("next page", chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`a[rel="prev"]`)))
+	if strings.Contains(s.text("table.data tbody"), "done") {
+		t.Error("a done task was synchronized despite the status filter")
+	}
 	if c := s.text("table.data caption"); !strings.Contains(c, "page 2") {
 		t.Errorf("caption %q", c)
 	}

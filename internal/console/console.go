@@ -22,6 +22,8 @@
 //	POST /apps/{id}/oauth           starts the app's OAuth flow (redirects to the provider)
 //	POST /accounts/{id}/delete
 //	GET  /apps/{id}/syncs/new       ?account=ID: types and filters from the app's config; POST /apps/{id}/syncs
+//	GET  /accounts/{id}/datalist    ?field=ID&filter.*=...: a datalist filter's options (a fragment)
+//	GET  /accounts/{id}/testread    ?type=ID&filter.*=...: one page fetched and checked, nothing stored
 //	GET  /syncs/{id}                the sync, "sync now", its runs; GET /syncs/{id}/runs is the live fragment
 //	POST /syncs/{id}/run, /syncs/{id}/delete
 //	GET  /runs/{id}                 a run's exchanges, items checked with internal/pagerules
@@ -168,6 +170,8 @@ func (c *Console) routes() {
 	m.Handle("POST /accounts/{id}/delete", c.user(c.deleteAccount))
 	m.Handle("GET /apps/{id}/syncs/new", c.user(c.syncForm))
 	m.Handle("POST /apps/{id}/syncs", c.user(c.createSync))
+	m.Handle("GET /accounts/{id}/datalist", c.user(c.datalistFragment))
+	m.Handle("GET /accounts/{id}/testread", c.user(c.testRead))
 	m.Handle("GET /syncs/{id}", c.user(c.syncPage))
 	m.Handle("GET /syncs/{id}/runs", c.user(c.runsFragment))
 	m.Handle("POST /syncs/{id}/run", c.user(c.runNow))

@@ -1,11 +1,15 @@
 package console
 
 import (
+	"encoding/json"
+	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/daterange"
 )
 
@@ -77,4 +81,72 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})
+}
+
+// wireValue is a filter value in the wire form the app receives (what the
+// sync engine sends for the same input): numbers, booleans, {_min, _max}
+// for a date statement, a day for a datebox, a string for a list, an
+// array for a multidropdown, text otherwise.
+func wireValue(typ string, vals []string) (json.RawMessage, error) {
+	one := vals[len(vals)-1]
+	var v any = one
+	switch typ {
+	case "number":
+		n, err := strconv.ParseFloat(strings.TrimSpace(one), 64)
+		if err != nil {
+			return nil, errors.New("enter a number")
+		}
+		v = n
+	case "bool":
+		v = one == "true"
+	case "date":
+		r, err := daterange.Parse(one, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return r.WireJSON()
+	case "datebox":
+		d, err := daterange.ParseDay(one, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		v = d.Format(time.DateOnly)
+	case "multidropdown":
+		items := []string{}
+		for _, s := range vals {
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					items = append(items, p)
+				}
+			}
+		}
+		v = items
+	}
+	return json.Marshal(v)
+}
+
+// wireFilter turns the form's filter inputs into wire values; fe gets a
+// message per refused input.
+func wireFilter(filters []protocol.Filter, form url.Values, fe map[string]string) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, f := range filters {
+		var vals []string
+		for _, v := range form["filter."+f.ID] {
+			if v = strings.TrimSpace(v); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		raw, err := wireValue(f.Type, vals)
+		if err != nil {
+			if fe != nil {
+				fe["filter."+f.ID] = err.Error()
+			}
+			continue
+		}
+		out[f.ID] = raw
+	}
+	return out
 }
