@@ -30,6 +30,8 @@ type exchangeView struct {
 	// Problems are the page-level findings (rules about the page, or why
 	// its items could not be checked).
 	Problems []string
+	// Bad counts the items with a finding.
+	Bad int
 }
 
 // itemView is one item of a data answer with its findings.
@@ -199,6 +201,9 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 			}
 		}
 		sort.SliceStable(iv.Problems, func(a, b int) bool { return iv.Problems[a].Field < iv.Problems[b].Field })
+		if len(iv.Problems) > 0 {
+			v.Bad++
+		}
 		v.Items = append(v.Items, iv)
 	}
 }
