@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
+	"sync"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // Calls for the web console (internal/console): a datalist read with an
-// account, and a test read of one page that writes nothing to the store.
+// account, a test read of one page that writes nothing to the store, and
+// the progress of the runs in progress.
 
 // maxDatalistItems bounds the options a datalist answer may list.
 const maxDatalistItems = 10_000
@@ -102,4 +106,56 @@ func maskAppError(err error, fields map[string]any, desc *protocol.Descriptor) e
 		ae.Message = newMasker(fields, desc).mask(ae.Message)
 	}
 	return err
+}
+
+// progressBoard keeps the engine's latest progress event per type of each
+// run this process is working on (in memory: another host process's runs
+// are not on it).
+type progressBoard struct {
+	mu   sync.Mutex
+	runs map[string]map[string]syncer.Event
+}
+
+// track returns the engine's Progress hook for a run, and a function that
+// removes the run from the board when it ends.
+func (b *progressBoard) track(runID string) (func(syncer.Event), func()) {
+	b.mu.Lock()
+	if b.runs == nil {
+		b.runs = map[string]map[string]syncer.Event{}
+	}
+	b.runs[runID] = map[string]syncer.Event{}
+	b.mu.Unlock()
+	hook := func(ev syncer.Event) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if m := b.runs[runID]; m != nil && (len(m) < maxProgressTypes || m[ev.Type].Type != "") {
+			m[ev.Type] = ev
+		}
+	}
+	return hook, func() {
+		b.mu.Lock()
+		delete(b.runs, runID)
+		b.mu.Unlock()
+	}
+}
+
+// maxProgressTypes bounds the types tracked per run.
+const maxProgressTypes = 1000
+
+// Progress returns the progress of a run in progress in this process: per
+// type, the pages and items received so far, sorted by type; nil when the
+// run is not running here.
+func (s *Service) Progress(runID string) []syncer.Event {
+	s.progress.mu.Lock()
+	defer s.progress.mu.Unlock()
+	m := s.progress.runs[runID]
+	if m == nil {
+		return nil
+	}
+	out := make([]syncer.Event, 0, len(m))
+	for _, ev := range m {
+		out = append(out, ev)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
 }

@@ -104,6 +104,9 @@ type Service struct {
 
 	mu      sync.Mutex
 	baseURL string
+
+	// progress is the engine's progress of the runs in progress here.
+	progress progressBoard
 }
 
 // New prepares the service on an opened store (creating its tables).

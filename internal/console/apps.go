@@ -13,6 +13,7 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 // serviceMessage words an error of the apps service for a page, and tells
@@ -542,6 +543,9 @@ type syncData struct {
 	Live bool
 	// Filters are the sync's filter values, sorted by id.
 	Filters []filterValue
+	// Progress is the engine's progress per type of the runs in progress
+	// (in this host process), by run id.
+	Progress map[string][]syncer.Event
 }
 
 type filterValue struct {
@@ -569,10 +573,13 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 		c.fail(w, r, err)
 		return nil
 	}
-	d := &syncData{App: a, Sync: sy, Runs: runs}
+	d := &syncData{App: a, Sync: sy, Runs: runs, Progress: map[string][]syncer.Event{}}
 	for _, run := range runs {
-		if run.Status == "queued" || run.Status == "running" {
+		if run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
 			d.Live = true
+			if p := svc.Progress(run.ID); p != nil {
+				d.Progress[run.ID] = p
+			}
 		}
 	}
 	for k, v := range sy.Filter {
