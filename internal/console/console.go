@@ -4,9 +4,11 @@
 // actions).
 //
 // The pages are Go html/templates embedded in the binary, with one small
-// script, htmx (from the npm registry, embedded with its license under
-// static/), for the live parts: a running sync's progress and the parsed
-// bounds of a date filter are refreshed in place by polling a fragment URL.
+// script, htmx 2.0.4 (from the npm registry, embedded with its license
+// under static/), for the live parts: a running sync's progress per type,
+// the parsed bounds of a date filter and the options of a datalist filter
+// whose datalist_requires changed are refreshed in place from fragment
+// URLs.
 // There is no build step and the browser needs nothing beyond the host.
 //
 // Every screen has its own URL and is reached by ordinary links:
@@ -28,6 +30,7 @@
 //	POST /syncs/{id}/run, /syncs/{id}/delete
 //	GET  /runs/{id}                 a run's exchanges, items checked with internal/pagerules
 //	GET  /daterange                 ?value=STATEMENT: the parsed _min/_max (a fragment)
+//	GET  /highlight                 ?mode=json|sql&value=TEXT: a highlightText field's text coloured (a fragment)
 //	GET  /data                      the spaces and their databases; /data/{type...} a database as a table
 //	GET  /apps/{id}/actions/{action} the action form; POST runs it
 //
@@ -50,9 +53,12 @@
 //
 // # Limits
 //
-// Form bodies are limited to MaxForm bytes; a table page shows at most
-// MaxPageSize rows; a run's exchange bodies are those the apps service kept
-// (16 KiB each, 200 per run).
+// Form bodies are limited to MaxForm bytes; a table page shows 25 rows; a
+// date statement previewed has at most 200 bytes; a run's exchange bodies
+// are those the apps service kept (16 KiB each, 200 per run; the complete
+// items at the start of a cut data answer are still checked). Live progress
+// per type comes from the apps service of the process running the sync
+// (another host process's run shows its status until it ends).
 package console
 
 import (
@@ -82,8 +88,6 @@ import (
 const (
 	// MaxForm bounds a form's body in bytes.
 	MaxForm = 256 << 10
-	// MaxPageSize is the most rows a table page shows.
-	MaxPageSize = 100
 	// loginCookie holds the sign-in form's CSRF value.
 	loginCookie = "appkit_console_login"
 )
@@ -178,6 +182,7 @@ func (c *Console) routes() {
 	m.Handle("POST /syncs/{id}/delete", c.user(c.deleteSync))
 	m.Handle("GET /runs/{id}", c.user(c.runPage))
 	m.Handle("GET /daterange", c.user(c.dateRange))
+	m.Handle("GET /highlight", c.user(c.highlightFragment))
 	m.Handle("GET /data", c.user(c.dataPage))
 	m.Handle("GET /data/{type...}", c.user(c.tablePage))
 	m.Handle("GET /apps/{id}/actions/{action}", c.user(c.actionForm))
