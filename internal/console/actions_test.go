@@ -32,7 +32,6 @@ func hook(t *testing.T) (string, <-chan map[string]any) {
 // sent, the app's {message} when it refuses, bad input refused at the
 // field.
 func TestRunAction(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	tok := b.signIn()

@@ -293,7 +293,6 @@ func TestAppsToData(t *testing.T) {
 
 // The date preview parses statements with package daterange.
 func TestDateRangePreview(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	b.signIn()

@@ -63,7 +63,7 @@ type session struct {
 // machine, never a wait of its own).
 func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 45*time.Second)
+	ctx, cancel := context.WithTimeout(s.ctx, 90*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		s.t.Fatalf("%s: %v", what, err)
@@ -73,7 +73,7 @@ func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 // load runs steps that load a page and waits until it has loaded.
 func (s *session) load(what string, steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 45*time.Second)
+	ctx, cancel := context.WithTimeout(s.ctx, 90*time.Second)
 	defer cancel()
 	if _, err := chromedp.RunResponse(ctx, steps...); err != nil {
 		s.t.Fatalf("%s: %v", what, err)
@@ -82,7 +82,7 @@ func (s *session) load(what string, steps ...chromedp.Action[chromedp.Void]) {
 
 func run[T any](s *session, what string, a chromedp.Action[T]) T {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 45*time.Second)
+	ctx, cancel := context.WithTimeout(s.ctx, 90*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, a)
 	if err != nil {
@@ -128,7 +128,12 @@ func (s *session) text(sel string) string {
 // waitFor polls a JavaScript predicate in the page.
 func (s *session) waitFor(what, predicate string) {
 	s.t.Helper()
-	run(s, "wait for "+what, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingInterval(50*time.Millisecond)))
+	ctx, cancel := context.WithTimeout(s.ctx, 90*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(80*time.Second))); err != nil {
+		main, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string](`document.querySelector('main') ? document.querySelector('main').innerText : document.body.innerText`))
+		s.t.Fatalf("wait for %s: %v\nthe page shows:\n%s", what, err, main)
+	}
 }
 
 // The console end to end in a real headless Chromium: sign in, a token,

@@ -12,7 +12,6 @@ import (
 // credentials refused, a cross-origin or token-less post refused, and a
 // good sign-in sets the host's session cookie and leads to the apps.
 func TestSignIn(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	home := b.get("/")
@@ -106,7 +105,6 @@ func TestSignIn(t *testing.T) {
 // Signed-out visitors get the sign-in form on every screen; a signed-in
 // user's POST without the page's token is refused, and nothing is written.
 func TestPagesNeedSession(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	for _, p := range []string{"/apps", "/tokens", "/data", "/data/x/y", "/syncs/x", "/runs/x", "/apps/x", "/daterange?value=today"} {
@@ -147,7 +145,6 @@ var tokenValue = regexp.MustCompile(`<output id="token-value" class="secret">([^
 // Tokens: created with the value shown once, listed without it, usable on
 // the API, revoked.
 func TestTokens(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	tok := b.signIn()

@@ -25,7 +25,6 @@ type oauthItem struct {
 // through the host, the provider sends the user to the host's callback
 // page, and the account appears on the app's page.
 func TestOAuthConnect(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	p := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{Items: 3})
 	nop := zerolog.Nop()

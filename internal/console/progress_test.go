@@ -27,7 +27,6 @@ type slowCursor struct {
 // shows the engine's progress per type; when the run ends it shows the
 // counts and stops polling.
 func TestLiveProgress(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, "sqlite::memory:")
 	release := make(chan struct{})
 	reached := make(chan struct{}, 1)
