@@ -116,6 +116,10 @@ type Config struct {
 	GraphQLPath string
 	// OnError receives internal errors (the page shows "internal error").
 	OnError func(r *http.Request, err error)
+	// AllowSignIn, when set, is asked before every sign-in attempt (the
+	// host passes its throttle of /api/login, so both share one budget per
+	// client); false refuses the attempt with 429 and Retry-After.
+	AllowSignIn func(r *http.Request) (ok bool, retryAfter time.Duration)
 }
 
 // Console is the console's http.Handler.

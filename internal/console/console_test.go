@@ -189,3 +189,43 @@ func TestTokens(t *testing.T) {
 		t.Errorf("revoke again: %d", r.code)
 	}
 }
+
+// Sign-in attempts through the console share the host's throttle with
+// /api/login: after the burst the address gets 429 with Retry-After,
+// without its password being checked, on both.
+func TestSignInThrottled(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	b := e.browser()
+	limited := false
+	for i := 0; i < 30 && !limited; i++ {
+		tok := csrf(t, b.get("/").body)
+		r := b.post("/login", url.Values{"email": {adminEmail}, "password": {"guess"}, "csrf": {tok}})
+		switch r.code {
+		case http.StatusUnauthorized:
+		case http.StatusTooManyRequests:
+			limited = true
+			if r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "Too many sign-in attempts") {
+				t.Errorf("429 without Retry-After or message: %q\n%s", r.header.Get("Retry-After"), r.body)
+			}
+		default:
+			t.Fatalf("attempt %d: %d", i, r.code)
+		}
+	}
+	if !limited {
+		t.Fatal("30 wrong passwords in a row were all checked")
+	}
+	// The right password is not checked either now, and the API is
+	// throttled too.
+	tok := csrf(t, b.get("/").body)
+	if r := b.post("/login", url.Values{"email": {adminEmail}, "password": {adminPass}, "csrf": {tok}}); r.code != http.StatusTooManyRequests {
+		t.Errorf("the right password while throttled: %d", r.code)
+	}
+	resp, err := http.Post(e.srv.URL+"/api/login", "application/json", strings.NewReader(`{"email":"`+adminEmail+`","password":"`+adminPass+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("/api/login after the console's attempts: %d", resp.StatusCode)
+	}
+}

@@ -3,7 +3,10 @@ package console
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +41,17 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int,
 
 // login signs in with the host's users and sets the host's session cookie.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if c.cfg.AllowSignIn != nil {
+		if ok, retry := c.cfg.AllowSignIn(r); !ok {
+			secs := int(math.Ceil(retry.Seconds()))
+			if secs < 1 {
+				secs = 1
+			}
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
+			return
+		}
+	}
 	if !c.formOK(w, r) {
 		return
 	}

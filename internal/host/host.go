@@ -231,7 +231,8 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		},
 	}
 	cons, err := console.New(console.Config{Auth: svc, Apps: cfg.Apps.Service, Store: cfg.Store, Documents: docStore,
-		SessionCookie: SessionCookie, GraphQLPath: graphqlPrefix + "/space/", OnError: h.logError})
+		SessionCookie: SessionCookie, GraphQLPath: graphqlPrefix + "/space/", OnError: h.logError,
+		AllowSignIn: func(r *http.Request) (bool, time.Duration) { return h.logins.Allow(clientIP(r)) }})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
