@@ -590,11 +590,41 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 }
 
 func (c *Console) syncPage(w http.ResponseWriter, r *http.Request) {
+	c.showSync(w, r, http.StatusOK, &page{})
+}
+
+func (c *Console) showSync(w http.ResponseWriter, r *http.Request, status int, p *page) {
 	d := c.loadSync(w, r)
 	if d == nil {
 		return
 	}
-	c.render(w, r, http.StatusOK, "sync", &page{Title: "Sync of " + d.App.Name, Nav: "apps", Data: d})
+	p.Title, p.Nav, p.Data = "Sync of "+d.App.Name, "apps", d
+	c.render(w, r, status, "sync", p)
+}
+
+// setSchedule changes a sync's schedule ("" for runs on demand only).
+func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	every := strings.TrimSpace(r.PostForm.Get("every"))
+	if every != "" {
+		if _, err := apps.ParseEvery(every); err != nil {
+			c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()}})
+			return
+		}
+	}
+	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		return
+	}
+	redirect(w, r, "/syncs/"+r.PathValue("id"))
 }
 
 // runsFragment is the runs table alone, polled while a run is in progress.

@@ -148,6 +148,22 @@ func TestAppsToData(t *testing.T) {
 			if !strings.Contains(sp.body, `<span class="type">task</span>`) || !strings.Contains(sp.body, "succeeded") || !strings.Contains(sp.body, `data-live="false"`) {
 				t.Errorf("the sync page:\n%s", sp.body)
 			}
+			// The schedule: a bad one refused at the field, a good one saved.
+			if r := b.post("/syncs/"+syncID+"/schedule", url.Values{"every": {"sometimes"}, "csrf": {tok}}); r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="every-error"`) || !strings.Contains(r.body, `value="sometimes"`) {
+				t.Errorf("bad schedule: %d", r.code)
+			}
+			if sy, _ := e.svc.Sync(context.Background(), syncID); sy.Every != "" {
+				t.Errorf("a refused schedule was saved: %q", sy.Every)
+			}
+			if r := b.post("/syncs/"+syncID+"/schedule", url.Values{"every": {"2h"}, "csrf": {tok}}); r.code != http.StatusSeeOther {
+				t.Errorf("schedule: %d\n%s", r.code, r.body)
+			}
+			if sy, _ := e.svc.Sync(context.Background(), syncID); sy.Every != "2h0m0s" && sy.Every != "2h" {
+				t.Errorf("the schedule is %q", sy.Every)
+			}
+			if !strings.Contains(b.get("/syncs/"+syncID).body, "every 2h") {
+				t.Error("the sync page does not show the schedule")
+			}
 			// Sync now queues a run; the runs fragment polls while it is live.
 			if r := b.post("/syncs/"+syncID+"/run", url.Values{"csrf": {tok}}); r.code != http.StatusSeeOther {
 				t.Errorf("sync now: %d", r.code)

@@ -27,7 +27,7 @@
 //	GET  /accounts/{id}/datalist    ?field=ID&filter.*=...: a datalist filter's options (a fragment)
 //	GET  /accounts/{id}/testread    ?type=ID&filter.*=...: one page fetched and checked, nothing stored
 //	GET  /syncs/{id}                the sync, "sync now", its runs; GET /syncs/{id}/runs is the live fragment
-//	POST /syncs/{id}/run, /syncs/{id}/delete
+//	POST /syncs/{id}/run, /syncs/{id}/schedule, /syncs/{id}/delete
 //	GET  /runs/{id}                 a run's exchanges, items checked with internal/pagerules
 //	GET  /daterange                 ?value=STATEMENT: the parsed _min/_max (a fragment)
 //	GET  /highlight                 ?mode=json|sql&value=TEXT: a highlightText field's text coloured (a fragment)
@@ -183,6 +183,7 @@ func (c *Console) routes() {
 	m.Handle("GET /syncs/{id}", c.user(c.syncPage))
 	m.Handle("GET /syncs/{id}/runs", c.user(c.runsFragment))
 	m.Handle("POST /syncs/{id}/run", c.user(c.runNow))
+	m.Handle("POST /syncs/{id}/schedule", c.user(c.setSchedule))
 	m.Handle("POST /syncs/{id}/delete", c.user(c.deleteSync))
 	m.Handle("GET /runs/{id}", c.user(c.runPage))
 	m.Handle("GET /daterange", c.user(c.dateRange))
