@@ -3,10 +3,13 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 type actionData struct {
@@ -14,6 +17,8 @@ type actionData struct {
 	Action   *protocol.Action
 	Accounts []*apps.Account
 	Result   *apps.ActionResult
+	// Types are the store's databases, for the entity of text templates.
+	Types []string
 }
 
 func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData {
@@ -41,7 +46,19 @@ func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData
 		c.fail(w, r, err)
 		return nil
 	}
-	return &actionData{App: a, Action: act, Accounts: accs}
+	cat, err := c.cfg.Store.Catalog(r.Context())
+	if err != nil {
+		c.internal(w, r, err)
+		return nil
+	}
+	d := &actionData{App: a, Action: act, Accounts: accs}
+	for _, t := range cat.Types {
+		if t.Kind == store.KindDomain {
+			d.Types = append(d.Types, t.Name)
+		}
+	}
+	sort.Strings(d.Types)
+	return d
 }
 
 func (c *Console) actionForm(w http.ResponseWriter, r *http.Request) {
@@ -75,6 +92,8 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
 	var entity *apps.EntityRef
 	et, eid := strings.TrimSpace(r.PostForm.Get("entity_type")), strings.TrimSpace(r.PostForm.Get("entity_id"))
 	switch {
+	case et != "" && !slices.Contains(d.Types, et):
+		fe["entity_type"] = fmt.Sprintf("The store has no database %q.", et)
 	case et != "" && eid != "":
 		entity = &apps.EntityRef{Type: et, ID: eid}
 	case et != "":

@@ -76,10 +76,18 @@ func TestRunAction(t *testing.T) {
 	if r.code < 400 || !strings.Contains(r.body, `role="alert">The app answered:`) {
 		t.Errorf("refused: %d\n%s", r.code, r.body)
 	}
-	// Half an entity reference is refused at the field.
-	r = b.post(appPath+"/actions/post-message", url.Values{"account": {acc[1]}, "arg.text": {"x"}, "entity_type": {"tracker/task"}, "csrf": {tok}})
-	if r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="entity_id-error"`) {
+	// An unknown database is refused at the field.
+	r = b.post(appPath+"/actions/post-message", url.Values{"account": {acc[1]}, "arg.text": {"x"}, "entity_type": {"nope/nothing"}, "entity_id": {"1"}, "csrf": {tok}})
+	if r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="entity_type-error"`) {
+		t.Errorf("unknown entity type: %d", r.code)
+	}
+		// Half an entity reference is refused at the field.
+	r = b.post(appPath+"/actions/post-message", url.Values{"account": {acc[1]}, "arg.text": {"x"}, "entity_id": {"abc"}, "csrf": {tok}})
+	if r.code != http.StatusBadRequest {
 		t.Errorf("half an entity: %d", r.code)
+	}
+	if !strings.Contains(r.body, `id="entity_type-error"`) {
+		t.Error("an id without a type is not refused at the type")
 	}
 	select {
 	case m := <-got:

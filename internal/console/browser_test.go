@@ -338,7 +338,7 @@ func TestConsoleInChromium(t *testing.T) {
 	s.do("run the action",
 		chromedp.SendKeys(chromedp.CSS(`textarea[name="arg.text"]`), "Task: {{name}}"),
 		chromedp.SendKeys(chromedp.CSS(`input[name="arg.webhook_url"]`), target),
-		chromedp.SendKeys(chromedp.ID("entity_type"), "tracker/task"),
+		chromedp.SetValue(chromedp.ID("entity_type"), "tracker/task"),
 		chromedp.SendKeys(chromedp.ID("entity_id"), rows[0]["id"].(string)),
 		chromedp.Click(chromedp.CSS(`form[action$="/actions/post-message"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("result-h")))
