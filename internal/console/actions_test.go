@@ -81,7 +81,7 @@ func TestRunAction(t *testing.T) {
 	if r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="entity_type-error"`) {
 		t.Errorf("unknown entity type: %d", r.code)
 	}
-		// Half an entity reference is refused at the field.
+	// Half an entity reference is refused at the field.
 	r = b.post(appPath+"/actions/post-message", url.Values{"account": {acc[1]}, "arg.text": {"x"}, "entity_id": {"abc"}, "csrf": {tok}})
 	if r.code != http.StatusBadRequest {
 		t.Errorf("half an entity: %d", r.code)
