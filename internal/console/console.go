@@ -252,10 +252,10 @@ func (c *Console) user(fn http.HandlerFunc) http.Handler {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				c.render(w, r, http.StatusUnauthorized, "signin", &page{Title: "Sign in", Next: safeNext(r.URL.RequestURI()), Error: "Sign in to see this page."})
+				c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Next: safeNext(r.URL.RequestURI()), Error: "Sign in to see this page."})
 				return
 			}
-			c.render(w, r, http.StatusUnauthorized, "signin", &page{Title: "Sign in", Error: "Your session has ended: sign in again."})
+			c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Error: "Your session has ended: sign in again (what you sent was not saved)."})
 			return
 		}
 		ctx := context.WithValue(r.Context(), sessionKey{}, s)

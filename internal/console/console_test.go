@@ -116,6 +116,15 @@ func TestPagesNeedSession(t *testing.T) {
 	if r := b.post("/apps", url.Values{"url": {"http://127.0.0.1:1"}}); r.code != http.StatusUnauthorized {
 		t.Errorf("POST /apps signed out: %d", r.code)
 	}
+	// A bookmarked screen leads back to itself after signing in.
+	r := b.get("/data?x=1")
+	if !strings.Contains(r.body, `name="next" value="/data?x=1"`) {
+		t.Errorf("the sign-in form does not lead back:\n%s", r.body)
+	}
+	if r := b.post("/login", url.Values{"email": {adminEmail}, "password": {adminPass}, "csrf": {csrf(t, r.body)}, "next": {"/data?x=1"}}); r.location != "/data?x=1" {
+		t.Errorf("after sign-in: %d %q", r.code, r.location)
+	}
+	b = e.browser()
 	tok := b.signIn()
 	if r := b.post("/tokens", url.Values{"name": {"no csrf"}}); r.code != http.StatusForbidden {
 		t.Errorf("POST /tokens without csrf: %d", r.code)
