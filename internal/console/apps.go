@@ -539,8 +539,11 @@ type syncData struct {
 	App  *apps.App
 	Sync *apps.Sync
 	Runs []*apps.Run
-	// Live is true while a run is queued or running: the fragment polls.
+	// Live is true while a run is due, queued or running: the fragment
+	// polls.
 	Live bool
+	// Due is true when a run is due or in progress.
+	Due bool
 	// Filters are the sync's filter values, sorted by id.
 	Filters []filterValue
 	// Progress is the engine's progress per type of the runs in progress
@@ -574,6 +577,10 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 		return nil
 	}
 	d := &syncData{App: a, Sync: sy, Runs: runs, Progress: map[string][]syncer.Event{}}
+	// Due (a new sync's first run, say) but not started yet: the page
+	// polls until the scheduler starts it.
+	d.Due = sy.RunID != "" || (sy.NextAt != nil && !sy.NextAt.After(time.Now()))
+	d.Live = d.Due
 	for _, run := range runs {
 		if run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
 			d.Live = true
