@@ -60,6 +60,12 @@ type env struct {
 
 func newEnv(t *testing.T, dsn string) *env {
 	t.Helper()
+	return newEnvScheduled(t, dsn, true)
+}
+
+// newEnvScheduled is newEnv with the scheduler running or not.
+func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
+	t.Helper()
 	ctx := context.Background()
 	// store.Open calls uuid.EnableRandPool, which writes a global that
 	// every new uuid reads: the tests that open stores do not run in
@@ -85,7 +91,12 @@ func newEnv(t *testing.T, dsn string) *env {
 	svc.SetBaseURL(srv.URL)
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Schedule(sctx) }()
+	go func() {
+		defer close(done)
+		if schedule {
+			_ = svc.Schedule(sctx)
+		}
+	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
@@ -89,5 +90,30 @@ func TestLiveProgress(t *testing.T) {
 	done := b.get("/syncs/" + sy.ID + "/runs")
 	if strings.Contains(done.body, "hx-trigger") || !strings.Contains(done.body, `<span class="created">6</span>`) || strings.Contains(done.body, "so far") {
 		t.Errorf("the ended run's fragment:\n%s", done.body)
+	}
+}
+
+// A sync whose first run is due but not taken by a scheduler yet polls:
+// the page shows the run once it starts, without a reload.
+func TestDueSyncPolls(t *testing.T) {
+	e := newEnvScheduled(t, "sqlite::memory:", false)
+	ctx := context.Background()
+	a, err := e.svc.RegisterApp(ctx, trackerURL(t, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := e.svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": tracker.DemoToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser()
+	b.signIn()
+	r := b.get("/syncs/" + sy.ID)
+	if !strings.Contains(r.body, `hx-trigger="every 1s"`) || !strings.Contains(r.body, "The first run is due") {
+		t.Errorf("a due sync's page does not poll:\n%s", r.body)
 	}
 }
