@@ -126,8 +126,13 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 		Schema        protocol.Schema `json:"schema"`
 	}
 	if err := json.Unmarshal([]byte(v.Exchange.Request), &req); err != nil {
-		v.Problems = append(v.Problems, "The request was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
-		return
+		// A cut request (the schema it carries is long) still names its
+		// type near the start.
+		req.RequestedType = leadingString(v.Exchange.Request, "requestedType")
+		if req.RequestedType == "" {
+			v.Problems = append(v.Problems, "The request was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
+			return
+		}
 	}
 	v.Type = req.RequestedType
 	if v.Exchange.Status != http.StatusOK {
@@ -241,4 +246,31 @@ func leadingItems(body string) []json.RawMessage {
 		return out
 	}
 	return nil
+}
+
+// leadingString reads the string value of key among the top-level keys of
+// a JSON object that may be cut, up to the first incomplete value.
+func leadingString(body, key string) string {
+	dec := json.NewDecoder(strings.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return ""
+		}
+		if k == key {
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				return ""
+			}
+			return s
+		}
+	}
+	return ""
 }

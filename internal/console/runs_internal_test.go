@@ -24,7 +24,7 @@ func TestCheckExchanges(t *testing.T) {
 		{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, Request: `{"types":["task"]}`, Response: schema},
 		data(`{"items":[{"id":"1","name":"a","points":3},{"id":"2","name":"b","points":"many"},{"name":"c"},{"id":"4","colour":"red"}],"pagination":{"hasNext":true,"nextPageConfig":{"p":2}}}`),
 		data(`{"items":[{"id":"1","name":"again"}],"pagination":{"hasNext":true,"nextPageConfig":{"p":2}}}`),
-		{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, Request: `{"requestedType":"task"`, Response: `{}`},
+		{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, Request: `{"account":{"token":"**`, Response: `{}`},
 	}
 	out := checkExchanges(list)
 	if len(out) != 4 {
@@ -108,4 +108,23 @@ func FuzzLeadingItems(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A data request cut within its schema still names its type: the items
+// are checked against the run's schema answer.
+func TestCheckExchangesCutRequest(t *testing.T) {
+	t.Parallel()
+	out := checkExchanges([]apps.Exchange{
+		{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, Response: `{"t":{"id":{"id":"id","name":"ID","type":"id"}}}`},
+		{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200,
+			Request:  `{"account":{},"pagination":null,"requestedType":"t","schema":{"t":{"id":{"id":"id","na`,
+			Response: `{"items":[{"id":"1","x":1}]}`}})
+	if out[1].Type != "t" || len(out[1].Items) != 1 || len(out[1].Items[0].Problems) != 1 {
+		t.Errorf("%+v", out[1])
+	}
+	for body, want := range map[string]string{`{"requestedType":"a"`: "a", `{"x":[1,2],"requestedType":"b","s":{`: "b", `{"requestedType":1}`: "", `[`: "", `{"sch`: ""} {
+		if got := leadingString(body, "requestedType"); got != want {
+			t.Errorf("%q: %q, want %q", body, got, want)
+		}
+	}
 }
