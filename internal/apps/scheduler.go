@@ -244,6 +244,13 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields
 	opts.Types, opts.Filter, opts.Space = sy.Types, sy.Filter, sy.spaceOf(a)
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
+	progress, untrack := s.progress.track(runID)
+	defer untrack()
+	if prev := opts.Progress; prev != nil {
+		opts.Progress = func(ev syncer.Event) { progress(ev); prev(ev) }
+	} else {
+		opts.Progress = progress
+	}
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {
