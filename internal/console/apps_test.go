@@ -189,6 +189,13 @@ func TestAppsToData(t *testing.T) {
 			if strings.Contains(rp.body, tracker.DemoToken+"&#34;") {
 				t.Error("the run page shows the account's token")
 			}
+			// What the run changed: the schema (a first run adds the
+			// types) and the counts per type, unchanged included.
+			for _, want := range []string{"What the run changed", `<ul class="schema-changes">`, `<th scope="row">task</th><td class="created">`, `<td class="unchanged">0</td>`} {
+				if !strings.Contains(rp.body, want) {
+					t.Errorf("the run page lacks %q", want)
+				}
+			}
 
 			// The data.
 			dp := b.get("/data")
