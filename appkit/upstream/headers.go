@@ -3,6 +3,7 @@ package upstream
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -251,8 +252,11 @@ func seconds(s int64) time.Duration {
 // nonNegative rounds a wait until an instant up to whole seconds (the
 // instants of these headers are whole seconds), never below zero.
 func nonNegative(d time.Duration) time.Duration {
-	if d <= 0 {
+	switch {
+	case d <= 0:
 		return 0
+	case d > time.Duration(math.MaxInt64)-time.Second: // rounding up would overflow
+		return d.Truncate(time.Second)
 	}
 	return (d + time.Second - 1).Truncate(time.Second)
 }

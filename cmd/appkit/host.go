@@ -236,6 +236,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// Printed once the app of --app is registered, so that a script
 	// waiting for this line finds its sync.
 	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
+	fmt.Fprintf(stdout, "appkit host: the web console is at http://%s/ (sign in as %s)\n", ln.Addr(), h.Admin().Email)
 	if *demo {
 		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
 		if err != nil {

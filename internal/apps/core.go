@@ -30,6 +30,9 @@ type core struct {
 
 	mu      sync.Mutex
 	baseURL string
+
+	// progress is the engine's progress of the runs in progress here.
+	progress progressBoard
 }
 
 // newCore prepares the shared part from a validated Config.

@@ -152,31 +152,27 @@ var afterColumns = []string{
 const migrateLockID = 0x61707073
 
 func (s *core) migrate(ctx context.Context) error {
+	// The lock (none on SQLite: one process per file) holds a connection
+	// of its own; the tables' connection is released before the engine's
+	// state is created (an in-memory SQLite database has one connection).
+	unlock, err := s.d.LockSchema(ctx, s.db, migrateLockID)
+	if err != nil {
+		return fmt.Errorf("apps: migrate: %w", err)
+	}
+	defer unlock()
 	if err := s.createTables(ctx); err != nil {
 		return err
 	}
-	if !store.IsPostgres(s.d) {
-		// One process per SQLite file (and one connection in memory: the
-		// tables' connection is released first).
-		return s.createEngineState(ctx)
-	}
-	return nil
+	return s.createEngineState(ctx)
 }
 
-// createTables creates the tables (and, on PostgreSQL, the engine's state
-// table) under the migration lock.
+// createTables creates the tables (migrate holds the migration lock).
 func (s *core) createTables(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("apps: migrate: %w", err)
 	}
 	defer conn.Close()
-	if store.IsPostgres(s.d) {
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLockID); err != nil {
-			return fmt.Errorf("apps: migrate: lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockID)
-	}
 	for _, q := range migrations {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("apps: migrate: %w", err)
@@ -198,9 +194,6 @@ func (s *core) createTables(ctx context.Context) error {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("apps: migrate: %w", err)
 		}
-	}
-	if store.IsPostgres(s.d) {
-		return s.createEngineState(ctx)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/appkitgo/appkit/internal/store"
 )
 
 // queryRower is a *sql.DB or *sql.Tx.
@@ -18,11 +16,12 @@ type queryRower interface {
 // agree on when a lease ends), this process's clock on SQLite (one process
 // per file).
 func (s *core) leaseClock(ctx context.Context, q queryRower) (int64, error) {
-	if !store.IsPostgres(s.d) {
+	clock := s.d.SharedClockSQL()
+	if clock == "" {
 		return ms(s.now()), nil
 	}
 	var now int64
-	if err := q.QueryRowContext(ctx, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)").Scan(&now); err != nil {
+	if err := q.QueryRowContext(ctx, clock).Scan(&now); err != nil {
 		return 0, fmt.Errorf("read the database clock: %w", err)
 	}
 	return now, nil
@@ -40,13 +39,8 @@ func (s *core) leaseLive(ctx context.Context, q queryRower, sy *Sync) (bool, err
 	return ms(*sy.LeaseUntil) > now, nil
 }
 
-// forUpdate locks the selected rows on PostgreSQL.
-func (s *core) forUpdate() string {
-	if s.d.Name() == "postgres" {
-		return " FOR UPDATE"
-	}
-	return ""
-}
+// forUpdate locks the selected rows where the engine locks rows.
+func (s *core) forUpdate() string { return s.d.LockRows() }
 
 // cancelAsked reports whether the sync's cancel flag is set.
 func (s *core) cancelAsked(ctx context.Context, id string) bool {

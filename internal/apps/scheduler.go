@@ -79,9 +79,7 @@ func (s *Scheduler) claim(ctx context.Context) (string, error) {
 		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
  OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))
  ORDER BY next_at, id LIMIT 1`
-		if s.d.Name() == "postgres" {
-			q += " FOR UPDATE SKIP LOCKED"
-		}
+		q += s.d.ClaimRows()
 		err = tx.QueryRowContext(ctx, s.q(q), leaseNow, now, now).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			id = ""
@@ -246,6 +244,13 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields
 	opts.Types, opts.Filter, opts.Space = sy.Types, sy.Filter, sy.spaceOf(a)
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
+	progress, untrack := s.progress.track(runID)
+	defer untrack()
+	if prev := opts.Progress; prev != nil {
+		opts.Progress = func(ev syncer.Event) { progress(ev); prev(ev) }
+	} else {
+		opts.Progress = progress
+	}
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {

@@ -28,16 +28,9 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
-)
 
-// Dialect is the part of the store's SQL dialect this package needs; the
-// store's Dialect value satisfies it.
-type Dialect interface {
-	// Name is "sqlite" or "postgres".
-	Name() string
-	// Rebind turns ? placeholders into the dialect's form.
-	Rebind(query string) string
-}
+	"github.com/appkitgo/appkit/internal/store"
+)
 
 // Errors callers match with errors.Is.
 var (
@@ -81,7 +74,7 @@ type Options struct {
 // concurrent use.
 type Service struct {
 	db   *sql.DB
-	d    Dialect
+	d    store.Dialect
 	cost int
 	ttl  time.Duration
 	now  func() time.Time
@@ -140,7 +133,7 @@ var migrations = []string{
 }
 
 // New creates the tables if they are missing and returns the service.
-func New(ctx context.Context, db *sql.DB, d Dialect, opts Options) (*Service, error) {
+func New(ctx context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service, error) {
 	if db == nil || d == nil {
 		return nil, errors.New("auth: New needs a database and its dialect")
 	}
@@ -169,10 +162,8 @@ func (s *Service) migrate(ctx context.Context) error {
 		return fmt.Errorf("auth: migrate: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if s.d.Name() == "postgres" {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockID)); err != nil {
-			return fmt.Errorf("auth: migrate: lock: %w", err)
-		}
+	if err := s.d.LockSchemaTx(ctx, tx, schemaLockID); err != nil {
+		return fmt.Errorf("auth: migrate: %w", err)
 	}
 	for _, m := range migrations {
 		if _, err := tx.ExecContext(ctx, m); err != nil {

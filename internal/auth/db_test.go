@@ -7,40 +7,19 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
-
-type testDialect string
-
-func (d testDialect) Name() string { return string(d) }
-
-func (d testDialect) Rebind(q string) string {
-	if d != "postgres" {
-		return q
-	}
-	var sb strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			sb.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		sb.WriteRune(r)
-	}
-	return sb.String()
-}
 
 type testDB struct {
 	name string
 	db   *sql.DB
-	d    Dialect
+	d    store.Dialect
 }
 
 // testDBs opens a fresh SQLite database, and a fresh PostgreSQL schema when
@@ -53,7 +32,7 @@ func testDBs(t *testing.T) []testDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lite.Close() })
-	out := []testDB{{"sqlite", lite, testDialect("sqlite")}}
+	out := []testDB{{"sqlite", lite, store.SQLite}}
 	dsn := os.Getenv("APPKIT_TEST_POSTGRES")
 	if dsn == "" {
 		return out
@@ -80,7 +59,7 @@ func testDBs(t *testing.T) []testDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pg.Close() })
-	return append(out, testDB{"postgres", pg, testDialect("postgres")})
+	return append(out, testDB{"postgres", pg, store.Postgres})
 }
 
 func newTestService(t *testing.T, tdb testDB, now func() time.Time) *Service {

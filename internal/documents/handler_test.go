@@ -15,12 +15,9 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
-
-type liteDialect struct{}
-
-func (liteDialect) Name() string           { return "sqlite" }
-func (liteDialect) Rebind(q string) string { return q }
 
 const (
 	known   = "0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10"
@@ -34,7 +31,7 @@ func newTestHandler(t *testing.T) (*Handler, *httptest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st, err := NewStore(context.Background(), db, liteDialect{})
+	st, err := NewStore(context.Background(), db, store.SQLite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +236,7 @@ func TestStoreLowersOldSecrets(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	if _, err := NewStore(ctx, db, liteDialect{}); err != nil {
+	if _, err := NewStore(ctx, db, store.SQLite); err != nil {
 		t.Fatal(err)
 	}
 	a, b := "0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10", "1b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10"
@@ -255,7 +252,7 @@ func TestStoreLowersOldSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := NewStore(ctx, db, liteDialect{})
+	st, err := NewStore(ctx, db, store.SQLite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-)
 
-// Dialect is the part of the store's SQL dialect this package needs; the
-// store's Dialect value satisfies it.
-type Dialect interface {
-	// Name is "sqlite" or "postgres".
-	Name() string
-	// Rebind turns ? placeholders into the dialect's form.
-	Rebind(query string) string
-}
+	"github.com/appkitgo/appkit/internal/store"
+)
 
 // Store keeps document contents, as markdown, in the table host_documents
 // (secret primary key, always a lower-case UUID; content; updated_at in Unix
@@ -25,7 +18,7 @@ type Dialect interface {
 // [Handler]); Store only holds what was written.
 type Store struct {
 	db *sql.DB
-	d  Dialect
+	d  store.Dialect
 }
 
 // schemaLockID is the PostgreSQL advisory lock key under which the host's
@@ -41,7 +34,7 @@ const createDocuments = `CREATE TABLE IF NOT EXISTS host_documents (
 
 // NewStore creates the documents table if it is missing and returns the
 // store over it.
-func NewStore(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+func NewStore(ctx context.Context, db *sql.DB, d store.Dialect) (*Store, error) {
 	if db == nil || d == nil {
 		return nil, errors.New("documents: NewStore needs a database and its dialect")
 	}
@@ -50,10 +43,8 @@ func NewStore(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 		return nil, fmt.Errorf("documents: migrate: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if d.Name() == "postgres" {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockID)); err != nil {
-			return nil, fmt.Errorf("documents: migrate: lock: %w", err)
-		}
+	if err := d.LockSchemaTx(ctx, tx, schemaLockID); err != nil {
+		return nil, fmt.Errorf("documents: migrate: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, createDocuments); err != nil {
 		return nil, fmt.Errorf("documents: migrate: %w", err)
@@ -70,7 +61,7 @@ func NewStore(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 // lowerSecrets rewrites secrets stored in another case (written before every
 // path normalized them) to lower case; when several spellings of one secret
 // were stored, the most recently written content is kept.
-func lowerSecrets(ctx context.Context, tx *sql.Tx, d Dialect) error {
+func lowerSecrets(ctx context.Context, tx *sql.Tx, d store.Dialect) error {
 	rows, err := tx.QueryContext(ctx, `SELECT secret, updated_at FROM host_documents WHERE secret <> lower(secret)`)
 	if err != nil {
 		return fmt.Errorf("documents: migrate: find secrets to lower: %w", err)

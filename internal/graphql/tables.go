@@ -29,10 +29,7 @@ const (
 )
 
 func tableDDL(d store.Dialect) []string {
-	blob := "BLOB"
-	if store.IsPostgres(d) {
-		blob = "BYTEA"
-	}
+	blob := d.BlobType()
 	return []string{
 		`CREATE TABLE IF NOT EXISTS graphql_comments (id TEXT PRIMARY KEY, entity_id TEXT NOT NULL, author TEXT NOT NULL, content TEXT NOT NULL, created BIGINT NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS graphql_comments_entity ON graphql_comments (entity_id, created, id)`,

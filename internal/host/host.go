@@ -17,6 +17,8 @@
 //	GET    /api/graphql/space/<s>  the GraphiQL IDE page; GET /api/graphql lists the spaces' endpoints
 //	       /api/apps/...           apps, accounts, syncs (run now, cancel), runs, actions, webhook events
 //	                               (internal/apps; see mountApps)
+//	       /api/...                anything else: 404 {message}
+//	GET    /                       the web console (internal/console): every path outside /api/
 //
 // The token endpoints accept only the session cookie, as the protocol says: an
 // Authorization header there is ignored, so a token alone gets 401. The
@@ -60,6 +62,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/commands"
+	"github.com/appkitgo/appkit/internal/console"
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/httpjson"
 	"github.com/appkitgo/appkit/internal/store"
@@ -142,6 +145,7 @@ type Host struct {
 	badEvents *auth.Limiter
 	docs      *documents.Handler
 	commands  http.Handler
+	console   http.Handler
 	handler   http.Handler
 }
 
@@ -234,6 +238,13 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return documents.DefaultClientKey(r)
 		},
 	}
+	cons, err := console.New(console.Config{Auth: svc, Apps: cfg.Apps.Service, Store: cfg.Store, Documents: docStore,
+		SessionCookie: SessionCookie, GraphQLPath: graphqlPrefix + "/space/", OnError: h.logError,
+		AllowSignIn: func(r *http.Request) (bool, time.Duration) { return h.logins.Allow(clientIP(r)) }})
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	h.console = cons
 	h.handler = h.routes()
 	return h, nil
 }
@@ -257,8 +268,10 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
 	h.mountGraphQL(mux)
 	h.mountApps(mux)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
 	})
+	// Everything outside /api/ is the web console (internal/console).
+	mux.Handle("/", h.console)
 	return h.logRequests(h.recoverPanics(h.timeout(mux)))
 }

@@ -81,7 +81,6 @@ type shape struct {
 type compiler struct {
 	cat    *store.Catalog
 	d      store.Dialect
-	pg     bool
 	params map[string]any
 	n      int
 	// colls is the depth of collection sub-selects being compiled; fanOut
@@ -114,6 +113,13 @@ func (p *sqlPart) add(o *sqlPart) {
 	p.args = append(p.args, o.args...)
 }
 
+// wrap adds o as rewritten by f, a [store.Dialect] method that writes its
+// argument once, so o's placeholders keep their order.
+func (p *sqlPart) wrap(o *sqlPart, f func(string) string) {
+	p.WriteString(f(o.String()))
+	p.args = append(p.args, o.args...)
+}
+
 func qerr(format string, args ...any) error {
 	return store.Errorf(store.ErrQueryInvalid, nil, format, args...)
 }
@@ -121,7 +127,7 @@ func qerr(format string, args ...any) error {
 // Compile checks q against the catalog and compiles it into one SQL statement
 // for dialect d. params holds the values of $parameters by name (without "$").
 func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]any) (*Plan, error) {
-	c := &compiler{cat: cat, d: d, pg: store.IsPostgres(d), params: params}
+	c := &compiler{cat: cat, d: d, params: params}
 	ty := cat.Type(q.From)
 	if ty == nil {
 		return nil, store.Errorf(store.ErrTypeNotFound, map[string]any{"type": q.From}, "type %s not found", q.From)
@@ -243,11 +249,7 @@ func (c *compiler) limit(q *Query, out *sqlPart) {
 	switch {
 	case q.NoLimit:
 		if q.Offset > 0 {
-			if c.pg {
-				out.WriteString(" OFFSET ")
-			} else {
-				out.WriteString(" LIMIT -1 OFFSET ")
-			}
+			out.WriteString(c.d.OffsetWithoutLimit())
 			out.arg(int64(q.Offset))
 		}
 	default:
@@ -271,7 +273,7 @@ func (c *compiler) limit(q *Query, out *sqlPart) {
 // its rows (with q's filter, order, limit and offset) plus the items of
 // every collection sub-select at every depth, with their filters and limits.
 func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[string]any) (*sqlPart, error) {
-	c := &compiler{cat: cat, d: d, pg: store.IsPostgres(d), params: params}
+	c := &compiler{cat: cat, d: d, params: params}
 	var joins []string
 	base := c.newScope(cat.Type(q.From), &joins)
 	var n sqlPart
@@ -289,10 +291,7 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 		return nil, err
 	}
 	out := &sqlPart{}
-	out.WriteString("SELECT COALESCE(SUM(1 + r.n), 0)")
-	if c.pg {
-		out.WriteString("::bigint")
-	}
+	out.WriteString("SELECT " + c.d.BigInt("COALESCE(SUM(1 + r.n), 0)"))
 	out.WriteString(" FROM (SELECT ")
 	out.add(&n)
 	out.WriteString(" AS n FROM " + base.ty.Table + " " + base.alias)
@@ -553,13 +552,7 @@ func (c *compiler) collectionColumn(s *scope, f *store.Field, it Select, out *sq
 		return shape{}, err
 	}
 	sep()
-	if c.pg {
-		out.WriteString("(")
-		out.add(&sub)
-		out.WriteString(")::text")
-	} else {
-		out.add(&sub)
-	}
+	out.wrap(&sub, c.d.JSONText)
 	sh.ncols = 1
 	return sh, nil
 }
@@ -652,12 +645,7 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 		// objects of the picked ones only (built in the derived table, the
 		// database would build every item's object before it sorts), and
 		// aggregate them in that order.
-		out.WriteString("SELECT ")
-		if c.pg {
-			out.WriteString("COALESCE(json_agg(s.j ORDER BY s.rn), '[]'::json)")
-		} else {
-			out.WriteString("json_group_array(json(s.j) ORDER BY s.rn)")
-		}
+		out.WriteString("SELECT " + c.d.JSONArrayAgg(c.d.JSONValue("s.j"), "s.rn"))
 		out.WriteString(" FROM (SELECT (SELECT ")
 		out.add(&obj)
 		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
@@ -665,14 +653,9 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 			out.WriteString(" " + j)
 		}
 		out.WriteString(" WHERE " + t.alias + ".id = p.id) AS j, p.rn FROM (SELECT " + t.alias + ".id AS id, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
-	} else if c.pg {
-		out.WriteString("SELECT COALESCE(json_agg(")
-		out.add(&obj)
-		out.WriteString(" ORDER BY " + order + "), '[]'::json)")
 	} else {
-		out.WriteString("SELECT json_group_array(")
-		out.add(&obj)
-		out.WriteString(" ORDER BY " + order + ")")
+		out.WriteString("SELECT ")
+		out.wrap(&obj, func(o string) string { return c.d.JSONArrayAgg(o, order) })
 	}
 	out.WriteString(" FROM " + from)
 	for _, j := range *t.joins {
@@ -703,21 +686,17 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 // generated keys.
 func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, error) {
 	var shapes []shape
-	if c.pg {
-		out.WriteString("json_build_object(")
-	} else {
-		out.WriteString("json_object(")
-	}
+	members := &sqlPart{} // key, value, ...: wrapped in the object at the end
 	k := 0
 	first := true
 	key := func() string {
 		k++
 		if !first {
-			out.WriteString(", ")
+			members.WriteString(", ")
 		}
 		first = false
 		j := "k" + strconv.Itoa(k)
-		out.WriteString("'" + j + "', ")
+		members.WriteString("'" + j + "', ")
 		return j
 	}
 	for _, it := range items {
@@ -735,21 +714,21 @@ func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, 
 				if err != nil {
 					return nil, err
 				}
-				c.wrapJSON(out, &sub)
+				c.wrapJSON(members, &sub)
 				sh.jkey = j
 				shapes = append(shapes, sh)
 			case f.Role == store.RoleRelation:
 				j := key()
-				out.WriteString(c.refExpr(s, f))
+				members.WriteString(c.refExpr(s, f))
 				shapes = append(shapes, shape{key: it.Key, kind: shRef, jkey: j})
 			case store.IsRange(f.Prim):
 				j := key()
 				a, b := f.RangeColumns()
-				out.WriteString(s.alias + "." + a + ", '" + j + "e', " + s.alias + "." + b)
+				members.WriteString(s.alias + "." + a + ", '" + j + "e', " + s.alias + "." + b)
 				shapes = append(shapes, shape{key: it.Key, kind: shRange, prim: f.Prim, jkey: j})
 			default:
 				j := key()
-				out.WriteString(c.colExpr(s, f))
+				members.WriteString(c.colExpr(s, f))
 				shapes = append(shapes, shape{key: it.Key, kind: shScalar, prim: f.Prim, jkey: j})
 			}
 		case SelectObject:
@@ -767,7 +746,7 @@ func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, 
 			cs.WriteString("CASE WHEN " + t.alias + ".id IS NULL THEN NULL ELSE ")
 			cs.add(&sub)
 			cs.WriteString(" END")
-			c.wrapJSON(out, &cs)
+			c.wrapJSON(members, &cs)
 			shapes = append(shapes, shape{key: it.Key, kind: shObject, sub: subShapes, jkey: j})
 		case SelectCollection:
 			if !f.IsCollection() {
@@ -779,7 +758,7 @@ func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, 
 			if err != nil {
 				return nil, err
 			}
-			c.wrapJSON(out, &sub)
+			c.wrapJSON(members, &sub)
 			sh.jkey = j
 			shapes = append(shapes, sh)
 		case SelectAggregate:
@@ -789,24 +768,18 @@ func (c *compiler) jsonObject(s *scope, items []Select, out *sqlPart) ([]shape, 
 			if err != nil {
 				return nil, err
 			}
-			out.add(&sub)
+			members.add(&sub)
 			sh.jkey = j
 			shapes = append(shapes, sh)
 		}
 	}
-	out.WriteString(")")
+	out.wrap(members, c.d.JSONObject)
 	return shapes, nil
 }
 
 // wrapJSON keeps nested JSON values JSON (not text) inside a JSON object.
 func (c *compiler) wrapJSON(out *sqlPart, sub *sqlPart) {
-	if c.pg {
-		out.add(sub)
-		return
-	}
-	out.WriteString("json(")
-	out.add(sub)
-	out.WriteString(")")
+	out.wrap(sub, c.d.JSONValue)
 }
 
 // aggregate compiles {alias: [q/<agg>, [collection, field]]}.
@@ -840,34 +813,26 @@ func (c *compiler) aggregate(s *scope, f *store.Field, it Select, out *sqlPart) 
 		}
 		fn := strings.ToUpper(it.Agg)
 		switch {
-		case prim == store.TDecimal && c.pg:
-			sel = fn + "(" + expr + ")::text"
 		case prim == store.TDecimal:
-			sel = fn + "(CAST(" + expr + " AS REAL))"
-		case it.Agg == AggAvg && c.pg:
-			sel, outPrim = "AVG("+expr+")::float8", "float"
+			sel = c.d.DecimalAggregate(fn, expr)
 		case it.Agg == AggAvg:
-			sel, outPrim = "AVG("+expr+")", "float"
-		case c.pg:
-			sel = "SUM(" + expr + ")::bigint"
+			sel, outPrim = c.d.Float("AVG("+expr+")"), "float"
 		default:
-			sel = "SUM(" + expr + ")"
+			sel = c.d.BigInt("SUM(" + expr + ")")
 		}
 		if it.Agg == AggSum {
 			zero := "0"
-			if prim == store.TDecimal && c.pg {
-				zero = "'0'"
+			if prim == store.TDecimal {
+				zero = c.d.DecimalZero()
 			}
 			sel = "COALESCE(" + sel + ", " + zero + ")"
 		}
 	case AggMin, AggMax:
 		fn := strings.ToUpper(it.Agg)
 		switch {
-		case prim == store.TDecimal && c.pg:
-			sel = fn + "(" + expr + ")::text"
 		case prim == store.TDecimal:
-			sel = fn + "(CAST(" + expr + " AS REAL))"
-		case prim == store.TBool && c.pg:
+			sel = c.d.DecimalAggregate(fn, expr)
+		case prim == store.TBool && !c.d.AggregatesBool():
 			return shape{}, qerr("aggregate %s: q/%s of a boolean", it.Key, it.Agg)
 		default:
 			sel = fn + "(" + expr + ")"
@@ -955,8 +920,8 @@ func (c *compiler) cmpExpr(s *scope, f *store.Field, part Part) string {
 		}
 	}
 	e := s.alias + "." + col
-	if f.Prim == store.TDecimal && !c.pg {
-		return "CAST(" + e + " AS REAL)"
+	if f.Prim == store.TDecimal {
+		return c.d.DecimalColumn(e)
 	}
 	return e
 }
@@ -1153,18 +1118,12 @@ func (c *compiler) compare(s *scope, fd *store.Field, f *Filter, out *sqlPart) e
 // placeholder writes one bound value, cast so both engines compare it by the
 // field's type.
 func (c *compiler) placeholder(prim string, v any, out *sqlPart) {
-	switch {
-	case prim == store.TDecimal && c.pg:
-		out.WriteString("CAST(")
-		out.arg(v)
-		out.WriteString(" AS NUMERIC)")
-	case prim == store.TDecimal:
-		out.WriteString("CAST(")
-		out.arg(v)
-		out.WriteString(" AS REAL)")
-	default:
-		out.arg(v)
+	if prim == store.TDecimal {
+		out.WriteString(c.d.CastDecimal("?"))
+		out.args = append(out.args, v)
+		return
 	}
+	out.arg(v)
 }
 
 func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error), out *sqlPart) error {
@@ -1247,19 +1206,14 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 		default:
 			return qerr("%s applies to text fields, not %s", f.Op, prim)
 		}
-		fn := "instr"
-		if c.pg {
-			fn = "strpos"
-		}
+		// The needle is the one placeholder.
+		pos := c.d.TextPosition("lower("+expr+")", "lower(?)")
 		if f.Op == OpContains {
-			out.WriteString(fn + "(lower(" + expr + "), lower(")
-			out.arg(s)
-			out.WriteString(")) > 0")
+			out.WriteString(pos + " > 0")
 		} else {
-			out.WriteString("(" + expr + " IS NULL OR " + fn + "(lower(" + expr + "), lower(")
-			out.arg(s)
-			out.WriteString(")) = 0)")
+			out.WriteString("(" + expr + " IS NULL OR " + pos + " = 0)")
 		}
+		out.args = append(out.args, s)
 		return nil
 	}
 	v, err := conv(raw)

@@ -1,0 +1,679 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/conformance"
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/syncer"
+)
+
+// serviceMessage words an error of the apps service for a page, and tells
+// whether it is the user's (or the app's) rather than an internal one.
+func serviceMessage(ctx context.Context, err error) (string, int, bool) {
+	var ae *apps.AppError
+	var retry interface{ Retryable() bool }
+	switch {
+	case errors.Is(err, apps.ErrNotFound):
+		return err.Error(), http.StatusNotFound, true
+	case errors.Is(err, apps.ErrInvalid):
+		return err.Error(), http.StatusBadRequest, true
+	case errors.Is(err, apps.ErrConflict):
+		return err.Error(), http.StatusConflict, true
+	case errors.Is(err, apps.ErrUnreachable):
+		return err.Error(), http.StatusBadGateway, true
+	case errors.As(err, &ae):
+		return "The app answered: " + ae.Error(), http.StatusBadGateway, true
+	case ctx.Err() != nil:
+		return "The request was cancelled or timed out.", http.StatusServiceUnavailable, true
+	case errors.As(err, &retry):
+		return err.Error(), http.StatusBadGateway, true
+	}
+	return "", 0, false
+}
+
+// fail shows a service error on the error page (internal ones logged).
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	msg, status, ok := serviceMessage(r.Context(), err)
+	if !ok {
+		c.internal(w, r, err)
+		return
+	}
+	c.render(w, r, status, "error", &page{Title: "Not done", Error: msg})
+}
+
+// svc returns the apps service or answers that there is none.
+func (c *Console) svc(w http.ResponseWriter, r *http.Request) *apps.Service {
+	if c.cfg.Apps == nil {
+		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No apps service", Error: "This host runs without the apps service."})
+	}
+	return c.cfg.Apps
+}
+
+type appsData struct {
+	Apps []*apps.App
+}
+
+func (c *Console) appsPage(w http.ResponseWriter, r *http.Request) {
+	c.appsList(w, r, http.StatusOK, &page{})
+}
+
+func (c *Console) appsList(w http.ResponseWriter, r *http.Request, status int, p *page) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	list, err := svc.Apps(r.Context())
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	p.Title, p.Nav, p.Data = "Apps", "apps", &appsData{Apps: list}
+	c.render(w, r, status, "apps", p)
+}
+
+func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	raw := strings.TrimSpace(r.PostForm.Get("url"))
+	if _, err := apps.NormalizeURL(raw); raw == "" || err != nil {
+		c.appsList(w, r, http.StatusBadRequest, &page{FieldErrors: map[string]string{"url": "Enter the app's address: http:// or https:// with a host, no query."}, Form: r.PostForm})
+		return
+	}
+	a, err := svc.RegisterApp(r.Context(), raw)
+	if err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+		return
+	}
+	redirect(w, r, "/apps/"+a.ID)
+}
+
+// appData is the app page's content.
+type appData struct {
+	App        *apps.App
+	Checks     []conformance.Result
+	Accounts   []*apps.Account
+	Syncs      []*apps.Sync
+	Descriptor string
+}
+
+func (c *Console) appPage(w http.ResponseWriter, r *http.Request) {
+	c.showApp(w, r, http.StatusOK, &page{})
+}
+
+func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, p *page) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	accs, err := svc.Accounts(r.Context(), a.ID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	syncs, err := svc.Syncs(r.Context(), a.ID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	pretty, _ := json.MarshalIndent(a.Descriptor, "", "  ")
+	d := &appData{App: a, Accounts: accs, Syncs: syncs, Descriptor: string(pretty), Checks: descriptorChecks(r.Context(), a.Descriptor)}
+	p.Title, p.Nav, p.Data = a.Name, "apps", d
+	c.render(w, r, status, "app", p)
+}
+
+// descriptorChecks runs the conformance suite's descriptor rules on the
+// stored descriptor (served in process, so the app is not called again) and
+// returns the failed and warned ones.
+func descriptorChecks(ctx context.Context, d *protocol.Descriptor) []conformance.Result {
+	body, err := json.Marshal(d)
+	if err != nil {
+		return nil
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			_, _ = w.Write(body)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"message":"not served by the console's descriptor check"}`))
+	})
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep, err := conformance.Run(ctx, conformance.Config{Handler: h, Timeout: 5 * time.Second, TotalTimeout: 10 * time.Second, MaxTypes: 1})
+	if err != nil {
+		return nil
+	}
+	var out []conformance.Result
+	for _, res := range rep.Results {
+		if strings.HasPrefix(res.ID, "descriptor.") && (res.Status == conformance.Failed || res.Status == conformance.Warned) {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if _, err := svc.RegisterApp(r.Context(), a.URL); err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+		return
+	}
+	c.showApp(w, r, http.StatusOK, &page{Notice: "The descriptor was read again."})
+}
+
+func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	warns, err := svc.DeleteApp(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	notice := "The app was removed (its data stays in the store)."
+	if len(warns) > 0 {
+		notice += " " + strings.Join(warns, "; ")
+	}
+	c.appsList(w, r, http.StatusOK, &page{Notice: notice})
+}
+
+// ---- accounts
+
+type accountFormData struct {
+	App  *apps.App
+	Auth *protocol.Authentication
+	// Auths are the app's authentications (to pick another).
+	Auths []protocol.Authentication
+	// OAuth is true for an OAuth authentication: a connect button.
+	OAuth bool
+}
+
+func isOAuth(au *protocol.Authentication) bool {
+	if au.ID == protocol.AuthOAuth1 || au.ID == protocol.AuthOAuth2 {
+		return true
+	}
+	for _, f := range au.Fields {
+		if f.Type == "oauth" {
+			return true
+		}
+	}
+	return false
+}
+
+func findAuth(d *protocol.Descriptor, id string) *protocol.Authentication {
+	for i := range d.Authentication {
+		if d.Authentication[i].ID == id || (id == "" && i == 0) {
+			return &d.Authentication[i]
+		}
+	}
+	return nil
+}
+
+func (c *Console) accountForm(w http.ResponseWriter, r *http.Request) {
+	c.showAccountForm(w, r, http.StatusOK, &page{}, r.URL.Query().Get("auth"))
+}
+
+func (c *Console) showAccountForm(w http.ResponseWriter, r *http.Request, status int, p *page, authID string) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	au := findAuth(a.Descriptor, authID)
+	if au == nil {
+		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such authentication", Error: fmt.Sprintf("The app has no authentication %q.", authID)})
+		return
+	}
+	p.Title, p.Nav, p.Data = "Connect an account to "+a.Name, "apps", &accountFormData{App: a, Auth: au, Auths: a.Descriptor.Authentication, OAuth: isOAuth(au)}
+	c.render(w, r, status, "account", p)
+}
+
+// accountFields reads the form's values of an authentication's fields,
+// typed as the app declared them; fe gets a message per refused field.
+func accountFields(au *protocol.Authentication, form map[string][]string, fe map[string]string) map[string]string {
+	given := map[string]string{}
+	for _, f := range au.Fields {
+		if f.Type == "link" || f.Type == "oauth" {
+			continue
+		}
+		var v string
+		if vs := form["f."+f.ID]; len(vs) > 0 {
+			v = vs[0]
+		}
+		if f.Type == "bool" {
+			if v == "" {
+				v = "false"
+			} else {
+				v = "true"
+			}
+		}
+		if strings.TrimSpace(v) == "" {
+			if !f.Optional {
+				fe["f."+f.ID] = "Required."
+			}
+			continue
+		}
+		if f.Type == "number" {
+			var n json.Number
+			if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &n); err != nil {
+				fe["f."+f.ID] = "Enter a number."
+				continue
+			}
+		}
+		given[f.ID] = v
+	}
+	return given
+}
+
+func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	authID := r.PostForm.Get("auth")
+	au := findAuth(a.Descriptor, authID)
+	if au == nil {
+		c.render(w, r, http.StatusBadRequest, "error", &page{Title: "No such authentication", Error: fmt.Sprintf("The app has no authentication %q.", authID)})
+		return
+	}
+	fe := map[string]string{}
+	given := accountFields(au, r.PostForm, fe)
+	// Values sent back to the form: never a password.
+	back := map[string][]string{}
+	for _, f := range au.Fields {
+		if f.Type != "password" {
+			back["f."+f.ID] = r.PostForm["f."+f.ID]
+		}
+	}
+	if len(fe) > 0 {
+		c.showAccountForm(w, r, http.StatusBadRequest, &page{FieldErrors: fe, Form: back}, au.ID)
+		return
+	}
+	fields, err := apps.TypedFields(a.Descriptor, au.ID, given)
+	if err == nil {
+		_, err = svc.CreateAccount(r.Context(), a.ID, au.ID, fields)
+	}
+	if err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showAccountForm(w, r, status, &page{Error: "The account was not saved: " + msg, Form: back}, au.ID)
+		return
+	}
+	c.showApp(w, r, http.StatusOK, &page{Notice: "The account was validated by the app and saved."})
+}
+
+func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	base := svc.BaseURL()
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", base)
+	if err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
+		return
+	}
+	redirect(w, r, out.RedirectURI)
+}
+
+func (c *Console) deleteAccount(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	acc, err := svc.Account(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if err := svc.DeleteAccount(r.Context(), acc.ID); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/apps/"+acc.AppID)
+}
+
+// ---- syncs
+
+type syncFormData struct {
+	App       *apps.App
+	Account   *apps.Account
+	Config    *protocol.ConfigResponse
+	Datalists map[string]*datalistView
+}
+
+func (c *Console) syncForm(w http.ResponseWriter, r *http.Request) {
+	c.showSyncForm(w, r, http.StatusOK, &page{}, r.URL.Query().Get("account"))
+}
+
+func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status int, p *page, accountID string) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	acc, err := svc.Account(r.Context(), accountID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if acc.AppID != a.ID {
+		c.render(w, r, http.StatusBadRequest, "error", &page{Title: "Wrong account", Error: "The account belongs to another app."})
+		return
+	}
+	cfg, err := svc.Config(r.Context(), acc.ID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if p.Form == nil {
+		p.Form = map[string][]string{}
+		for _, t := range cfg.Types {
+			if t.Default {
+				p.Form["types"] = append(p.Form["types"], t.ID)
+			}
+		}
+	}
+	d := &syncFormData{App: a, Account: acc, Config: cfg, Datalists: c.datalists(r, acc.ID, cfg, p.Form["types"], p.Form)}
+	p.Title, p.Nav, p.Data = "Set up a sync of "+a.Name, "apps", d
+	c.render(w, r, status, "syncform", p)
+}
+
+// syncFilter reads the filter inputs ("filter.ID") of the form; values are
+// checked by type (the date grammar with package daterange).
+func syncFilter(cfg *protocol.ConfigResponse, form map[string][]string, fe map[string]string) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range cfg.Filters {
+		var vals []string
+		for _, v := range form["filter."+f.ID] {
+			if v = strings.TrimSpace(v); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if f.Type == "bool" {
+			if len(vals) == 0 {
+				vals = []string{"false"}
+			} else {
+				vals = []string{"true"}
+			}
+		}
+		if len(vals) == 0 {
+			if !f.Optional && f.Type != "link" && f.Type != "oauth" {
+				fe["filter."+f.ID] = "Required."
+			}
+			continue
+		}
+		if msg := filterProblem(f.Type, vals[len(vals)-1]); msg != "" {
+			fe["filter."+f.ID] = msg
+			continue
+		}
+		out[f.ID] = vals
+	}
+	return out
+}
+
+func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	accountID := r.PostForm.Get("account")
+	acc, err := svc.Account(r.Context(), accountID)
+	if err != nil || acc.AppID != a.ID {
+		c.render(w, r, http.StatusBadRequest, "error", &page{Title: "No such account", Error: "Pick an account of this app."})
+		return
+	}
+	cfg, err := svc.Config(r.Context(), acc.ID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	fe := map[string]string{}
+	known := map[string]bool{}
+	for _, t := range cfg.Types {
+		known[t.ID] = true
+	}
+	types := r.PostForm["types"]
+	for _, t := range types {
+		if !known[t] {
+			fe["types"] = fmt.Sprintf("The app has no type %q.", t)
+		}
+	}
+	if len(types) == 0 {
+		fe["types"] = "Pick at least one type."
+	}
+	filter := syncFilter(cfg, r.PostForm, fe)
+	every := strings.TrimSpace(r.PostForm.Get("every"))
+	if every != "" {
+		if _, err := apps.ParseEvery(every); err != nil {
+			fe["every"] = "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()
+		}
+	}
+	if len(fe) > 0 {
+		c.showSyncForm(w, r, http.StatusBadRequest, &page{FieldErrors: fe, Form: r.PostForm}, acc.ID)
+		return
+	}
+	sy, err := svc.CreateSync(r.Context(), apps.SyncSpec{App: a.ID, Account: acc.ID, Types: types, Filter: filter, Every: &every})
+	if err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
+		return
+	}
+	redirect(w, r, "/syncs/"+sy.ID)
+}
+
+type syncData struct {
+	App  *apps.App
+	Sync *apps.Sync
+	Runs []*apps.Run
+	// Live is true while a run is due, queued or running: the fragment
+	// polls.
+	Live bool
+	// Due is true when a run is due or in progress.
+	Due bool
+	// Filters are the sync's filter values, sorted by id.
+	Filters []filterValue
+	// Progress is the engine's progress per type of the runs in progress
+	// (in this host process), by run id.
+	Progress map[string][]syncer.Event
+}
+
+type filterValue struct {
+	ID     string
+	Values string
+}
+
+func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return nil
+	}
+	sy, err := svc.Sync(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return nil
+	}
+	a, err := svc.App(r.Context(), sy.AppID)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil
+	}
+	runs, err := svc.Runs(r.Context(), sy.ID, 20)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil
+	}
+	d := &syncData{App: a, Sync: sy, Runs: runs, Progress: map[string][]syncer.Event{}}
+	// Due (a new sync's first run, say) but not started yet: the page
+	// polls until the scheduler starts it.
+	d.Due = sy.RunID != "" || (sy.NextAt != nil && !sy.NextAt.After(time.Now()))
+	d.Live = d.Due
+	for _, run := range runs {
+		if run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
+			d.Live = true
+			if p := svc.Progress(run.ID); p != nil {
+				d.Progress[run.ID] = p
+			}
+		}
+	}
+	for k, v := range sy.Filter {
+		d.Filters = append(d.Filters, filterValue{ID: k, Values: strings.Join(v, ", ")})
+	}
+	sort.Slice(d.Filters, func(i, j int) bool { return d.Filters[i].ID < d.Filters[j].ID })
+	return d
+}
+
+func (c *Console) syncPage(w http.ResponseWriter, r *http.Request) {
+	c.showSync(w, r, http.StatusOK, &page{})
+}
+
+func (c *Console) showSync(w http.ResponseWriter, r *http.Request, status int, p *page) {
+	d := c.loadSync(w, r)
+	if d == nil {
+		return
+	}
+	p.Title, p.Nav, p.Data = "Sync of "+d.App.Name, "apps", d
+	c.render(w, r, status, "sync", p)
+}
+
+// setSchedule changes a sync's schedule ("" for runs on demand only).
+func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	every := strings.TrimSpace(r.PostForm.Get("every"))
+	if every != "" {
+		if _, err := apps.ParseEvery(every); err != nil {
+			c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()}})
+			return
+		}
+	}
+	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
+		msg, status, ok := serviceMessage(r.Context(), err)
+		if !ok {
+			c.internal(w, r, err)
+			return
+		}
+		c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		return
+	}
+	redirect(w, r, "/syncs/"+r.PathValue("id"))
+}
+
+// runsFragment is the runs table alone, polled while a run is in progress.
+func (c *Console) runsFragment(w http.ResponseWriter, r *http.Request) {
+	d := c.loadSync(w, r)
+	if d == nil {
+		return
+	}
+	c.render(w, r, http.StatusOK, "runs_fragment", &page{Data: d})
+}
+
+func (c *Console) runNow(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	if _, err := svc.RunNow(r.Context(), r.PathValue("id")); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/syncs/"+r.PathValue("id"))
+}
+
+func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) {
+	svc := c.svc(w, r)
+	if svc == nil {
+		return
+	}
+	sy, err := svc.Sync(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	warns, err := svc.DeleteSync(r.Context(), sy.ID)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	notice := "The sync was removed (its data stays in the store)."
+	if len(warns) > 0 {
+		notice += " " + strings.Join(warns, "; ")
+	}
+	r.SetPathValue("id", sy.AppID)
+	c.showApp(w, r, http.StatusOK, &page{Notice: notice})
+}

@@ -1,0 +1,216 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/examples/actions/notify"
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+const (
+	adminEmail = "admin@example.com"
+	adminPass  = "console-test-password"
+)
+
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+// lockedBuffer collects logs written from several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// env is a host with the apps service (scheduler running) and the console
+// at /, on dsn.
+type env struct {
+	t   *testing.T
+	srv *httptest.Server
+	svc *apps.Service
+	st  *store.Store
+	h   *host.Host
+}
+
+func newEnv(t *testing.T, dsn string) *env {
+	t.Helper()
+	return newEnvScheduled(t, dsn, true)
+}
+
+// newEnvScheduled is newEnv with the scheduler running or not.
+func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	// store.Open calls uuid.EnableRandPool, which writes a global that
+	// every new uuid reads: the tests that open stores do not run in
+	// parallel.
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logs := &lockedBuffer{}
+	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second,
+		RequestTimeout: 30 * time.Second, Logger: zerolog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
+		Logger: zerolog.New(logs), Notice: io.Discard, Apps: host.AppsConfig{Service: svc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	svc.SetBaseURL(srv.URL)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if schedule {
+			_ = svc.Schedule(sctx)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if t.Failed() {
+			s := logs.String()
+			if len(s) > 6000 {
+				s = s[len(s)-6000:]
+			}
+			t.Logf("host log:\n%s", s)
+		}
+	})
+	return &env{t: t, srv: srv, svc: svc, st: st, h: h}
+}
+
+// trackerURL serves the tracker example on loopback.
+func trackerURL(t *testing.T, tasks int) string {
+	t.Helper()
+	nop := zerolog.Nop()
+	h, err := tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// notifyURL serves the notify example on loopback.
+func notifyURL(t *testing.T) string {
+	t.Helper()
+	nop := zerolog.Nop()
+	h, err := notify.New(notify.Config{Logger: &nop, AllowHTTP: true, AllowPrivateNetworks: true}).Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// browser is a cookie-keeping client of the console that does not follow
+// redirects (tests look at them).
+type browser struct {
+	t      *testing.T
+	e      *env
+	client *http.Client
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: e.t, e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+type answer struct {
+	code     int
+	body     string
+	location string
+	header   http.Header
+}
+
+func (b *browser) get(path string) answer {
+	b.t.Helper()
+	resp, err := b.client.Get(b.e.srv.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return read(b.t, resp)
+}
+
+// post sends a form as the page would (same origin).
+func (b *browser) post(path string, form url.Values) answer {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.e.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", b.e.srv.URL)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return read(b.t, resp)
+}
+
+func read(t *testing.T, resp *http.Response) answer {
+	t.Helper()
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{code: resp.StatusCode, body: string(raw), location: resp.Header.Get("Location"), header: resp.Header}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the CSRF token of a page's first form.
+func csrf(t *testing.T, body string) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no csrf field in the page:\n%.3000s", body)
+	}
+	return m[1]
+}
+
+// signIn signs the browser in as the admin and returns the CSRF token of
+// the signed-in pages.
+func (b *browser) signIn() string {
+	b.t.Helper()
+	a := b.get("/")
+	r := b.post("/login", url.Values{"email": {adminEmail}, "password": {adminPass}, "csrf": {csrf(b.t, a.body)}})
+	if r.code != http.StatusSeeOther {
+		b.t.Fatalf("sign-in: %d %s", r.code, r.body)
+	}
+	return csrf(b.t, b.get("/tokens").body)
+}

@@ -1,0 +1,152 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/daterange"
+)
+
+// maxStatement bounds a date statement the preview parses.
+const maxStatement = 200
+
+// filterProblem checks a filter value by the filter's type as the sync
+// engine will read it: "" when it is fine.
+func filterProblem(typ, v string) string {
+	now := time.Now()
+	switch typ {
+	case "number":
+		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+			return "Enter a number."
+		}
+	case "date":
+		if len(v) > maxStatement {
+			return "The statement is too long."
+		}
+		if _, err := daterange.Parse(v, now); err != nil {
+			return "Not a date statement: " + err.Error()
+		}
+	case "datebox":
+		if _, err := daterange.ParseDay(v, now); err != nil {
+			return "Not a day: " + err.Error()
+		}
+	}
+	return ""
+}
+
+// rangeData is the date preview fragment's content.
+type rangeData struct {
+	Statement string
+	Min, Max  string
+	Problem   string
+}
+
+// dateRange parses ?value= (or the first filter.* parameter, as htmx sends
+// the input's own name) with package daterange and shows _min and _max.
+func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v := q.Get("value")
+	if v == "" {
+		for k, vs := range q {
+			if strings.HasPrefix(k, "filter.") && len(vs) > 0 {
+				v = vs[0]
+				break
+			}
+		}
+	}
+	d := &rangeData{Statement: v}
+	switch {
+	case strings.TrimSpace(v) == "":
+		d.Problem = "Type a statement such as “last 30 days” or “from 1 January 2024 to 31 March 2024”."
+	case len(v) > maxStatement:
+		d.Problem = "The statement is too long."
+	default:
+		rg, err := daterange.Parse(v, time.Now())
+		if err != nil {
+			d.Problem = err.Error()
+			break
+		}
+		d.Min, d.Max = "open", "open"
+		if rg.Min != nil {
+			d.Min = rg.Min.UTC().Format(time.RFC3339Nano)
+		}
+		if rg.Max != nil {
+			d.Max = rg.Max.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})
+}
+
+// wireValue is a filter value in the wire form the app receives (what the
+// sync engine sends for the same input): numbers, booleans, {_min, _max}
+// for a date statement, a day for a datebox, a string for a list, an
+// array for a multidropdown, text otherwise.
+func wireValue(typ string, vals []string) (json.RawMessage, error) {
+	one := vals[len(vals)-1]
+	var v any = one
+	switch typ {
+	case "number":
+		n, err := strconv.ParseFloat(strings.TrimSpace(one), 64)
+		if err != nil {
+			return nil, errors.New("enter a number")
+		}
+		v = n
+	case "bool":
+		v = one == "true"
+	case "date":
+		r, err := daterange.Parse(one, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return r.WireJSON()
+	case "datebox":
+		d, err := daterange.ParseDay(one, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		v = d.Format(time.DateOnly)
+	case "multidropdown":
+		items := []string{}
+		for _, s := range vals {
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					items = append(items, p)
+				}
+			}
+		}
+		v = items
+	}
+	return json.Marshal(v)
+}
+
+// wireFilter turns the form's filter inputs into wire values; fe gets a
+// message per refused input.
+func wireFilter(filters []protocol.Filter, form url.Values, fe map[string]string) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, f := range filters {
+		var vals []string
+		for _, v := range form["filter."+f.ID] {
+			if v = strings.TrimSpace(v); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		raw, err := wireValue(f.Type, vals)
+		if err != nil {
+			if fe != nil {
+				fe["filter."+f.ID] = err.Error()
+			}
+			continue
+		}
+		out[f.ID] = raw
+	}
+	return out
+}
