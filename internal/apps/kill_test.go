@@ -121,7 +121,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
+	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 20 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
