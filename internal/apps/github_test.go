@@ -247,13 +247,13 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		t.Fatalf("the child never reached %s's second issue page:\n%s", ownerB, child.kill())
 	}
 	app.hold.Store(false)
+	mid, err := svc.Sync(ctx, syncs[ownerB].ID)
+	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
+		t.Fatalf("the child's sync: %+v %v", mid, err)
+	}
 	schedule(t, svc) // side by side with the child, which holds the second run's lease
 	child.kill()
 
-	mid, err := svc.Sync(ctx, syncs[ownerB].ID)
-	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
-		t.Fatalf("the killed host's sync: %+v %v", mid, err)
-	}
 	rB := lastRun(t, svc, syncs[ownerB].ID, 0)
 	if rB.Status != StatusSucceeded || rB.ID != mid.RunID || rB.Owner != "host-parent" || rB.Report == nil || !rB.Report.Resumed {
 		t.Fatalf("the run taken over: %+v", rB)
