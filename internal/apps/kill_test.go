@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +36,39 @@ func TestKillHostMidRunChild(t *testing.T) {
 	}
 	svc.Schedule(context.Background())
 	t.Fatal("the host was not killed")
+}
+
+// childHost is a host process (TestKillHostMidRunChild) running the
+// scheduler of a store until it is killed.
+type childHost struct {
+	cmd  *exec.Cmd
+	out  strings.Builder
+	once sync.Once
+}
+
+// startChildHost starts a host process on the store at dsn (a file or a
+// server both processes reach); it is killed when the test ends at the
+// latest.
+func startChildHost(t *testing.T, dsn string) *childHost {
+	t.Helper()
+	c := &childHost{cmd: exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")}
+	c.cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.kill() })
+	return c
+}
+
+// kill kills the process with SIGKILL (no chance to release its leases),
+// waits for its end and returns its output.
+func (c *childHost) kill() string {
+	c.once.Do(func() {
+		c.cmd.Process.Kill() // SIGKILL
+		c.cmd.Wait()
+	})
+	return c.out.String()
 }
 
 // Two syncs of the tracker run in a host process that is killed (SIGKILL)
@@ -97,23 +131,13 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		}
 	}()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := startChildHost(t, dsn)
 	select {
 	case <-app.held:
 	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("the child never reached the second sync's second task page:\n%s", out.String())
+		t.Fatalf("the child never reached the second sync's second task page:\n%s", child.kill())
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	child.kill()
 	app.hold.Store(false)
 
 	st, err := store.Open(ctx, dsn)

@@ -26,11 +26,13 @@ var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
 
 // trackerApp serves the tracker; a data call for a task page after the
 // first of a sync whose filter is empty waits, while hold is set, until
-// its request ends (held gets a value when one waits).
+// its request ends or release is closed (held gets a value when one
+// waits).
 type trackerApp struct {
-	url  string
-	hold atomic.Bool
-	held chan struct{}
+	url     string
+	hold    atomic.Bool
+	held    chan struct{}
+	release chan struct{}
 }
 
 func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
@@ -42,7 +44,7 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &trackerApp{held: make(chan struct{}, 10)}
+	app := &trackerApp{held: make(chan struct{}, 10), release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == protocol.PathData && app.hold.Load() {
 			b, _ := io.ReadAll(r.Body)
@@ -54,8 +56,11 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 			json.Unmarshal(b, &req)
 			if req.Type == "task" && len(req.Filter) == 0 && req.Pagination != nil {
 				app.held <- struct{}{}
-				<-r.Context().Done()
-				return
+				select {
+				case <-r.Context().Done():
+					return
+				case <-app.release:
+				}
 			}
 			r.Body = io.NopCloser(strings.NewReader(string(b)))
 		}
@@ -389,6 +394,54 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 			}
 			if list, err := svc.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
 				t.Errorf("syncs after opening again: %d %v", len(list), err)
+			}
+		})
+	}
+}
+
+// A host whose lease on the sync it runs lapsed (a renewal late on a
+// loaded machine) does not claim that sync again while the run goes on: a
+// second run of it in the same process would find the first busy, end
+// paused and release the lease the first still runs under. The run renews
+// its lease and ends with one attempt.
+func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
+			app.hold.Store(true)
+			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+			reg, err := svc.RegisterApp(ctx, app.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			schedule(t, svc)
+			receive(t, "the run's second task page", app.held)
+
+			// The lease lapses under the running run; the scheduler polls
+			// (and is woken) until the run's renewal takes the lease back.
+			if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_until = 0 WHERE id = ?", sy.ID); err != nil {
+				t.Fatal(err)
+			}
+			svc.Wake()
+			waitUntil(t, "the run to renew its lease", func() bool {
+				got, err := svc.Sync(ctx, sy.ID)
+				return err == nil && got.LeaseUntil != nil && got.LeaseOwner == "host-a"
+			})
+			close(app.release)
+			r := lastRun(t, svc, sy.ID, 0)
+			if r.Status != StatusSucceeded || r.Attempts != 1 {
+				t.Fatalf("the run: %+v, want one attempt that succeeded", r)
 			}
 		})
 	}
