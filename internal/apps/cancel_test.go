@@ -15,23 +15,6 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// waitUntil checks cond on every tick until it holds; a minute without it
-// fails the test (a bound for a loaded machine, not a timing assertion).
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // receive waits for a value on ch (a minute at most).
 func receive(t *testing.T, what string, ch <-chan struct{}) {
 	t.Helper()
@@ -152,7 +135,7 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 				t.Fatalf("cancel: %+v %v", run, err)
 			}
 			receive(t, "the app's call to end", ended)
-			waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
+			testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
 			r := runStatus(t, b, runID)
 			if !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
 				t.Errorf("the cancelled run: %+v", r)
@@ -161,7 +144,7 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 			if n := len(r.Exchanges); n == 0 || r.Exchanges[n-1].Path != "/api/v1/synchronizer/data" || r.Exchanges[n-1].Error == "" {
 				t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
 			}
-			waitUntil(t, "the lease to be released", func() bool {
+			testkit.WaitUntil(t, "the lease to be released", func() bool {
 				got, _ := b.Sync(context.Background(), sy.ID)
 				return got.LeaseOwner == ""
 			})
@@ -236,7 +219,7 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 		t.Fatalf("change a running sync: %v", err)
 	}
 	receive(t, "the app's call to end", ended)
-	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, a, runID).Status == StatusCancelled })
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, a, runID).Status == StatusCancelled })
 	if r := runStatus(t, a, runID); !strings.Contains(r.Error, "changed") {
 		t.Errorf("the cancelled run: %+v", r)
 	}
@@ -361,11 +344,11 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Schedule(sctx) }()
 	defer func() { cancel(); <-done }()
-	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
 	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
 		t.Errorf("the cancelled run still ran (%d config calls)", n)
 	}
-	waitUntil(t, "the lease to be released", func() bool {
+	testkit.WaitUntil(t, "the lease to be released", func() bool {
 		got, _ := svc.Sync(ctx, sy.ID)
 		return got.LeaseOwner == "" && got.RunID == ""
 	})

@@ -117,7 +117,7 @@ func schedule(t *testing.T, s *Service) (stop func()) {
 func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 	t.Helper()
 	var got *Run
-	waitUntil(t, "a run of sync "+syncID+" to end", func() bool {
+	testkit.WaitUntil(t, "a run of sync "+syncID+" to end", func() bool {
 		runs, err := s.Runs(context.Background(), syncID, 1)
 		if err != nil || len(runs) == 0 || runs[0].Seq <= after || runs[0].EndedAt == nil {
 			return false

@@ -16,6 +16,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 const appsToken = "apps-test-token-0123456789"
@@ -94,24 +95,6 @@ func (e *appsEnv) api(method, path string, body any, want int, out any) response
 	return r
 }
 
-// waitFor checks cond on every tick until it holds (or a minute passes,
-// which fails the test: a bound for a loaded machine, not a timing
-// assertion).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // runs lists a sync's runs through the API.
 func (e *appsEnv) runs(syncID string) []apps.Run {
 	e.t.Helper()
@@ -124,7 +107,7 @@ func (e *appsEnv) runs(syncID string) []apps.Run {
 func (e *appsEnv) waitRuns(syncID, trigger string, n int) []apps.Run {
 	e.t.Helper()
 	var done []apps.Run
-	waitFor(e.t, fmt.Sprintf("%d %s runs of %s", n, trigger, syncID), func() bool {
+	testkit.WaitUntil(e.t, fmt.Sprintf("%d %s runs of %s", n, trigger, syncID), func() bool {
 		done = done[:0]
 		for _, r := range e.runs(syncID) {
 			if (trigger == "" || r.Trigger == trigger) && r.Status != apps.StatusQueued && r.Status != apps.StatusRunning {

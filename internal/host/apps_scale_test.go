@@ -204,7 +204,7 @@ func TestAppsScaleOut(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "both hosts", func() bool {
+	testkit.WaitUntil(t, "both hosts", func() bool {
 		_, errA := os.Stat(filepath.Join(dir, "host-a"))
 		_, errB := os.Stat(filepath.Join(dir, "host-b"))
 		return errA == nil && errB == nil
@@ -255,7 +255,7 @@ func TestAppsScaleOut(t *testing.T) {
 			t.Log(failedRuns(t, st))
 		}
 	}()
-	waitFor(t, "50 succeeded runs", func() bool {
+	testkit.WaitUntil(t, "50 succeeded runs", func() bool {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM apps_runs WHERE status = 'succeeded'").Scan(&n); err != nil {
 			t.Fatal(err)

@@ -128,7 +128,7 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 			if queued.Trigger != apps.TriggerManual {
 				t.Errorf("run now: %+v", queued)
 			}
-			waitFor(t, "the manual run", func() bool {
+			testkit.WaitUntil(t, "the manual run", func() bool {
 				var run apps.Run
 				e.api("GET", "/api/apps/runs/"+queued.ID, nil, 200, &run)
 				return run.Status == apps.StatusSucceeded
@@ -169,13 +169,13 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 			}
 			e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 409, nil)
 			// The sync stops; its history goes with it.
-			waitFor(t, "the sync to be idle", func() bool {
+			testkit.WaitUntil(t, "the sync to be idle", func() bool {
 				var s apps.Sync
 				e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &s)
 				return s.LeaseOwner == ""
 			})
 			e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"every": ""}, 200, nil)
-			waitFor(t, "the sync to be deletable", func() bool {
+			testkit.WaitUntil(t, "the sync to be deletable", func() bool {
 				return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
 			})
 			e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 204, nil)
@@ -234,7 +234,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 	var sy apps.Sync
 	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
 	var run apps.Run
-	waitFor(t, "the run to succeed", func() bool {
+	testkit.WaitUntil(t, "the run to succeed", func() bool {
 		runs := e.runs(sy.ID)
 		if len(runs) != 1 {
 			return false
@@ -329,7 +329,7 @@ func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 	var sy apps.Sync
 	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
 	start := time.Now()
-	waitFor(t, "the run to pause", func() bool {
+	testkit.WaitUntil(t, "the run to pause", func() bool {
 		runs := e.runs(sy.ID)
 		return len(runs) == 1 && runs[0].Status == apps.StatusPaused
 	})
@@ -381,7 +381,7 @@ func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
 	var run apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 202, &run)
 	wait("the app's call to end", ended)
-	waitFor(t, "the run to be cancelled", func() bool {
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool {
 		e.api("GET", "/api/apps/runs/"+run.ID, nil, 200, &run)
 		return run.Status == apps.StatusCancelled
 	})

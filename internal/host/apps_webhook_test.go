@@ -218,7 +218,7 @@ func TestAppsWebhooks(t *testing.T) {
 			if code, msg := send(t, url, ev2, sign([]byte(ev2))); code != 202 {
 				t.Fatalf("event 2: %d %q", code, msg)
 			}
-			waitFor(t, "the events to be applied", func() bool {
+			testkit.WaitUntil(t, "the events to be applied", func() bool {
 				var n int
 				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
 				return n == 2
@@ -278,7 +278,7 @@ func TestAppsWebhooks(t *testing.T) {
 			if code, msg := send(t, url, ev3, sign([]byte(ev3))); code != 202 {
 				t.Fatalf("event 3: %d %q", code, msg)
 			}
-			waitFor(t, "event 3 to be applied after a failed transform", func() bool {
+			testkit.WaitUntil(t, "event 3 to be applied after a failed transform", func() bool {
 				return noteRows(t, e)["four"] == "4"
 			})
 			failed := 0
@@ -296,7 +296,7 @@ func TestAppsWebhooks(t *testing.T) {
 			e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"types": []string{"note", "tag"}}, 200, nil)
 			var again apps.Run
 			e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &again)
-			waitFor(t, "the run with the new types", func() bool {
+			testkit.WaitUntil(t, "the run with the new types", func() bool {
 				e.api("GET", "/api/apps/runs/"+again.ID, nil, 200, &again)
 				return again.Status == apps.StatusSucceeded || again.Status == apps.StatusFailed
 			})
@@ -314,7 +314,7 @@ func TestAppsWebhooks(t *testing.T) {
 			}
 
 			// Removing the sync deletes the webhook at the app.
-			waitFor(t, "the sync to be deletable", func() bool {
+			testkit.WaitUntil(t, "the sync to be deletable", func() bool {
 				return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
 			})
 			hook.mu.Lock()
@@ -371,7 +371,7 @@ func TestAppsWebhookFilterEvaluated(t *testing.T) {
 			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
 				t.Fatalf("event: %d %q", code, msg)
 			}
-			waitFor(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
+			testkit.WaitUntil(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
 			got := hook.filtersAt("/api/v1/synchronizer/webhooks/transform")[0]
 			r, err := daterange.Parse("this year", later())
 			if err != nil {
@@ -387,7 +387,7 @@ func TestAppsWebhookFilterEvaluated(t *testing.T) {
 			// The event is sealed at rest and readable, secrets masked,
 			// in the exchanges of its webhook run.
 			var hooked []apps.Run
-			waitFor(t, "the webhook run", func() bool {
+			testkit.WaitUntil(t, "the webhook run", func() bool {
 				hooked = nil
 				for _, r := range e.runs(sy.ID) {
 					if r.Trigger == apps.TriggerWebhook && r.EndedAt != nil {
@@ -467,7 +467,7 @@ func TestAppsTwoSyncsWebhooks(t *testing.T) {
 			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+syncs[1].ID, ev, sign([]byte(ev))); code != 202 {
 				t.Fatalf("event: %d %q", code, msg)
 			}
-			waitFor(t, "the event to be applied", func() bool {
+			testkit.WaitUntil(t, "the event to be applied", func() bool {
 				var n int
 				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
 				return n == 1
@@ -484,7 +484,7 @@ func TestAppsTwoSyncsWebhooks(t *testing.T) {
 VALUES (?, ?, ?, '{}', ?, 'pending', '', 0)`), "old-event", syncs[0].ID, time.Now().UnixMilli(), old); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the clear event to be applied", func() bool {
+			testkit.WaitUntil(t, "the clear event to be applied", func() bool {
 				var status string
 				e.st.DB().QueryRowContext(context.Background(), "SELECT status FROM apps_events WHERE id = 'old-event'").Scan(&status)
 				return status == "applied"
