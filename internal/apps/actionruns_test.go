@@ -34,14 +34,7 @@ func TestActionRunsKeepTheLatest(t *testing.T) {
 				`"authentication":[{"id":"token","name":"Account","fields":[{"id":"token","name":"Token","type":"password"}]}],`+
 				`"actions":[{"action":"ping","name":"Ping","args":[{"id":"n","name":"N","type":"text"}]}],"responsibleFor":{"automations":true}}`)
 			app.handlers["POST "+protocol.PathActionExecute] = answer(200, `{"ok":true}`)
-			a, err := svc.RegisterApp(ctx, app.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, acc := registerWithAccount(t, svc, app.url)
 			for i := 1; i <= 3; i++ {
 				if i == 3 {
 					app.mu.Lock()

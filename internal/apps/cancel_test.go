@@ -90,20 +90,9 @@ func sameStore(t *testing.T, s *Service, tune func(*Config)) *Service {
 func runningSync(t *testing.T, a *Service, url string, started chan struct{}) (*Sync, string) {
 	t.Helper()
 	ctx := context.Background()
-	app, err := a.RegisterApp(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := a.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sy, err := a.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sy := registerWithSync(t, a, url)
 	receive(t, "the run's data call", started)
-	sy, err = a.Sync(ctx, sy.ID)
+	sy, err := a.Sync(ctx, sy.ID)
 	if err != nil || sy.RunID == "" || sy.LeaseOwner != "host-a" {
 		t.Fatalf("the running sync: %+v %v", sy, err)
 	}
@@ -275,18 +264,7 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 			url, started, ended := blockingApp(t)
 			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 			ctx := context.Background()
-			app, err := svc.RegisterApp(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, err := svc.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sy, err := svc.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, sy := registerWithSync(t, svc, url)
 			id, err := svc.Scheduler.claim(ctx)
 			if err != nil || id != sy.ID {
 				t.Fatalf("claim: %q %v", id, err)

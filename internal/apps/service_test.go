@@ -122,12 +122,12 @@ func answer(status int, body string) http.HandlerFunc {
 	}
 }
 
-// fakeSync registers the app, sets up an account with a token and a sync
-// whose webhook "wh-1" is installed.
-func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
+// registerWithAccount registers the app at url and sets up an account
+// with the token "account-token-42".
+func registerWithAccount(t *testing.T, svc *Service, url string) (*App, *Account) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := svc.RegisterApp(ctx, app.url)
+	a, err := svc.RegisterApp(ctx, url)
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -135,10 +135,27 @@ func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
 	if err != nil {
 		t.Fatalf("account: %v", err)
 	}
-	sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID})
+	return a, acc
+}
+
+// registerWithSync registers the app at url and sets up an account (see
+// registerWithAccount) and a sync of it.
+func registerWithSync(t *testing.T, svc *Service, url string) (*App, *Sync) {
+	t.Helper()
+	a, acc := registerWithAccount(t, svc, url)
+	sy, err := svc.CreateSync(context.Background(), SyncSpec{App: a.ID, Account: acc.ID})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
+	return a, sy
+}
+
+// fakeSync registers the app, sets up an account with a token and a sync
+// whose webhook "wh-1" is installed.
+func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
+	t.Helper()
+	ctx := context.Background()
+	a, sy := registerWithSync(t, svc, app.url)
 	if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", `{"id":"wh-1"}`, `["note"]`, sy.ID); err != nil {
 		t.Fatal(err)
 	}

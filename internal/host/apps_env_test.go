@@ -95,6 +95,28 @@ func (e *appsEnv) api(method, path string, body any, want int, out any) response
 	return r
 }
 
+// newSync registers the app at url through the API, connects an account
+// with fields (nil: none) and sets up a sync of it; syncExtra adds to the
+// sync's request (nil: the defaults).
+func (e *appsEnv) newSync(url string, fields, syncExtra map[string]any) (apps.App, apps.Account, apps.Sync) {
+	e.t.Helper()
+	var app apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": url}, 201, &app)
+	account := map[string]any{"app": app.ID}
+	if fields != nil {
+		account["fields"] = fields
+	}
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", account, 201, &acc)
+	spec := map[string]any{"app": app.ID, "account": acc.ID}
+	for k, v := range syncExtra {
+		spec[k] = v
+	}
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", spec, 201, &sy)
+	return app, acc, sy
+}
+
 // runs lists a sync's runs through the API.
 func (e *appsEnv) runs(syncID string) []apps.Run {
 	e.t.Helper()

@@ -227,12 +227,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	var run apps.Run
 	testkit.WaitUntil(t, "the run to succeed", func() bool {
 		runs := e.runs(sy.ID)
@@ -322,12 +317,7 @@ func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	start := time.Now()
 	testkit.WaitUntil(t, "the run to pause", func() bool {
 		runs := e.runs(sy.ID)
@@ -371,12 +361,7 @@ func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	var app apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &app)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	wait("the first run", started)
 	var run apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 202, &run)

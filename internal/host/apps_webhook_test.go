@@ -183,12 +183,7 @@ func TestAppsWebhooks(t *testing.T) {
 			t.Parallel()
 			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.PauseDelay = 100 * time.Millisecond })
 			hook := newHookApp(t)
-			var app apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
-			var acc apps.Account
-			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
-			var sy apps.Sync
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"}}, 201, &sy)
+			app, _, sy := e.newSync(hook.url, map[string]any{"token": hookToken}, map[string]any{"types": []string{"note"}})
 			first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]
 			if first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
 				t.Fatalf("first run: %+v %+v", first, first.Report)
