@@ -13,6 +13,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // killKey seals the accounts of the kill test in both processes.
@@ -140,10 +141,10 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
 	check := func(when string) {
 		t.Helper()
-		if got := entities(t, st, "tracker/task"); got != p1 {
+		if got := teststore.Count(t, st, "tracker/task"); got != p1 {
 			t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, p1)
 		}
-		if got := entities(t, st, "tracker-2/task"); got != all {
+		if got := teststore.Count(t, st, "tracker-2/task"); got != all {
 			t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, all)
 		}
 	}

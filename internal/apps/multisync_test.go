@@ -19,6 +19,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerNow is the tracker's clock in these tests.
@@ -74,24 +75,6 @@ func liveTasks(ds tracker.Dataset, p int) int {
 		if task.Live(trackerNow) && (p == 0 || task.ProjectID == ds.Project(p).ID) {
 			n++
 		}
-	}
-	return n
-}
-
-// entities counts the entities of a store type (-1 when it does not exist).
-func entities(t *testing.T, st *store.Store, typeName string) int {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		return -1
-	}
-	var n int
-	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + ty.Table).Scan(&n); err != nil {
-		t.Fatal(err)
 	}
 	return n
 }
@@ -208,10 +191,10 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 			}
 			check := func(when string, want1, want2 int) {
 				t.Helper()
-				if got := entities(t, st, "tracker/task"); got != want1 {
+				if got := teststore.Count(t, st, "tracker/task"); got != want1 {
 					t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, want1)
 				}
-				if got := entities(t, st, "tracker-2/task"); got != want2 {
+				if got := teststore.Count(t, st, "tracker-2/task"); got != want2 {
 					t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, want2)
 				}
 			}
@@ -345,7 +328,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 				t.Fatalf("the old run: %v", err)
 			}
 			all := liveTasks(ds, 0)
-			if got := entities(t, st, "tracker/task"); got != all {
+			if got := teststore.Count(t, st, "tracker/task"); got != all {
 				t.Fatalf("the old run stored %d tasks, want %d", got, all)
 			}
 
@@ -370,7 +353,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 					t.Errorf("%s: %d created, %d removed after the upgrade; want the same entities", tr.Type, tr.Created, tr.Removed)
 				}
 			}
-			if got := entities(t, st, "tracker/task"); got != all {
+			if got := teststore.Count(t, st, "tracker/task"); got != all {
 				t.Errorf("after the upgrade: %d tasks, want %d", got, all)
 			}
 			two, err := svc.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
@@ -380,7 +363,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 			if r := lastRun(t, svc, two.ID, 0); r.Status != StatusSucceeded {
 				t.Fatalf("the second sync's run: %+v", r)
 			}
-			if got := entities(t, st, "tracker-2/task"); got != all {
+			if got := teststore.Count(t, st, "tracker-2/task"); got != all {
 				t.Errorf("the second sync: %d tasks, want %d", got, all)
 			}
 			// Opening it again changes nothing.

@@ -20,6 +20,7 @@ import (
 	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // logBuffer collects a service's log lines (safe for concurrent writes).
@@ -45,11 +46,7 @@ func (l *logBuffer) String() string {
 func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *logBuffer) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open the store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &logBuffer{}
 	cfg := Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize), Poll: 20 * time.Millisecond, RequestTimeout: time.Minute,
 		Logger: zerolog.New(logs), BaseURL: "http://host.test"}

@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const appsToken = "apps-test-token-0123456789"
@@ -35,11 +36,7 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &syncWriter{buf: &bytes.Buffer{}}
 	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
 		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
@@ -139,29 +136,6 @@ func (e *appsEnv) waitRuns(syncID, trigger string, n int) []apps.Run {
 		return len(done) >= n
 	})
 	return done
-}
-
-// count counts the entities of a store type.
-func count(t *testing.T, st *store.Store, typ string) int {
-	t.Helper()
-	var n int
-	err := st.Write(context.Background(), func(tx *store.Tx) error {
-		ty := tx.Catalog().Type(typ)
-		if ty == nil {
-			return nil
-		}
-		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT COUNT(*) FROM "+ty.Table)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		rows.Next()
-		return rows.Scan(&n)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // serveApp serves an app handler on loopback.

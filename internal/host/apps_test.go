@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 func trackerURL(t *testing.T, tasks int) string {
@@ -112,7 +113,7 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 			if first.Report == nil || len(first.Report.Types) != 2 || first.Report.Types[1].Items != 30 || first.Report.Types[1].Created != 30 || first.Attempts != 1 || first.Owner != e.svc.HostID() {
 				t.Errorf("first run: %+v %+v", first, first.Report)
 			}
-			if n := count(t, e.st, "tracker/task"); n != 30 {
+			if n := teststore.Count(t, e.st, "tracker/task"); n != 30 {
 				t.Errorf("%d tasks in the store", n)
 			}
 
@@ -245,7 +246,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 		t.Errorf("data calls per page: %v", calls)
 	}
 	mu.Unlock()
-	if n := count(t, e.st, "flaky/item"); n != 3 {
+	if n := teststore.Count(t, e.st, "flaky/item"); n != 3 {
 		t.Errorf("%d items", n)
 	}
 	var after apps.Sync

@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // hookNote is an item of the webhook test app.
@@ -197,7 +198,7 @@ func TestAppsWebhooks(t *testing.T) {
 			if !strings.Contains(string(sy.Webhook), `"wh-1"`) || strings.Join(sy.WebhookTypes, ",") != "note" {
 				t.Fatalf("stored webhook: %s %v", sy.Webhook, sy.WebhookTypes)
 			}
-			if n := count(t, e.st, "hooks/note"); n != 2 {
+			if n := teststore.Count(t, e.st, "hooks/note"); n != 2 {
 				t.Fatalf("%d notes after the first run", n)
 			}
 

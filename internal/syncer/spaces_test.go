@@ -10,6 +10,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // TestSyncsOfOneAppInSpacesOfTheirOwn: two synchronizations of the tracker
@@ -25,7 +26,7 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 			ctx := context.Background()
 			cfg := tracker.Config{Projects: 4, Tasks: 400}
 			srv := serveTracker(t, cfg)
-			st := openStoreDSN(t, dsn)
+			st := teststore.Open(t, dsn)
 			ds := tracker.DatasetOf(cfg)
 			tasksOf := func(p int) int {
 				n := 0
@@ -52,7 +53,7 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 			if rep := run("tracker-b", 2); rep.Space != "tracker-b" {
 				t.Fatalf("the given space: %q", rep.Space)
 			}
-			a, b := count(t, st, "tracker/task"), count(t, st, "tracker-b/task")
+			a, b := teststore.Count(t, st, "tracker/task"), teststore.Count(t, st, "tracker-b/task")
 			if a != tasksOf(1) || b != tasksOf(2) || a == 0 || b == 0 {
 				t.Fatalf("tasks: %d and %d, want %d and %d", a, b, tasksOf(1), tasksOf(2))
 			}
@@ -67,14 +68,14 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 			// A full run of the first with another project removes its old
 			// tasks only.
 			run("", 3)
-			if got := count(t, st, "tracker/task"); got != tasksOf(3) {
+			if got := teststore.Count(t, st, "tracker/task"); got != tasksOf(3) {
 				t.Errorf("tracker after its new filter: %d tasks, want %d", got, tasksOf(3))
 			}
-			if got := count(t, st, "tracker-b/task"); got != b {
+			if got := teststore.Count(t, st, "tracker-b/task"); got != b {
 				t.Errorf("tracker-b lost entities to tracker's full run: %d, want %d", got, b)
 			}
 			run("tracker-b", 2)
-			if got := count(t, st, "tracker-b/task"); got != b {
+			if got := teststore.Count(t, st, "tracker-b/task"); got != b {
 				t.Errorf("tracker-b after its own second run: %d, want %d", got, b)
 			}
 			_, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
