@@ -73,7 +73,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
+		defer st.Close() // before the child opens the store
 		svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-setup"})
 		if err != nil {
 			t.Fatal(err)
@@ -117,11 +117,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	cmd.Wait()
 	app.hold.Store(false)
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

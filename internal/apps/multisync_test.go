@@ -16,7 +16,6 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
@@ -284,11 +283,7 @@ func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 			cfg := tracker.Config{Projects: 3, Tasks: 300}
 			ds := tracker.DatasetOf(cfg)
 			app := newTrackerApp(t, cfg)
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := teststore.Open(t, dsn)
 			key := bytes.Repeat([]byte{3}, KeySize)
 
 			// The old store: its tables, one app, account and sync, and

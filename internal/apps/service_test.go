@@ -18,7 +18,6 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/netguard"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
@@ -425,11 +424,7 @@ func TestMigrateAddsColumns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := teststore.Open(t, dsn)
 			if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
 selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
 run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const gqlToken = "graphql-test-token-0123456789"
@@ -25,11 +26,7 @@ type gqlEnv struct {
 
 func newGQLEnv(t *testing.T, dsn string, cfg host.Config) *gqlEnv {
 	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	if err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
 		if err := tx.CreateType(store.TypeSpec{Name: "shop/product", Meta: map[string]any{"ui/label": "Products"}, Fields: []store.FieldSpec{
 			{Name: "shop.product/name", Type: store.TText, Meta: map[string]any{"ui/label": "Name"}},

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // TestAuthenticationRules checks who may call what: the token endpoints take
@@ -181,11 +181,7 @@ func TestStartupTokenAndAdmin(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := teststore.Open(t, dsn)
 			var notice bytes.Buffer
 			const devToken = "dev-token-0123456789"
 			cfg := host.Config{Store: st, Token: devToken, PasswordCost: 4, Notice: &notice}

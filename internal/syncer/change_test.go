@@ -16,6 +16,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // A changed schema: a field whose id changed (same name and type) is
@@ -204,11 +205,7 @@ func testKillMidRun(t *testing.T, dsn string) {
 	blocking = false
 	mu.Unlock()
 	before := len(app.dataCalls())
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, dsn)
 	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)

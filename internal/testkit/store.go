@@ -50,3 +50,15 @@ func testPostgresDSN(t testing.TB, base string) string {
 	}
 	return base + sep + "search_path=" + schema
 }
+
+// EachStore runs test once per store engine of StoreDSNs, as parallel
+// subtests named by engine ("sqlite", "postgres").
+func EachStore(t *testing.T, test func(t *testing.T, dsn string)) {
+	t.Helper()
+	for name, dsn := range StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, dsn)
+		})
+	}
+}
