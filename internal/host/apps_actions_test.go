@@ -25,12 +25,9 @@ import (
 // name, an app field id).
 func TestAppsActionWithTemplate(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testActionWithTemplate(t, dsn)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		testActionWithTemplate(t, dsn)
+	})
 }
 
 func testActionWithTemplate(t *testing.T, dsn string) {

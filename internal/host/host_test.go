@@ -36,12 +36,9 @@ type env struct {
 // forEachStore runs fn against a fresh host on SQLite, and on PostgreSQL
 // when APPKIT_TEST_POSTGRES is set.
 func forEachStore(t *testing.T, cfg host.Config, fn func(t *testing.T, e *env)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, newEnv(t, dsn, cfg))
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		fn(t, newEnv(t, dsn, cfg))
+	})
 }
 
 func newEnv(t *testing.T, dsn string, cfg host.Config) *env {
