@@ -163,79 +163,76 @@ func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
 // webhook.
 func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			svc, _ := testService(t, dsn, nil)
-			var mu sync.Mutex
-			var got []byte // the payload verify received
-			verifyAs := "wh-1"
-			app := newFakeApp(t, "token", map[string]http.HandlerFunc{
-				"POST " + protocol.PathWebhookVerify: func(w http.ResponseWriter, r *http.Request) {
-					var req struct {
-						Params  map[string]any  `json:"params"`
-						Payload json.RawMessage `json:"payload"`
-					}
-					b, _ := io.ReadAll(r.Body)
-					if err := json.Unmarshal(b, &req); err != nil {
-						answer(400, `{"message":"not JSON"}`)(w, r)
-						return
-					}
-					mu.Lock()
-					got = append([]byte(nil), req.Payload...)
-					id := verifyAs
-					mu.Unlock()
-					if req.Params["x-signature"] != "sig-1" {
-						answer(401, `{"message":"no signature"}`)(w, r)
-						return
-					}
-					answer(200, `{"id":"`+id+`"}`)(w, r)
-				},
-			})
-			_, sy := fakeSync(t, svc, app)
-			hdr := http.Header{"X-Signature": {"sig-1"}}
-			for _, body := range []string{
-				"{\n  \"set\": [\n    {\"id\": \"n1\", \"name\": \"a & b <c>\"}\n  ]\n}",
-				`{"name":"Tom & Jerry <tj@example.com>","x":"\u00e9\/"}`,
-				`[1, 2.50, 3e2]`,
-			} {
-				out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
-				if out.Status != http.StatusAccepted {
-					t.Errorf("%q: %d %s", body, out.Status, out.Message)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		svc, _ := testService(t, dsn, nil)
+		var mu sync.Mutex
+		var got []byte // the payload verify received
+		verifyAs := "wh-1"
+		app := newFakeApp(t, "token", map[string]http.HandlerFunc{
+			"POST " + protocol.PathWebhookVerify: func(w http.ResponseWriter, r *http.Request) {
+				var req struct {
+					Params  map[string]any  `json:"params"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				b, _ := io.ReadAll(r.Body)
+				if err := json.Unmarshal(b, &req); err != nil {
+					answer(400, `{"message":"not JSON"}`)(w, r)
+					return
 				}
 				mu.Lock()
-				if string(got) != body {
-					t.Errorf("verify got %q, want the bytes received %q", got, body)
-				}
+				got = append([]byte(nil), req.Payload...)
+				id := verifyAs
 				mu.Unlock()
-			}
-			// Not JSON: passed as a JSON string of the same text.
-			form := "a=1&b=<2>"
-			if out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
-				t.Errorf("a form body: %d %s", out.Status, out.Message)
+				if req.Params["x-signature"] != "sig-1" {
+					answer(401, `{"message":"no signature"}`)(w, r)
+					return
+				}
+				answer(200, `{"id":"`+id+`"}`)(w, r)
+			},
+		})
+		_, sy := fakeSync(t, svc, app)
+		hdr := http.Header{"X-Signature": {"sig-1"}}
+		for _, body := range []string{
+			"{\n  \"set\": [\n    {\"id\": \"n1\", \"name\": \"a & b <c>\"}\n  ]\n}",
+			`{"name":"Tom & Jerry <tj@example.com>","x":"\u00e9\/"}`,
+			`[1, 2.50, 3e2]`,
+		} {
+			out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
+			if out.Status != http.StatusAccepted {
+				t.Errorf("%q: %d %s", body, out.Status, out.Message)
 			}
 			mu.Lock()
-			var s string
-			if json.Unmarshal(got, &s) != nil || s != form {
-				t.Errorf("a form body reached verify as %s", got)
+			if string(got) != body {
+				t.Errorf("verify got %q, want the bytes received %q", got, body)
 			}
-			verifyAs = "wh-2"
 			mu.Unlock()
-			// Verify naming another webhook: refused, not recorded.
-			out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
-			if out.Status != http.StatusUnauthorized || !strings.Contains(out.Message, "another webhook") {
-				t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
-			}
-			var n int
-			svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
-			if n != 4 {
-				t.Errorf("%d events recorded, want 4", n)
-			}
-			if out := svc.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
-				t.Errorf("an unsigned event: %d %s", out.Status, out.Message)
-			}
-		})
-	}
+		}
+		// Not JSON: passed as a JSON string of the same text.
+		form := "a=1&b=<2>"
+		if out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
+			t.Errorf("a form body: %d %s", out.Status, out.Message)
+		}
+		mu.Lock()
+		var s string
+		if json.Unmarshal(got, &s) != nil || s != form {
+			t.Errorf("a form body reached verify as %s", got)
+		}
+		verifyAs = "wh-2"
+		mu.Unlock()
+		// Verify naming another webhook: refused, not recorded.
+		out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
+		if out.Status != http.StatusUnauthorized || !strings.Contains(out.Message, "another webhook") {
+			t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
+		}
+		var n int
+		svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+		if n != 4 {
+			t.Errorf("%d events recorded, want 4", n)
+		}
+		if out := svc.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
+			t.Errorf("an unsigned event: %d %s", out.Status, out.Message)
+		}
+	})
 }
 
 // An OAuth set-up is completed only within oauthTTL of its start.

@@ -75,9 +75,7 @@ func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
 
 func TestTrackerFullThenDelta(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { t.Parallel(); testTrackerFullThenDelta(t, dsn) })
-	}
+	testkit.EachStore(t, testTrackerFullThenDelta)
 }
 
 func testTrackerFullThenDelta(t *testing.T, dsn string) {

@@ -25,9 +25,7 @@ import (
 // refuses requests without a filter object.
 func TestWildApp(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { t.Parallel(); testWildApp(t, dsn) })
-	}
+	testkit.EachStore(t, testWildApp)
 }
 
 func testWildApp(t *testing.T, dsn string) {
