@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,15 +47,7 @@ func TestKillHostMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testKillHostMidRun(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testKillHostMidRun) // SQLite in a file the child opens too
 }
 
 func testKillHostMidRun(t *testing.T, dsn string) {

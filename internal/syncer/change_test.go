@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -153,15 +152,7 @@ func TestKillMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testKillMidRun(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testKillMidRun) // SQLite in a file the child opens too
 }
 
 func testKillMidRun(t *testing.T, dsn string) {
