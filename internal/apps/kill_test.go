@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // killKey seals the accounts of the kill test in both processes.
@@ -81,15 +81,7 @@ func TestKillHostMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testKillHostMidRun(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testKillHostMidRun) // SQLite in a file the child opens too
 }
 
 func testKillHostMidRun(t *testing.T, dsn string) {
@@ -106,7 +98,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
+		defer st.Close() // before the child opens the store
 		svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-setup"})
 		if err != nil {
 			t.Fatal(err)
@@ -140,11 +132,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	child.kill()
 	app.hold.Store(false)
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 20 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -164,10 +152,10 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
 	check := func(when string) {
 		t.Helper()
-		if got := entities(t, st, "tracker/task"); got != p1 {
+		if got := teststore.Count(t, st, "tracker/task"); got != p1 {
 			t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, p1)
 		}
-		if got := entities(t, st, "tracker-2/task"); got != all {
+		if got := teststore.Count(t, st, "tracker-2/task"); got != all {
 			t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, all)
 		}
 	}
