@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // lineWaiter is the output of a command run in the background, which a
@@ -211,11 +211,7 @@ func TestDev(t *testing.T) {
 				t.Error("the app still serves after Ctrl-C")
 			}
 			if tc.name == "file" {
-				st, err := store.Open(context.Background(), tc.dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
+				st := teststore.Open(t, tc.dsn)
 				var n int
 				cat, err := st.Catalog(context.Background())
 				if err != nil {

@@ -107,7 +107,7 @@ func runWithProgress(ctx context.Context, st *store.Store, opts syncer.Options, 
 	}
 	log := zerolog.New(stderr).With().Timestamp().Str("component", "sync").Logger()
 	opts.Progress = func(e syncer.Event) {
-		ev := log.Info().Str("type", e.Type).Int("pages", e.Pages).Int("items", e.Items).Dur("elapsed", e.Elapsed)
+		ev := log.Info().Str("type", e.Type).Int("pages", e.Pages).Int("items", e.Items).Dur("duration", e.Elapsed)
 		if e.Done {
 			ev.Bool("done", true).Msg("type synchronized")
 			return

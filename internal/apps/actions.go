@@ -172,7 +172,7 @@ func (s *Actions) render(ctx context.Context, text string, ref EntityRef) (strin
 			return fmt.Errorf("%w: no type %q", ErrInvalid, ref.Type)
 		}
 		vals, err := tx.Read(ty, ref.ID)
-		if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+		if errors.Is(err, store.ErrEntityNotFound) {
 			return fmt.Errorf("%w: no %s entity %q", ErrNotFound, ref.Type, ref.ID)
 		}
 		if err != nil {

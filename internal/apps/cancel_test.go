@@ -15,23 +15,6 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// waitUntil checks cond on every tick until it holds; a minute without it
-// fails the test (a bound for a loaded machine, not a timing assertion).
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // receive waits for a value on ch (a minute at most).
 func receive(t *testing.T, what string, ch <-chan struct{}) {
 	t.Helper()
@@ -107,20 +90,9 @@ func sameStore(t *testing.T, s *Service, tune func(*Config)) *Service {
 func runningSync(t *testing.T, a *Service, url string, started chan struct{}) (*Sync, string) {
 	t.Helper()
 	ctx := context.Background()
-	app, err := a.RegisterApp(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := a.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sy, err := a.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sy := registerWithSync(t, a, url)
 	receive(t, "the run's data call", started)
-	sy, err = a.Sync(ctx, sy.ID)
+	sy, err := a.Sync(ctx, sy.ID)
 	if err != nil || sy.RunID == "" || sy.LeaseOwner != "host-a" {
 		t.Fatalf("the running sync: %+v %v", sy, err)
 	}
@@ -141,44 +113,41 @@ func runStatus(t *testing.T, s *Service, id string) *Run {
 // ends) and records the run as cancelled.
 func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			url, started, ended := blockingApp(t)
-			a, b := twoHosts(t, dsn)
-			sy, runID := runningSync(t, a, url, started)
-			run, err := b.CancelSync(context.Background(), sy.ID)
-			if err != nil || run.ID != runID {
-				t.Fatalf("cancel: %+v %v", run, err)
-			}
-			receive(t, "the app's call to end", ended)
-			waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
-			r := runStatus(t, b, runID)
-			if !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
-				t.Errorf("the cancelled run: %+v", r)
-			}
-			// The calls it made are kept, the one cut short last.
-			if n := len(r.Exchanges); n == 0 || r.Exchanges[n-1].Path != "/api/v1/synchronizer/data" || r.Exchanges[n-1].Error == "" {
-				t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
-			}
-			waitUntil(t, "the lease to be released", func() bool {
-				got, _ := b.Sync(context.Background(), sy.ID)
-				return got.LeaseOwner == ""
-			})
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		url, started, ended := blockingApp(t)
+		a, b := twoHosts(t, dsn)
+		sy, runID := runningSync(t, a, url, started)
+		run, err := b.CancelSync(context.Background(), sy.ID)
+		if err != nil || run.ID != runID {
+			t.Fatalf("cancel: %+v %v", run, err)
+		}
+		receive(t, "the app's call to end", ended)
+		testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, b, runID).Status == StatusCancelled })
+		r := runStatus(t, b, runID)
+		if !strings.Contains(r.Error, "cancelled by a user") || r.EndedAt == nil {
+			t.Errorf("the cancelled run: %+v", r)
+		}
+		// The calls it made are kept, the one cut short last.
+		if n := len(r.Exchanges); n == 0 || r.Exchanges[n-1].Path != "/api/v1/synchronizer/data" || r.Exchanges[n-1].Error == "" {
+			t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
+		}
+		testkit.WaitUntil(t, "the lease to be released", func() bool {
 			got, _ := b.Sync(context.Background(), sy.ID)
-			if got.RunID != "" || got.NextAt != nil {
-				t.Errorf("after the cancel: run %q, next %v", got.RunID, got.NextAt)
-			}
-			var flag string
-			b.core.db.QueryRow(b.core.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), sy.ID).Scan(&flag)
-			if flag != "" {
-				t.Errorf("the cancel flag stays set: %q", flag)
-			}
-			if _, err := b.CancelSync(context.Background(), sy.ID); !errors.Is(err, ErrConflict) {
-				t.Errorf("cancelling again: %v", err)
-			}
+			return got.LeaseOwner == ""
 		})
-	}
+		got, _ := b.Sync(context.Background(), sy.ID)
+		if got.RunID != "" || got.NextAt != nil {
+			t.Errorf("after the cancel: run %q, next %v", got.RunID, got.NextAt)
+		}
+		var flag string
+		b.core.db.QueryRow(b.core.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), sy.ID).Scan(&flag)
+		if flag != "" {
+			t.Errorf("the cancel flag stays set: %q", flag)
+		}
+		if _, err := b.CancelSync(context.Background(), sy.ID); !errors.Is(err, ErrConflict) {
+			t.Errorf("cancelling again: %v", err)
+		}
+	})
 }
 
 // Deleting a sync while it runs, from this host or another, cancels the
@@ -188,28 +157,25 @@ func TestDeleteSyncWhileItRuns(t *testing.T) {
 	for _, from := range []string{"same host", "other host"} {
 		t.Run(from, func(t *testing.T) {
 			t.Parallel()
-			for name, dsn := range testkit.StoreDSNs(t) {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					url, started, ended := blockingApp(t)
-					a, b := twoHosts(t, dsn)
-					sy, runID := runningSync(t, a, url, started)
-					by := a
-					if from == "other host" {
-						by = b
-					}
-					if _, err := by.DeleteSync(context.Background(), sy.ID); err != nil {
-						t.Fatalf("delete a running sync: %v", err)
-					}
-					receive(t, "the app's call to end", ended)
-					if _, err := b.Sync(context.Background(), sy.ID); !errors.Is(err, ErrNotFound) {
-						t.Errorf("the sync is still there: %v", err)
-					}
-					if _, err := b.Run(context.Background(), runID); !errors.Is(err, ErrNotFound) {
-						t.Errorf("its run is still there: %v", err)
-					}
-				})
-			}
+			testkit.EachStore(t, func(t *testing.T, dsn string) {
+				url, started, ended := blockingApp(t)
+				a, b := twoHosts(t, dsn)
+				sy, runID := runningSync(t, a, url, started)
+				by := a
+				if from == "other host" {
+					by = b
+				}
+				if _, err := by.DeleteSync(context.Background(), sy.ID); err != nil {
+					t.Fatalf("delete a running sync: %v", err)
+				}
+				receive(t, "the app's call to end", ended)
+				if _, err := b.Sync(context.Background(), sy.ID); !errors.Is(err, ErrNotFound) {
+					t.Errorf("the sync is still there: %v", err)
+				}
+				if _, err := b.Run(context.Background(), runID); !errors.Is(err, ErrNotFound) {
+					t.Errorf("its run is still there: %v", err)
+				}
+			})
 		})
 	}
 }
@@ -236,7 +202,7 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 		t.Fatalf("change a running sync: %v", err)
 	}
 	receive(t, "the app's call to end", ended)
-	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, a, runID).Status == StatusCancelled })
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, a, runID).Status == StatusCancelled })
 	if r := runStatus(t, a, runID); !strings.Contains(r.Error, "changed") {
 		t.Errorf("the cancelled run: %+v", r)
 	}
@@ -286,45 +252,31 @@ func TestCancelQueuedRun(t *testing.T) {
 // over) stops its run and leaves the run and the lease to the new holder.
 func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			url, started, ended := blockingApp(t)
-			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
-			ctx := context.Background()
-			app, err := svc.RegisterApp(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, err := svc.CreateAccount(ctx, app.ID, "", map[string]any{"token": "account-token-42"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sy, err := svc.CreateSync(ctx, SyncSpec{App: app.ID, Account: acc.ID})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id, err := svc.Scheduler.claim(ctx)
-			if err != nil || id != sy.ID {
-				t.Fatalf("claim: %q %v", id, err)
-			}
-			worked := make(chan struct{})
-			go func() { defer close(worked); svc.Scheduler.work(ctx, id) }()
-			receive(t, "the run's data call", started)
-			if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
-				t.Fatal(err)
-			}
-			receive(t, "the run to stop", worked)
-			receive(t, "the app's call to end", ended)
-			got, _ := svc.Sync(ctx, id)
-			if got.LeaseOwner != "host-b" || got.RunID == "" {
-				t.Errorf("the new holder's lease or run was touched: %+v", got)
-			}
-			if r := runStatus(t, svc, got.RunID); r.Status != StatusRunning {
-				t.Errorf("the run was ended by the host that lost it: %+v", r)
-			}
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		url, started, ended := blockingApp(t)
+		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+		ctx := context.Background()
+		_, sy := registerWithSync(t, svc, url)
+		id, err := svc.Scheduler.claim(ctx)
+		if err != nil || id != sy.ID {
+			t.Fatalf("claim: %q %v", id, err)
+		}
+		worked := make(chan struct{})
+		go func() { defer close(worked); svc.Scheduler.work(ctx, id) }()
+		receive(t, "the run's data call", started)
+		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, "the run to stop", worked)
+		receive(t, "the app's call to end", ended)
+		got, _ := svc.Sync(ctx, id)
+		if got.LeaseOwner != "host-b" || got.RunID == "" {
+			t.Errorf("the new holder's lease or run was touched: %+v", got)
+		}
+		if r := runStatus(t, svc, got.RunID); r.Status != StatusRunning {
+			t.Errorf("the run was ended by the host that lost it: %+v", r)
+		}
+	})
 }
 
 // newFakeAppServer serves h on loopback.
@@ -361,11 +313,11 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Schedule(sctx) }()
 	defer func() { cancel(); <-done }()
-	waitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
 	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
 		t.Errorf("the cancelled run still ran (%d config calls)", n)
 	}
-	waitUntil(t, "the lease to be released", func() bool {
+	testkit.WaitUntil(t, "the lease to be released", func() bool {
 		got, _ := svc.Sync(ctx, sy.ID)
 		return got.LeaseOwner == "" && got.RunID == ""
 	})

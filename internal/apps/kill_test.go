@@ -5,14 +5,15 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // killKey seals the accounts of the kill test in both processes.
@@ -37,6 +38,39 @@ func TestKillHostMidRunChild(t *testing.T) {
 	t.Fatal("the host was not killed")
 }
 
+// childHost is a host process (TestKillHostMidRunChild) running the
+// scheduler of a store until it is killed.
+type childHost struct {
+	cmd  *exec.Cmd
+	out  strings.Builder
+	once sync.Once
+}
+
+// startChildHost starts a host process on the store at dsn (a file or a
+// server both processes reach); it is killed when the test ends at the
+// latest.
+func startChildHost(t *testing.T, dsn string) *childHost {
+	t.Helper()
+	c := &childHost{cmd: exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")}
+	c.cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.kill() })
+	return c
+}
+
+// kill kills the process with SIGKILL (no chance to release its leases),
+// waits for its end and returns its output.
+func (c *childHost) kill() string {
+	c.once.Do(func() {
+		c.cmd.Process.Kill() // SIGKILL
+		c.cmd.Wait()
+	})
+	return c.out.String()
+}
+
 // Two syncs of the tracker run in a host process that is killed (SIGKILL)
 // while the second is midway: another host process on the same store
 // takes both over once the dead host's leases lapse, resumes the run from
@@ -47,15 +81,7 @@ func TestKillHostMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testKillHostMidRun(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testKillHostMidRun) // SQLite in a file the child opens too
 }
 
 func testKillHostMidRun(t *testing.T, dsn string) {
@@ -72,7 +98,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
+		defer st.Close() // before the child opens the store
 		svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-setup"})
 		if err != nil {
 			t.Fatal(err)
@@ -97,31 +123,17 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		}
 	}()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := startChildHost(t, dsn)
 	select {
 	case <-app.held:
 	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("the child never reached the second sync's second task page:\n%s", out.String())
+		t.Fatalf("the child never reached the second sync's second task page:\n%s", child.kill())
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	child.kill()
 	app.hold.Store(false)
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
+	st := teststore.Open(t, dsn)
+	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-after", LeaseTTL: 20 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +152,10 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
 	check := func(when string) {
 		t.Helper()
-		if got := entities(t, st, "tracker/task"); got != p1 {
+		if got := teststore.Count(t, st, "tracker/task"); got != p1 {
 			t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, p1)
 		}
-		if got := entities(t, st, "tracker-2/task"); got != all {
+		if got := teststore.Count(t, st, "tracker-2/task"); got != all {
 			t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, all)
 		}
 	}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerNow is the tracker's clock in these tests.
@@ -26,11 +26,13 @@ var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
 
 // trackerApp serves the tracker; a data call for a task page after the
 // first of a sync whose filter is empty waits, while hold is set, until
-// its request ends (held gets a value when one waits).
+// its request ends or release is closed (held gets a value when one
+// waits).
 type trackerApp struct {
-	url  string
-	hold atomic.Bool
-	held chan struct{}
+	url     string
+	hold    atomic.Bool
+	held    chan struct{}
+	release chan struct{}
 }
 
 func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
@@ -42,7 +44,7 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &trackerApp{held: make(chan struct{}, 10)}
+	app := &trackerApp{held: make(chan struct{}, 10), release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == protocol.PathData && app.hold.Load() {
 			b, _ := io.ReadAll(r.Body)
@@ -54,8 +56,11 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 			json.Unmarshal(b, &req)
 			if req.Type == "task" && len(req.Filter) == 0 && req.Pagination != nil {
 				app.held <- struct{}{}
-				<-r.Context().Done()
-				return
+				select {
+				case <-r.Context().Done():
+					return
+				case <-app.release:
+				}
 			}
 			r.Body = io.NopCloser(strings.NewReader(string(b)))
 		}
@@ -74,24 +79,6 @@ func liveTasks(ds tracker.Dataset, p int) int {
 		if task.Live(trackerNow) && (p == 0 || task.ProjectID == ds.Project(p).ID) {
 			n++
 		}
-	}
-	return n
-}
-
-// entities counts the entities of a store type (-1 when it does not exist).
-func entities(t *testing.T, st *store.Store, typeName string) int {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		return -1
-	}
-	var n int
-	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + ty.Table).Scan(&n); err != nil {
-		t.Fatal(err)
 	}
 	return n
 }
@@ -117,7 +104,7 @@ func schedule(t *testing.T, s *Service) (stop func()) {
 func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 	t.Helper()
 	var got *Run
-	waitUntil(t, "a run of sync "+syncID+" to end", func() bool {
+	testkit.WaitUntil(t, "a run of sync "+syncID+" to end", func() bool {
 		runs, err := s.Runs(context.Background(), syncID, 1)
 		if err != nil || len(runs) == 0 || runs[0].Seq <= after || runs[0].EndedAt == nil {
 			return false
@@ -135,123 +122,120 @@ func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 // resumed by the other host, and a change of filter.
 func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			cfg := tracker.Config{Projects: 3, Tasks: 1200}
-			ds := tracker.DatasetOf(cfg)
-			app := newTrackerApp(t, cfg)
-			a, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
-			b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 3*time.Second })
-			st := a.core.st
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		cfg := tracker.Config{Projects: 3, Tasks: 1200}
+		ds := tracker.DatasetOf(cfg)
+		app := newTrackerApp(t, cfg)
+		a, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 10*time.Second })
+		b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 10*time.Second })
+		st := a.core.st
 
-			reg, err := a.RegisterApp(ctx, app.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc1, err := a.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc2, err := b.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-			if err != nil {
-				t.Fatal(err)
-			}
-			types := []string{"project", "task"}
-			app.hold.Store(true)
-			one, err := a.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc1.ID, Types: types,
-				Filter: map[string][]string{tracker.FilterProjects: {ds.Project(1).Name}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			two, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Types: types})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if one.Space != "tracker" || two.Space != "tracker-2" {
-				t.Fatalf("spaces %q and %q", one.Space, two.Space)
-			}
-			if _, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Space: "tracker-2"}); err == nil {
-				t.Error("a third sync took the second's space")
-			}
+		reg, err := a.RegisterApp(ctx, app.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc1, err := a.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc2, err := b.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := []string{"project", "task"}
+		app.hold.Store(true)
+		one, err := a.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc1.ID, Types: types,
+			Filter: map[string][]string{tracker.FilterProjects: {ds.Project(1).Name}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Types: types})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.Space != "tracker" || two.Space != "tracker-2" {
+			t.Fatalf("spaces %q and %q", one.Space, two.Space)
+		}
+		if _, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Space: "tracker-2"}); err == nil {
+			t.Error("a third sync took the second's space")
+		}
 
-			// Host a runs both; the second's run is stopped midway (its
-			// second task page never answers) with host a.
-			stopA := schedule(t, a)
-			receive(t, "the second sync's second task page", app.held)
-			r1 := lastRun(t, a, one.ID, 0)
-			stopA()
-			if r1.Status != StatusSucceeded {
-				t.Fatalf("the first sync's run: %+v", r1)
+		// Host a runs both; the second's run is stopped midway (its
+		// second task page never answers) with host a.
+		stopA := schedule(t, a)
+		receive(t, "the second sync's second task page", app.held)
+		r1 := lastRun(t, a, one.ID, 0)
+		stopA()
+		if r1.Status != StatusSucceeded {
+			t.Fatalf("the first sync's run: %+v", r1)
+		}
+		mid, err := b.Sync(ctx, two.ID)
+		if err != nil || mid.RunID == "" {
+			t.Fatalf("the interrupted sync: %+v %v", mid, err)
+		}
+		// As if host a had been killed: its lease stays until it
+		// lapses (a second from now), unreleased.
+		leaseNow, err := a.core.leaseClock(ctx, a.core.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-a', lease_until = ? WHERE id = ?", leaseNow+1000, two.ID); err != nil {
+			t.Fatal(err)
+		}
+		// Host b takes the sync over once the lease lapsed and resumes
+		// the run from its saved page.
+		app.hold.Store(false)
+		schedule(t, b)
+		r2 := lastRun(t, b, two.ID, 0)
+		if r2.Status != StatusSucceeded || r2.ID != mid.RunID || r2.Attempts != 2 || r2.Report == nil || !r2.Report.Resumed {
+			t.Fatalf("the resumed run: %+v", r2)
+		}
+		check := func(when string, want1, want2 int) {
+			t.Helper()
+			if got := teststore.Count(t, st, "tracker/task"); got != want1 {
+				t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, want1)
 			}
-			mid, err := b.Sync(ctx, two.ID)
-			if err != nil || mid.RunID == "" {
-				t.Fatalf("the interrupted sync: %+v %v", mid, err)
+			if got := teststore.Count(t, st, "tracker-2/task"); got != want2 {
+				t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, want2)
 			}
-			// As if host a had been killed: its lease stays until it
-			// lapses (a second from now), unreleased.
-			leaseNow, err := a.core.leaseClock(ctx, a.core.db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-a', lease_until = ? WHERE id = ?", leaseNow+1000, two.ID); err != nil {
-				t.Fatal(err)
-			}
-			// Host b takes the sync over once the lease lapsed and resumes
-			// the run from its saved page.
-			app.hold.Store(false)
-			schedule(t, b)
-			r2 := lastRun(t, b, two.ID, 0)
-			if r2.Status != StatusSucceeded || r2.ID != mid.RunID || r2.Attempts != 2 || r2.Report == nil || !r2.Report.Resumed {
-				t.Fatalf("the resumed run: %+v", r2)
-			}
-			check := func(when string, want1, want2 int) {
-				t.Helper()
-				if got := entities(t, st, "tracker/task"); got != want1 {
-					t.Errorf("%s: the first sync holds %d tasks, want %d", when, got, want1)
-				}
-				if got := entities(t, st, "tracker-2/task"); got != want2 {
-					t.Errorf("%s: the second sync holds %d tasks, want %d", when, got, want2)
-				}
-			}
-			p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
-			if p1 == 0 || p1 == all {
-				t.Fatal("the filter selects nothing or everything; pick another")
-			}
-			check("first runs", p1, all)
+		}
+		p1, all := liveTasks(ds, 1), liveTasks(ds, 0)
+		if p1 == 0 || p1 == all {
+			t.Fatal("the filter selects nothing or everything; pick another")
+		}
+		check("first runs", p1, all)
 
-			// Again, on either host: a full run of the first (its filter
-			// asks for full pages), a delta of the second.
-			for _, sy := range []*Sync{one, two} {
-				last, _ := a.Runs(ctx, sy.ID, 1)
-				if _, err := a.RunNow(ctx, sy.ID); err != nil {
-					t.Fatal(err)
-				}
-				if r := lastRun(t, a, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
-					t.Fatalf("second run: %+v", r)
-				}
+		// Again, on either host: a full run of the first (its filter
+		// asks for full pages), a delta of the second.
+		for _, sy := range []*Sync{one, two} {
+			last, _ := a.Runs(ctx, sy.ID, 1)
+			if _, err := a.RunNow(ctx, sy.ID); err != nil {
+				t.Fatal(err)
 			}
-			check("second runs", p1, all)
-			if modes := typeModes(t, a, two.ID); modes["task"] != protocol.SyncDelta {
-				t.Errorf("the second sync's second run: modes %v, want a task delta", modes)
+			if r := lastRun(t, a, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
+				t.Fatalf("second run: %+v", r)
 			}
+		}
+		check("second runs", p1, all)
+		if modes := typeModes(t, a, two.ID); modes["task"] != protocol.SyncDelta {
+			t.Errorf("the second sync's second run: modes %v, want a task delta", modes)
+		}
 
-			// The first sync changes its filter: its full run removes what
-			// it no longer gets, the second's entities stay.
-			last, _ := a.Runs(ctx, one.ID, 1)
-			if _, err := a.UpdateSync(ctx, one.ID, SyncSpec{Filter: map[string][]string{tracker.FilterProjects: {ds.Project(2).Name}}}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.RunNow(ctx, one.ID); err != nil {
-				t.Fatal(err)
-			}
-			if r := lastRun(t, a, one.ID, last[0].Seq); r.Status != StatusSucceeded {
-				t.Fatalf("run after the change: %+v", r)
-			}
-			check("a changed filter", liveTasks(ds, 2), all)
-		})
-	}
+		// The first sync changes its filter: its full run removes what
+		// it no longer gets, the second's entities stay.
+		last, _ := a.Runs(ctx, one.ID, 1)
+		if _, err := a.UpdateSync(ctx, one.ID, SyncSpec{Filter: map[string][]string{tracker.FilterProjects: {ds.Project(2).Name}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.RunNow(ctx, one.ID); err != nil {
+			t.Fatal(err)
+		}
+		if r := lastRun(t, a, one.ID, last[0].Seq); r.Status != StatusSucceeded {
+			t.Fatalf("run after the change: %+v", r)
+		}
+		check("a changed filter", liveTasks(ds, 2), all)
+	})
 }
 
 // typeModes is the mode of each type in the sync's latest run.
@@ -301,11 +285,7 @@ func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 			cfg := tracker.Config{Projects: 3, Tasks: 300}
 			ds := tracker.DatasetOf(cfg)
 			app := newTrackerApp(t, cfg)
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := teststore.Open(t, dsn)
 			key := bytes.Repeat([]byte{3}, KeySize)
 
 			// The old store: its tables, one app, account and sync, and
@@ -345,7 +325,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 				t.Fatalf("the old run: %v", err)
 			}
 			all := liveTasks(ds, 0)
-			if got := entities(t, st, "tracker/task"); got != all {
+			if got := teststore.Count(t, st, "tracker/task"); got != all {
 				t.Fatalf("the old run stored %d tasks, want %d", got, all)
 			}
 
@@ -370,7 +350,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 					t.Errorf("%s: %d created, %d removed after the upgrade; want the same entities", tr.Type, tr.Created, tr.Removed)
 				}
 			}
-			if got := entities(t, st, "tracker/task"); got != all {
+			if got := teststore.Count(t, st, "tracker/task"); got != all {
 				t.Errorf("after the upgrade: %d tasks, want %d", got, all)
 			}
 			two, err := svc.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
@@ -380,7 +360,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 			if r := lastRun(t, svc, two.ID, 0); r.Status != StatusSucceeded {
 				t.Fatalf("the second sync's run: %+v", r)
 			}
-			if got := entities(t, st, "tracker-2/task"); got != all {
+			if got := teststore.Count(t, st, "tracker-2/task"); got != all {
 				t.Errorf("the second sync: %d tasks, want %d", got, all)
 			}
 			// Opening it again changes nothing.
@@ -389,6 +369,54 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 			}
 			if list, err := svc.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
 				t.Errorf("syncs after opening again: %d %v", len(list), err)
+			}
+		})
+	}
+}
+
+// A host whose lease on the sync it runs lapsed (a renewal late on a
+// loaded machine) does not claim that sync again while the run goes on: a
+// second run of it in the same process would find the first busy, end
+// paused and release the lease the first still runs under. The run renews
+// its lease and ends with one attempt.
+func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
+			app.hold.Store(true)
+			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+			reg, err := svc.RegisterApp(ctx, app.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			schedule(t, svc)
+			receive(t, "the run's second task page", app.held)
+
+			// The lease lapses under the running run; the scheduler polls
+			// (and is woken) until the run's renewal takes the lease back.
+			if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_until = 0 WHERE id = ?", sy.ID); err != nil {
+				t.Fatal(err)
+			}
+			svc.Wake()
+			testkit.WaitUntil(t, "the run to renew its lease", func() bool {
+				got, err := svc.Sync(ctx, sy.ID)
+				return err == nil && got.LeaseUntil != nil && got.LeaseOwner == "host-a"
+			})
+			close(app.release)
+			r := lastRun(t, svc, sy.ID, 0)
+			if r.Status != StatusSucceeded || r.Attempts != 1 {
+				t.Fatalf("the run: %+v, want one attempt that succeeded", r)
 			}
 		})
 	}

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +36,13 @@ func (s *Scheduler) Schedule(ctx context.Context) error {
 	slots := make(chan struct{}, s.cfg.Workers)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// working is the syncs this loop works on: never claimed again while
+	// their work goes on, even when their lease lapsed meanwhile (a
+	// renewal late on a loaded host), since a second run of the same sync
+	// in this process would find the first one busy, end paused and
+	// release the lease the first one still runs under.
+	var mu sync.Mutex
+	working := map[string]bool{}
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	for {
@@ -42,7 +52,10 @@ func (s *Scheduler) Schedule(ctx context.Context) error {
 			default:
 				goto wait
 			}
-			id, err := s.claim(ctx)
+			mu.Lock()
+			busy := slices.Collect(maps.Keys(working))
+			mu.Unlock()
+			id, err := s.claim(ctx, busy...)
 			if err != nil || id == "" {
 				<-slots
 				if err != nil && ctx.Err() == nil {
@@ -50,11 +63,17 @@ func (s *Scheduler) Schedule(ctx context.Context) error {
 				}
 				goto wait
 			}
+			mu.Lock()
+			working[id] = true
+			mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots }()
 				s.work(ctx, id)
+				mu.Lock()
+				delete(working, id)
+				mu.Unlock()
 			}()
 		}
 	wait:
@@ -67,8 +86,9 @@ func (s *Scheduler) Schedule(ctx context.Context) error {
 	}
 }
 
-// claim leases one due sync for this process ("" when none is due).
-func (s *Scheduler) claim(ctx context.Context) (string, error) {
+// claim leases one due sync for this process ("" when none is due), none
+// of those in except.
+func (s *Scheduler) claim(ctx context.Context, except ...string) (string, error) {
 	var id string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
@@ -76,11 +96,19 @@ func (s *Scheduler) claim(ctx context.Context) (string, error) {
 		if err != nil {
 			return err
 		}
+		args := []any{leaseNow, now, now}
+		notIn := ""
+		if len(except) > 0 {
+			notIn = " AND id NOT IN (?" + strings.Repeat(", ?", len(except)-1) + ")"
+			for _, id := range except {
+				args = append(args, id)
+			}
+		}
 		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
- OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))
+ OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))` + notIn + `
  ORDER BY next_at, id LIMIT 1`
 		q += s.d.ClaimRows()
-		err = tx.QueryRowContext(ctx, s.q(q), leaseNow, now, now).Scan(&id)
+		err = tx.QueryRowContext(ctx, s.q(q), args...).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			id = ""
 			return nil

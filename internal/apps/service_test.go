@@ -18,8 +18,8 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/netguard"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // logBuffer collects a service's log lines (safe for concurrent writes).
@@ -45,11 +45,7 @@ func (l *logBuffer) String() string {
 func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *logBuffer) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open the store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &logBuffer{}
 	cfg := Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize), Poll: 20 * time.Millisecond, RequestTimeout: time.Minute,
 		Logger: zerolog.New(logs), BaseURL: "http://host.test"}
@@ -122,12 +118,12 @@ func answer(status int, body string) http.HandlerFunc {
 	}
 }
 
-// fakeSync registers the app, sets up an account with a token and a sync
-// whose webhook "wh-1" is installed.
-func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
+// registerWithAccount registers the app at url and sets up an account
+// with the token "account-token-42".
+func registerWithAccount(t *testing.T, svc *Service, url string) (*App, *Account) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := svc.RegisterApp(ctx, app.url)
+	a, err := svc.RegisterApp(ctx, url)
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -135,10 +131,27 @@ func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
 	if err != nil {
 		t.Fatalf("account: %v", err)
 	}
-	sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID})
+	return a, acc
+}
+
+// registerWithSync registers the app at url and sets up an account (see
+// registerWithAccount) and a sync of it.
+func registerWithSync(t *testing.T, svc *Service, url string) (*App, *Sync) {
+	t.Helper()
+	a, acc := registerWithAccount(t, svc, url)
+	sy, err := svc.CreateSync(context.Background(), SyncSpec{App: a.ID, Account: acc.ID})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
+	return a, sy
+}
+
+// fakeSync registers the app, sets up an account with a token and a sync
+// whose webhook "wh-1" is installed.
+func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
+	t.Helper()
+	ctx := context.Background()
+	a, sy := registerWithSync(t, svc, app.url)
 	if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", `{"id":"wh-1"}`, `["note"]`, sy.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -150,79 +163,76 @@ func fakeSync(t *testing.T, svc *Service, app *fakeApp) (*App, *Sync) {
 // webhook.
 func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			svc, _ := testService(t, dsn, nil)
-			var mu sync.Mutex
-			var got []byte // the payload verify received
-			verifyAs := "wh-1"
-			app := newFakeApp(t, "token", map[string]http.HandlerFunc{
-				"POST " + protocol.PathWebhookVerify: func(w http.ResponseWriter, r *http.Request) {
-					var req struct {
-						Params  map[string]any  `json:"params"`
-						Payload json.RawMessage `json:"payload"`
-					}
-					b, _ := io.ReadAll(r.Body)
-					if err := json.Unmarshal(b, &req); err != nil {
-						answer(400, `{"message":"not JSON"}`)(w, r)
-						return
-					}
-					mu.Lock()
-					got = append([]byte(nil), req.Payload...)
-					id := verifyAs
-					mu.Unlock()
-					if req.Params["x-signature"] != "sig-1" {
-						answer(401, `{"message":"no signature"}`)(w, r)
-						return
-					}
-					answer(200, `{"id":"`+id+`"}`)(w, r)
-				},
-			})
-			_, sy := fakeSync(t, svc, app)
-			hdr := http.Header{"X-Signature": {"sig-1"}}
-			for _, body := range []string{
-				"{\n  \"set\": [\n    {\"id\": \"n1\", \"name\": \"a & b <c>\"}\n  ]\n}",
-				`{"name":"Tom & Jerry <tj@example.com>","x":"\u00e9\/"}`,
-				`[1, 2.50, 3e2]`,
-			} {
-				out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
-				if out.Status != http.StatusAccepted {
-					t.Errorf("%q: %d %s", body, out.Status, out.Message)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		svc, _ := testService(t, dsn, nil)
+		var mu sync.Mutex
+		var got []byte // the payload verify received
+		verifyAs := "wh-1"
+		app := newFakeApp(t, "token", map[string]http.HandlerFunc{
+			"POST " + protocol.PathWebhookVerify: func(w http.ResponseWriter, r *http.Request) {
+				var req struct {
+					Params  map[string]any  `json:"params"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				b, _ := io.ReadAll(r.Body)
+				if err := json.Unmarshal(b, &req); err != nil {
+					answer(400, `{"message":"not JSON"}`)(w, r)
+					return
 				}
 				mu.Lock()
-				if string(got) != body {
-					t.Errorf("verify got %q, want the bytes received %q", got, body)
-				}
+				got = append([]byte(nil), req.Payload...)
+				id := verifyAs
 				mu.Unlock()
-			}
-			// Not JSON: passed as a JSON string of the same text.
-			form := "a=1&b=<2>"
-			if out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
-				t.Errorf("a form body: %d %s", out.Status, out.Message)
+				if req.Params["x-signature"] != "sig-1" {
+					answer(401, `{"message":"no signature"}`)(w, r)
+					return
+				}
+				answer(200, `{"id":"`+id+`"}`)(w, r)
+			},
+		})
+		_, sy := fakeSync(t, svc, app)
+		hdr := http.Header{"X-Signature": {"sig-1"}}
+		for _, body := range []string{
+			"{\n  \"set\": [\n    {\"id\": \"n1\", \"name\": \"a & b <c>\"}\n  ]\n}",
+			`{"name":"Tom & Jerry <tj@example.com>","x":"\u00e9\/"}`,
+			`[1, 2.50, 3e2]`,
+		} {
+			out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
+			if out.Status != http.StatusAccepted {
+				t.Errorf("%q: %d %s", body, out.Status, out.Message)
 			}
 			mu.Lock()
-			var s string
-			if json.Unmarshal(got, &s) != nil || s != form {
-				t.Errorf("a form body reached verify as %s", got)
+			if string(got) != body {
+				t.Errorf("verify got %q, want the bytes received %q", got, body)
 			}
-			verifyAs = "wh-2"
 			mu.Unlock()
-			// Verify naming another webhook: refused, not recorded.
-			out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
-			if out.Status != http.StatusUnauthorized || !strings.Contains(out.Message, "another webhook") {
-				t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
-			}
-			var n int
-			svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
-			if n != 4 {
-				t.Errorf("%d events recorded, want 4", n)
-			}
-			if out := svc.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
-				t.Errorf("an unsigned event: %d %s", out.Status, out.Message)
-			}
-		})
-	}
+		}
+		// Not JSON: passed as a JSON string of the same text.
+		form := "a=1&b=<2>"
+		if out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
+			t.Errorf("a form body: %d %s", out.Status, out.Message)
+		}
+		mu.Lock()
+		var s string
+		if json.Unmarshal(got, &s) != nil || s != form {
+			t.Errorf("a form body reached verify as %s", got)
+		}
+		verifyAs = "wh-2"
+		mu.Unlock()
+		// Verify naming another webhook: refused, not recorded.
+		out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
+		if out.Status != http.StatusUnauthorized || !strings.Contains(out.Message, "another webhook") {
+			t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
+		}
+		var n int
+		svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_events").Scan(&n)
+		if n != 4 {
+			t.Errorf("%d events recorded, want 4", n)
+		}
+		if out := svc.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
+			t.Errorf("an unsigned event: %d %s", out.Status, out.Message)
+		}
+	})
 }
 
 // An OAuth set-up is completed only within oauthTTL of its start.
@@ -411,11 +421,7 @@ func TestMigrateAddsColumns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := teststore.Open(t, dsn)
 			if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
 selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
 run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {

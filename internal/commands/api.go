@@ -33,10 +33,19 @@ const (
 
 // Error names of the request layer (the store's names are in package store).
 const (
-	ErrMalformed      = "request.error/malformed"
-	ErrUnknownCommand = "request.error/unknown-command"
-	ErrInvalidArgs    = "request.error/invalid-args"
-	ErrTooLarge       = "request.error/too-large"
+	NameMalformed      = "request.error/malformed"
+	NameUnknownCommand = "request.error/unknown-command"
+	NameInvalidArgs    = "request.error/invalid-args"
+	NameTooLarge       = "request.error/too-large"
+)
+
+// Sentinel errors of the request layer's names: errors.Is matches every
+// *store.Error of that name (see store.Error.Is).
+var (
+	ErrMalformed      = &store.Error{Name: NameMalformed}
+	ErrUnknownCommand = &store.Error{Name: NameUnknownCommand}
+	ErrInvalidArgs    = &store.Error{Name: NameInvalidArgs}
+	ErrTooLarge       = &store.Error{Name: NameTooLarge}
 )
 
 // API is the command API over a store.
@@ -78,25 +87,25 @@ type ErrorBody struct {
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, Result{Result: ErrorBody{Name: ErrMalformed, Message: "use POST", Data: map[string]any{}}})
+		writeJSON(w, http.StatusMethodNotAllowed, Result{Result: ErrorBody{Name: NameMalformed, Message: "use POST", Data: map[string]any{}}})
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, Result{Result: ErrorBody{Name: ErrTooLarge,
+			writeJSON(w, http.StatusRequestEntityTooLarge, Result{Result: ErrorBody{Name: NameTooLarge,
 				Message: fmt.Sprintf("request body larger than %d bytes", MaxBodyBytes), Data: map[string]any{}}})
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, Result{Result: ErrorBody{Name: ErrMalformed, Message: "cannot read request body", Data: map[string]any{}}})
+		writeJSON(w, http.StatusBadRequest, Result{Result: ErrorBody{Name: NameMalformed, Message: "cannot read request body", Data: map[string]any{}}})
 		return
 	}
 	res, err := a.Execute(r.Context(), body)
 	if err != nil {
 		e := toErrorBody(err)
 		status := http.StatusBadRequest
-		if e.Name == store.ErrInternal {
+		if e.Name == store.NameInternal {
 			status = http.StatusInternalServerError
 		}
 		writeJSON(w, status, Result{Result: e})
@@ -175,9 +184,9 @@ func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, er
 func splitCommands(body []byte) ([]json.RawMessage, error) {
 	malformed := func(err error) error {
 		if err == nil {
-			return store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands")
+			return store.Errorf(NameMalformed, nil, "the body must be a JSON array of commands")
 		}
-		return store.Errorf(ErrMalformed, nil, "the body must be a JSON array of commands: %v", err)
+		return store.Errorf(NameMalformed, nil, "the body must be a JSON array of commands: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
@@ -208,7 +217,7 @@ func splitCommands(body []byte) ([]json.RawMessage, error) {
 }
 
 func tooManyCommands(n int) error {
-	return store.Errorf(ErrTooLarge, map[string]any{"max": MaxCommands},
+	return store.Errorf(NameTooLarge, map[string]any{"max": MaxCommands},
 		"the request holds more than %d commands (counting those inside batches, and the batches); at most %d", n-1, MaxCommands)
 }
 
@@ -250,7 +259,7 @@ func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			a.internal(ctx, cmd.Name, fmt.Errorf("panic: %v", p))
-			res = failure(store.Errorf(store.ErrInternal, nil, "internal error"))
+			res = failure(store.Errorf(store.NameInternal, nil, "internal error"))
 		}
 		if !res.Success {
 			// A failed command's partial results are not in the answer.
@@ -262,7 +271,7 @@ func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
 		return a.fail(ctx, cmd.Name, d.err)
 	}
 	if b.over {
-		return a.fail(ctx, cmd.Name, store.Errorf(ErrTooLarge, map[string]any{"max-bytes": b.max},
+		return a.fail(ctx, cmd.Name, store.Errorf(NameTooLarge, map[string]any{"max-bytes": b.max},
 			"not run: the answer of this request already reached %d bytes", b.max))
 	}
 	if err := b.add(resultTrue); err != nil {
@@ -305,7 +314,7 @@ func failure(err error) Result { return Result{Success: false, Result: toErrorBo
 // fail answers a failed command, reporting internal errors to InternalError.
 func (a *API) fail(ctx context.Context, command string, err error) Result {
 	r := failure(err)
-	if r.Result.(ErrorBody).Name == store.ErrInternal {
+	if r.Result.(ErrorBody).Name == store.NameInternal {
 		a.internal(ctx, command, err)
 	}
 	return r
@@ -329,7 +338,7 @@ func toErrorBody(err error) ErrorBody {
 		return ErrorBody{Name: "request.error/cancelled", Message: "the request was cancelled or timed out", Data: map[string]any{}}
 	}
 	// Internal errors carry no SQL or values to the client.
-	return ErrorBody{Name: store.ErrInternal, Message: "internal error", Data: map[string]any{}}
+	return ErrorBody{Name: store.NameInternal, Message: "internal error", Data: map[string]any{}}
 }
 
 // changesSchema reports whether a command (or a batch holding it) changes the

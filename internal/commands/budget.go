@@ -23,7 +23,7 @@ func newAnswer(max int) *answer { return &answer{max: max, spent: 2} } // the br
 func (b *answer) left() int { return b.max - b.spent }
 
 func (b *answer) err() error {
-	return store.Errorf(ErrTooLarge, map[string]any{"max-bytes": b.max},
+	return store.Errorf(NameTooLarge, map[string]any{"max-bytes": b.max},
 		"the answer would be larger than %d bytes; split the request or page through large queries with q/limit and q/offset", b.max)
 }
 

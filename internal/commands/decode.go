@@ -30,7 +30,7 @@ func decodeJSON(raw []byte, v any) error {
 func decodeCommand(raw json.RawMessage) (command, error) {
 	var m map[string]any
 	if err := decodeJSON(raw, &m); err != nil || m == nil {
-		return command{}, store.Errorf(ErrMalformed, nil, "a command must be an object with command and args")
+		return command{}, store.Errorf(NameMalformed, nil, "a command must be an object with command and args")
 	}
 	return commandFromMap(m)
 }
@@ -38,7 +38,7 @@ func decodeCommand(raw json.RawMessage) (command, error) {
 func commandFromMap(m map[string]any) (command, error) {
 	name, ok := m["command"].(string)
 	if !ok || name == "" {
-		return command{}, store.Errorf(ErrMalformed, nil, "a command must have a string field \"command\"")
+		return command{}, store.Errorf(NameMalformed, nil, "a command must have a string field \"command\"")
 	}
 	c := command{Name: name}
 	switch a := m["args"].(type) {
@@ -47,13 +47,13 @@ func commandFromMap(m map[string]any) (command, error) {
 	case map[string]any:
 		c.Args = a
 	default:
-		return command{}, store.Errorf(ErrInvalidArgs, map[string]any{"command": name}, "args of %s must be an object", name)
+		return command{}, store.Errorf(NameInvalidArgs, map[string]any{"command": name}, "args of %s must be an object", name)
 	}
 	return c, nil
 }
 
 func argErr(cmd, format string, args ...any) error {
-	return store.Errorf(ErrInvalidArgs, map[string]any{"command": cmd}, cmd+": "+format, args...)
+	return store.Errorf(NameInvalidArgs, map[string]any{"command": cmd}, cmd+": "+format, args...)
 }
 
 func argString(c command, key string, required bool) (string, error) {
@@ -108,7 +108,7 @@ func argArray(c command, key string) ([]any, error) {
 		return nil, argErr(c.Name, "%s must be an array", key)
 	}
 	if len(a) > MaxCommands {
-		return nil, store.Errorf(ErrTooLarge, map[string]any{"max": MaxCommands}, "%s: at most %d items", c.Name, MaxCommands)
+		return nil, store.Errorf(NameTooLarge, map[string]any{"max": MaxCommands}, "%s: at most %d items", c.Name, MaxCommands)
 	}
 	return a, nil
 }
@@ -232,7 +232,7 @@ func decodeQuery(v any) (*query.Query, error) {
 }
 
 func qerr(format string, args ...any) error {
-	return store.Errorf(store.ErrQueryInvalid, nil, format, args...)
+	return store.Errorf(store.NameQueryInvalid, nil, format, args...)
 }
 
 func decodeSelectList(v any, depth int) ([]query.Select, error) {

@@ -83,7 +83,7 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 		}
 		return rows, nil
 	}
-	return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
+	return nil, store.Errorf(NameUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
 }
 
 // write runs any command inside a write transaction, spending its result
@@ -108,7 +108,7 @@ func (a *API) write(tx *store.Tx, c command, depth int, b *answer) (any, error) 
 // batch runs platform.command/batch: its commands in order, in tx.
 func (a *API) batch(tx *store.Tx, c command, depth int, b *answer) (any, error) {
 	if depth >= MaxBatchDepth {
-		return nil, store.Errorf(ErrInvalidArgs, map[string]any{"command": c.Name, "max-depth": MaxBatchDepth},
+		return nil, store.Errorf(NameInvalidArgs, map[string]any{"command": c.Name, "max-depth": MaxBatchDepth},
 			"%s: batches nested deeper than %d", c.Name, MaxBatchDepth)
 	}
 	cmds, err := argArray(c, "commands")
@@ -222,10 +222,10 @@ func (a *API) change(tx *store.Tx, c command) (any, error) {
 		return "ok", tx.CollectionItems(typ, field, ent, items, c.Name == CmdAddItems)
 	case schemaTypeCreate, schemaTypeRename, schemaTypeDelete, schemaFieldCreate, schemaFieldRename,
 		schemaFieldDelete, schemaFieldMeta, schemaEnumCreate:
-		return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name},
+		return nil, store.Errorf(NameUnknownCommand, map[string]any{"command": c.Name},
 			"%s is a schema command: send it inside %s", c.Name, CmdSchemaBatch)
 	}
-	return nil, store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
+	return nil, store.Errorf(NameUnknownCommand, map[string]any{"command": c.Name}, "unknown command %q", c.Name)
 }
 
 // withIndex adds the position of a failed command inside a batch.
@@ -362,7 +362,7 @@ func schemaCommand(tx *store.Tx, c command) error {
 		}
 		return tx.CreateEnum(name)
 	}
-	return store.Errorf(ErrUnknownCommand, map[string]any{"command": c.Name}, "unknown schema command %q", c.Name)
+	return store.Errorf(NameUnknownCommand, map[string]any{"command": c.Name}, "unknown schema command %q", c.Name)
 }
 
 // schemaCache is the encoded schema of one catalog snapshot.

@@ -80,7 +80,7 @@ func FuzzDecodeQuery(f *testing.F) {
 func mustBeStoreError(t *testing.T, err error) {
 	t.Helper()
 	e, ok := store.AsError(err)
-	if !ok || e.Name == store.ErrInternal || e.Name == "" {
+	if !ok || e.Name == store.NameInternal || e.Name == "" {
 		t.Fatalf("want a named error, got %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func FuzzExecute(f *testing.F) {
 			return
 		}
 		for _, r := range res {
-			if eb, ok := r.Result.(ErrorBody); ok && eb.Name == store.ErrInternal {
+			if eb, ok := r.Result.(ErrorBody); ok && eb.Name == store.NameInternal {
 				t.Fatalf("internal error for %s", body)
 			}
 		}

@@ -77,7 +77,7 @@ func TestServeHTTPTooLarge(t *testing.T) {
 	body := `[{"command":"platform.schema/query","args":{"x":"` + strings.Repeat("a", MaxBodyBytes) + `"}}]`
 	rec := httptest.NewRecorder()
 	api.ServeHTTP(rec, httptest.NewRequest("POST", "/api/commands", strings.NewReader(body)))
-	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), ErrTooLarge) {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), NameTooLarge) {
 		t.Errorf("status %d body %.200s", rec.Code, rec.Body.String())
 	}
 }
@@ -95,7 +95,7 @@ func TestInternalErrorsAreOpaque(t *testing.T) {
 	}
 	res := exec(t, api, `[{"command":"platform.entity/create","args":{"type":"A/B","entity":{"A/x":"secret value"}}}]`)
 	body := mustJSON(t, res)
-	if res[0]["success"] != false || !strings.Contains(body, store.ErrInternal) || strings.Contains(body, "secret value") || strings.Contains(body, "t_3") {
+	if res[0]["success"] != false || !strings.Contains(body, store.NameInternal) || strings.Contains(body, "secret value") || strings.Contains(body, "t_3") {
 		t.Errorf("internal error leaked or missing: %s", body)
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "platform.entity/create: ") || strings.Contains(logged[0], "secret value") {
@@ -109,7 +109,7 @@ func TestExecuteMalformed(t *testing.T) {
 	for _, body := range []string{``, `{`, `"x"`, `null`, `{}`} {
 		if _, err := api.Execute(context.Background(), []byte(body)); err == nil {
 			t.Errorf("Execute(%q) succeeded", body)
-		} else if e, ok := store.AsError(err); !ok || e.Name != ErrMalformed {
+		} else if e, ok := store.AsError(err); !ok || e.Name != NameMalformed {
 			t.Errorf("Execute(%q) = %v", body, err)
 		}
 	}

@@ -72,8 +72,8 @@ func TestCommandCap(t *testing.T) {
 				res, err := api.Execute(context.Background(), []byte("["+createM("x")+","+c.cmds+"]"))
 				if c.total > MaxCommands {
 					e, isErr := store.AsError(err)
-					if !isErr || e.Name != ErrTooLarge || e.Data["max"] != MaxCommands {
-						t.Fatalf("%d commands: got %v, want %s", c.total, err, ErrTooLarge)
+					if !isErr || e.Name != NameTooLarge || e.Data["max"] != MaxCommands {
+						t.Fatalf("%d commands: got %v, want %s", c.total, err, NameTooLarge)
 					}
 					if n := countM(t, api); n != before {
 						t.Errorf("a refused request ran its first command (%d entities, had %d)", n, before)
@@ -114,8 +114,8 @@ func TestBatchNesting(t *testing.T) {
 				res := exec(t, api, "["+nest(batchOf(createM("a"), createM("b")), c.depth-1)+"]")
 				if !c.ok {
 					r := res[0]["result"].(map[string]any)
-					if res[0]["success"] != false || r["name"] != ErrInvalidArgs {
-						t.Fatalf("%d deep: %v, want %s", c.depth, res[0], ErrInvalidArgs)
+					if res[0]["success"] != false || r["name"] != NameInvalidArgs {
+						t.Fatalf("%d deep: %v, want %s", c.depth, res[0], NameInvalidArgs)
 					}
 					if d := r["data"].(map[string]any); d["max-depth"] != float64(MaxBatchDepth) {
 						t.Errorf("data = %v", d)
@@ -185,7 +185,7 @@ func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
 					t.Errorf("budget spent %d (over %v), the answer is %d bytes", b.spent, b.over, len(enc))
 				}
 				for i, r := range res {
-					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
+					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != NameUnknownCommand {
 						t.Errorf("command %d at the bound: %v", i, eb)
 					}
 				}
@@ -196,11 +196,11 @@ func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
 					t.Fatal(err)
 				}
 				last := res[len(res)-1]
-				if eb, isErr := last.Result.(ErrorBody); !isErr || eb.Name != ErrTooLarge {
+				if eb, isErr := last.Result.(ErrorBody); !isErr || eb.Name != NameTooLarge {
 					t.Errorf("last command one byte past the bound: %v", last)
 				}
 				for i, r := range res[:len(res)-1] {
-					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != ErrUnknownCommand {
+					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != NameUnknownCommand {
 						t.Errorf("command %d before the bound: %v", i, eb)
 					}
 				}
@@ -233,7 +233,7 @@ func TestAnswerBound(t *testing.T) {
 
 		res := exec(t, api, "["+batchOf(createM("in batch"), repeat(q, n))+"]")
 		r := res[0]["result"].(map[string]any)
-		if res[0]["success"] != false || r["name"] != ErrTooLarge {
+		if res[0]["success"] != false || r["name"] != NameTooLarge {
 			t.Fatalf("batch: %v", r["name"])
 		}
 		if d := r["data"].(map[string]any); d["max-bytes"] != float64(MaxAnswerBytes) || d["index"] != float64(MaxAnswerBytes/(1<<20)) /* the create, then 32 queries */ {
@@ -253,7 +253,7 @@ func TestAnswerBound(t *testing.T) {
 			switch {
 			case !failed && crossed >= 0:
 				t.Errorf("command %d ran after the answer crossed its bound", i)
-			case failed && eb.Name != ErrTooLarge:
+			case failed && eb.Name != NameTooLarge:
 				t.Errorf("command %d: %v", i, eb)
 			case failed && crossed < 0:
 				crossed = i
@@ -314,8 +314,8 @@ func TestSplitCommands(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			if e, _ := store.AsError(err); e == nil || e.Name != ErrMalformed {
-				t.Errorf("%q: %v, want %s", body, err, ErrMalformed)
+			if e, _ := store.AsError(err); e == nil || e.Name != NameMalformed {
+				t.Errorf("%q: %v, want %s", body, err, NameMalformed)
 			}
 			continue
 		}
@@ -334,8 +334,8 @@ func TestSplitCommands(t *testing.T) {
 		if n <= MaxCommands && (err != nil || len(got) != n) {
 			t.Errorf("%d elements: %d, %v", n, len(got), err)
 		}
-		if e, _ := store.AsError(err); n > MaxCommands && (e == nil || e.Name != ErrTooLarge) {
-			t.Errorf("%d elements: %v, want %s", n, err, ErrTooLarge)
+		if e, _ := store.AsError(err); n > MaxCommands && (e == nil || e.Name != NameTooLarge) {
+			t.Errorf("%d elements: %v, want %s", n, err, NameTooLarge)
 		}
 	}
 }

@@ -154,7 +154,7 @@ func TestQueryTable(t *testing.T) {
 		{"order by id desc", "", `[[["platform/id"],"q/desc"]]`, "", "", "epsilon,delta,Gamma,beta,alpha"},
 		{"order by range start", "", `[[["q/start",["T/period"]],"q/desc"]]`, "", "", "alpha,beta,Gamma,delta,epsilon"},
 		{"order object form", "", `{"T/points":"q/desc"}`, "", "", "delta,alpha,beta,epsilon,Gamma"},
-		{"order object form, two keys", "", `{"T/points":"q/desc","T/name":"q/asc"}`, "", "", "!" + store.ErrQueryInvalid},
+		{"order object form, two keys", "", `{"T/points":"q/desc","T/name":"q/asc"}`, "", "", "!" + store.NameQueryInvalid},
 		{"order path as a string", "", `[["T/points","q/desc"]]`, "", "", "delta,alpha,beta,epsilon,Gamma"},
 		{"limit", "", "", `,"q/limit":2`, "", "alpha,beta"},
 		{"limit offset", "", "", `,"q/limit":2,"q/offset":2`, "", "Gamma,delta"},
@@ -165,24 +165,24 @@ func TestQueryTable(t *testing.T) {
 		{"filter on public id", `["=",["platform/public-id"],"$p"]`, "", "", `{"$p":"2"}`, "beta"},
 		{"filter on creation date", `["<",["platform/creation-date"],"$d"]`, "", "", `{"$d":"2100-01-01T00:00:00.000Z"}`, "alpha,beta,Gamma,delta,epsilon"},
 		// Errors.
-		{"unknown param", `["=",["T/points"],"$nope"]`, "", "", `{"$p":1}`, "!" + store.ErrUnknownParam},
-		{"param names keep their ?", `["=",["T/done"],"$d?"]`, "", "", `{"$d":true}`, "!" + store.ErrUnknownParam},
-		{"bad int param", `["=",["T/points"],"$p"]`, "", "", `{"$p":"three"}`, "!" + store.ErrInvalidParam},
-		{"bad decimal param", `["=",["T/estimate"],"$p"]`, "", "", `{"$p":"1; DROP TABLE x"}`, "!" + store.ErrInvalidParam},
-		{"bad date param", `["=",["T/due"],"$p"]`, "", "", `{"$p":"2024-02-30"}`, "!" + store.ErrInvalidParam},
-		{"in needs an array", `["q/in",["T/points"],"$p"]`, "", "", `{"$p":3}`, "!" + store.ErrInvalidParam},
-		{"< null", `["<",["T/points"],"$p"]`, "", "", `{"$p":null}`, "!" + store.ErrInvalidParam},
-		{"unknown field", `["=",["T/nope"],"$p"]`, "", "", `{"$p":1}`, "!" + store.ErrFieldNotFound},
-		{"unknown field across relation", `["=",["T/project","T/nope"],"$p"]`, "", "", `{"$p":1}`, "!" + store.ErrFieldNotFound},
-		{"primitive followed by a name", `["=",["T/name","T/x"],"$p"]`, "", "", `{"$p":1}`, "!" + store.ErrQueryInvalid},
-		{"literal instead of param", `["=",["T/points"],3]`, "", "", "", "!" + store.ErrQueryInvalid},
-		{"unknown operator", `["~",["T/points"],"$p"]`, "", "", `{"$p":1}`, "!" + store.ErrQueryInvalid},
-		{"contains on int", `["q/contains",["T/points"],"$p"]`, "", "", `{"$p":"1"}`, "!" + store.ErrQueryInvalid},
-		{"q/start on a non-range", `["=",["q/start",["T/due"]],"$p"]`, "", "", `{"$p":"2024-01-01"}`, "!" + store.ErrQueryInvalid},
-		{"bad direction", "", `[[["T/name"],"up"]]`, "", "", "!" + store.ErrQueryInvalid},
-		{"order by collection", "", `[[["T/tags"],"q/asc"]]`, "", "", "!" + store.ErrQueryInvalid},
-		{"negative limit", "", "", `,"q/limit":-1`, "", "!" + store.ErrQueryInvalid},
-		{"unknown query key", "", "", `,"q/group":1`, "", "!" + store.ErrQueryInvalid},
+		{"unknown param", `["=",["T/points"],"$nope"]`, "", "", `{"$p":1}`, "!" + store.NameUnknownParam},
+		{"param names keep their ?", `["=",["T/done"],"$d?"]`, "", "", `{"$d":true}`, "!" + store.NameUnknownParam},
+		{"bad int param", `["=",["T/points"],"$p"]`, "", "", `{"$p":"three"}`, "!" + store.NameInvalidParam},
+		{"bad decimal param", `["=",["T/estimate"],"$p"]`, "", "", `{"$p":"1; DROP TABLE x"}`, "!" + store.NameInvalidParam},
+		{"bad date param", `["=",["T/due"],"$p"]`, "", "", `{"$p":"2024-02-30"}`, "!" + store.NameInvalidParam},
+		{"in needs an array", `["q/in",["T/points"],"$p"]`, "", "", `{"$p":3}`, "!" + store.NameInvalidParam},
+		{"< null", `["<",["T/points"],"$p"]`, "", "", `{"$p":null}`, "!" + store.NameInvalidParam},
+		{"unknown field", `["=",["T/nope"],"$p"]`, "", "", `{"$p":1}`, "!" + store.NameFieldNotFound},
+		{"unknown field across relation", `["=",["T/project","T/nope"],"$p"]`, "", "", `{"$p":1}`, "!" + store.NameFieldNotFound},
+		{"primitive followed by a name", `["=",["T/name","T/x"],"$p"]`, "", "", `{"$p":1}`, "!" + store.NameQueryInvalid},
+		{"literal instead of param", `["=",["T/points"],3]`, "", "", "", "!" + store.NameQueryInvalid},
+		{"unknown operator", `["~",["T/points"],"$p"]`, "", "", `{"$p":1}`, "!" + store.NameQueryInvalid},
+		{"contains on int", `["q/contains",["T/points"],"$p"]`, "", "", `{"$p":"1"}`, "!" + store.NameQueryInvalid},
+		{"q/start on a non-range", `["=",["q/start",["T/due"]],"$p"]`, "", "", `{"$p":"2024-01-01"}`, "!" + store.NameQueryInvalid},
+		{"bad direction", "", `[[["T/name"],"up"]]`, "", "", "!" + store.NameQueryInvalid},
+		{"order by collection", "", `[[["T/tags"],"q/asc"]]`, "", "", "!" + store.NameQueryInvalid},
+		{"negative limit", "", "", `,"q/limit":-1`, "", "!" + store.NameQueryInvalid},
+		{"unknown query key", "", "", `,"q/group":1`, "", "!" + store.NameQueryInvalid},
 	}
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		loadFixture(t, api)
@@ -271,11 +271,11 @@ func TestQuerySelectForms(t *testing.T) {
 			`{"q/from":"T/Task","q/select":[42]}`,
 		} {
 			res := exec(t, api, `[{"command":"platform.entity/query","args":{"query":`+bad+`}}]`)
-			if res[0]["success"] != false || res[0]["result"].(map[string]any)["name"] != store.ErrQueryInvalid {
-				t.Errorf("%s: %v, want %s", bad, res[0], store.ErrQueryInvalid)
+			if res[0]["success"] != false || res[0]["result"].(map[string]any)["name"] != store.NameQueryInvalid {
+				t.Errorf("%s: %v, want %s", bad, res[0], store.NameQueryInvalid)
 			}
 		}
-		if name := fails(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Nope","q/select":["x"]}}}`); name != store.ErrTypeNotFound {
+		if name := fails(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Nope","q/select":["x"]}}}`); name != store.NameTypeNotFound {
 			t.Errorf("unknown type: %s", name)
 		}
 	})
@@ -287,23 +287,23 @@ func TestEntityValueErrors(t *testing.T) {
 	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
 		loadFixture(t, api)
 		cases := []struct{ entity, want string }{
-			{`{"T/points":"5"}`, store.ErrInvalidValue},
-			{`{"T/points":1.5}`, store.ErrInvalidValue},
-			{`{"T/estimate":"1e5"}`, store.ErrInvalidValue},
-			{`{"T/done":"yes"}`, store.ErrInvalidValue},
-			{`{"T/due":"2024-13-01"}`, store.ErrInvalidValue},
-			{`{"T/at":"yesterday"}`, store.ErrInvalidValue},
-			{`{"T/period":{"start":"2024-01-01","end":"x"}}`, store.ErrInvalidValue},
-			{`{"T/period":"2024-01-01"}`, store.ErrInvalidValue},
-			{`{"T/ref":"abc"}`, store.ErrInvalidValue},
-			{`{"T/email":"no-at-sign"}`, store.ErrInvalidValue},
-			{`{"T/project":"99999999-0000-0000-0000-00000000000f"}`, store.ErrEntityNotFound},
-			{`{"T/project":{"id":"x"}}`, store.ErrInvalidValue},
-			{`{"T/tags":[]}`, store.ErrInvalidValue},
-			{`{"T/nope":1}`, store.ErrFieldNotFound},
-			{`{"platform/public-id":"9"}`, store.ErrReadonlyField},
-			{`{"platform/id":"aaaaaaaa-0000-0000-0000-000000000001"}`, store.ErrEntityExists},
-			{`{"platform/id":"x"}`, store.ErrInvalidValue},
+			{`{"T/points":"5"}`, store.NameInvalidValue},
+			{`{"T/points":1.5}`, store.NameInvalidValue},
+			{`{"T/estimate":"1e5"}`, store.NameInvalidValue},
+			{`{"T/done":"yes"}`, store.NameInvalidValue},
+			{`{"T/due":"2024-13-01"}`, store.NameInvalidValue},
+			{`{"T/at":"yesterday"}`, store.NameInvalidValue},
+			{`{"T/period":{"start":"2024-01-01","end":"x"}}`, store.NameInvalidValue},
+			{`{"T/period":"2024-01-01"}`, store.NameInvalidValue},
+			{`{"T/ref":"abc"}`, store.NameInvalidValue},
+			{`{"T/email":"no-at-sign"}`, store.NameInvalidValue},
+			{`{"T/project":"99999999-0000-0000-0000-00000000000f"}`, store.NameEntityNotFound},
+			{`{"T/project":{"id":"x"}}`, store.NameInvalidValue},
+			{`{"T/tags":[]}`, store.NameInvalidValue},
+			{`{"T/nope":1}`, store.NameFieldNotFound},
+			{`{"platform/public-id":"9"}`, store.NameReadonlyField},
+			{`{"platform/id":"aaaaaaaa-0000-0000-0000-000000000001"}`, store.NameEntityExists},
+			{`{"platform/id":"x"}`, store.NameInvalidValue},
 		}
 		for _, c := range cases {
 			got := fails(t, api, `{"command":"platform.entity/create","args":{"type":"T/Task","entity":`+c.entity+`}}`)
@@ -311,13 +311,13 @@ func TestEntityValueErrors(t *testing.T) {
 				t.Errorf("create %s: %s, want %s", c.entity, got, c.want)
 			}
 		}
-		if got := fails(t, api, `{"command":"platform.entity/update","args":{"type":"T/Task","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-0000000000ff","T/points":1}}}`); got != store.ErrEntityNotFound {
+		if got := fails(t, api, `{"command":"platform.entity/update","args":{"type":"T/Task","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-0000000000ff","T/points":1}}}`); got != store.NameEntityNotFound {
 			t.Errorf("update missing: %s", got)
 		}
-		if got := fails(t, api, `{"command":"platform.entity/delete","args":{"type":"T/Task","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-0000000000ff"}}}`); got != store.ErrEntityNotFound {
+		if got := fails(t, api, `{"command":"platform.entity/delete","args":{"type":"T/Task","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-0000000000ff"}}}`); got != store.NameEntityNotFound {
 			t.Errorf("delete missing: %s", got)
 		}
-		if got := fails(t, api, `{"command":"platform.entity/add-collection-items","args":{"type":"T/Task","field":"T/project","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-000000000001"},"items":[]}}`); got != store.ErrInvalidValue {
+		if got := fails(t, api, `{"command":"platform.entity/add-collection-items","args":{"type":"T/Task","field":"T/project","entity":{"platform/id":"aaaaaaaa-0000-0000-0000-000000000001"},"items":[]}}`); got != store.NameInvalidValue {
 			t.Errorf("add items to a to-one: %s", got)
 		}
 		// Nothing above changed the data.

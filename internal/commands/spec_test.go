@@ -221,7 +221,7 @@ func TestSpecSingleSelect(t *testing.T) {
 		if mustJSON(t, p["Cricket/Position"]) != `{"platform/id":"4a3ffb10-9747-11e9-9def-016e5ea5e162"}` {
 			t.Errorf("default position = %v", p["Cricket/Position"])
 		}
-		if name := fails(t, api, `{"command":"platform.entity/update","args":{"type":"Cricket/Player","entity":{"platform/id":"`+p["platform/id"].(string)+`","Cricket/Position":null}}}`); name != store.ErrRequiredMissing {
+		if name := fails(t, api, `{"command":"platform.entity/update","args":{"type":"Cricket/Player","entity":{"platform/id":"`+p["platform/id"].(string)+`","Cricket/Position":null}}}`); name != store.NameRequiredMissing {
 			t.Errorf("clearing a required field: %s", name)
 		}
 		ok(t, api, `{"command":"platform.entity/update","args":{"type":"Cricket/Player","entity":{"platform/id":"`+p["platform/id"].(string)+`","Cricket/Position":{"platform/id":"4a402221-9747-11e9-9def-016e5ea5e162"}}}}`)
@@ -235,7 +235,7 @@ func TestSpecSingleSelect(t *testing.T) {
 		 {"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"Ghost"}}},
 		 {"command":"platform.entity/create","args":{"type":"Cricket/Nope","entity":{}}}]}}]`)
 		e := res2[0]["result"].(map[string]any)
-		if res2[0]["success"] != false || e["name"] != store.ErrTypeNotFound || e["data"].(map[string]any)["index"] != 1.0 {
+		if res2[0]["success"] != false || e["name"] != store.NameTypeNotFound || e["data"].(map[string]any)["index"] != 1.0 {
 			t.Errorf("failing batch = %v", res2[0])
 		}
 		r = ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"Cricket/Player","q/select":["Cricket/name"]}}}`)
@@ -258,7 +258,7 @@ func TestSpecRichTextSecret(t *testing.T) {
 		ok(t, api, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"Early"}}}`)
 		ok(t, api, `{"command":"platform.schema/batch","args":{"commands":[{"command":"schema.field/create","args":{"platform/holder-type":"Cricket/Player","platform/name":"Cricket/Bio","platform/type":"Collaboration~Documents/Document"}}]}}`)
 		ok(t, api, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"Late"}}}`)
-		if name := fails(t, api, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"X","Cricket/Bio":"text"}}}`); name != store.ErrInvalidValue {
+		if name := fails(t, api, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/name":"X","Cricket/Bio":"text"}}}`); name != store.NameInvalidValue {
 			t.Errorf("setting rich text at creation: %s", name)
 		}
 		r := ok(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"Cricket/Player","q/select":["Cricket/name",{"Cricket/Bio":["Collaboration~Documents/secret"]}]}}}`).([]any)
@@ -312,13 +312,13 @@ func TestSpecDeleteFlags(t *testing.T) {
 		cases := []struct {
 			cmd, want string
 		}{
-			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Salary"}}`, store.ErrFieldHasValues},
-			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Current Team"}}`, store.ErrFieldHasValues},
-			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"platform/id","delete-values?":true}}`, store.ErrBuiltinProtected},
-			{`{"command":"schema.type/delete","args":{"name":"Cricket/Team"}}`, store.ErrTypeHasEntities},
-			{`{"command":"schema.type/delete","args":{"name":"Cricket/Team","delete-entities?":true}}`, store.ErrTypeHasRelated},
-			{`{"command":"schema.type/delete","args":{"name":"Cricket/Nope"}}`, store.ErrTypeNotFound},
-			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Nope"}}`, store.ErrFieldNotFound},
+			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Salary"}}`, store.NameFieldHasValues},
+			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Current Team"}}`, store.NameFieldHasValues},
+			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"platform/id","delete-values?":true}}`, store.NameBuiltinProtected},
+			{`{"command":"schema.type/delete","args":{"name":"Cricket/Team"}}`, store.NameTypeHasEntities},
+			{`{"command":"schema.type/delete","args":{"name":"Cricket/Team","delete-entities?":true}}`, store.NameTypeHasRelated},
+			{`{"command":"schema.type/delete","args":{"name":"Cricket/Nope"}}`, store.NameTypeNotFound},
+			{`{"command":"schema.field/delete","args":{"holder-type":"Cricket/Player","name":"Cricket/Nope"}}`, store.NameFieldNotFound},
 		}
 		for _, c := range cases {
 			if got := fails(t, api, `{"command":"platform.schema/batch","args":{"commands":[`+c.cmd+`]}}`); got != c.want {

@@ -17,8 +17,8 @@ import (
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/devloop"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // server is a program that answers on $PORT and ends on SIGTERM, unless
@@ -196,11 +196,7 @@ func TestCheck(t *testing.T) {
 func TestTakeSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: trackerURL(t), Account: map[string]string{"token": tracker.DemoToken}, Types: []string{"project", "task"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -25,23 +25,15 @@ import (
 // name, an app field id).
 func TestAppsActionWithTemplate(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testActionWithTemplate(t, dsn)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		testActionWithTemplate(t, dsn)
+	})
 }
 
 func testActionWithTemplate(t *testing.T, dsn string) {
 	e := newAppsEnv(t, dsn, nil)
 	// The tracker, synchronized.
-	var trk apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": trackerURL(t, 5)}, 201, &trk)
-	var trkAcc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": trk.ID, "fields": map[string]any{"token": tracker.DemoToken}}, 201, &trkAcc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": trk.ID, "account": trkAcc.ID}, 201, &sy)
+	trk, trkAcc, sy := e.newSync(trackerURL(t, 5), map[string]any{"token": tracker.DemoToken}, nil)
 	if run := e.waitRuns(sy.ID, "", 1)[0]; run.Status != apps.StatusSucceeded {
 		t.Fatalf("tracker run: %+v", run)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const appsToken = "apps-test-token-0123456789"
@@ -34,11 +36,7 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &syncWriter{buf: &bytes.Buffer{}}
 	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
 		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
@@ -94,22 +92,26 @@ func (e *appsEnv) api(method, path string, body any, want int, out any) response
 	return r
 }
 
-// waitFor checks cond on every tick until it holds (or a minute passes,
-// which fails the test: a bound for a loaded machine, not a timing
-// assertion).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
+// newSync registers the app at url through the API, connects an account
+// with fields (nil: none) and sets up a sync of it; syncExtra adds to the
+// sync's request (nil: the defaults).
+func (e *appsEnv) newSync(url string, fields, syncExtra map[string]any) (apps.App, apps.Account, apps.Sync) {
+	e.t.Helper()
+	var app apps.App
+	e.api("POST", "/api/apps", map[string]any{"url": url}, 201, &app)
+	account := map[string]any{"app": app.ID}
+	if fields != nil {
+		account["fields"] = fields
 	}
+	var acc apps.Account
+	e.api("POST", "/api/apps/accounts", account, 201, &acc)
+	spec := map[string]any{"app": app.ID, "account": acc.ID}
+	for k, v := range syncExtra {
+		spec[k] = v
+	}
+	var sy apps.Sync
+	e.api("POST", "/api/apps/syncs", spec, 201, &sy)
+	return app, acc, sy
 }
 
 // runs lists a sync's runs through the API.
@@ -124,7 +126,7 @@ func (e *appsEnv) runs(syncID string) []apps.Run {
 func (e *appsEnv) waitRuns(syncID, trigger string, n int) []apps.Run {
 	e.t.Helper()
 	var done []apps.Run
-	waitFor(e.t, fmt.Sprintf("%d %s runs of %s", n, trigger, syncID), func() bool {
+	testkit.WaitUntil(e.t, fmt.Sprintf("%d %s runs of %s", n, trigger, syncID), func() bool {
 		done = done[:0]
 		for _, r := range e.runs(syncID) {
 			if (trigger == "" || r.Trigger == trigger) && r.Status != apps.StatusQueued && r.Status != apps.StatusRunning {
@@ -134,29 +136,6 @@ func (e *appsEnv) waitRuns(syncID, trigger string, n int) []apps.Run {
 		return len(done) >= n
 	})
 	return done
-}
-
-// count counts the entities of a store type.
-func count(t *testing.T, st *store.Store, typ string) int {
-	t.Helper()
-	var n int
-	err := st.Write(context.Background(), func(tx *store.Tx) error {
-		ty := tx.Catalog().Type(typ)
-		if ty == nil {
-			return nil
-		}
-		rows, err := tx.Querier().QueryContext(tx.Context(), "SELECT COUNT(*) FROM "+ty.Table)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		rows.Next()
-		return rows.Scan(&n)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // serveApp serves an app handler on loopback.

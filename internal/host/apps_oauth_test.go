@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -167,7 +168,7 @@ func TestAppsOAuth2Account(t *testing.T) {
 	aged.expire.Store(1)
 	var again apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &again)
-	waitFor(t, "the second run", func() bool {
+	testkit.WaitUntil(t, "the second run", func() bool {
 		e.api("GET", "/api/apps/runs/"+again.ID, nil, 200, &again)
 		return again.Status == apps.StatusSucceeded || again.Status == apps.StatusFailed
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // scaleItem is an item of the scale test's apps.
@@ -120,11 +121,7 @@ func TestAppsScaleChild(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, dsn)
 	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, HostID: id, Poll: 20 * time.Millisecond,
 		LeaseTTL: time.Second, Workers: 4, CommitItems: 1, RequestTimeout: 10 * time.Second, Logger: zerolog.New(os.Stderr)})
 	if err != nil {
@@ -172,11 +169,7 @@ func TestAppsScaleOut(t *testing.T) {
 		return appkit.TryLater(errors.New("held by the test"))
 	}
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, dsn)
 	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +197,7 @@ func TestAppsScaleOut(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "both hosts", func() bool {
+	testkit.WaitUntil(t, "both hosts", func() bool {
 		_, errA := os.Stat(filepath.Join(dir, "host-a"))
 		_, errB := os.Stat(filepath.Join(dir, "host-b"))
 		return errA == nil && errB == nil
@@ -255,7 +248,7 @@ func TestAppsScaleOut(t *testing.T) {
 			t.Log(failedRuns(t, st))
 		}
 	}()
-	waitFor(t, "50 succeeded runs", func() bool {
+	testkit.WaitUntil(t, "50 succeeded runs", func() bool {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM apps_runs WHERE status = 'succeeded'").Scan(&n); err != nil {
 			t.Fatal(err)

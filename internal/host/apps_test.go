@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 func trackerURL(t *testing.T, tasks int) string {
@@ -34,160 +35,157 @@ func trackerURL(t *testing.T, tasks int) string {
 // schedule, run now, the run history with counts and masked exchanges.
 func TestAppsScheduleAndHistory(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newAppsEnv(t, dsn, nil)
-			url := trackerURL(t, 30)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		e := newAppsEnv(t, dsn, nil)
+		url := trackerURL(t, 30)
 
-			var app apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": url + "/"}, 201, &app)
-			if app.Name == "" || app.Space != "tracker" || app.URL != url {
-				t.Fatalf("registered %+v", app)
-			}
-			var again apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": url}, 201, &again)
-			if again.ID != app.ID {
-				t.Errorf("registering the same address twice made two apps: %s, %s", app.ID, again.ID)
-			}
-			var list []apps.App
-			e.api("GET", "/api/apps", nil, 200, &list)
-			if len(list) != 1 {
-				t.Errorf("apps: %+v", list)
-			}
+		var app apps.App
+		e.api("POST", "/api/apps", map[string]any{"url": url + "/"}, 201, &app)
+		if app.Name == "" || app.Space != "tracker" || app.URL != url {
+			t.Fatalf("registered %+v", app)
+		}
+		var again apps.App
+		e.api("POST", "/api/apps", map[string]any{"url": url}, 201, &again)
+		if again.ID != app.ID {
+			t.Errorf("registering the same address twice made two apps: %s, %s", app.ID, again.ID)
+		}
+		var list []apps.App
+		e.api("GET", "/api/apps", nil, 200, &list)
+		if len(list) != 1 {
+			t.Errorf("apps: %+v", list)
+		}
 
-			// A refused account is 400 with the app's reason.
-			if r := e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": "wrong-token"}}, 400, nil); !strings.Contains(r.message(t), "refused") {
-				t.Errorf("refused account: %s", r.raw)
-			}
-			var acc apps.Account
-			r := e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": tracker.DemoToken}}, 201, &acc)
-			if acc.Auth != "token" || strings.Join(acc.Fields, ",") != "auth,token" || strings.Contains(string(r.raw), `"demo"`) {
-				t.Errorf("account %s", r.raw)
-			}
-			// Sealed at rest: the value is not in the table.
-			var sealed string
-			if err := e.st.DB().QueryRowContext(context.Background(), e.st.Dialect().Rebind("SELECT sealed FROM apps_accounts WHERE id = ?"), acc.ID).Scan(&sealed); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(sealed, tracker.DemoToken) || sealed == "" {
-				t.Errorf("the account is stored in clear: %q", sealed)
-			}
+		// A refused account is 400 with the app's reason.
+		if r := e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": "wrong-token"}}, 400, nil); !strings.Contains(r.message(t), "refused") {
+			t.Errorf("refused account: %s", r.raw)
+		}
+		var acc apps.Account
+		r := e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": tracker.DemoToken}}, 201, &acc)
+		if acc.Auth != "token" || strings.Join(acc.Fields, ",") != "auth,token" || strings.Contains(string(r.raw), `"demo"`) {
+			t.Errorf("account %s", r.raw)
+		}
+		// Sealed at rest: the value is not in the table.
+		var sealed string
+		if err := e.st.DB().QueryRowContext(context.Background(), e.st.Dialect().Rebind("SELECT sealed FROM apps_accounts WHERE id = ?"), acc.ID).Scan(&sealed); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(sealed, tracker.DemoToken) || sealed == "" {
+			t.Errorf("the account is stored in clear: %q", sealed)
+		}
 
-			var cfg struct {
-				Types []struct {
-					ID string `json:"id"`
-				} `json:"types"`
-				Filters []struct {
-					ID string `json:"id"`
-				} `json:"filters"`
-			}
-			e.api("GET", "/api/apps/accounts/"+acc.ID+"/config", nil, 200, &cfg)
-			if len(cfg.Types) != 2 || len(cfg.Filters) == 0 {
-				t.Errorf("config: %+v", cfg)
-			}
-			e.api("GET", "/api/apps/accounts/nope/config", nil, 404, nil)
-			every := "1s"
-			var sy apps.Sync
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"project", "task"}, "every": every}, 201, &sy)
-			if sy.NextAt == nil || sy.Every != "1s" {
-				t.Errorf("sync %+v", sy)
-			}
-			if sy.Space != "tracker" {
-				t.Errorf("the first sync's space: %q", sy.Space)
-			}
-			// Another sync of the app may not take a space in use.
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "tracker"}, 409, nil)
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "Tracker 2"}, 400, nil)
+		var cfg struct {
+			Types []struct {
+				ID string `json:"id"`
+			} `json:"types"`
+			Filters []struct {
+				ID string `json:"id"`
+			} `json:"filters"`
+		}
+		e.api("GET", "/api/apps/accounts/"+acc.ID+"/config", nil, 200, &cfg)
+		if len(cfg.Types) != 2 || len(cfg.Filters) == 0 {
+			t.Errorf("config: %+v", cfg)
+		}
+		e.api("GET", "/api/apps/accounts/nope/config", nil, 404, nil)
+		every := "1s"
+		var sy apps.Sync
+		e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"project", "task"}, "every": every}, 201, &sy)
+		if sy.NextAt == nil || sy.Every != "1s" {
+			t.Errorf("sync %+v", sy)
+		}
+		if sy.Space != "tracker" {
+			t.Errorf("the first sync's space: %q", sy.Space)
+		}
+		// Another sync of the app may not take a space in use.
+		e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "tracker"}, 409, nil)
+		e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "space": "Tracker 2"}, 400, nil)
 
-			// The first run starts at once; the schedule fires again a
-			// second later.
-			done := e.waitRuns(sy.ID, apps.TriggerSchedule, 2)
-			for _, run := range done {
-				if run.Status != apps.StatusSucceeded {
-					t.Fatalf("run %+v: %s", run, run.Error)
-				}
+		// The first run starts at once; the schedule fires again a
+		// second later.
+		done := e.waitRuns(sy.ID, apps.TriggerSchedule, 2)
+		for _, run := range done {
+			if run.Status != apps.StatusSucceeded {
+				t.Fatalf("run %+v: %s", run, run.Error)
 			}
-			first := done[len(done)-1]
-			if first.Report == nil || len(first.Report.Types) != 2 || first.Report.Types[1].Items != 30 || first.Report.Types[1].Created != 30 || first.Attempts != 1 || first.Owner != e.svc.HostID() {
-				t.Errorf("first run: %+v %+v", first, first.Report)
-			}
-			if n := count(t, e.st, "tracker/task"); n != 30 {
-				t.Errorf("%d tasks in the store", n)
-			}
+		}
+		first := done[len(done)-1]
+		if first.Report == nil || len(first.Report.Types) != 2 || first.Report.Types[1].Items != 30 || first.Report.Types[1].Created != 30 || first.Attempts != 1 || first.Owner != e.svc.HostID() {
+			t.Errorf("first run: %+v %+v", first, first.Report)
+		}
+		if n := teststore.Count(t, e.st, "tracker/task"); n != 30 {
+			t.Errorf("%d tasks in the store", n)
+		}
 
-			// Run now answers the queued run, which then succeeds (a fast
-			// scheduler may have run it before the answer was written).
-			var queued apps.Run
-			e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &queued)
-			switch queued.Status {
-			case apps.StatusQueued, apps.StatusRunning, apps.StatusSucceeded:
-			default:
-				t.Errorf("run now answered status %q", queued.Status)
-			}
-			if queued.Trigger != apps.TriggerManual {
-				t.Errorf("run now: %+v", queued)
-			}
-			waitFor(t, "the manual run", func() bool {
-				var run apps.Run
-				e.api("GET", "/api/apps/runs/"+queued.ID, nil, 200, &run)
-				return run.Status == apps.StatusSucceeded
-			})
-			var full apps.Run
-			raw := e.api("GET", "/api/apps/runs/"+queued.ID, nil, 200, &full).raw
-			if len(full.Exchanges) < 5 || full.DurationMS < 0 || full.EndedAt == nil {
-				t.Errorf("run: %d exchanges, %+v", len(full.Exchanges), full)
-			}
-			paths := map[string]bool{}
-			for _, ex := range full.Exchanges {
-				paths[ex.Path] = true
-			}
-			for _, p := range []string{"/", "/validate", "/api/v1/synchronizer/config", "/api/v1/synchronizer/schema", "/api/v1/synchronizer/data"} {
-				if !paths[p] {
-					t.Errorf("no exchange with %s: %v", p, paths)
-				}
-			}
-			if strings.Contains(string(raw), `"token":"demo"`) || strings.Contains(string(raw), `\"token\":\"demo\"`) || !strings.Contains(string(raw), `***`) {
-				t.Errorf("the exchanges show the token or mask nothing")
-			}
-
-			// Errors.
-			e.api("GET", "/api/apps/nope", nil, 404, nil)
-			e.api("GET", "/api/apps/syncs/nope/runs", nil, 404, nil)
-			e.api("POST", "/api/apps", map[string]any{"url": "ftp://x"}, 400, nil)
-			// Where no app answers, the answer does not say why (no port
-			// scanning through registration).
-			if r := e.api("POST", "/api/apps", map[string]any{"url": "http://127.0.0.1:1/app"}, 502, nil); !strings.Contains(r.message(t), "no app answered") || strings.Contains(r.message(t), "refused") {
-				t.Errorf("an unreachable app: %s", r.raw)
-			}
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "every": "1ms"}, 400, nil)
-			if r := e.do("GET", "/api/apps", "", ""); r.code != 401 {
-				t.Errorf("without a token: %d", r.code)
-			}
-			if r := e.do("POST", "/api/apps", appsToken, "{"); r.code != 400 || r.message(t) == "" {
-				t.Errorf("malformed body: %d %s", r.code, r.raw)
-			}
-			e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 409, nil)
-			// The sync stops; its history goes with it.
-			waitFor(t, "the sync to be idle", func() bool {
-				var s apps.Sync
-				e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &s)
-				return s.LeaseOwner == ""
-			})
-			e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"every": ""}, 200, nil)
-			waitFor(t, "the sync to be deletable", func() bool {
-				return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
-			})
-			e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 204, nil)
-			var n int
-			if err := e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_runs").Scan(&n); err != nil && err != sql.ErrNoRows {
-				t.Fatal(err)
-			}
-			if n != 0 {
-				t.Errorf("%d runs left after the sync was removed", n)
-			}
+		// Run now answers the queued run, which then succeeds (a fast
+		// scheduler may have run it before the answer was written).
+		var queued apps.Run
+		e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &queued)
+		switch queued.Status {
+		case apps.StatusQueued, apps.StatusRunning, apps.StatusSucceeded:
+		default:
+			t.Errorf("run now answered status %q", queued.Status)
+		}
+		if queued.Trigger != apps.TriggerManual {
+			t.Errorf("run now: %+v", queued)
+		}
+		testkit.WaitUntil(t, "the manual run", func() bool {
+			var run apps.Run
+			e.api("GET", "/api/apps/runs/"+queued.ID, nil, 200, &run)
+			return run.Status == apps.StatusSucceeded
 		})
-	}
+		var full apps.Run
+		raw := e.api("GET", "/api/apps/runs/"+queued.ID, nil, 200, &full).raw
+		if len(full.Exchanges) < 5 || full.DurationMS < 0 || full.EndedAt == nil {
+			t.Errorf("run: %d exchanges, %+v", len(full.Exchanges), full)
+		}
+		paths := map[string]bool{}
+		for _, ex := range full.Exchanges {
+			paths[ex.Path] = true
+		}
+		for _, p := range []string{"/", "/validate", "/api/v1/synchronizer/config", "/api/v1/synchronizer/schema", "/api/v1/synchronizer/data"} {
+			if !paths[p] {
+				t.Errorf("no exchange with %s: %v", p, paths)
+			}
+		}
+		if strings.Contains(string(raw), `"token":"demo"`) || strings.Contains(string(raw), `\"token\":\"demo\"`) || !strings.Contains(string(raw), `***`) {
+			t.Errorf("the exchanges show the token or mask nothing")
+		}
+
+		// Errors.
+		e.api("GET", "/api/apps/nope", nil, 404, nil)
+		e.api("GET", "/api/apps/syncs/nope/runs", nil, 404, nil)
+		e.api("POST", "/api/apps", map[string]any{"url": "ftp://x"}, 400, nil)
+		// Where no app answers, the answer does not say why (no port
+		// scanning through registration).
+		if r := e.api("POST", "/api/apps", map[string]any{"url": "http://127.0.0.1:1/app"}, 502, nil); !strings.Contains(r.message(t), "no app answered") || strings.Contains(r.message(t), "refused") {
+			t.Errorf("an unreachable app: %s", r.raw)
+		}
+		e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "every": "1ms"}, 400, nil)
+		if r := e.do("GET", "/api/apps", "", ""); r.code != 401 {
+			t.Errorf("without a token: %d", r.code)
+		}
+		if r := e.do("POST", "/api/apps", appsToken, "{"); r.code != 400 || r.message(t) == "" {
+			t.Errorf("malformed body: %d %s", r.code, r.raw)
+		}
+		e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 409, nil)
+		// The sync stops; its history goes with it.
+		testkit.WaitUntil(t, "the sync to be idle", func() bool {
+			var s apps.Sync
+			e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &s)
+			return s.LeaseOwner == ""
+		})
+		e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"every": ""}, 200, nil)
+		testkit.WaitUntil(t, "the sync to be deletable", func() bool {
+			return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
+		})
+		e.api("DELETE", "/api/apps/accounts/"+acc.ID, nil, 204, nil)
+		var n int
+		if err := e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_runs").Scan(&n); err != nil && err != sql.ErrNoRows {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%d runs left after the sync was removed", n)
+		}
+	})
 }
 
 // A run that pauses on an app that keeps answering tryLater keeps its row
@@ -227,14 +225,9 @@ func TestAppsPausedRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	var run apps.Run
-	waitFor(t, "the run to succeed", func() bool {
+	testkit.WaitUntil(t, "the run to succeed", func() bool {
 		runs := e.runs(sy.ID)
 		if len(runs) != 1 {
 			return false
@@ -250,7 +243,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 		t.Errorf("data calls per page: %v", calls)
 	}
 	mu.Unlock()
-	if n := count(t, e.st, "flaky/item"); n != 3 {
+	if n := teststore.Count(t, e.st, "flaky/item"); n != 3 {
 		t.Errorf("%d items", n)
 	}
 	var after apps.Sync
@@ -322,14 +315,9 @@ func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": a.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": a.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	start := time.Now()
-	waitFor(t, "the run to pause", func() bool {
+	testkit.WaitUntil(t, "the run to pause", func() bool {
 		runs := e.runs(sy.ID)
 		return len(runs) == 1 && runs[0].Status == apps.StatusPaused
 	})
@@ -371,17 +359,12 @@ func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	var app apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &app)
-	var acc apps.Account
-	e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID}, 201, &acc)
-	var sy apps.Sync
-	e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID}, 201, &sy)
+	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
 	wait("the first run", started)
 	var run apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 202, &run)
 	wait("the app's call to end", ended)
-	waitFor(t, "the run to be cancelled", func() bool {
+	testkit.WaitUntil(t, "the run to be cancelled", func() bool {
 		e.api("GET", "/api/apps/runs/"+run.ID, nil, 200, &run)
 		return run.Status == apps.StatusCancelled
 	})

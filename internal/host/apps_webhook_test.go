@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // hookNote is an item of the webhook test app.
@@ -178,160 +179,152 @@ func send(t *testing.T, url, body, sig string) (int, string) {
 // deletes it.
 func TestAppsWebhooks(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.PauseDelay = 100 * time.Millisecond })
-			hook := newHookApp(t)
-			var app apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
-			var acc apps.Account
-			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
-			var sy apps.Sync
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"}}, 201, &sy)
-			first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]
-			if first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
-				t.Fatalf("first run: %+v %+v", first, first.Report)
-			}
-			hook.mu.Lock()
-			if len(hook.installs) != 1 || hook.installs[0].URL != e.srv.URL+"/api/apps/events/"+sy.ID || hook.installs[0].Webhook != nil {
-				t.Fatalf("installs: %+v", hook.installs)
-			}
-			hook.mu.Unlock()
-			e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &sy)
-			if !strings.Contains(string(sy.Webhook), `"wh-1"`) || strings.Join(sy.WebhookTypes, ",") != "note" {
-				t.Fatalf("stored webhook: %s %v", sy.Webhook, sy.WebhookTypes)
-			}
-			if n := count(t, e.st, "hooks/note"); n != 2 {
-				t.Fatalf("%d notes after the first run", n)
-			}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		e := newAppsEnv(t, dsn, func(c *apps.Config) { c.PauseDelay = 100 * time.Millisecond })
+		hook := newHookApp(t)
+		app, _, sy := e.newSync(hook.url, map[string]any{"token": hookToken}, map[string]any{"types": []string{"note"}})
+		first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]
+		if first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
+			t.Fatalf("first run: %+v %+v", first, first.Report)
+		}
+		hook.mu.Lock()
+		if len(hook.installs) != 1 || hook.installs[0].URL != e.srv.URL+"/api/apps/events/"+sy.ID || hook.installs[0].Webhook != nil {
+			t.Fatalf("installs: %+v", hook.installs)
+		}
+		hook.mu.Unlock()
+		e.api("GET", "/api/apps/syncs/"+sy.ID, nil, 200, &sy)
+		if !strings.Contains(string(sy.Webhook), `"wh-1"`) || strings.Join(sy.WebhookTypes, ",") != "note" {
+			t.Fatalf("stored webhook: %s %v", sy.Webhook, sy.WebhookTypes)
+		}
+		if n := teststore.Count(t, e.st, "hooks/note"); n != 2 {
+			t.Fatalf("%d notes after the first run", n)
+		}
 
-			url := e.srv.URL + "/api/apps/events/" + sy.ID
-			ev1 := `{"set":[{"id":"n3","name":"three","size":3},{"id":"n1","name":"one!","size":10}]}`
-			ev2 := `{"remove":["n2"]}`
-			if code, msg := send(t, url, ev1, "forged"); code != 401 || !strings.Contains(msg, "did not verify") {
-				t.Fatalf("a forged event: %d %q", code, msg)
-			}
-			if code, msg := send(t, url, ev1, sign([]byte(ev1))); code != 202 {
-				t.Fatalf("event 1: %d %q", code, msg)
-			}
-			if code, msg := send(t, url, ev2, sign([]byte(ev2))); code != 202 {
-				t.Fatalf("event 2: %d %q", code, msg)
-			}
-			waitFor(t, "the events to be applied", func() bool {
-				var n int
-				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
-				return n == 2
-			})
-			// Replays are recorded once and change nothing.
-			for _, ev := range []string{ev1, ev2} {
-				if code, msg := send(t, url, ev, sign([]byte(ev))); code != 200 || !strings.Contains(msg, "already") {
-					t.Fatalf("a replay: %d %q", code, msg)
-				}
-			}
-			if code, _ := send(t, e.srv.URL+"/api/apps/events/nope", ev1, sign([]byte(ev1))); code != 404 {
-				t.Errorf("an unknown sync: %d", code)
-			}
+		url := e.srv.URL + "/api/apps/events/" + sy.ID
+		ev1 := `{"set":[{"id":"n3","name":"three","size":3},{"id":"n1","name":"one!","size":10}]}`
+		ev2 := `{"remove":["n2"]}`
+		if code, msg := send(t, url, ev1, "forged"); code != 401 || !strings.Contains(msg, "did not verify") {
+			t.Fatalf("a forged event: %d %q", code, msg)
+		}
+		if code, msg := send(t, url, ev1, sign([]byte(ev1))); code != 202 {
+			t.Fatalf("event 1: %d %q", code, msg)
+		}
+		if code, msg := send(t, url, ev2, sign([]byte(ev2))); code != 202 {
+			t.Fatalf("event 2: %d %q", code, msg)
+		}
+		testkit.WaitUntil(t, "the events to be applied", func() bool {
 			var n int
-			e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events").Scan(&n)
-			if n != 2 {
-				t.Errorf("%d events recorded", n)
-			}
-			got := noteRows(t, e)
-			want := map[string]string{"one!": "10", "three": "3"}
-			if len(got) != len(want) || got["one!"] != "10" || got["three"] != "3" {
-				t.Errorf("notes after the events: %v", got)
-			}
-			hooks := e.waitRuns(sy.ID, apps.TriggerWebhook, 1)
-			events, created, updated, removed := 0, 0, 0, 0
-			for _, r := range hooks {
-				if r.Status != apps.StatusSucceeded {
-					t.Errorf("webhook run %+v", r)
-				}
-				events += r.Report.Events
-				for _, tr := range r.Report.Types {
-					created, updated, removed = created+tr.Created, updated+tr.Updated, removed+tr.Removed
-				}
-			}
-			if events != 2 || created != 1 || updated != 1 || removed != 1 {
-				t.Errorf("webhook runs: %d events, %d created, %d updated, %d removed", events, created, updated, removed)
-			}
-			hook.mu.Lock()
-			for _, tok := range hook.accounts {
-				if tok != hookToken {
-					t.Errorf("transform got account token %q", tok)
-				}
-			}
-			hook.mu.Unlock()
-			var run apps.Run
-			raw := e.api("GET", "/api/apps/runs/"+hooks[0].ID, nil, 200, &run).raw
-			if len(run.Exchanges) == 0 || bytes.Contains(raw, []byte(hookToken)) {
-				t.Errorf("webhook run exchanges: %d, token shown: %v", len(run.Exchanges), bytes.Contains(raw, []byte(hookToken)))
-			}
-
-			// An event the app cannot transform now stays pending and is
-			// applied later, once.
-			hook.mu.Lock()
-			hook.failTransform = 1
-			hook.mu.Unlock()
-			ev3 := `{"set":[{"id":"n4","name":"four","size":4}]}`
-			if code, msg := send(t, url, ev3, sign([]byte(ev3))); code != 202 {
-				t.Fatalf("event 3: %d %q", code, msg)
-			}
-			waitFor(t, "event 3 to be applied after a failed transform", func() bool {
-				return noteRows(t, e)["four"] == "4"
-			})
-			failed := 0
-			for _, r := range e.runs(sy.ID) {
-				if r.Trigger == apps.TriggerWebhook && r.Status == apps.StatusFailed {
-					failed++
-				}
-			}
-			if failed != 1 {
-				t.Errorf("%d failed webhook runs, want 1", failed)
-			}
-
-			// Changed types: the next run installs it again with the
-			// stored object.
-			e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"types": []string{"note", "tag"}}, 200, nil)
-			var again apps.Run
-			e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &again)
-			waitFor(t, "the run with the new types", func() bool {
-				e.api("GET", "/api/apps/runs/"+again.ID, nil, 200, &again)
-				return again.Status == apps.StatusSucceeded || again.Status == apps.StatusFailed
-			})
-			if again.Status != apps.StatusSucceeded || again.Report.Webhook != "re-registered for the changed types" {
-				t.Fatalf("run with new types: %+v %+v", again, again.Report)
-			}
-			hook.mu.Lock()
-			if len(hook.installs) != 2 || hook.installs[1].Webhook == nil || hook.installs[1].Webhook.ID != "wh-1" || strings.Join(hook.installs[1].Types, ",") != "note,tag" {
-				t.Errorf("re-registration: %+v", hook.installs)
-			}
-			hook.mu.Unlock()
-			// The full run brought back n2 and replaced n1's values.
-			if got := noteRows(t, e); got["one"] != "1" || got["two"] != "2" || len(got) != 2 {
-				t.Errorf("notes after the full run: %v", got)
-			}
-
-			// Removing the sync deletes the webhook at the app.
-			waitFor(t, "the sync to be deletable", func() bool {
-				return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
-			})
-			hook.mu.Lock()
-			if len(hook.deletes) != 1 || hook.deletes[0].Webhook == nil || hook.deletes[0].Webhook.ID != "wh-1" || hook.deletes[0].Account.String("token") != hookToken {
-				t.Errorf("deletes: %+v", hook.deletes)
-			}
-			hook.mu.Unlock()
-			if code, _ := send(t, url, ev1, sign([]byte(ev1))); code != 404 {
-				t.Errorf("an event after the sync was removed: %d", code)
-			}
-			e.api("DELETE", "/api/apps/"+app.ID, nil, 200, nil)
-			e.api("GET", "/api/apps/"+app.ID, nil, 404, nil)
-			if logs := e.logs.String(); strings.Contains(logs, hookToken) || strings.Contains(logs, hookKey) {
-				t.Errorf("a secret reached the log")
-			}
+			e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
+			return n == 2
 		})
-	}
+		// Replays are recorded once and change nothing.
+		for _, ev := range []string{ev1, ev2} {
+			if code, msg := send(t, url, ev, sign([]byte(ev))); code != 200 || !strings.Contains(msg, "already") {
+				t.Fatalf("a replay: %d %q", code, msg)
+			}
+		}
+		if code, _ := send(t, e.srv.URL+"/api/apps/events/nope", ev1, sign([]byte(ev1))); code != 404 {
+			t.Errorf("an unknown sync: %d", code)
+		}
+		var n int
+		e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events").Scan(&n)
+		if n != 2 {
+			t.Errorf("%d events recorded", n)
+		}
+		got := noteRows(t, e)
+		want := map[string]string{"one!": "10", "three": "3"}
+		if len(got) != len(want) || got["one!"] != "10" || got["three"] != "3" {
+			t.Errorf("notes after the events: %v", got)
+		}
+		hooks := e.waitRuns(sy.ID, apps.TriggerWebhook, 1)
+		events, created, updated, removed := 0, 0, 0, 0
+		for _, r := range hooks {
+			if r.Status != apps.StatusSucceeded {
+				t.Errorf("webhook run %+v", r)
+			}
+			events += r.Report.Events
+			for _, tr := range r.Report.Types {
+				created, updated, removed = created+tr.Created, updated+tr.Updated, removed+tr.Removed
+			}
+		}
+		if events != 2 || created != 1 || updated != 1 || removed != 1 {
+			t.Errorf("webhook runs: %d events, %d created, %d updated, %d removed", events, created, updated, removed)
+		}
+		hook.mu.Lock()
+		for _, tok := range hook.accounts {
+			if tok != hookToken {
+				t.Errorf("transform got account token %q", tok)
+			}
+		}
+		hook.mu.Unlock()
+		var run apps.Run
+		raw := e.api("GET", "/api/apps/runs/"+hooks[0].ID, nil, 200, &run).raw
+		if len(run.Exchanges) == 0 || bytes.Contains(raw, []byte(hookToken)) {
+			t.Errorf("webhook run exchanges: %d, token shown: %v", len(run.Exchanges), bytes.Contains(raw, []byte(hookToken)))
+		}
+
+		// An event the app cannot transform now stays pending and is
+		// applied later, once.
+		hook.mu.Lock()
+		hook.failTransform = 1
+		hook.mu.Unlock()
+		ev3 := `{"set":[{"id":"n4","name":"four","size":4}]}`
+		if code, msg := send(t, url, ev3, sign([]byte(ev3))); code != 202 {
+			t.Fatalf("event 3: %d %q", code, msg)
+		}
+		testkit.WaitUntil(t, "event 3 to be applied after a failed transform", func() bool {
+			return noteRows(t, e)["four"] == "4"
+		})
+		failed := 0
+		for _, r := range e.runs(sy.ID) {
+			if r.Trigger == apps.TriggerWebhook && r.Status == apps.StatusFailed {
+				failed++
+			}
+		}
+		if failed != 1 {
+			t.Errorf("%d failed webhook runs, want 1", failed)
+		}
+
+		// Changed types: the next run installs it again with the
+		// stored object.
+		e.api("PATCH", "/api/apps/syncs/"+sy.ID, map[string]any{"types": []string{"note", "tag"}}, 200, nil)
+		var again apps.Run
+		e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", nil, 202, &again)
+		testkit.WaitUntil(t, "the run with the new types", func() bool {
+			e.api("GET", "/api/apps/runs/"+again.ID, nil, 200, &again)
+			return again.Status == apps.StatusSucceeded || again.Status == apps.StatusFailed
+		})
+		if again.Status != apps.StatusSucceeded || again.Report.Webhook != "re-registered for the changed types" {
+			t.Fatalf("run with new types: %+v %+v", again, again.Report)
+		}
+		hook.mu.Lock()
+		if len(hook.installs) != 2 || hook.installs[1].Webhook == nil || hook.installs[1].Webhook.ID != "wh-1" || strings.Join(hook.installs[1].Types, ",") != "note,tag" {
+			t.Errorf("re-registration: %+v", hook.installs)
+		}
+		hook.mu.Unlock()
+		// The full run brought back n2 and replaced n1's values.
+		if got := noteRows(t, e); got["one"] != "1" || got["two"] != "2" || len(got) != 2 {
+			t.Errorf("notes after the full run: %v", got)
+		}
+
+		// Removing the sync deletes the webhook at the app.
+		testkit.WaitUntil(t, "the sync to be deletable", func() bool {
+			return e.do("DELETE", "/api/apps/syncs/"+sy.ID, appsToken, "").code == 200
+		})
+		hook.mu.Lock()
+		if len(hook.deletes) != 1 || hook.deletes[0].Webhook == nil || hook.deletes[0].Webhook.ID != "wh-1" || hook.deletes[0].Account.String("token") != hookToken {
+			t.Errorf("deletes: %+v", hook.deletes)
+		}
+		hook.mu.Unlock()
+		if code, _ := send(t, url, ev1, sign([]byte(ev1))); code != 404 {
+			t.Errorf("an event after the sync was removed: %d", code)
+		}
+		e.api("DELETE", "/api/apps/"+app.ID, nil, 200, nil)
+		e.api("GET", "/api/apps/"+app.ID, nil, 404, nil)
+		if logs := e.logs.String(); strings.Contains(logs, hookToken) || strings.Contains(logs, hookKey) {
+			t.Errorf("a secret reached the log")
+		}
+	})
 }
 
 // noteRows reads the notes as name -> size.
@@ -346,83 +339,80 @@ func noteRows(t *testing.T, e *appsEnv) map[string]string {
 // run's), never the statement as the user wrote it.
 func TestAppsWebhookFilterEvaluated(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
-			e := newAppsEnv(t, dsn, func(c *apps.Config) { c.Now = later })
-			hook := newHookApp(t)
-			var app apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
-			var acc apps.Account
-			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
-			var sy apps.Sync
-			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"},
-				"filter": map[string][]string{"since": {"this year"}}}, 201, &sy)
-			if first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded {
-				t.Fatalf("first run: %+v", first)
-			}
-			data := hook.filtersAt("/api/v1/synchronizer/data")
-			install := hook.filtersAt("/api/v1/synchronizer/webhooks")
-			if len(data) == 0 || len(install) != 1 || !bytes.Contains(data[0], []byte(`"_min"`)) || !jsonEqual(t, data[0], install[0]) {
-				t.Fatalf("the run's filters: data %s, install %s", data, install)
-			}
-			ev := `{"set":[{"id":"n9","name":"nine","size":9}],"token":"event-secret-77"}`
-			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
-				t.Fatalf("event: %d %q", code, msg)
-			}
-			waitFor(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
-			got := hook.filtersAt("/api/v1/synchronizer/webhooks/transform")[0]
-			r, err := daterange.Parse("this year", later())
-			if err != nil {
-				t.Fatal(err)
-			}
-			wire, _ := r.WireJSON()
-			if !jsonEqual(t, got, []byte(`{"since":`+string(wire)+`}`)) {
-				t.Errorf("transform's filter %s, want since = %s (this year at the time of the event)", got, wire)
-			}
-			if jsonEqual(t, got, data[0]) {
-				t.Errorf("transform's filter %s is the run's, not evaluated at the event", got)
-			}
-			// The event is sealed at rest and readable, secrets masked,
-			// in the exchanges of its webhook run.
-			var hooked []apps.Run
-			waitFor(t, "the webhook run", func() bool {
-				hooked = nil
-				for _, r := range e.runs(sy.ID) {
-					if r.Trigger == apps.TriggerWebhook && r.EndedAt != nil {
-						hooked = append(hooked, r)
-					}
-				}
-				return len(hooked) > 0
-			})
-			var params, payload string
-			if err := e.st.DB().QueryRow("SELECT params, payload FROM apps_events").Scan(&params, &payload); err != nil {
-				t.Fatal(err)
-			}
-			for _, clear := range []string{"nine", "event-secret-77", "x-signature"} {
-				if strings.Contains(params+payload, clear) {
-					t.Errorf("the stored event shows %q: %s %s", clear, params, payload)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
+		e := newAppsEnv(t, dsn, func(c *apps.Config) { c.Now = later })
+		hook := newHookApp(t)
+		var app apps.App
+		e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
+		var acc apps.Account
+		e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
+		var sy apps.Sync
+		e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"},
+			"filter": map[string][]string{"since": {"this year"}}}, 201, &sy)
+		if first := e.waitRuns(sy.ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded {
+			t.Fatalf("first run: %+v", first)
+		}
+		data := hook.filtersAt("/api/v1/synchronizer/data")
+		install := hook.filtersAt("/api/v1/synchronizer/webhooks")
+		if len(data) == 0 || len(install) != 1 || !bytes.Contains(data[0], []byte(`"_min"`)) || !jsonEqual(t, data[0], install[0]) {
+			t.Fatalf("the run's filters: data %s, install %s", data, install)
+		}
+		ev := `{"set":[{"id":"n9","name":"nine","size":9}],"token":"event-secret-77"}`
+		if code, msg := send(t, e.srv.URL+"/api/apps/events/"+sy.ID, ev, sign([]byte(ev))); code != 202 {
+			t.Fatalf("event: %d %q", code, msg)
+		}
+		testkit.WaitUntil(t, "the transform", func() bool { return len(hook.filtersAt("/api/v1/synchronizer/webhooks/transform")) > 0 })
+		got := hook.filtersAt("/api/v1/synchronizer/webhooks/transform")[0]
+		r, err := daterange.Parse("this year", later())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire, _ := r.WireJSON()
+		if !jsonEqual(t, got, []byte(`{"since":`+string(wire)+`}`)) {
+			t.Errorf("transform's filter %s, want since = %s (this year at the time of the event)", got, wire)
+		}
+		if jsonEqual(t, got, data[0]) {
+			t.Errorf("transform's filter %s is the run's, not evaluated at the event", got)
+		}
+		// The event is sealed at rest and readable, secrets masked,
+		// in the exchanges of its webhook run.
+		var hooked []apps.Run
+		testkit.WaitUntil(t, "the webhook run", func() bool {
+			hooked = nil
+			for _, r := range e.runs(sy.ID) {
+				if r.Trigger == apps.TriggerWebhook && r.EndedAt != nil {
+					hooked = append(hooked, r)
 				}
 			}
-			var run apps.Run
-			e.api("GET", "/api/apps/runs/"+hooked[0].ID, nil, 200, &run)
-			var xform *apps.Exchange
-			for i := range run.Exchanges {
-				if run.Exchanges[i].Path == "/api/v1/synchronizer/webhooks/transform" {
-					xform = &run.Exchanges[i]
-				}
-			}
-			if xform == nil || !strings.Contains(xform.Request, `"nine"`) || strings.Contains(xform.Request, "event-secret-77") {
-				t.Errorf("the transform exchange: %+v", xform)
-			}
-			e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
-			del := hook.filtersAt("/api/v1/synchronizer/webhooks")
-			if len(del) != 2 || !jsonEqual(t, del[1], got) {
-				t.Errorf("the deletion's filter: %s", del)
-			}
+			return len(hooked) > 0
 		})
-	}
+		var params, payload string
+		if err := e.st.DB().QueryRow("SELECT params, payload FROM apps_events").Scan(&params, &payload); err != nil {
+			t.Fatal(err)
+		}
+		for _, clear := range []string{"nine", "event-secret-77", "x-signature"} {
+			if strings.Contains(params+payload, clear) {
+				t.Errorf("the stored event shows %q: %s %s", clear, params, payload)
+			}
+		}
+		var run apps.Run
+		e.api("GET", "/api/apps/runs/"+hooked[0].ID, nil, 200, &run)
+		var xform *apps.Exchange
+		for i := range run.Exchanges {
+			if run.Exchanges[i].Path == "/api/v1/synchronizer/webhooks/transform" {
+				xform = &run.Exchanges[i]
+			}
+		}
+		if xform == nil || !strings.Contains(xform.Request, `"nine"`) || strings.Contains(xform.Request, "event-secret-77") {
+			t.Errorf("the transform exchange: %+v", xform)
+		}
+		e.api("DELETE", "/api/apps/syncs/"+sy.ID, nil, 200, nil)
+		del := hook.filtersAt("/api/v1/synchronizer/webhooks")
+		if len(del) != 2 || !jsonEqual(t, del[1], got) {
+			t.Errorf("the deletion's filter: %s", del)
+		}
+	})
 }
 
 // jsonEqual compares two JSON texts as values.
@@ -467,7 +457,7 @@ func TestAppsTwoSyncsWebhooks(t *testing.T) {
 			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+syncs[1].ID, ev, sign([]byte(ev))); code != 202 {
 				t.Fatalf("event: %d %q", code, msg)
 			}
-			waitFor(t, "the event to be applied", func() bool {
+			testkit.WaitUntil(t, "the event to be applied", func() bool {
 				var n int
 				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
 				return n == 1
@@ -484,7 +474,7 @@ func TestAppsTwoSyncsWebhooks(t *testing.T) {
 VALUES (?, ?, ?, '{}', ?, 'pending', '', 0)`), "old-event", syncs[0].ID, time.Now().UnixMilli(), old); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the clear event to be applied", func() bool {
+			testkit.WaitUntil(t, "the clear event to be applied", func() bool {
 				var status string
 				e.st.DB().QueryRowContext(context.Background(), "SELECT status FROM apps_events WHERE id = 'old-event'").Scan(&status)
 				return status == "applied"

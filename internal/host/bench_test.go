@@ -10,7 +10,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // BenchmarkHostOverhead measures a command request through the whole host
@@ -18,11 +18,7 @@ import (
 // command API on the same store, and reports the ratio host/direct.
 func BenchmarkHostOverhead(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+b.TempDir()+"/bench.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(b, "sqlite:"+b.TempDir()+"/bench.db")
 	const token = "bench-token-0123456789"
 	h, err := host.New(ctx, host.Config{Store: st, Token: token, RateLimit: 1e9, PasswordCost: 4, AdminPassword: "bench-password"})
 	if err != nil {

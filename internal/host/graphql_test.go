@@ -12,6 +12,7 @@ import (
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const gqlToken = "graphql-test-token-0123456789"
@@ -25,11 +26,7 @@ type gqlEnv struct {
 
 func newGQLEnv(t *testing.T, dsn string, cfg host.Config) *gqlEnv {
 	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	if err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
 		if err := tx.CreateType(store.TypeSpec{Name: "shop/product", Meta: map[string]any{"ui/label": "Products"}, Fields: []store.FieldSpec{
 			{Name: "shop.product/name", Type: store.TText, Meta: map[string]any{"ui/label": "Name"}},
@@ -98,85 +95,82 @@ func gqlBody(q string) string {
 
 func TestGraphQLEndpoint(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newGQLEnv(t, dsn, host.Config{})
-			const space = "/api/graphql/space/shop"
-			status, body, _ := e.post(t, space, gqlBody(`{ me { email } findProducts(price: {greater: 1}, orderBy: {price: DESC}) { name price } }`), true)
-			want := `{"data":{"me":{"email":"admin@example.com"},"findProducts":[{"name":"plum","price":3},{"name":"pear","price":2}]}}`
-			if status != 200 || body != want {
-				t.Errorf("query: %d %s\nwant %s", status, body, want)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		e := newGQLEnv(t, dsn, host.Config{})
+		const space = "/api/graphql/space/shop"
+		status, body, _ := e.post(t, space, gqlBody(`{ me { email } findProducts(price: {greater: 1}, orderBy: {price: DESC}) { name price } }`), true)
+		want := `{"data":{"me":{"email":"admin@example.com"},"findProducts":[{"name":"plum","price":3},{"name":"pear","price":2}]}}`
+		if status != 200 || body != want {
+			t.Errorf("query: %d %s\nwant %s", status, body, want)
+		}
+		// A mutation, then the change read back.
+		status, body, _ = e.post(t, space, gqlBody(`mutation { products(name: {is: "pear"}) { update(price: 20) { message entities { type } } } }`), true)
+		if status != 200 || body != `{"data":{"products":{"update":{"message":"updated 1 Products","entities":[{"type":"Products"}]}}}}` {
+			t.Errorf("mutation: %d %s", status, body)
+		}
+		// A file attached by an action is downloaded with the token.
+		status, body, _ = e.post(t, space, gqlBody(`mutation { products(name: {is: "plum"}) { attachPdfUsingTemplate(value: "{{name}} costs {{price}}", name: "plum") { message } listEntities { files { url } } } }`), true)
+		_, after, ok := strings.Cut(body, `"url":"`)
+		if status != 200 || !ok {
+			t.Fatalf("attach: %d %s", status, body)
+		}
+		fileURL := after[:strings.IndexByte(after, '"')]
+		status, pdf, hdr := e.get(t, fileURL, map[string]string{"Authorization": "Token " + gqlToken})
+		if status != 200 || hdr.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf, "%PDF-") {
+			t.Errorf("file: %d %v %.20q", status, hdr, pdf)
+		}
+		if status, _, _ := e.get(t, fileURL, nil); status != 401 {
+			t.Errorf("file without token: %d", status)
+		}
+		// Bad queries are GraphQL errors, never a 500.
+		for _, q := range []string{`{ findProducts { nope } }`, `{ findProducts(`, `query { findProducts(limit: -1) { name } }`} {
+			status, body, _ = e.post(t, space, gqlBody(q), true)
+			if status != 200 || !strings.Contains(body, `"errors":[{"message":`) {
+				t.Errorf("%s: %d %s", q, status, body)
 			}
-			// A mutation, then the change read back.
-			status, body, _ = e.post(t, space, gqlBody(`mutation { products(name: {is: "pear"}) { update(price: 20) { message entities { type } } } }`), true)
-			if status != 200 || body != `{"data":{"products":{"update":{"message":"updated 1 Products","entities":[{"type":"Products"}]}}}}` {
-				t.Errorf("mutation: %d %s", status, body)
+		}
+		for _, c := range []struct {
+			path, body string
+			token      bool
+			status     int
+			msg        string
+		}{
+			{space, gqlBody(`{ me { email } }`), false, 401, "Authorization"},
+			{space, `not json`, true, 400, "not a JSON object"},
+			{space, `{"query": "` + strings.Repeat(" ", 2<<20) + `{ me { email } }"}`, true, 413, "larger than"},
+			{"/api/graphql/space/nowhere", gqlBody(`{ me { email } }`), true, 404, "no space nowhere"},
+		} {
+			status, body, _ := e.post(t, c.path, c.body, c.token)
+			if status != c.status || !strings.Contains(body, c.msg) || !strings.HasPrefix(body, `{"message":`) {
+				t.Errorf("%s %.40s: %d %.200s", c.path, c.body, status, body)
 			}
-			// A file attached by an action is downloaded with the token.
-			status, body, _ = e.post(t, space, gqlBody(`mutation { products(name: {is: "plum"}) { attachPdfUsingTemplate(value: "{{name}} costs {{price}}", name: "plum") { message } listEntities { files { url } } } }`), true)
-			_, after, ok := strings.Cut(body, `"url":"`)
-			if status != 200 || !ok {
-				t.Fatalf("attach: %d %s", status, body)
-			}
-			fileURL := after[:strings.IndexByte(after, '"')]
-			status, pdf, hdr := e.get(t, fileURL, map[string]string{"Authorization": "Token " + gqlToken})
-			if status != 200 || hdr.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf, "%PDF-") {
-				t.Errorf("file: %d %v %.20q", status, hdr, pdf)
-			}
-			if status, _, _ := e.get(t, fileURL, nil); status != 401 {
-				t.Errorf("file without token: %d", status)
-			}
-			// Bad queries are GraphQL errors, never a 500.
-			for _, q := range []string{`{ findProducts { nope } }`, `{ findProducts(`, `query { findProducts(limit: -1) { name } }`} {
-				status, body, _ = e.post(t, space, gqlBody(q), true)
-				if status != 200 || !strings.Contains(body, `"errors":[{"message":`) {
-					t.Errorf("%s: %d %s", q, status, body)
-				}
-			}
-			for _, c := range []struct {
-				path, body string
-				token      bool
-				status     int
-				msg        string
-			}{
-				{space, gqlBody(`{ me { email } }`), false, 401, "Authorization"},
-				{space, `not json`, true, 400, "not a JSON object"},
-				{space, `{"query": "` + strings.Repeat(" ", 2<<20) + `{ me { email } }"}`, true, 413, "larger than"},
-				{"/api/graphql/space/nowhere", gqlBody(`{ me { email } }`), true, 404, "no space nowhere"},
-			} {
-				status, body, _ := e.post(t, c.path, c.body, c.token)
-				if status != c.status || !strings.Contains(body, c.msg) || !strings.HasPrefix(body, `{"message":`) {
-					t.Errorf("%s %.40s: %d %.200s", c.path, c.body, status, body)
-				}
-			}
-			// The list of spaces.
-			status, body, _ = e.get(t, "/api/graphql", map[string]string{"Authorization": "Token " + gqlToken})
-			if status != 200 || body != `{"spaces":[{"endpoint":"/api/graphql/space/shop","space":"shop"}]}`+"\n" && body != `{"spaces":[{"endpoint":"/api/graphql/space/shop","space":"shop"}]}` {
-				t.Errorf("list: %d %q", status, body)
-			}
-			if status, _, _ := e.get(t, "/api/graphql", nil); status != 401 {
-				t.Errorf("list without token: %d", status)
-			}
-			// The IDE page and its files, served from the binary.
-			status, body, hdr = e.get(t, space, nil)
-			if status != 200 || !strings.Contains(body, "/api/graphql/ide/graphiql.min.js") || !strings.Contains(hdr.Get("Content-Type"), "text/html") ||
-				strings.Contains(body, "http:") || strings.Contains(body, "https:") || strings.Contains(body, `src="//`) {
-				t.Errorf("IDE page: %d %s %.300s", status, hdr, body)
-			}
-			status, body, hdr = e.get(t, "/api/graphql/ide/graphiql.min.js", map[string]string{"Accept-Encoding": "gzip"})
-			if status != 200 || hdr.Get("Content-Encoding") != "gzip" || len(body) < 100000 {
-				t.Errorf("asset (gzip): %d %v %d bytes", status, hdr, len(body))
-			}
-			status, body, _ = e.get(t, "/api/graphql/ide/react.production.min.js", nil)
-			if status != 200 || !strings.Contains(body, "React") {
-				t.Errorf("asset (plain): %d %.100s", status, body)
-			}
-			if status, _, _ := e.get(t, "/api/graphql/ide/..%2fhost.go", nil); status != 404 {
-				t.Errorf("unknown asset: %d", status)
-			}
-		})
-	}
+		}
+		// The list of spaces.
+		status, body, _ = e.get(t, "/api/graphql", map[string]string{"Authorization": "Token " + gqlToken})
+		if status != 200 || body != `{"spaces":[{"endpoint":"/api/graphql/space/shop","space":"shop"}]}`+"\n" && body != `{"spaces":[{"endpoint":"/api/graphql/space/shop","space":"shop"}]}` {
+			t.Errorf("list: %d %q", status, body)
+		}
+		if status, _, _ := e.get(t, "/api/graphql", nil); status != 401 {
+			t.Errorf("list without token: %d", status)
+		}
+		// The IDE page and its files, served from the binary.
+		status, body, hdr = e.get(t, space, nil)
+		if status != 200 || !strings.Contains(body, "/api/graphql/ide/graphiql.min.js") || !strings.Contains(hdr.Get("Content-Type"), "text/html") ||
+			strings.Contains(body, "http:") || strings.Contains(body, "https:") || strings.Contains(body, `src="//`) {
+			t.Errorf("IDE page: %d %s %.300s", status, hdr, body)
+		}
+		status, body, hdr = e.get(t, "/api/graphql/ide/graphiql.min.js", map[string]string{"Accept-Encoding": "gzip"})
+		if status != 200 || hdr.Get("Content-Encoding") != "gzip" || len(body) < 100000 {
+			t.Errorf("asset (gzip): %d %v %d bytes", status, hdr, len(body))
+		}
+		status, body, _ = e.get(t, "/api/graphql/ide/react.production.min.js", nil)
+		if status != 200 || !strings.Contains(body, "React") {
+			t.Errorf("asset (plain): %d %.100s", status, body)
+		}
+		if status, _, _ := e.get(t, "/api/graphql/ide/..%2fhost.go", nil); status != 404 {
+			t.Errorf("unknown asset: %d", status)
+		}
+	})
 }
 
 // The GraphQL API shares the command API's rate limit per token.

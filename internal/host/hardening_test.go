@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // TestSecretsRedactedInEveryPathSpelling: however a client spells the
@@ -165,11 +165,7 @@ func TestWorkspaceLimitNamed(t *testing.T) {
 func TestOperatorSecretsStrength(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	for _, tc := range []struct {
 		cfg  host.Config
 		want string

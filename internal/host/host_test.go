@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 	"github.com/rs/zerolog"
 )
 
@@ -36,21 +36,14 @@ type env struct {
 // forEachStore runs fn against a fresh host on SQLite, and on PostgreSQL
 // when APPKIT_TEST_POSTGRES is set.
 func forEachStore(t *testing.T, cfg host.Config, fn func(t *testing.T, e *env)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, newEnv(t, dsn, cfg))
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		fn(t, newEnv(t, dsn, cfg))
+	})
 }
 
 func newEnv(t *testing.T, dsn string, cfg host.Config) *env {
 	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &syncWriter{buf: &bytes.Buffer{}}
 	cfg.Store = st
 	cfg.PasswordCost = 4

@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // An internal failure of a command (here: the type's table vanished under
@@ -19,11 +19,7 @@ import (
 func TestInternalCommandErrorsAreLogged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	logs := &syncWriter{buf: new(bytes.Buffer)}
 	const token = "internal-error-test-token-0123456789"
 	h, err := host.New(ctx, host.Config{Store: st, Token: token, AdminEmail: adminEmail, AdminPassword: adminPass,

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/host"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // TestAuthenticationRules checks who may call what: the token endpoints take
@@ -177,47 +177,40 @@ func TestHostileInput(t *testing.T) {
 // generated password across restarts of a host on one store.
 func TestStartupTokenAndAdmin(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			st, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			var notice bytes.Buffer
-			const devToken = "dev-token-0123456789"
-			cfg := host.Config{Store: st, Token: devToken, PasswordCost: 4, Notice: &notice}
-			h1, err := host.New(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := notice.String()
-			i := strings.Index(out, "with the password ")
-			if i < 0 || !strings.Contains(out, "admin@localhost") {
-				t.Fatalf("no password notice: %q", out)
-			}
-			password := strings.Fields(out[i+len("with the password "):])[0]
-			notice.Reset()
-			if _, err := host.New(ctx, cfg); err != nil { // restart
-				t.Fatal(err)
-			}
-			if notice.Len() != 0 {
-				t.Fatalf("restart printed %q; the password is shown once", notice.String())
-			}
-			tokens, err := h1.Auth().ListTokens(ctx, h1.Admin().ID)
-			if err != nil || len(tokens) != 1 {
-				t.Fatalf("tokens after restart: %+v %v", tokens, err)
-			}
-			e := &env{t: t, srv: nil}
-			e.srvFrom(h1)
-			if r := e.do("POST", "/api/commands", devToken, `[{"command":"platform.schema/query"}]`); r.code != 200 {
-				t.Fatalf("start-up token: %d %s", r.code, r.raw)
-			}
-			if r := e.do("POST", "/api/login", "", `{"email":"admin@localhost","password":"`+password+`"}`); r.code != 200 {
-				t.Fatalf("login with the generated password: %d %s", r.code, r.raw)
-			}
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st := teststore.Open(t, dsn)
+		var notice bytes.Buffer
+		const devToken = "dev-token-0123456789"
+		cfg := host.Config{Store: st, Token: devToken, PasswordCost: 4, Notice: &notice}
+		h1, err := host.New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := notice.String()
+		i := strings.Index(out, "with the password ")
+		if i < 0 || !strings.Contains(out, "admin@localhost") {
+			t.Fatalf("no password notice: %q", out)
+		}
+		password := strings.Fields(out[i+len("with the password "):])[0]
+		notice.Reset()
+		if _, err := host.New(ctx, cfg); err != nil { // restart
+			t.Fatal(err)
+		}
+		if notice.Len() != 0 {
+			t.Fatalf("restart printed %q; the password is shown once", notice.String())
+		}
+		tokens, err := h1.Auth().ListTokens(ctx, h1.Admin().ID)
+		if err != nil || len(tokens) != 1 {
+			t.Fatalf("tokens after restart: %+v %v", tokens, err)
+		}
+		e := &env{t: t, srv: nil}
+		e.srvFrom(h1)
+		if r := e.do("POST", "/api/commands", devToken, `[{"command":"platform.schema/query"}]`); r.code != 200 {
+			t.Fatalf("start-up token: %d %s", r.code, r.raw)
+		}
+		if r := e.do("POST", "/api/login", "", `{"email":"admin@localhost","password":"`+password+`"}`); r.code != 200 {
+			t.Fatalf("login with the generated password: %d %s", r.code, r.raw)
+		}
+	})
 }

@@ -121,7 +121,7 @@ func (p *sqlPart) wrap(o *sqlPart, f func(string) string) {
 }
 
 func qerr(format string, args ...any) error {
-	return store.Errorf(store.ErrQueryInvalid, nil, format, args...)
+	return store.Errorf(store.NameQueryInvalid, nil, format, args...)
 }
 
 // Compile checks q against the catalog and compiles it into one SQL statement
@@ -130,7 +130,7 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	c := &compiler{cat: cat, d: d, params: params}
 	ty := cat.Type(q.From)
 	if ty == nil {
-		return nil, store.Errorf(store.ErrTypeNotFound, map[string]any{"type": q.From}, "type %s not found", q.From)
+		return nil, store.Errorf(store.NameTypeNotFound, map[string]any{"type": q.From}, "type %s not found", q.From)
 	}
 	if len(q.Select) == 0 {
 		return nil, qerr("empty select list")
@@ -169,7 +169,7 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	out.WriteString(" ORDER BY " + order)
 	c.limit(q, &out)
 	if len(out.args) > MaxArgs {
-		return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
+		return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
 	}
 	plan := &Plan{SQL: d.Rebind(out.String()), Args: out.args, MaxRows: MaxResultRows, MaxBytes: MaxResultBytes, shapes: shapes, ncols: ncols}
 	if c.fanOut {
@@ -182,7 +182,7 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 				return nil, err
 			}
 			if len(cq.args) > MaxArgs {
-				return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
+				return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
 			}
 			plan.steps = append(plan.steps, countStep{sql: d.Rebind(cq.String()), args: cq.args})
 		}
@@ -191,7 +191,7 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			return nil, err
 		}
 		if len(cq.args) > MaxArgs {
-			return nil, store.Errorf(store.ErrInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
+			return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
 		}
 		plan.CountSQL, plan.CountArgs = d.Rebind(cq.String()), cq.args
 		if n := len(plan.steps); n > 0 && plan.steps[n-1].sql == plan.CountSQL {
@@ -418,7 +418,7 @@ func (c *compiler) newScope(ty *store.Type, joins *[]string) *scope {
 func (c *compiler) field(s *scope, name string) (*store.Field, error) {
 	f := s.ty.Field(name)
 	if f == nil {
-		return nil, store.Errorf(store.ErrFieldNotFound, map[string]any{"type": s.ty.Name, "field": name}, "field %s not found on %s", name, s.ty.Name)
+		return nil, store.Errorf(store.NameFieldNotFound, map[string]any{"type": s.ty.Name, "field": name}, "field %s not found on %s", name, s.ty.Name)
 	}
 	return f, nil
 }
@@ -933,7 +933,7 @@ func (c *compiler) param(v Value) (any, error) {
 	}
 	val, ok := c.params[v.Param]
 	if !ok {
-		return nil, store.Errorf(store.ErrUnknownParam, map[string]any{"param": "$" + v.Param}, "parameter $%s is not in params", v.Param)
+		return nil, store.Errorf(store.NameUnknownParam, map[string]any{"param": "$" + v.Param}, "parameter $%s is not in params", v.Param)
 	}
 	return val, nil
 }
@@ -947,7 +947,7 @@ func paramErr(v Value, err error) error {
 	if v.IsParam {
 		name = "$" + v.Param
 	}
-	return store.Errorf(store.ErrInvalidParam, map[string]any{"param": name}, "%s: %s", name, msg)
+	return store.Errorf(store.NameInvalidParam, map[string]any{"param": name}, "%s: %s", name, msg)
 }
 
 // filter compiles a filter expression in scope s.
@@ -1143,10 +1143,10 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 	case OpIn, OpNotIn:
 		arr, ok := raw.([]any)
 		if !ok {
-			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs an array value", f.Op)
+			return store.Errorf(store.NameInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs an array value", f.Op)
 		}
 		if len(arr) > 10000 {
-			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "at most 10000 values in %s", f.Op)
+			return store.Errorf(store.NameInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "at most 10000 values in %s", f.Op)
 		}
 		var vals []any
 		hasNull := false
@@ -1194,12 +1194,12 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 	case OpContains, OpNotContains:
 		s, ok := raw.(string)
 		if !ok {
-			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs a string value", f.Op)
+			return store.Errorf(store.NameInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s needs a string value", f.Op)
 		}
 		if err := store.CheckText("$"+f.Value.Param, s); err != nil {
 			// A NUL or invalid UTF-8 would reach the engine (PostgreSQL
 			// refuses it with an internal error): refuse it by name.
-			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%v", err)
+			return store.Errorf(store.NameInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%v", err)
 		}
 		switch prim {
 		case store.TText, store.TEmail, store.TEmoji, store.TUUID, store.TDate, store.TJSON:
@@ -1227,7 +1227,7 @@ func (c *compiler) emit(expr, prim string, f *Filter, conv func(any) (any, error
 		case OpNe:
 			out.WriteString(expr + " IS NOT NULL")
 		default:
-			return store.Errorf(store.ErrInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s cannot compare with null", f.Op)
+			return store.Errorf(store.NameInvalidParam, map[string]any{"param": "$" + f.Value.Param}, "%s cannot compare with null", f.Op)
 		}
 		return nil
 	}

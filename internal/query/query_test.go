@@ -503,7 +503,7 @@ func TestCompileTooManyValues(t *testing.T) {
 	}
 	q := &query.Query{From: "X/T", Select: sel("X/n"), Where: &query.Filter{Op: query.OpOr, Sub: []*query.Filter{in(), in(), in(), in()}}}
 	_, err = query.Compile(cat, st.Dialect(), q, nil)
-	if e, ok := store.AsError(err); !ok || e.Name != store.ErrInvalidParam {
+	if e, ok := store.AsError(err); !ok || e.Name != store.NameInvalidParam {
 		t.Errorf("40,000 values: %v", err)
 	}
 	q.Where.Sub = q.Where.Sub[:2]
@@ -559,8 +559,8 @@ func TestContainsRefusesBadText(t *testing.T) {
 					Where: &query.Filter{Op: op, Path: query.Path{Fields: []string{"C/name"}}, Value: query.Value{IsParam: true, Param: "s"}}}
 				_, err := query.Compile(cat, st.Dialect(), q, map[string]any{"s": bad})
 				var se *store.Error
-				if !errors.As(err, &se) || se.Name != store.ErrInvalidParam {
-					t.Errorf("%s %q: err = %v, want %s", op, bad, err, store.ErrInvalidParam)
+				if !errors.As(err, &se) || se.Name != store.NameInvalidParam {
+					t.Errorf("%s %q: err = %v, want %s", op, bad, err, store.NameInvalidParam)
 				}
 			}
 			q := &query.Query{From: "C/T", Select: sel("C/name"),

@@ -275,7 +275,7 @@ func (t *Tx) PutDocuments(contents map[string]string) error {
 	for secret, md := range contents {
 		u, err := uuid.Parse(secret)
 		if err != nil || len(secret) != 36 {
-			return Errorf(ErrInvalidValue, nil, "document secret %q is not a uuid", secret)
+			return Errorf(NameInvalidValue, nil, "document secret %q is not a uuid", secret)
 		}
 		secret = u.String() // secrets are stored in lower case
 		if _, err := t.exec("INSERT INTO host_documents (secret, content, updated_at) VALUES (?, ?, ?) "+

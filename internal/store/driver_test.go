@@ -97,15 +97,15 @@ func TestDriverConformance(t *testing.T) {
 				}
 			}
 
-			// A refused value fails the call with ErrInvalidValue and leaves
+			// A refused value fails the call with NameInvalidValue and leaves
 			// the transaction usable.
 			err = write(func(tx *Tx) error {
 				err := s.drv.insertRows(tx, "drv", cols, 1, func(i int, dst []any) []any {
 					return append(dst, id(n+1), int64(0), int64(0), "nul \x00", nil, nil)
 				})
 				var se *Error
-				if !errors.As(err, &se) || se.Name != ErrInvalidValue {
-					t.Errorf("NUL text: %v, want ErrInvalidValue", err)
+				if !errors.As(err, &se) || se.Name != NameInvalidValue {
+					t.Errorf("NUL text: %v, want NameInvalidValue", err)
 				}
 				return s.drv.insertRows(tx, "drv", cols, 1, func(i int, dst []any) []any {
 					return append(dst, id(n+2), int64(0), int64(0), "fine", nil, nil)

@@ -19,15 +19,15 @@ func refID(field string, v any) (string, error) {
 	case map[string]any:
 		id, ok := x["platform/id"].(string)
 		if !ok {
-			return "", Errorf(ErrInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id", field)
+			return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id", field)
 		}
 		s = id
 	default:
-		return "", Errorf(ErrInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, describe(v))
+		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, describe(v))
 	}
 	u, err := uuid.Parse(s)
 	if err != nil || len(s) != 36 {
-		return "", Errorf(ErrInvalidValue, map[string]any{"field": field}, "field %s: platform/id %q is not a uuid", field, s)
+		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: platform/id %q is not a uuid", field, s)
 	}
 	return u.String(), nil
 }
@@ -35,7 +35,7 @@ func refID(field string, v any) (string, error) {
 func (t *Tx) typeOf(name string) (*Type, error) {
 	ty := t.cat.Type(name)
 	if ty == nil {
-		return nil, Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+		return nil, Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
 	}
 	return ty, nil
 }
@@ -43,7 +43,7 @@ func (t *Tx) typeOf(name string) (*Type, error) {
 func (t *Tx) fieldOf(ty *Type, name string) (*Field, error) {
 	f := ty.Field(name)
 	if f == nil {
-		return nil, Errorf(ErrFieldNotFound, map[string]any{"type": ty.Name, "field": name}, "field %s not found on %s", name, ty.Name)
+		return nil, Errorf(NameFieldNotFound, map[string]any{"type": ty.Name, "field": name}, "field %s not found on %s", name, ty.Name)
 	}
 	return f, nil
 }
@@ -58,7 +58,7 @@ func (t *Tx) mustExist(ty *Type, id string, field string) error {
 		if field != "" {
 			data["field"] = field
 		}
-		return Errorf(ErrEntityNotFound, data, "no %s entity with id %s", ty.Name, id)
+		return Errorf(NameEntityNotFound, data, "no %s entity with id %s", ty.Name, id)
 	}
 	return nil
 }
@@ -98,21 +98,21 @@ func (t *Tx) assign(ty *Type, f *Field, v any, p *pending, creating bool) error 
 	case RoleID:
 		return nil // handled by the caller
 	case RolePublicID:
-		return Errorf(ErrReadonlyField, map[string]any{"field": f.Name}, "field %s is assigned by the store", f.Name)
+		return Errorf(NameReadonlyField, map[string]any{"field": f.Name}, "field %s is assigned by the store", f.Name)
 	case RoleCreated, RoleModified:
 		a, err := ScalarArg(f.Name, TDateTime, v)
 		if err != nil {
 			return err
 		}
 		if a == nil {
-			return Errorf(ErrInvalidValue, map[string]any{"field": f.Name}, "field %s cannot be empty", f.Name)
+			return Errorf(NameInvalidValue, map[string]any{"field": f.Name}, "field %s cannot be empty", f.Name)
 		}
 		p.set(BuiltinColumn(f.Role), a)
 		p.result[f.Name] = OutScalar(TDateTime, a)
 		return nil
 	case RolePrimitive:
 		if v == nil && metaBool(f.Meta, "platform/required?") {
-			return Errorf(ErrRequiredMissing, map[string]any{"field": f.Name}, "field %s is required", f.Name)
+			return Errorf(NameRequiredMissing, map[string]any{"field": f.Name}, "field %s is required", f.Name)
 		}
 		if IsRange(f.Prim) {
 			s, e, err := RangeArgs(f.Name, f.Prim, v)
@@ -135,11 +135,11 @@ func (t *Tx) assign(ty *Type, f *Field, v any, p *pending, creating bool) error 
 	}
 	// Relations.
 	if f.Collection {
-		return Errorf(ErrInvalidValue, map[string]any{"field": f.Name},
+		return Errorf(NameInvalidValue, map[string]any{"field": f.Name},
 			"collection field %s cannot be set here; use platform.entity/add-collection-items", f.Name)
 	}
 	if t.cat.IsRichText(f) {
-		return Errorf(ErrInvalidValue, map[string]any{"field": f.Name},
+		return Errorf(NameInvalidValue, map[string]any{"field": f.Name},
 			"rich-text field %s cannot be set here; write its document through /api/documents", f.Name)
 	}
 	target := t.cat.Target(f)
@@ -156,7 +156,7 @@ func (t *Tx) assign(ty *Type, f *Field, v any, p *pending, creating bool) error 
 		p.result[f.Name] = map[string]any{"platform/id": s}
 	} else {
 		if metaBool(f.Meta, "platform/required?") {
-			return Errorf(ErrRequiredMissing, map[string]any{"field": f.Name}, "field %s is required", f.Name)
+			return Errorf(NameRequiredMissing, map[string]any{"field": f.Name}, "field %s is required", f.Name)
 		}
 		p.result[f.Name] = nil
 	}
@@ -225,14 +225,14 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 		return nil, err
 	}
 	if ty.Kind == KindBuiltin {
-		return nil, Errorf(ErrBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are created by the store", typeName)
+		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are created by the store", typeName)
 	}
 	id := newEntityID()
 	if v, ok := entity["platform/id"]; ok && v != nil {
 		s, ok := v.(string)
 		u, err := uuid.Parse(s)
 		if !ok || err != nil || len(s) != 36 {
-			return nil, Errorf(ErrInvalidValue, map[string]any{"field": "platform/id"}, "platform/id must be a uuid string")
+			return nil, Errorf(NameInvalidValue, map[string]any{"field": "platform/id"}, "platform/id must be a uuid string")
 		}
 		id = u.String()
 	}
@@ -321,7 +321,7 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 	all := append([]any{id, pub, created, modified}, args...)
 	if _, err := t.exec(q.String(), all...); err != nil {
 		if strings.Contains(strings.ToLower(err.Error()), "unique") || strings.Contains(err.Error(), "duplicate key") {
-			return nil, Errorf(ErrEntityExists, map[string]any{"type": typeName, "platform/id": id}, "a %s entity with id %s already exists", typeName, id)
+			return nil, Errorf(NameEntityExists, map[string]any{"type": typeName, "platform/id": id}, "a %s entity with id %s already exists", typeName, id)
 		}
 		return nil, err
 	}
@@ -350,7 +350,7 @@ func (t *Tx) Update(typeName string, entity map[string]any) (map[string]any, err
 		return nil, err
 	}
 	if ty.Kind == KindBuiltin {
-		return nil, Errorf(ErrBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
+		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
 	}
 	id, err := refID("platform/id", entity)
 	if err != nil {
@@ -443,7 +443,7 @@ func (t *Tx) Read(ty *Type, id string) (map[string]any, error) {
 	}
 	if err := st.QueryRowContext(t.ctx, id).Scan(ptrs...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, Errorf(ErrEntityNotFound, map[string]any{"type": ty.Name, "platform/id": id}, "no %s entity with id %s", ty.Name, id)
+			return nil, Errorf(NameEntityNotFound, map[string]any{"type": ty.Name, "platform/id": id}, "no %s entity with id %s", ty.Name, id)
 		}
 		return nil, fmt.Errorf("store: read entity: %w", err)
 	}
@@ -475,7 +475,7 @@ func (t *Tx) Delete(typeName string, entity map[string]any) error {
 		return err
 	}
 	if ty.Kind == KindBuiltin {
-		return Errorf(ErrBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
+		return Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
 	}
 	id, err := refID("platform/id", entity)
 	if err != nil {
@@ -541,7 +541,7 @@ func (t *Tx) CollectionItems(typeName, fieldName string, entity any, items []any
 		return err
 	}
 	if !f.IsCollection() {
-		return Errorf(ErrInvalidValue, map[string]any{"field": fieldName}, "field %s of %s is not a collection", fieldName, typeName)
+		return Errorf(NameInvalidValue, map[string]any{"field": fieldName}, "field %s of %s is not a collection", fieldName, typeName)
 	}
 	id, err := refID("entity", entity)
 	if err != nil {

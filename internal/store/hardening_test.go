@@ -102,7 +102,7 @@ func TestBuiltinsRefuseSchemaChanges(t *testing.T) {
 			}},
 		} {
 			err := st.WriteSchema(ctx, tc.run)
-			wantError(t, tc.name, err, store.ErrBuiltinProtected)
+			wantError(t, tc.name, err, store.NameBuiltinProtected)
 		}
 		// Ordinary fields still change.
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -220,7 +220,7 @@ func TestTextWithNULIsRefused(t *testing.T) {
 				_, err := tx.Create("A/Task", map[string]any{tc.field: tc.value})
 				return err
 			})
-			wantError(t, tc.name, err, store.ErrInvalidValue)
+			wantError(t, tc.name, err, store.NameInvalidValue)
 			if e, _ := store.AsError(err); e.Data["field"] != tc.field {
 				t.Errorf("%s: error data %v does not name %s", tc.name, e.Data, tc.field)
 			}
@@ -232,18 +232,18 @@ func TestTextWithNULIsRefused(t *testing.T) {
 			_, err := tx.Update("A/Task", map[string]any{"platform/id": id, "A/name": "x\x00"})
 			return err
 		})
-		wantError(t, "update", err, store.ErrInvalidValue)
+		wantError(t, "update", err, store.NameInvalidValue)
 		// The bulk path takes converted values: the last guard refuses them.
 		err = st.Write(ctx, func(tx *store.Tx) error {
 			ty := tx.Catalog().Type("A/Task")
 			_, err := tx.BulkUpsert(ty, []*store.Field{ty.Field("A/name")}, []store.BulkRow{{ID: uuid.NewString(), Values: []any{"bulk\x00"}}})
 			return err
 		})
-		wantError(t, "bulk", err, store.ErrInvalidValue)
+		wantError(t, "bulk", err, store.NameInvalidValue)
 		err = st.Write(ctx, func(tx *store.Tx) error {
 			return tx.PutDocuments(map[string]string{uuid.NewString(): "doc\x00"})
 		})
-		wantError(t, "document content", err, store.ErrInvalidValue)
+		wantError(t, "document content", err, store.NameInvalidValue)
 		if n := count(t, st, "host_documents"); n != 0 {
 			t.Fatalf("%d document contents written", n)
 		}
@@ -291,12 +291,12 @@ func TestColumnLimit(t *testing.T) {
 			{Holder: "A/Task", Name: "A/body", Type: store.DocumentType},
 		} {
 			err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.CreateField(fs) })
-			wantError(t, fs.Name, err, store.ErrTooManyFields)
+			wantError(t, fs.Name, err, store.NameTooManyFields)
 		}
 		err := st.WriteSchema(ctx, func(tx *store.Tx) error {
 			return tx.InstallMixins(map[string][]string{"A/Task": {"platform/rank-mixin"}})
 		})
-		wantError(t, "rank mixin", err, store.ErrTooManyFields)
+		wantError(t, "rank mixin", err, store.NameTooManyFields)
 		if e := create(t, st, "A/Task", map[string]any{"A/name": "still works", "A/f0": 1}); e["A/name"] != "still works" {
 			t.Fatalf("create after the limit: %v", e)
 		}
@@ -349,7 +349,7 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
 		return tx.CreateField(store.FieldSpec{Holder: "A/Task", Name: "A/last", Type: store.TText})
 	})
-	wantError(t, "past 1,600 with dropped columns", err, store.ErrTooManyFields)
+	wantError(t, "past 1,600 with dropped columns", err, store.NameTooManyFields)
 }
 
 // A failed write leaves nothing: no rows, no documents, no public ids used,
@@ -380,7 +380,7 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 			_, err := tx.Create("A/Task", map[string]any{"A/points": 4}) // A/name missing
 			return err
 		})
-		wantError(t, "the failing create", err, store.ErrRequiredMissing)
+		wantError(t, "the failing create", err, store.NameRequiredMissing)
 		cat, err = st.Catalog(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -495,18 +495,18 @@ func TestRequiredFieldsOfEveryKind(t *testing.T) {
 				}
 			}
 			err := st.Write(ctx, func(tx *store.Tx) error { _, err := tx.Create("A/Task", without); return err })
-			wantError(t, "create without "+field, err, store.ErrRequiredMissing)
+			wantError(t, "create without "+field, err, store.NameRequiredMissing)
 			if e, _ := store.AsError(err); e.Data["field"] != field {
 				t.Errorf("create without %s: error names %v", field, e.Data["field"])
 			}
 			without[field] = nil
 			err = st.Write(ctx, func(tx *store.Tx) error { _, err := tx.Create("A/Task", without); return err })
-			wantError(t, "create with null "+field, err, store.ErrRequiredMissing)
+			wantError(t, "create with null "+field, err, store.NameRequiredMissing)
 			err = st.Write(ctx, func(tx *store.Tx) error {
 				_, err := tx.Update("A/Task", map[string]any{"platform/id": id, field: nil})
 				return err
 			})
-			wantError(t, "update to null "+field, err, store.ErrRequiredMissing)
+			wantError(t, "update to null "+field, err, store.NameRequiredMissing)
 		}
 		cat, _ := st.Catalog(ctx)
 		if n := count(t, st, cat.Type("A/Task").Table); n != 1 {

@@ -42,12 +42,12 @@ func (ty *Type) columns() int {
 	return n
 }
 
-// roomForColumns refuses, with ErrTooManyFields, a field that would add
+// roomForColumns refuses, with NameTooManyFields, a field that would add
 // need columns to ty's table past the limits.
 func (t *Tx) roomForColumns(ty *Type, field string, need int) error {
 	have := ty.columns()
 	if have+need > MaxTypeColumns {
-		return Errorf(ErrTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": have, "max": MaxTypeColumns},
+		return Errorf(NameTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": have, "max": MaxTypeColumns},
 			"type %s has %d columns; field %s would take it past %d (a range field takes two)", ty.Name, have, field, MaxTypeColumns)
 	}
 	attrs, limit, err := t.s.drv.usedColumns(t, ty.Table)
@@ -55,7 +55,7 @@ func (t *Tx) roomForColumns(ty *Type, field string, need int) error {
 		return fmt.Errorf("store: count columns of %s: %w", ty.Name, err)
 	}
 	if limit > 0 && attrs+need > limit {
-		return Errorf(ErrTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": attrs, "max": limit},
+		return Errorf(NameTooManyFields, map[string]any{"type": ty.Name, "field": field, "columns": attrs, "max": limit},
 			"type %s has used %d of the database's %d columns per table (deleted fields still count); field %s does not fit", ty.Name, attrs, limit, field)
 	}
 	return nil
@@ -103,10 +103,10 @@ func clientError(err error) error {
 	}
 	switch pg.Code {
 	case "22021": // character_not_in_repertoire
-		return Errorf(ErrInvalidValue, nil, "a text value holds a character the database cannot store (NUL or invalid UTF-8)")
+		return Errorf(NameInvalidValue, nil, "a text value holds a character the database cannot store (NUL or invalid UTF-8)")
 	case "54000": // program_limit_exceeded: row is too big
 		if strings.Contains(pg.Message, "row is too big") {
-			return Errorf(ErrInvalidValue, nil, "the entity's values are too large for one row; store less in its fields")
+			return Errorf(NameInvalidValue, nil, "the entity's values are too large for one row; store less in its fields")
 		}
 	}
 	return err

@@ -56,7 +56,7 @@ func newID(id string) (string, error) {
 	}
 	u, err := uuid.Parse(id)
 	if err != nil || len(id) != 36 {
-		return "", Errorf(ErrInvalidSchema, map[string]any{"id": id}, "platform/id %q is not a uuid", id)
+		return "", Errorf(NameInvalidSchema, map[string]any{"id": id}, "platform/id %q is not a uuid", id)
 	}
 	return u.String(), nil
 }
@@ -124,17 +124,17 @@ func (t *Tx) CreateType(spec TypeSpec) error {
 		return err
 	}
 	if !validName(spec.Name) {
-		return Errorf(ErrInvalidName, map[string]any{"name": spec.Name}, "invalid type name %q (want <app>/<name>)", spec.Name)
+		return Errorf(NameInvalidName, map[string]any{"name": spec.Name}, "invalid type name %q (want <app>/<name>)", spec.Name)
 	}
 	if t.cat.Type(spec.Name) != nil {
-		return Errorf(ErrTypeExists, map[string]any{"name": spec.Name}, "type %s already exists", spec.Name)
+		return Errorf(NameTypeExists, map[string]any{"name": spec.Name}, "type %s already exists", spec.Name)
 	}
 	id, err := newID(spec.ID)
 	if err != nil {
 		return err
 	}
 	if t.cat.TypeByID(id) != nil {
-		return Errorf(ErrTypeExists, map[string]any{"id": id}, "a type with id %s already exists", id)
+		return Errorf(NameTypeExists, map[string]any{"id": id}, "a type with id %s already exists", id)
 	}
 	ty := &Type{ID: id, Name: spec.Name, Kind: KindDomain, Meta: copyMeta(spec.Meta)}
 	// Built-in roles first: from the spec's fields when sent, else added.
@@ -157,7 +157,7 @@ func (t *Tx) CreateType(spec TypeSpec) error {
 			return err
 		}
 		if !validName(fs.Name) {
-			return Errorf(ErrInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q", fs.Name)
+			return Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q", fs.Name)
 		}
 		prim := fs.Type
 		for _, r := range roleFlags {
@@ -191,10 +191,10 @@ func (t *Tx) CreateEnum(name string) error {
 		return err
 	}
 	if !validName(name) {
-		return Errorf(ErrInvalidName, map[string]any{"name": name}, "invalid enum name %q", name)
+		return Errorf(NameInvalidName, map[string]any{"name": name}, "invalid enum name %q", name)
 	}
 	if t.cat.Type(name) != nil {
-		return Errorf(ErrTypeExists, map[string]any{"name": name}, "type %s already exists", name)
+		return Errorf(NameTypeExists, map[string]any{"name": name}, "type %s already exists", name)
 	}
 	ty := &Type{ID: uuid.NewString(), Name: name, Kind: KindEnum, Meta: map[string]any{"platform/enum?": true}}
 	ty.Fields = builtinFields(name, false)
@@ -212,23 +212,23 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	}
 	holder := t.cat.Type(fs.Holder)
 	if holder == nil {
-		return Errorf(ErrTypeNotFound, map[string]any{"type": fs.Holder}, "type %s not found", fs.Holder)
+		return Errorf(NameTypeNotFound, map[string]any{"type": fs.Holder}, "type %s not found", fs.Holder)
 	}
 	if holder.Kind == KindBuiltin {
-		return Errorf(ErrBuiltinProtected, map[string]any{"type": fs.Holder}, "type %s is built in", fs.Holder)
+		return Errorf(NameBuiltinProtected, map[string]any{"type": fs.Holder}, "type %s is built in", fs.Holder)
 	}
 	if !validName(fs.Name) {
-		return Errorf(ErrInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
+		return Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
 	}
 	if holder.Field(fs.Name) != nil {
-		return Errorf(ErrFieldExists, map[string]any{"type": fs.Holder, "field": fs.Name}, "field %s already exists on %s", fs.Name, fs.Holder)
+		return Errorf(NameFieldExists, map[string]any{"type": fs.Holder, "field": fs.Name}, "field %s already exists on %s", fs.Name, fs.Holder)
 	}
 	id, err := newID(fs.ID)
 	if err != nil {
 		return err
 	}
 	if t.cat.FieldByID(id) != nil {
-		return Errorf(ErrFieldExists, map[string]any{"id": id}, "a field with id %s already exists", id)
+		return Errorf(NameFieldExists, map[string]any{"id": id}, "a field with id %s already exists", id)
 	}
 	meta := copyMeta(fs.Meta)
 	f := &Field{ID: id, Name: fs.Name, Meta: meta}
@@ -244,7 +244,7 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	}
 	target := t.cat.Type(fs.Type)
 	if target == nil {
-		return Errorf(ErrTypeNotFound, map[string]any{"type": fs.Type}, "field type %s is neither a primitive nor a known type", fs.Type)
+		return Errorf(NameTypeNotFound, map[string]any{"type": fs.Type}, "field type %s is neither a primitive nor a known type", fs.Type)
 	}
 	f.Role = RoleRelation
 	f.TargetID = target.ID
@@ -252,12 +252,12 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	if rel, ok := meta["platform/relation"]; ok {
 		s, _ := rel.(string)
 		if _, err := uuid.Parse(s); err != nil {
-			return Errorf(ErrInvalidSchema, map[string]any{"field": fs.Name}, "platform/relation must be a uuid")
+			return Errorf(NameInvalidSchema, map[string]any{"field": fs.Name}, "platform/relation must be a uuid")
 		}
 		f.Relation = s
 	}
 	if target.Kind != KindDomain && f.Collection {
-		return Errorf(ErrInvalidSchema, map[string]any{"field": fs.Name}, "a field of type %s cannot be a collection", target.Name)
+		return Errorf(NameInvalidSchema, map[string]any{"field": fs.Name}, "a field of type %s cannot be a collection", target.Name)
 	}
 	var partner *Field
 	if f.Relation != "" {
@@ -270,12 +270,12 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 			for _, ty := range t.cat.Types {
 				for _, g := range ty.Fields {
 					if g.Relation == f.Relation {
-						return Errorf(ErrInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already pairs fields of other types", f.Relation)
+						return Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already pairs fields of other types", f.Relation)
 					}
 				}
 			}
 		} else if p2 := t.cat.Partner(partner); p2 != nil {
-			return Errorf(ErrInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
+			return Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
 		}
 	}
 	if !f.Collection && (partner == nil || partner.Collection || partner.Storage != StoreColumn) {
@@ -401,7 +401,7 @@ func (t *Tx) checkRelationDefault(f *Field, v any) error {
 		return err
 	}
 	if !ok {
-		return Errorf(ErrEntityNotFound, map[string]any{"field": f.Name, "platform/id": id}, "default value of %s: no %s entity with id %s", f.Name, target.Name, id)
+		return Errorf(NameEntityNotFound, map[string]any{"field": f.Name, "platform/id": id}, "default value of %s: no %s entity with id %s", f.Name, target.Name, id)
 	}
 	return nil
 }
@@ -413,16 +413,16 @@ func (t *Tx) RenameType(from, to string) error {
 	}
 	ty := t.cat.Type(from)
 	if ty == nil {
-		return Errorf(ErrTypeNotFound, map[string]any{"type": from}, "type %s not found", from)
+		return Errorf(NameTypeNotFound, map[string]any{"type": from}, "type %s not found", from)
 	}
 	if ty.Kind == KindBuiltin {
-		return Errorf(ErrBuiltinProtected, map[string]any{"type": from}, "type %s is built in", from)
+		return Errorf(NameBuiltinProtected, map[string]any{"type": from}, "type %s is built in", from)
 	}
 	if !validName(to) {
-		return Errorf(ErrInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
+		return Errorf(NameInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
 	}
 	if t.cat.Type(to) != nil {
-		return Errorf(ErrTypeExists, map[string]any{"name": to}, "type %s already exists", to)
+		return Errorf(NameTypeExists, map[string]any{"name": to}, "type %s already exists", to)
 	}
 	ty.Name = to
 	t.cat.reindex()
@@ -442,10 +442,10 @@ func (t *Tx) RenameField(holder, from, to string) error {
 		return err
 	}
 	if !validName(to) {
-		return Errorf(ErrInvalidName, map[string]any{"name": to}, "invalid field name %q", to)
+		return Errorf(NameInvalidName, map[string]any{"name": to}, "invalid field name %q", to)
 	}
 	if ty.Field(to) != nil {
-		return Errorf(ErrFieldExists, map[string]any{"field": to}, "field %s already exists on %s", to, holder)
+		return Errorf(NameFieldExists, map[string]any{"field": to}, "field %s already exists on %s", to, holder)
 	}
 	f.Name = to
 	t.cat.reindex()
@@ -472,7 +472,7 @@ func builtin(ty *Type, f *Field) bool {
 // a built-in field, or nil.
 func protectedField(ty *Type, f *Field) error {
 	if builtin(ty, f) {
-		return Errorf(ErrBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
+		return Errorf(NameBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
 	}
 	return nil
 }
@@ -480,11 +480,11 @@ func protectedField(ty *Type, f *Field) error {
 func (t *Tx) field(holder, name string) (*Type, *Field, error) {
 	ty := t.cat.Type(holder)
 	if ty == nil {
-		return nil, nil, Errorf(ErrTypeNotFound, map[string]any{"type": holder}, "type %s not found", holder)
+		return nil, nil, Errorf(NameTypeNotFound, map[string]any{"type": holder}, "type %s not found", holder)
 	}
 	f := ty.Field(name)
 	if f == nil {
-		return nil, nil, Errorf(ErrFieldNotFound, map[string]any{"type": holder, "field": name}, "field %s not found on %s", name, holder)
+		return nil, nil, Errorf(NameFieldNotFound, map[string]any{"type": holder, "field": name}, "field %s not found on %s", name, holder)
 	}
 	return ty, f, nil
 }
@@ -503,9 +503,9 @@ func (t *Tx) SetFieldMeta(holder, name, key string, value any) error {
 	}
 	switch key {
 	case "platform/collection?", "platform/relation", "platform/id?", "platform/public-id?", "platform/creation-date?", "platform/modification-date?":
-		return Errorf(ErrInvalidSchema, map[string]any{"key": key}, "meta key %s cannot be changed after creation", key)
+		return Errorf(NameInvalidSchema, map[string]any{"key": key}, "meta key %s cannot be changed after creation", key)
 	case "":
-		return Errorf(ErrInvalidSchema, nil, "meta key is empty")
+		return Errorf(NameInvalidSchema, nil, "meta key is empty")
 	case "platform/default-value":
 		if value != nil && !(value == "$now" && f.Prim == TDateTime) {
 			if f.Role == RoleRelation {
@@ -534,10 +534,10 @@ func (t *Tx) InstallMixins(types map[string][]string) error {
 	for name, mixins := range types {
 		ty := t.cat.Type(name)
 		if ty == nil {
-			return Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+			return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
 		}
 		if ty.Kind == KindBuiltin {
-			return Errorf(ErrBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+			return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
 		}
 		m, _ := ty.Meta["app/mixins"].(map[string]any)
 		if m == nil {
@@ -545,7 +545,7 @@ func (t *Tx) InstallMixins(types map[string][]string) error {
 		}
 		for _, mx := range mixins {
 			if mx == "" || len(mx) > 200 {
-				return Errorf(ErrInvalidSchema, nil, "invalid mixin name")
+				return Errorf(NameInvalidSchema, nil, "invalid mixin name")
 			}
 			m[mx] = true
 			if mx == "platform/rank-mixin" && ty.Field("platform/rank") == nil {
@@ -600,7 +600,7 @@ func (t *Tx) DeleteField(holder, name string, deleteValues bool) error {
 			return err
 		}
 		if has {
-			return Errorf(ErrFieldHasValues, map[string]any{"type": holder, "field": name},
+			return Errorf(NameFieldHasValues, map[string]any{"type": holder, "field": name},
 				"field %s of %s has values; pass delete-values? true to delete them", name, holder)
 		}
 	}
@@ -700,10 +700,10 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 	}
 	ty := t.cat.Type(name)
 	if ty == nil {
-		return Errorf(ErrTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+		return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
 	}
 	if ty.Kind == KindBuiltin {
-		return Errorf(ErrBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+		return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
 	}
 	if !deleteEntities {
 		has, err := t.exists("SELECT 1 FROM " + ty.Table + " LIMIT 1")
@@ -711,7 +711,7 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 			return err
 		}
 		if has {
-			return Errorf(ErrTypeHasEntities, map[string]any{"type": name}, "type %s has entities; pass delete-entities? true to delete them", name)
+			return Errorf(NameTypeHasEntities, map[string]any{"type": name}, "type %s has entities; pass delete-entities? true to delete them", name)
 		}
 	}
 	related := t.referrers(ty)
@@ -720,7 +720,7 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 		for _, f := range related {
 			names = append(names, t.cat.Holder(f).Name+" "+f.Name)
 		}
-		return Errorf(ErrTypeHasRelated, map[string]any{"type": name, "fields": names},
+		return Errorf(NameTypeHasRelated, map[string]any{"type": name, "fields": names},
 			"other types have fields related to %s (%s); pass delete-related-fields? true to delete them", name, strings.Join(names, ", "))
 	}
 	for _, f := range related {

@@ -119,7 +119,7 @@ func (t *Tx) syncCatalog(exclusive bool) error {
 		return nil
 	}
 	if t.dirty {
-		return Errorf(ErrConcurrentSchemaOp, nil, "the schema was changed by another process; retry")
+		return Errorf(NameConcurrentSchemaOp, nil, "the schema was changed by another process; retry")
 	}
 	var doc string
 	if err := t.tx.QueryRowContext(t.ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc); err != nil {

@@ -26,7 +26,7 @@ func jsonMarshal(v any) (string, error) {
 }
 
 func invalid(f string, format string, args ...any) *Error {
-	return Errorf(ErrInvalidValue, map[string]any{"field": f}, "field %s: "+format, append([]any{f}, args...)...)
+	return Errorf(NameInvalidValue, map[string]any{"field": f}, "field %s: "+format, append([]any{f}, args...)...)
 }
 
 // FormatDateTime renders epoch milliseconds as the wire form.

@@ -43,8 +43,8 @@ func TestScalarArgTable(t *testing.T) {
 		v := decodeNumber(t, c.in)
 		got, err := ScalarArg("f", c.prim, v)
 		if c.want == nil {
-			if e, ok := AsError(err); !ok || e.Name != ErrInvalidValue {
-				t.Errorf("%s %s: got %v, %v; want %s", c.prim, c.in, got, err, ErrInvalidValue)
+			if e, ok := AsError(err); !ok || e.Name != NameInvalidValue {
+				t.Errorf("%s %s: got %v, %v; want %s", c.prim, c.in, got, err, NameInvalidValue)
 			}
 			continue
 		}
@@ -95,7 +95,7 @@ func FuzzScalarArg(f *testing.F) {
 		prim := prims[int(p)%len(prims)]
 		got, err := ScalarArg("f", prim, v)
 		if err != nil {
-			if e, ok := AsError(err); !ok || e.Name != ErrInvalidValue {
+			if e, ok := AsError(err); !ok || e.Name != NameInvalidValue {
 				t.Fatalf("%s %s: %v", prim, s, err)
 			}
 			return

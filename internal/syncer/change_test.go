@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // A changed schema: a field whose id changed (same name and type) is
@@ -152,15 +152,7 @@ func TestKillMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "kill.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testKillMidRun(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testKillMidRun) // SQLite in a file the child opens too
 }
 
 func testKillMidRun(t *testing.T, dsn string) {
@@ -204,11 +196,7 @@ func testKillMidRun(t *testing.T, dsn string) {
 	blocking = false
 	mu.Unlock()
 	before := len(app.dataCalls())
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, dsn)
 	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if err != nil {
 		t.Fatal(err)

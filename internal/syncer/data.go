@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -430,7 +431,7 @@ func (w *pageWriter) putDocuments(docs map[*store.Field]map[string]string) error
 func (w *pageWriter) remove(appIDs []string) error {
 	for _, aid := range appIDs {
 		err := w.tx.Delete(w.ty.Name, map[string]any{"platform/id": entityID(w.space, w.tm.AppType, aid)})
-		if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+		if errors.Is(err, store.ErrEntityNotFound) {
 			continue
 		}
 		if err != nil {
@@ -554,7 +555,7 @@ func (e *engine) resolvePending(tx *store.Tx, space string, s *state) error {
 			}
 			if fm.Kind == kRefMany {
 				err := tx.CollectionItems(ty.Name, f.Name, p.Entity, []any{target}, true)
-				if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+				if errors.Is(err, store.ErrEntityNotFound) {
 					continue
 				}
 				if err != nil {
@@ -563,7 +564,7 @@ func (e *engine) resolvePending(tx *store.Tx, space string, s *state) error {
 				continue
 			}
 			_, err := tx.Update(ty.Name, map[string]any{"platform/id": p.Entity, f.Name: map[string]any{"platform/id": target}})
-			if se, ok := store.AsError(err); ok && se.Name == store.ErrEntityNotFound {
+			if errors.Is(err, store.ErrEntityNotFound) {
 				continue // the holder was removed since
 			}
 			if err != nil {

@@ -160,6 +160,11 @@ func entityID(space, appType, id string) string {
 	return uuid.NewSHA1(idSpace, []byte(space+"\x00"+appType+"\x00"+id)).String()
 }
 
+// EntityID is the platform/id of the entity of app type appType whose app
+// id is id, synchronized into space: what a host or a test looks an
+// entity up by.
+func EntityID(space, appType, id string) string { return entityID(space, appType, id) }
+
 // optionID is the platform/id of an option of an enum.
 func optionID(enum, option string) string {
 	return uuid.NewSHA1(idSpace, []byte("enum\x00"+enum+"\x00"+option)).String()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // schemaApp serves an app with the given config and schema whose data
@@ -101,12 +102,7 @@ func catalogOf(t testing.TB, st *store.Store) map[string][]string {
 
 func openTestStore(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return teststore.Open(t, "sqlite::memory:")
 }
 
 // A large schema is mapped in steps of at most schemaBatch changes, each

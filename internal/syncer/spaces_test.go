@@ -10,6 +10,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // TestSyncsOfOneAppInSpacesOfTheirOwn: two synchronizations of the tracker
@@ -19,71 +20,68 @@ import (
 // and its tasks' relations point at its own projects.
 func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			cfg := tracker.Config{Projects: 4, Tasks: 400}
-			srv := serveTracker(t, cfg)
-			st := openStoreDSN(t, dsn)
-			ds := tracker.DatasetOf(cfg)
-			tasksOf := func(p int) int {
-				n := 0
-				for j := 1; j <= ds.Tasks; j++ {
-					if task := ds.Task(j, trackerNow); task.Live(trackerNow) && task.ProjectID == ds.Project(p).ID {
-						n++
-					}
-				}
-				return n
-			}
-			run := func(space string, project int) *syncer.Report {
-				t.Helper()
-				rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: space,
-					Types: []string{"project", "task"}, Now: func() time.Time { return trackerNow },
-					Filter: map[string][]string{"projects": {ds.Project(project).Name}}})
-				if err != nil {
-					t.Fatalf("run of %s: %v", space, err)
-				}
-				return rep
-			}
-			if rep := run("", 1); rep.Space != "tracker" {
-				t.Fatalf("the app's own space: %q", rep.Space)
-			}
-			if rep := run("tracker-b", 2); rep.Space != "tracker-b" {
-				t.Fatalf("the given space: %q", rep.Space)
-			}
-			a, b := count(t, st, "tracker/task"), count(t, st, "tracker-b/task")
-			if a != tasksOf(1) || b != tasksOf(2) || a == 0 || b == 0 {
-				t.Fatalf("tasks: %d and %d, want %d and %d", a, b, tasksOf(1), tasksOf(2))
-			}
-			// Relations resolve within each space: every task links to a
-			// project of its own space.
-			projects := rows(t, st, "tracker-b/project")
-			for id, task := range rows(t, st, "tracker-b/task") {
-				if projects[fmt.Sprint(task["project"])] == nil {
-					t.Fatalf("task %s links to %v, not to a project of its space", id, task["project"])
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		cfg := tracker.Config{Projects: 4, Tasks: 400}
+		srv := serveTracker(t, cfg)
+		st := teststore.Open(t, dsn)
+		ds := tracker.DatasetOf(cfg)
+		tasksOf := func(p int) int {
+			n := 0
+			for j := 1; j <= ds.Tasks; j++ {
+				if task := ds.Task(j, trackerNow); task.Live(trackerNow) && task.ProjectID == ds.Project(p).ID {
+					n++
 				}
 			}
-			// A full run of the first with another project removes its old
-			// tasks only.
-			run("", 3)
-			if got := count(t, st, "tracker/task"); got != tasksOf(3) {
-				t.Errorf("tracker after its new filter: %d tasks, want %d", got, tasksOf(3))
+			return n
+		}
+		run := func(space string, project int) *syncer.Report {
+			t.Helper()
+			rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: space,
+				Types: []string{"project", "task"}, Now: func() time.Time { return trackerNow },
+				Filter: map[string][]string{"projects": {ds.Project(project).Name}}})
+			if err != nil {
+				t.Fatalf("run of %s: %v", space, err)
 			}
-			if got := count(t, st, "tracker-b/task"); got != b {
-				t.Errorf("tracker-b lost entities to tracker's full run: %d, want %d", got, b)
+			return rep
+		}
+		if rep := run("", 1); rep.Space != "tracker" {
+			t.Fatalf("the app's own space: %q", rep.Space)
+		}
+		if rep := run("tracker-b", 2); rep.Space != "tracker-b" {
+			t.Fatalf("the given space: %q", rep.Space)
+		}
+		a, b := teststore.Count(t, st, "tracker/task"), teststore.Count(t, st, "tracker-b/task")
+		if a != tasksOf(1) || b != tasksOf(2) || a == 0 || b == 0 {
+			t.Fatalf("tasks: %d and %d, want %d and %d", a, b, tasksOf(1), tasksOf(2))
+		}
+		// Relations resolve within each space: every task links to a
+		// project of its own space.
+		projects := rows(t, st, "tracker-b/project")
+		for id, task := range rows(t, st, "tracker-b/task") {
+			if projects[fmt.Sprint(task["project"])] == nil {
+				t.Fatalf("task %s links to %v, not to a project of its space", id, task["project"])
 			}
-			run("tracker-b", 2)
-			if got := count(t, st, "tracker-b/task"); got != b {
-				t.Errorf("tracker-b after its own second run: %d, want %d", got, b)
-			}
-			_, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
-				Types: []string{"project"}, Now: func() time.Time { return trackerNow }})
-			if err == nil || !strings.Contains(err.Error(), `space "Not A Space"`) {
-				t.Errorf("an invalid space: %v", err)
-			}
-		})
-	}
+		}
+		// A full run of the first with another project removes its old
+		// tasks only.
+		run("", 3)
+		if got := teststore.Count(t, st, "tracker/task"); got != tasksOf(3) {
+			t.Errorf("tracker after its new filter: %d tasks, want %d", got, tasksOf(3))
+		}
+		if got := teststore.Count(t, st, "tracker-b/task"); got != b {
+			t.Errorf("tracker-b lost entities to tracker's full run: %d, want %d", got, b)
+		}
+		run("tracker-b", 2)
+		if got := teststore.Count(t, st, "tracker-b/task"); got != b {
+			t.Errorf("tracker-b after its own second run: %d, want %d", got, b)
+		}
+		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
+			Types: []string{"project"}, Now: func() time.Time { return trackerNow }})
+		if err == nil || !strings.Contains(err.Error(), `space "Not A Space"`) {
+			t.Errorf("an invalid space: %v", err)
+		}
+	})
 }
 
 func TestValidSpace(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerNow is the tracker's clock in these tests.
@@ -38,35 +39,7 @@ func serveTracker(t testing.TB, cfg tracker.Config) *httptest.Server {
 
 func openStore(t testing.TB) *store.Store {
 	t.Helper()
-	return openStoreDSN(t, "sqlite::memory:")
-}
-
-func openStoreDSN(t testing.TB, dsn string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-// count returns the number of entities of a store type.
-func count(t testing.TB, st *store.Store, typeName string) int {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		t.Fatalf("no type %s in %v", typeName, cat.TypeNames())
-	}
-	var n int
-	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + ty.Table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return teststore.Open(t, "sqlite::memory:")
 }
 
 // entity reads the entity of a store type whose app id is id (nil when
@@ -102,15 +75,13 @@ func entity(t testing.TB, st *store.Store, typeName, id string) map[string]any {
 
 func TestTrackerFullThenDelta(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { t.Parallel(); testTrackerFullThenDelta(t, dsn) })
-	}
+	testkit.EachStore(t, testTrackerFullThenDelta)
 }
 
 func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	ctx := context.Background()
 	srv := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
-	st := openStoreDSN(t, dsn)
+	st := teststore.Open(t, dsn)
 	var events []syncer.Event
 	opts := syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
 		Now: func() time.Time { return trackerNow }, Progress: func(e syncer.Event) { events = append(events, e) }}
@@ -129,10 +100,10 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 			live++
 		}
 	}
-	if got := count(t, st, "tracker/project"); got != 3 {
+	if got := teststore.Count(t, st, "tracker/project"); got != 3 {
 		t.Errorf("projects: %d", got)
 	}
-	if got := count(t, st, "tracker/task"); got != live {
+	if got := teststore.Count(t, st, "tracker/task"); got != live {
 		t.Errorf("tasks: %d, want %d", got, live)
 	}
 	byType := map[string]*syncer.TypeReport{}
@@ -198,7 +169,7 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 			live2++
 		}
 	}
-	if got := count(t, st, "tracker/task"); got != live2 {
+	if got := teststore.Count(t, st, "tracker/task"); got != live2 {
 		t.Errorf("tasks after delta: %d, want %d", got, live2)
 	}
 	for _, tr := range rep2.Types {
@@ -281,7 +252,7 @@ func TestTrackerFilters(t *testing.T) {
 	if want == 0 {
 		t.Fatal("the filter selects nothing; pick another")
 	}
-	if got := count(t, st, "tracker/task"); got != want || rep.Types[0].Created != want {
+	if got := teststore.Count(t, st, "tracker/task"); got != want || rep.Types[0].Created != want {
 		t.Errorf("%d tasks stored, %d created; want %d", got, rep.Types[0].Created, want)
 	}
 	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Filter: map[string][]string{"projects": {"No such project"}}})

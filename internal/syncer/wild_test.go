@@ -14,6 +14,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // An app as found in the wild: a descriptor without website and with extra
@@ -24,9 +25,7 @@ import (
 // refuses requests without a filter object.
 func TestWildApp(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) { t.Parallel(); testWildApp(t, dsn) })
-	}
+	testkit.EachStore(t, testWildApp)
 }
 
 func testWildApp(t *testing.T, dsn string) {
@@ -65,7 +64,7 @@ func testWildApp(t *testing.T, dsn string) {
 		a.descriptor = `{"name":"Fake","version":"1","description":"d","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true},"color":"red"}`
 		a.config = `{"types":[{"id":"item","name":"Items"},{"id":"person","name":"People"}],"filters":[],"extra":true}`
 	})
-	st := openStoreDSN(t, dsn)
+	st := teststore.Open(t, dsn)
 	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, Types: []string{"item", "person"}})
 	if err != nil {
 		t.Fatal(err)

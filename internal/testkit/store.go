@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,4 +50,31 @@ func testPostgresDSN(t testing.TB, base string) string {
 		sep = "&"
 	}
 	return base + sep + "search_path=" + schema
+}
+
+// EachStore runs test once per store engine of StoreDSNs, as parallel
+// subtests named by engine ("sqlite", "postgres").
+func EachStore(t *testing.T, test func(t *testing.T, dsn string)) {
+	t.Helper()
+	eachStore(t, StoreDSNs(t), test)
+}
+
+// EachSharedStore is EachStore with SQLite in a file of the test's
+// temporary directory rather than in memory, so that a child process the
+// test starts opens the same store.
+func EachSharedStore(t *testing.T, test func(t *testing.T, dsn string)) {
+	t.Helper()
+	dsns := StoreDSNs(t)
+	dsns["sqlite"] = "sqlite:" + filepath.Join(t.TempDir(), "shared.db")
+	eachStore(t, dsns, test)
+}
+
+func eachStore(t *testing.T, dsns map[string]string, test func(t *testing.T, dsn string)) {
+	t.Helper()
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, dsn)
+		})
+	}
 }

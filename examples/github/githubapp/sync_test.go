@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/examples/github/standin"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // The host's sync engine synchronizes the stand-in completely through the
@@ -40,11 +40,7 @@ func testEngineSync(t *testing.T, dsn string) {
 	f.gh.Fail(standin.Fault{Path: "/repos/octo-org/repo-1/pulls", Page: 2, Status: 429})
 	f.gh.Fail(standin.Fault{Path: "/repos/octo-org/repo-3/assignees", Status: 403})
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	var mu sync.Mutex
 	var retries []string
 	opts := syncer.Options{
@@ -74,7 +70,7 @@ func testEngineSync(t *testing.T, dsn string) {
 		if tr.Created != counts[tr.Type] || tr.Skipped != 0 || len(tr.Problems) > 0 || tr.Mode != "full" {
 			t.Errorf("%s: %+v, want %d created and no problem", tr.Type, tr, counts[tr.Type])
 		}
-		if got := count(t, st, "github/"+tr.Type); got != counts[tr.Type] {
+		if got := teststore.Count(t, st, "github/"+tr.Type); got != counts[tr.Type] {
 			t.Errorf("github/%s holds %d entities, want %d", tr.Type, got, counts[tr.Type])
 		}
 	}
@@ -107,7 +103,7 @@ func testEngineSync(t *testing.T, dsn string) {
 		if tr.Mode != wantMode || tr.Removed != 0 || len(tr.Problems) > 0 {
 			t.Errorf("second run, %s: %+v, want %s, nothing removed", tr.Type, tr, wantMode)
 		}
-		if got := count(t, st, "github/"+tr.Type); got != counts[tr.Type] {
+		if got := teststore.Count(t, st, "github/"+tr.Type); got != counts[tr.Type] {
 			t.Errorf("second run: github/%s holds %d entities, want %d", tr.Type, got, counts[tr.Type])
 		}
 	}
@@ -127,22 +123,4 @@ func mustHandler(t *testing.T, f *fixture) http.Handler {
 		t.Fatal(err)
 	}
 	return h
-}
-
-// count returns the number of entities of a store type.
-func count(t *testing.T, st *store.Store, typeName string) int {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		t.Fatalf("no type %s in %v", typeName, cat.TypeNames())
-	}
-	var n int
-	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + ty.Table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

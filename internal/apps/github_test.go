@@ -1,0 +1,294 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/examples/github/githubapp"
+	"github.com/appkitgo/appkit/examples/github/standin"
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// githubTypes are the GitHub example's types, all synchronized.
+var githubTypes = []string{"repository", "issue", "pull_request", "label", "milestone", "user"}
+
+// githubApp serves the GitHub example over the stand-in; while hold is set,
+// a data call for an issue page after the first whose owner filter is
+// holdOwner waits until its request ends (held gets a value when one
+// waits).
+type githubApp struct {
+	url       string
+	gh        *standin.Server
+	holdOwner string
+	hold      atomic.Bool
+	held      chan struct{}
+}
+
+func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
+	t.Helper()
+	gh := standin.New(t, standin.Generate(3, 12), nil)
+	gh.MaxPerPage = 2 // many pages: a run can be stopped midway
+	nop := zerolog.Nop()
+	app, err := githubapp.New(githubapp.Config{APIURL: gh.URL, Logger: &nop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := app.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &githubApp{gh: gh, holdOwner: holdOwner, held: make(chan struct{}, 10)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == protocol.PathData && a.hold.Load() {
+			b, _ := io.ReadAll(r.Body)
+			var req struct {
+				Type       string         `json:"requestedType"`
+				Filter     map[string]any `json:"filter"`
+				Pagination any            `json:"pagination"`
+			}
+			json.Unmarshal(b, &req)
+			if req.Type == "issue" && req.Filter["owner"] == holdOwner && req.Pagination != nil {
+				a.held <- struct{}{}
+				<-r.Context().Done()
+				return
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	a.url = srv.URL
+	return a
+}
+
+// served is the app ids of each type a complete sync of owner gets from
+// the stand-in's data: the owner's repositories (a user's public ones
+// only: GET /users/{u}/repos lists no other), their issues, pull requests,
+// labels and milestones, and the users met as authors or assignees.
+func served(d *standin.Data, owner string) map[string][]string {
+	sets := map[string]map[string]bool{}
+	add := func(typ, id string) {
+		if sets[typ] == nil {
+			sets[typ] = map[string]bool{}
+		}
+		sets[typ][id] = true
+	}
+	id := func(n int64) string { return strconv.FormatInt(n, 10) }
+	for _, r := range d.Repos {
+		if r.Owner.Login != owner || (r.Private && r.Owner.Type == "User") {
+			continue
+		}
+		add("repository", r.FullName())
+		for _, l := range r.Labels {
+			add("label", id(l.ID))
+		}
+		for _, m := range r.Milestones {
+			add("milestone", id(m.ID))
+		}
+		for _, u := range r.Assignees {
+			add("user", id(u.ID))
+		}
+		for _, is := range r.Issues {
+			if is.PR {
+				add("pull_request", id(is.PRID))
+			} else {
+				add("issue", id(is.ID))
+			}
+			add("user", id(is.Author.ID))
+			for _, u := range is.Assignees {
+				add("user", id(u.ID))
+			}
+		}
+	}
+	out := map[string][]string{}
+	for typ, set := range sets {
+		out[typ] = slices.Sorted(maps.Keys(set))
+	}
+	return out
+}
+
+// spaceIDs is the sorted ids of the entities of a store type (nil when the
+// type does not exist).
+func spaceIDs(t *testing.T, st *store.Store, typeName string) []string {
+	t.Helper()
+	cat, err := st.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := cat.Type(typeName)
+	if ty == nil {
+		return nil
+	}
+	rows, err := st.DB().Query("SELECT id FROM " + ty.Table + " ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Two syncs of the GitHub example, for two owners (two accounts with the
+// same token, a different owner filter), run over the live stand-in on two
+// host processes sharing one store: the child process runs both until it is
+// killed (SIGKILL) midway through the second owner's issues; this process,
+// scheduling beside it, takes the run over once the dead host's lease
+// lapses and resumes it; a delta run (issues since the last run) follows.
+// After each step each sync's space holds exactly the entities the
+// stand-in serves for its owner, and none of the other's.
+func TestTwoGitHubOwnersSideBySide(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	for name, dsn := range testkit.StoreDSNs(t) {
+		if name == "sqlite" {
+			dsn = "sqlite:" + filepath.Join(t.TempDir(), "github.db") // shared with the child
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testTwoGitHubOwners(t, dsn)
+		})
+	}
+}
+
+func testTwoGitHubOwners(t *testing.T, dsn string) {
+	ctx := context.Background()
+	const ownerA, ownerB = "octocat", "octo-org"
+	app := newGitHubApp(t, ownerB)
+	want := map[string]map[string][]string{ownerA: served(app.gh.Data, ownerA), ownerB: served(app.gh.Data, ownerB)}
+	for _, typ := range githubTypes {
+		if len(want[ownerA][typ]) == 0 || len(want[ownerB][typ]) == 0 {
+			t.Fatalf("the stand-in serves no %s for an owner; pick other data", typ)
+		}
+	}
+
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-parent", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := svc.RegisterApp(ctx, app.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := map[string]*Sync{}
+	for _, owner := range []string{ownerA, ownerB} {
+		acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": standin.Token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if syncs[owner], err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: githubTypes,
+			Filter: map[string][]string{"owner": {owner}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if syncs[ownerA].Space == syncs[ownerB].Space {
+		t.Fatalf("both syncs in space %q", syncs[ownerA].Space)
+	}
+
+	// check compares each sync's space with what the stand-in serves for
+	// its owner, entity by entity.
+	check := func(when string) {
+		t.Helper()
+		for owner, sy := range syncs {
+			for _, typ := range githubTypes {
+				var ids []string
+				for _, id := range want[owner][typ] {
+					ids = append(ids, syncer.EntityID(sy.Space, typ, id))
+				}
+				slices.Sort(ids)
+				if got := spaceIDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {
+					t.Errorf("%s: %s's space %s holds %d %s entities, want exactly the %d of %s",
+						when, owner, sy.Space, len(got), typ, len(ids), owner)
+				}
+			}
+		}
+	}
+
+	// The child host runs both syncs; the second owner's run stops midway
+	// (its second issue page never answers) and the child is killed there.
+	app.hold.Store(true)
+	child := startChildHost(t, dsn)
+	select {
+	case <-app.held:
+	case <-time.After(time.Minute):
+		t.Fatalf("the child never reached %s's second issue page:\n%s", ownerB, child.kill())
+	}
+	app.hold.Store(false)
+	mid, err := svc.Sync(ctx, syncs[ownerB].ID)
+	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
+		t.Fatalf("the child's sync: %+v %v", mid, err)
+	}
+	schedule(t, svc) // side by side with the child, which holds the second run's lease
+	child.kill()
+
+	rB := lastRun(t, svc, syncs[ownerB].ID, 0)
+	if rB.Status != StatusSucceeded || rB.ID != mid.RunID || rB.Owner != "host-parent" || rB.Report == nil || !rB.Report.Resumed {
+		t.Fatalf("the run taken over: %+v", rB)
+	}
+	if rA := lastRun(t, svc, syncs[ownerA].ID, 0); rA.Status != StatusSucceeded {
+		t.Fatalf("%s's run: %+v", ownerA, rA)
+	}
+	check("full runs, one killed and resumed")
+
+	// The next runs: issues as a delta (GitHub asked for issues since the
+	// last run), the rest full again; nothing crosses, nothing is lost.
+	before := len(app.gh.Requests())
+	for _, owner := range []string{ownerA, ownerB} {
+		sy := syncs[owner]
+		last, _ := svc.Runs(ctx, sy.ID, 1)
+		if _, err := svc.RunNow(ctx, sy.ID); err != nil {
+			t.Fatal(err)
+		}
+		if r := lastRun(t, svc, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
+			t.Fatalf("%s's second run: %+v", owner, r)
+		}
+		if modes := typeModes(t, svc, sy.ID); modes["issue"] != protocol.SyncDelta || modes["repository"] != protocol.SyncFull {
+			t.Errorf("%s's second run: modes %v, want an issue delta", owner, modes)
+		}
+	}
+	since := map[string]bool{}
+	for _, r := range app.gh.Requests()[before:] {
+		for _, owner := range []string{ownerA, ownerB} {
+			since[owner] = since[owner] || (strings.Contains(r, "/repos/"+owner+"/") && strings.Contains(r, "/issues?") && strings.Contains(r, "since="))
+		}
+	}
+	for _, owner := range []string{ownerA, ownerB} {
+		if !since[owner] {
+			t.Errorf("%s's delta run did not ask GitHub for issues since the last run", owner)
+		}
+	}
+	check("delta runs")
+}
