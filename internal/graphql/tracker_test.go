@@ -15,7 +15,8 @@ import (
 )
 
 // The schema of a space made by the sync engine from a real app (the
-// tracker example): the names a user sees, and the README's queries.
+// tracker example): the names a user sees, and the queries of
+// docs/host.md's GraphQL section.
 func TestTrackerApp(t *testing.T) {
 	t.Parallel()
 	now := tracker.Epoch.Add(200 * 24 * time.Hour)
@@ -42,11 +43,11 @@ func TestTrackerApp(t *testing.T) {
 		}
 		got := run(t, svc, "tracker", `{ findTasks(status: {name: {is: "todo"}}, orderBy: {name: ASC}, limit: 2) { name status { name } project { name } } }`, nil)
 		if strings.Contains(got, "errors") || strings.Count(got, `"status":{"name":"todo"}`) != 2 {
-			t.Errorf("README query: %s", got)
+			t.Errorf("docs/host.md's query: %s", got)
 		}
 		got = run(t, svc, "tracker", `mutation { tasks(limit: 1, orderBy: {name: ASC}) { update(priority: 2) { message } addComment(value: "checked by {{me.email}}") { message } listEntities { priority comments { md } } } }`, nil)
 		if got != `{"data":{"tasks":{"update":{"message":"updated 1 Tasks"},"addComment":{"message":"commented on 1 Tasks"},"listEntities":[{"priority":2,"comments":[{"md":"checked by ann@example.com"}]}]}}}` {
-			t.Errorf("README mutation: %s", got)
+			t.Errorf("docs/host.md's mutation: %s", got)
 		}
 	})
 }
