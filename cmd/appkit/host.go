@@ -116,6 +116,51 @@ type hostClockKey struct{}
 
 // runHost implements "appkit host".
 func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseHostFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	// Listen first: a taken or malformed address fails before the store is
+	// touched.
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	log := zerolog.New(stderr).With().Timestamp().Str("component", "host").Logger()
+
+	st, err := store.Open(ctx, o.dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if o.demo && o.token == "" {
+		if o.token, err = demoToken(ctx, st); err != nil {
+			return err
+		}
+	}
+	svc, h, err := newHostServices(ctx, o, st, ln.Addr().String(), log, stderr)
+	if err != nil {
+		return err
+	}
+	return serveHost(ctx, o, ln, st, svc, h, stdout, stderr)
+}
+
+// hostOptions are the flags of appkit host, checked.
+type hostOptions struct {
+	addr, dsn, token          string
+	rateLimit, workspaceLimit float64
+	adminEmail, adminPassword string
+	appURL, appAuth, every    string
+	appAccount                *kvFlag
+	publicURL                 string
+	networks                  netguard.Policy
+	demo                      bool
+}
+
+// parseHostFlags reads and checks the flags of appkit host; its errors
+// are usage errors.
+func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	fs := newFlagSet("host", hostUsage, hostEnv, stderr)
 	addr := fs.String("addr", defaultHostAddr, "address to listen on (host:port; port 0 picks a free one)")
 	dsn := storeFlag(fs)
@@ -132,70 +177,64 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
 	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
 	if err := fs.parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return usageErrorf("unexpected arguments %q", fs.Args())
+		return nil, usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
-		return usageErrorf("rate limits must be 0 or positive")
+		return nil, usageErrorf("rate limits must be 0 or positive")
 	}
 	if *appURL == "" && (*appAuth != "" || len(appAccount.pairs) > 0 || *every != "") {
-		return usageErrorf("--auth, --account and --every go with --app")
+		return nil, usageErrorf("--auth, --account and --every go with --app")
 	}
 	networks, err := netguard.ParsePolicy(*appNetworks)
 	if err != nil {
-		return usageErrorf("--app-networks: %v", err)
+		return nil, usageErrorf("--app-networks: %v", err)
 	}
 	if _, err := apps.ParseEvery(*every); err != nil {
-		return usageErrorf("--every: %v", err)
+		return nil, usageErrorf("--every: %v", err)
 	}
 	if *token != "" {
 		if err := auth.ValidateTokenValue(*token); err != nil {
-			return usageErrorf("--token: %v", err)
+			return nil, usageErrorf("--token: %v", err)
 		}
 	}
 	if *adminPassword != "" {
 		if err := auth.ValidatePassword(*adminPassword); err != nil {
-			return usageErrorf("--admin-password: %v", err)
+			return nil, usageErrorf("--admin-password: %v", err)
 		}
 	}
-	// Listen first: a taken or malformed address fails before the store is
-	// touched.
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	log := zerolog.New(stderr).With().Timestamp().Str("component", "host").Logger()
+	return &hostOptions{
+		addr: *addr, dsn: *dsn, token: *token,
+		rateLimit: *rateLimit, workspaceLimit: *workspaceLimit,
+		adminEmail: *adminEmail, adminPassword: *adminPassword,
+		appURL: *appURL, appAuth: *appAuth, every: *every, appAccount: appAccount,
+		publicURL: *publicURL, networks: networks, demo: *demo,
+	}, nil
+}
 
-	st, err := store.Open(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if *demo && *token == "" {
-		if *token, err = demoToken(ctx, st); err != nil {
-			return err
-		}
-	}
-	base := *publicURL
+// newHostServices starts the apps service (nil without a secret key) and
+// builds the host's handler over st; listenAddr is the address the host
+// listens on (the public address when --public-url is not set).
+func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, listenAddr string, log zerolog.Logger, stderr io.Writer) (*apps.Service, *host.Host, error) {
+	base := o.publicURL
 	if base == "" {
-		base = "http://" + ln.Addr().String()
+		base = "http://" + listenAddr
 	}
-	svc, err := startApps(ctx, st, *dsn, base, networks, log, stderr)
+	svc, err := startApps(ctx, st, o.dsn, base, o.networks, log, stderr)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if *appURL != "" && svc == nil {
-		return errors.New("--app needs the apps service: set APPKIT_SECRET_KEY")
+	if o.appURL != "" && svc == nil {
+		return nil, nil, errors.New("--app needs the apps service: set APPKIT_SECRET_KEY")
 	}
 	cfg := host.Config{
 		Store:         st,
-		RateLimit:     *rateLimit,
-		AdminEmail:    *adminEmail,
-		AdminPassword: *adminPassword,
-		Token:         *token,
+		RateLimit:     o.rateLimit,
+		AdminEmail:    o.adminEmail,
+		AdminPassword: o.adminPassword,
+		Token:         o.token,
 		Logger:        log,
 		Notice:        stderr,
 		Apps:          host.AppsConfig{Service: svc},
@@ -203,13 +242,19 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		GraphQLAllowPrivateURLs: os.Getenv(envGraphQLPrivateURLs) == "1",
 	}
 	cfg.Now, _ = ctx.Value(hostClockKey{}).(func() time.Time)
-	if *rateLimit > 0 {
-		cfg.WorkspaceRateLimit = *workspaceLimit
+	if o.rateLimit > 0 {
+		cfg.WorkspaceRateLimit = o.workspaceLimit
 	}
 	h, err := host.New(ctx, cfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	return svc, h, nil
+}
+
+// serveHost serves h on ln, runs the apps' scheduler, registers the app of
+// --app and the demo, and shuts down gracefully when ctx ends.
+func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.Store, svc *apps.Service, h *host.Host, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -228,8 +273,8 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		close(scheduled)
 	}
 	defer func() { stopSched(); <-scheduled }()
-	if *appURL != "" {
-		if err := keepApp(ctx, svc, *appURL, *appAuth, appAccount.last(), *every, stdout); err != nil {
+	if o.appURL != "" {
+		if err := keepApp(ctx, svc, o.appURL, o.appAuth, o.appAccount.last(), o.every, stdout); err != nil {
 			return fmt.Errorf("--app: %w", err)
 		}
 	}
@@ -237,8 +282,8 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// waiting for this line finds its sync.
 	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
 	fmt.Fprintf(stdout, "appkit host: the web console is at http://%s/ (sign in as %s)\n", ln.Addr(), h.Admin().Email)
-	if *demo {
-		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), *token, stdout, stderr)
+	if o.demo {
+		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), o.token, stdout, stderr)
 		if err != nil {
 			return err
 		}

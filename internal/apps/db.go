@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
@@ -199,39 +198,10 @@ func (s *core) createTables(ctx context.Context) error {
 }
 
 // manySyncsPerApp drops the uniqueness of apps_syncs.app_id that a store
-// made when an app had one sync only: a constraint dropped on PostgreSQL; on
-// SQLite, whose column constraints cannot be dropped, the table is copied
-// into one made by the current CREATE (in one transaction).
+// made when an app had one sync only (the Dialect copies the table into one
+// made by the current CREATE where the constraint cannot be dropped).
 func (s *core) manySyncsPerApp(ctx context.Context, conn *sql.Conn) error {
-	if store.IsPostgres(s.d) {
-		_, err := conn.ExecContext(ctx, "ALTER TABLE apps_syncs DROP CONSTRAINT IF EXISTS apps_syncs_app_id_key")
-		return err
-	}
-	var ddl string
-	if err := conn.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'apps_syncs'").Scan(&ddl); err != nil {
-		return err
-	}
-	if !strings.Contains(ddl, "app_id TEXT NOT NULL UNIQUE") {
-		return nil
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	create := strings.Replace(migrations[syncsTable], "apps_syncs", "apps_syncs_new", 1)
-	for _, q := range []string{
-		"DROP TABLE IF EXISTS apps_syncs_new",
-		create,
-		"INSERT INTO apps_syncs_new (" + syncsColumns + ") SELECT " + syncsColumns + " FROM apps_syncs",
-		"DROP TABLE apps_syncs",
-		"ALTER TABLE apps_syncs_new RENAME TO apps_syncs",
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("allow several syncs per app: %w", err)
-		}
-	}
-	return tx.Commit()
+	return s.d.DropColumnUnique(ctx, conn, "apps_syncs", "app_id", migrations[syncsTable], syncsColumns)
 }
 
 // createEngineState makes sure the engine's state table exists. The engine

@@ -135,208 +135,284 @@ func descOrNil(s string) any {
 
 // introField resolves one field of an introspection object.
 func (e *executor) introField(v any, f *cfield) any {
-	s := e.sch.schema
 	switch x := v.(type) {
 	case introSchema:
-		switch f.name {
-		case "description":
-			return descOrNil(s.Description)
-		case "types":
-			names := make([]string, 0, len(s.Types))
-			for n := range s.Types {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			out := make([]any, 0, len(names))
-			for _, n := range names {
-				out = append(out, &introType{def: s.Types[n]})
-			}
-			return out
-		case "queryType":
-			return &introType{def: s.Query}
-		case "mutationType":
-			if s.Mutation == nil {
-				return nil
-			}
-			return &introType{def: s.Mutation}
-		case "subscriptionType":
-			return nil
-		case "directives":
-			names := make([]string, 0, len(s.Directives))
-			for n := range s.Directives {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			out := make([]any, 0, len(names))
-			for _, n := range names {
-				out = append(out, s.Directives[n])
-			}
-			return out
-		}
+		return e.introSchemaField(f)
 	case *introType:
 		if x.wrap != "" {
-			switch f.name {
-			case "kind":
-				return x.wrap
-			case "ofType":
-				return e.typeRef(x.of)
-			}
-			return nil
+			return e.introWrapperField(x, f)
 		}
-		d := x.def
-		switch f.name {
-		case "kind":
-			return string(d.Kind)
-		case "name":
-			return d.Name
-		case "description":
-			return descOrNil(d.Description)
-		case "specifiedByURL":
-			if sd := d.Directives.ForName("specifiedBy"); sd != nil {
-				if a := sd.Arguments.ForName("url"); a != nil {
-					return a.Value.Raw
-				}
-			}
-			return nil
-		case "isOneOf":
-			if d.Kind != ast.InputObject {
-				return nil
-			}
-			return d.Directives.ForName("oneOf") != nil
-		case "fields":
-			if d.Kind != ast.Object && d.Kind != ast.Interface {
-				return nil
-			}
-			all := e.includeDeprecated(f)
-			out := []any{}
-			for _, fd := range d.Fields {
-				if len(fd.Name) > 1 && fd.Name[:2] == "__" {
-					continue
-				}
-				if dep, _ := deprecation(fd.Directives); dep && !all {
-					continue
-				}
-				out = append(out, fd)
-			}
-			return out
-		case "inputFields":
-			if d.Kind != ast.InputObject {
-				return nil
-			}
-			out := []any{}
-			for _, fd := range d.Fields {
-				out = append(out, &ast.ArgumentDefinition{Name: fd.Name, Description: fd.Description, Type: fd.Type, DefaultValue: fd.DefaultValue, Directives: fd.Directives})
-			}
-			return out
-		case "interfaces":
-			if d.Kind != ast.Object && d.Kind != ast.Interface {
-				return nil
-			}
-			out := []any{}
-			for _, n := range d.Interfaces {
-				out = append(out, &introType{def: s.Types[n]})
-			}
-			return out
-		case "possibleTypes":
-			if d.Kind != ast.Interface && d.Kind != ast.Union {
-				return nil
-			}
-			out := []any{}
-			for _, p := range s.GetPossibleTypes(d) {
-				out = append(out, &introType{def: p})
-			}
-			return out
-		case "enumValues":
-			if d.Kind != ast.Enum {
-				return nil
-			}
-			all := e.includeDeprecated(f)
-			out := []any{}
-			for _, ev := range d.EnumValues {
-				if dep, _ := deprecation(ev.Directives); dep && !all {
-					continue
-				}
-				out = append(out, ev)
-			}
-			return out
-		case "ofType":
-			return nil
-		}
+		return e.introTypeField(x.def, f)
 	case *ast.FieldDefinition:
-		switch f.name {
-		case "name":
-			return x.Name
-		case "description":
-			return descOrNil(x.Description)
-		case "args":
-			out := []any{}
-			for _, a := range x.Arguments {
-				out = append(out, a)
-			}
-			return out
-		case "type":
-			return e.typeRef(x.Type)
-		case "isDeprecated":
-			dep, _ := deprecation(x.Directives)
-			return dep
-		case "deprecationReason":
-			_, r := deprecation(x.Directives)
-			return r
-		}
+		return e.introFieldDefField(x, f)
 	case *ast.ArgumentDefinition:
-		switch f.name {
-		case "name":
-			return x.Name
-		case "description":
-			return descOrNil(x.Description)
-		case "type":
-			return e.typeRef(x.Type)
-		case "defaultValue":
-			if x.DefaultValue == nil {
-				return nil
-			}
-			return x.DefaultValue.String()
-		case "isDeprecated":
-			dep, _ := deprecation(x.Directives)
-			return dep
-		case "deprecationReason":
-			_, r := deprecation(x.Directives)
-			return r
-		}
+		return e.introArgumentField(x, f)
 	case *ast.EnumValueDefinition:
-		switch f.name {
-		case "name":
-			return x.Name
-		case "description":
-			return descOrNil(x.Description)
-		case "isDeprecated":
-			dep, _ := deprecation(x.Directives)
-			return dep
-		case "deprecationReason":
-			_, r := deprecation(x.Directives)
-			return r
-		}
+		return introEnumValueField(x, f)
 	case *ast.DirectiveDefinition:
-		switch f.name {
-		case "name":
-			return x.Name
-		case "description":
-			return descOrNil(x.Description)
-		case "isRepeatable":
-			return x.IsRepeatable
-		case "locations":
-			out := make([]any, 0, len(x.Locations))
-			for _, l := range x.Locations {
-				out = append(out, string(l))
-			}
-			return out
-		case "args":
-			out := []any{}
-			for _, a := range x.Arguments {
-				out = append(out, a)
-			}
-			return out
+		return introDirectiveField(x, f)
+	}
+	return nil
+}
+
+// introSchemaField resolves a field of __Schema.
+func (e *executor) introSchemaField(f *cfield) any {
+	s := e.sch.schema
+	switch f.name {
+	case "description":
+		return descOrNil(s.Description)
+	case "types":
+		names := make([]string, 0, len(s.Types))
+		for n := range s.Types {
+			names = append(names, n)
 		}
+		sort.Strings(names)
+		out := make([]any, 0, len(names))
+		for _, n := range names {
+			out = append(out, &introType{def: s.Types[n]})
+		}
+		return out
+	case "queryType":
+		return &introType{def: s.Query}
+	case "mutationType":
+		if s.Mutation == nil {
+			return nil
+		}
+		return &introType{def: s.Mutation}
+	case "subscriptionType":
+		return nil
+	case "directives":
+		names := make([]string, 0, len(s.Directives))
+		for n := range s.Directives {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out := make([]any, 0, len(names))
+		for _, n := range names {
+			out = append(out, s.Directives[n])
+		}
+		return out
+	}
+	return nil
+}
+
+// introWrapperField resolves a field of a __Type that wraps another
+// (LIST or NON_NULL).
+func (e *executor) introWrapperField(x *introType, f *cfield) any {
+	switch f.name {
+	case "kind":
+		return x.wrap
+	case "ofType":
+		return e.typeRef(x.of)
+	}
+	return nil
+}
+
+// introTypeField resolves a field of a named __Type.
+func (e *executor) introTypeField(d *ast.Definition, f *cfield) any {
+	switch f.name {
+	case "kind":
+		return string(d.Kind)
+	case "name":
+		return d.Name
+	case "description":
+		return descOrNil(d.Description)
+	case "specifiedByURL":
+		return introSpecifiedByURL(d)
+	case "isOneOf":
+		if d.Kind != ast.InputObject {
+			return nil
+		}
+		return d.Directives.ForName("oneOf") != nil
+	case "fields":
+		return e.introTypeFields(d, f)
+	case "inputFields":
+		return introInputFields(d)
+	case "interfaces":
+		return e.introInterfaces(d)
+	case "possibleTypes":
+		return e.introPossibleTypes(d)
+	case "enumValues":
+		return e.introEnumValues(d, f)
+	case "ofType":
+		return nil
+	}
+	return nil
+}
+
+// introSpecifiedByURL is the url of a scalar's @specifiedBy, or nil.
+func introSpecifiedByURL(d *ast.Definition) any {
+	if sd := d.Directives.ForName("specifiedBy"); sd != nil {
+		if a := sd.Arguments.ForName("url"); a != nil {
+			return a.Value.Raw
+		}
+	}
+	return nil
+}
+
+// introTypeFields lists the fields of an object or interface (the
+// deprecated ones when f asks for them), nil for other kinds.
+func (e *executor) introTypeFields(d *ast.Definition, f *cfield) any {
+	if d.Kind != ast.Object && d.Kind != ast.Interface {
+		return nil
+	}
+	all := e.includeDeprecated(f)
+	out := []any{}
+	for _, fd := range d.Fields {
+		if len(fd.Name) > 1 && fd.Name[:2] == "__" {
+			continue
+		}
+		if dep, _ := deprecation(fd.Directives); dep && !all {
+			continue
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// introInputFields lists the fields of an input object, nil for other
+// kinds.
+func introInputFields(d *ast.Definition) any {
+	if d.Kind != ast.InputObject {
+		return nil
+	}
+	out := []any{}
+	for _, fd := range d.Fields {
+		out = append(out, &ast.ArgumentDefinition{Name: fd.Name, Description: fd.Description, Type: fd.Type, DefaultValue: fd.DefaultValue, Directives: fd.Directives})
+	}
+	return out
+}
+
+// introInterfaces lists the interfaces an object or interface implements,
+// nil for other kinds.
+func (e *executor) introInterfaces(d *ast.Definition) any {
+	if d.Kind != ast.Object && d.Kind != ast.Interface {
+		return nil
+	}
+	out := []any{}
+	for _, n := range d.Interfaces {
+		out = append(out, &introType{def: e.sch.schema.Types[n]})
+	}
+	return out
+}
+
+// introPossibleTypes lists the types of an interface or union, nil for
+// other kinds.
+func (e *executor) introPossibleTypes(d *ast.Definition) any {
+	if d.Kind != ast.Interface && d.Kind != ast.Union {
+		return nil
+	}
+	out := []any{}
+	for _, p := range e.sch.schema.GetPossibleTypes(d) {
+		out = append(out, &introType{def: p})
+	}
+	return out
+}
+
+// introEnumValues lists the values of an enum (the deprecated ones when f
+// asks for them), nil for other kinds.
+func (e *executor) introEnumValues(d *ast.Definition, f *cfield) any {
+	if d.Kind != ast.Enum {
+		return nil
+	}
+	all := e.includeDeprecated(f)
+	out := []any{}
+	for _, ev := range d.EnumValues {
+		if dep, _ := deprecation(ev.Directives); dep && !all {
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// introDeprecated resolves isDeprecated and deprecationReason from ds;
+// ok is false for other fields.
+func introDeprecated(name string, ds ast.DirectiveList) (v any, ok bool) {
+	switch name {
+	case "isDeprecated":
+		dep, _ := deprecation(ds)
+		return dep, true
+	case "deprecationReason":
+		_, r := deprecation(ds)
+		return r, true
+	}
+	return nil, false
+}
+
+// introArgs lists the arguments of a field or directive.
+func introArgs(args ast.ArgumentDefinitionList) []any {
+	out := []any{}
+	for _, a := range args {
+		out = append(out, a)
+	}
+	return out
+}
+
+// introFieldDefField resolves a field of __Field.
+func (e *executor) introFieldDefField(x *ast.FieldDefinition, f *cfield) any {
+	switch f.name {
+	case "name":
+		return x.Name
+	case "description":
+		return descOrNil(x.Description)
+	case "args":
+		return introArgs(x.Arguments)
+	case "type":
+		return e.typeRef(x.Type)
+	}
+	v, _ := introDeprecated(f.name, x.Directives)
+	return v
+}
+
+// introArgumentField resolves a field of __InputValue.
+func (e *executor) introArgumentField(x *ast.ArgumentDefinition, f *cfield) any {
+	switch f.name {
+	case "name":
+		return x.Name
+	case "description":
+		return descOrNil(x.Description)
+	case "type":
+		return e.typeRef(x.Type)
+	case "defaultValue":
+		if x.DefaultValue == nil {
+			return nil
+		}
+		return x.DefaultValue.String()
+	}
+	v, _ := introDeprecated(f.name, x.Directives)
+	return v
+}
+
+// introEnumValueField resolves a field of __EnumValue.
+func introEnumValueField(x *ast.EnumValueDefinition, f *cfield) any {
+	switch f.name {
+	case "name":
+		return x.Name
+	case "description":
+		return descOrNil(x.Description)
+	}
+	v, _ := introDeprecated(f.name, x.Directives)
+	return v
+}
+
+// introDirectiveField resolves a field of __Directive.
+func introDirectiveField(x *ast.DirectiveDefinition, f *cfield) any {
+	switch f.name {
+	case "name":
+		return x.Name
+	case "description":
+		return descOrNil(x.Description)
+	case "isRepeatable":
+		return x.IsRepeatable
+	case "locations":
+		out := make([]any, 0, len(x.Locations))
+		for _, l := range x.Locations {
+			out = append(out, string(l))
+		}
+		return out
+	case "args":
+		return introArgs(x.Arguments)
 	}
 	return nil
 }

@@ -156,287 +156,320 @@ func (e *executor) argObj(f *ast.Field) *inputObj {
 	return o
 }
 
+// run runs one action of the group: the actions that act on a selection
+// get the selected entities first.
 func (g *group) run(a *cfield, path []any) (any, error) {
 	act := g.find(a)
 	if act == nil {
 		return nil, userErrorf("unknown action %s", a.name)
 	}
-	e := g.e
 	f := a.first()
-	args := e.argObj(f)
+	args := g.e.argObj(f)
 	if depth(args) > MaxInputDepth {
 		return nil, userErrorf("the arguments of %s nest deeper than %d levels", a.name, MaxInputDepth)
 	}
 	switch act.kind {
 	case aCreate:
-		id, err := g.create(g.o, args)
+		return g.runCreate(a, args)
+	case aCreateBatch:
+		return g.runCreateBatch(a, args)
+	}
+	ids, err := g.selected()
+	if err != nil {
+		return nil, err
+	}
+	switch act.kind {
+	case aUpdate:
+		return g.runUpdate(a, args, ids)
+	case aDelete:
+		return g.runDelete(a, ids)
+	case aCount:
+		return g.runCount(ids)
+	case aList:
+		return g.runList(a, ids, path)
+	case aAddComment:
+		return g.runAddComment(a, args, ids)
+	case aAppend, aPrepend, aOverwrite:
+		return g.runWriteRich(a, act, args, ids)
+	case aAddItem, aAddItemBatch:
+		return g.runAddItem(a, act, args, ids)
+	case aLink:
+		return g.runLink(a, act, args, ids)
+	case aUnlink, aDeleteRel:
+		return g.runUnlink(a, act, args, ids)
+	case aAssignToMe:
+		return g.runAssignToMe(a, ids)
+	case aNotifyAssignees, aNotifyCreatedBy, aNotifyUsers:
+		return g.runNotify(a, act, args, ids)
+	case aFinalState:
+		return g.runFinalState(a, act, ids)
+	case aAddFile:
+		return g.runAddFile(a, args, ids)
+	case aAttachPdf:
+		return g.runAttachPdf(a, args, ids)
+	}
+	return nil, userErrorf("action %s is not served", a.name)
+}
+
+// runCreate creates one entity of the group's object.
+func (g *group) runCreate(a *cfield, args *inputObj) (any, error) {
+	id, err := g.create(g.o, args)
+	if err != nil {
+		return nil, err
+	}
+	g.ids, g.loaded = []string{id}, true
+	return g.result(a, fmt.Sprintf("created 1 %s", g.o.display()), g.o, []string{id}), nil
+}
+
+// runCreateBatch creates one entity per item of data.
+func (g *group) runCreateBatch(a *cfield, args *inputObj) (any, error) {
+	var ids []string
+	for i, it := range listOf(argValue(args, "data")) {
+		obj, _ := it.(*inputObj)
+		if obj == nil {
+			return nil, userErrorf("data[%d] is not an object", i)
+		}
+		id, err := g.create(g.o, obj)
 		if err != nil {
+			return nil, fmt.Errorf("data[%d]: %w", i, err)
+		}
+		ids = append(ids, id)
+	}
+	g.ids, g.loaded = ids, true
+	return g.result(a, fmt.Sprintf("created %d %s", len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runUpdate updates the selected entities.
+func (g *group) runUpdate(a *cfield, args *inputObj, ids []string) (any, error) {
+	for _, id := range ids {
+		if err := g.update(g.o, id, args); err != nil {
 			return nil, err
 		}
-		g.ids, g.loaded = []string{id}, true
-		return g.result(a, fmt.Sprintf("created 1 %s", g.o.display()), g.o, []string{id}), nil
-	case aCreateBatch:
-		var ids []string
+	}
+	return g.result(a, fmt.Sprintf("updated %d %s", len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runDelete deletes the selected entities.
+func (g *group) runDelete(a *cfield, ids []string) (any, error) {
+	for _, id := range ids {
+		if err := g.delete(g.o, id); err != nil {
+			return nil, err
+		}
+	}
+	g.ids = nil
+	return g.result(a, fmt.Sprintf("deleted %d %s", len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runCount counts the selected entities.
+func (g *group) runCount(ids []string) (any, error) {
+	return int64(len(ids)), nil
+}
+
+// runList lists the selected entities.
+func (g *group) runList(a *cfield, ids []string, path []any) (any, error) {
+	return g.list(a, ids, path)
+}
+
+// runAddComment comments on each selected entity (a filled-in template).
+func (g *group) runAddComment(a *cfield, args *inputObj, ids []string) (any, error) {
+	tpl, _ := argValue(args, "value").(string)
+	texts, err := g.fill(tpl, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := g.addComment(id, texts[id]); err != nil {
+			return nil, err
+		}
+	}
+	return g.result(a, fmt.Sprintf("commented on %d %s", len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runWriteRich appends to, prepends to or overwrites a rich-text field of the selected entities.
+func (g *group) runWriteRich(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
+	tpl, _ := argValue(args, "value").(string)
+	texts, err := g.fill(tpl, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.writeRich(act.field, ids, texts, act.kind); err != nil {
+		return nil, err
+	}
+	return g.result(a, fmt.Sprintf("changed %s of %d %s", act.field.name, len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runAddItem creates items (one, or one per item of data) linked to each selected entity.
+func (g *group) runAddItem(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
+	items := []*inputObj{args}
+	if act.kind == aAddItemBatch {
+		items = nil
 		for i, it := range listOf(argValue(args, "data")) {
 			obj, _ := it.(*inputObj)
 			if obj == nil {
 				return nil, userErrorf("data[%d] is not an object", i)
 			}
-			id, err := g.create(g.o, obj)
-			if err != nil {
-				return nil, fmt.Errorf("data[%d]: %w", i, err)
-			}
-			ids = append(ids, id)
+			items = append(items, obj)
 		}
-		g.ids, g.loaded = ids, true
-		return g.result(a, fmt.Sprintf("created %d %s", len(ids), g.o.display()), g.o, ids), nil
-	case aUpdate:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if err := g.update(g.o, id, args); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("updated %d %s", len(ids), g.o.display()), g.o, ids), nil
-	case aDelete:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if err := g.delete(g.o, id); err != nil {
-				return nil, err
-			}
-		}
-		g.ids = nil
-		return g.result(a, fmt.Sprintf("deleted %d %s", len(ids), g.o.display()), g.o, ids), nil
-	case aCount:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		return int64(len(ids)), nil
-	case aList:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		return g.list(a, ids, path)
-	case aAddComment:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		tpl, _ := argValue(args, "value").(string)
-		texts, err := g.fill(tpl, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if err := g.addComment(id, texts[id]); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("commented on %d %s", len(ids), g.o.display()), g.o, ids), nil
-	case aAppend, aPrepend, aOverwrite:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		tpl, _ := argValue(args, "value").(string)
-		texts, err := g.fill(tpl, ids)
-		if err != nil {
-			return nil, err
-		}
-		if err := g.writeRich(act.field, ids, texts, act.kind); err != nil {
-			return nil, err
-		}
-		return g.result(a, fmt.Sprintf("changed %s of %d %s", act.field.name, len(ids), g.o.display()), g.o, ids), nil
-	case aAddItem, aAddItemBatch:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		items := []*inputObj{args}
-		if act.kind == aAddItemBatch {
-			items = nil
-			for i, it := range listOf(argValue(args, "data")) {
-				obj, _ := it.(*inputObj)
-				if obj == nil {
-					return nil, userErrorf("data[%d] is not an object", i)
-				}
-				items = append(items, obj)
-			}
-		}
-		var made []string
-		for _, id := range ids {
-			for _, it := range items {
-				nid, err := g.create(act.field.target, it)
-				if err != nil {
-					return nil, err
-				}
-				if err := g.link(act.field, id, []string{nid}); err != nil {
-					return nil, err
-				}
-				made = append(made, nid)
-			}
-		}
-		return g.result(a, fmt.Sprintf("created %d %s linked through %s", len(made), act.field.target.display(), act.field.name), act.field.target, made), nil
-	case aLink:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		targets, err := g.choose(act.field, args)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if err := g.link(act.field, id, targets); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("linked %d %s to %d %s through %s", len(targets), act.field.target.display(), len(ids), g.o.display(), act.field.name), g.o, ids), nil
-	case aUnlink, aDeleteRel:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		where, err := objectFilter(act.field.target, args, nil)
-		if err != nil {
-			return nil, err
-		}
-		linked, err := g.linked(act.field, ids, where)
-		if err != nil {
-			return nil, err
-		}
-		n := 0
-		var touched []string
-		for _, id := range ids {
-			items := linked[id]
-			if len(items) == 0 {
-				continue
-			}
-			n += len(items)
-			if act.kind == aDeleteRel {
-				for _, it := range items {
-					if err := g.delete(act.field.target, it); err != nil {
-						return nil, err
-					}
-					touched = append(touched, it)
-				}
-				continue
-			}
-			if err := g.unlink(act.field, id, items); err != nil {
-				return nil, err
-			}
-			touched = append(touched, id)
-		}
-		if act.kind == aDeleteRel {
-			return g.result(a, fmt.Sprintf("deleted %d %s linked through %s", n, act.field.target.display(), act.field.name), act.field.target, touched), nil
-		}
-		return g.result(a, fmt.Sprintf("unlinked %d %s through %s", n, act.field.target.display(), act.field.name), g.o, touched), nil
-	case aAssignToMe:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if err := g.assign(id); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("assigned %s to %d %s", e.viewer.Email, len(ids), g.o.display()), g.o, ids), nil
-	case aNotifyAssignees, aNotifyCreatedBy, aNotifyUsers:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		var who func(id string) ([]string, error)
-		switch act.kind {
-		case aNotifyAssignees:
-			who = func(id string) ([]string, error) {
-				return g.column("SELECT email FROM "+assignmentsTable+" WHERE entity_id = ? ORDER BY email", id)
-			}
-		case aNotifyCreatedBy:
-			who = func(id string) ([]string, error) {
-				return g.column("SELECT email FROM "+creatorsTable+" WHERE entity_id = ?", id)
-			}
-		default:
-			to, err := recipients(argValue(args, "to"))
-			if err != nil {
-				return nil, err
-			}
-			who = func(string) ([]string, error) { return to, nil }
-		}
-		n, err := g.notifyEach(args, ids, who)
-		if err != nil {
-			return nil, err
-		}
-		return g.result(a, fmt.Sprintf("sent %d notifications about %d %s", n, len(ids), g.o.display()), g.o, ids), nil
-	case aFinalState:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		final, name, err := g.finalState(act.field)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if _, err := g.tx.Update(g.o.st.Name, map[string]any{"platform/id": id, act.field.store: final}); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("moved %d %s to %s", len(ids), g.o.display(), name), g.o, ids), nil
-	case aAddFile:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		name, err := checkName(fmt.Sprint(argValue(args, "name")))
-		if err != nil {
-			return nil, err
-		}
-		raw, _ := argValue(args, "url").(string)
-		data, ctype, err := e.svc.fetch.fetch(e.ctx, raw)
-		if err != nil {
-			return nil, err
-		}
-		if err := g.attach(ids, name, ctype, data); err != nil {
-			return nil, err
-		}
-		return g.result(a, fmt.Sprintf("attached %s (%d bytes) to %d %s", name, len(data), len(ids), g.o.display()), g.o, ids), nil
-	case aAttachPdf:
-		ids, err := g.selected()
-		if err != nil {
-			return nil, err
-		}
-		nameArg, _ := argValue(args, "name").(string)
-		name, err := checkName(pdfName(nameArg))
-		if err != nil {
-			return nil, err
-		}
-		tpl, _ := argValue(args, "value").(string)
-		texts, err := g.fillMax(tpl, ids, MaxPdfTextBytes)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			pdf, err := pdfFile(name, texts[id])
-			if err != nil {
-				return nil, err
-			}
-			if err := g.attach([]string{id}, name, "application/pdf", pdf); err != nil {
-				return nil, err
-			}
-		}
-		return g.result(a, fmt.Sprintf("attached %s to %d %s", name, len(ids), g.o.display()), g.o, ids), nil
 	}
-	return nil, userErrorf("action %s is not served", a.name)
+	var made []string
+	for _, id := range ids {
+		for _, it := range items {
+			nid, err := g.create(act.field.target, it)
+			if err != nil {
+				return nil, err
+			}
+			if err := g.link(act.field, id, []string{nid}); err != nil {
+				return nil, err
+			}
+			made = append(made, nid)
+		}
+	}
+	return g.result(a, fmt.Sprintf("created %d %s linked through %s", len(made), act.field.target.display(), act.field.name), act.field.target, made), nil
+}
+
+// runLink links the chosen targets to the selected entities.
+func (g *group) runLink(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
+	targets, err := g.choose(act.field, args)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := g.link(act.field, id, targets); err != nil {
+			return nil, err
+		}
+	}
+	return g.result(a, fmt.Sprintf("linked %d %s to %d %s through %s", len(targets), act.field.target.display(), len(ids), g.o.display(), act.field.name), g.o, ids), nil
+}
+
+// runUnlink unlinks (or deletes) the entities linked to the selected ones that args match.
+func (g *group) runUnlink(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
+	where, err := objectFilter(act.field.target, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	linked, err := g.linked(act.field, ids, where)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	var touched []string
+	for _, id := range ids {
+		items := linked[id]
+		if len(items) == 0 {
+			continue
+		}
+		n += len(items)
+		if act.kind == aDeleteRel {
+			for _, it := range items {
+				if err := g.delete(act.field.target, it); err != nil {
+					return nil, err
+				}
+				touched = append(touched, it)
+			}
+			continue
+		}
+		if err := g.unlink(act.field, id, items); err != nil {
+			return nil, err
+		}
+		touched = append(touched, id)
+	}
+	if act.kind == aDeleteRel {
+		return g.result(a, fmt.Sprintf("deleted %d %s linked through %s", n, act.field.target.display(), act.field.name), act.field.target, touched), nil
+	}
+	return g.result(a, fmt.Sprintf("unlinked %d %s through %s", n, act.field.target.display(), act.field.name), g.o, touched), nil
+}
+
+// runAssignToMe assigns the selected entities to the viewer.
+func (g *group) runAssignToMe(a *cfield, ids []string) (any, error) {
+	e := g.e
+	for _, id := range ids {
+		if err := g.assign(id); err != nil {
+			return nil, err
+		}
+	}
+	return g.result(a, fmt.Sprintf("assigned %s to %d %s", e.viewer.Email, len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runNotify notifies the assignees, the creators or the given users about each selected entity.
+func (g *group) runNotify(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
+	var who func(id string) ([]string, error)
+	switch act.kind {
+	case aNotifyAssignees:
+		who = func(id string) ([]string, error) {
+			return g.column("SELECT email FROM "+assignmentsTable+" WHERE entity_id = ? ORDER BY email", id)
+		}
+	case aNotifyCreatedBy:
+		who = func(id string) ([]string, error) {
+			return g.column("SELECT email FROM "+creatorsTable+" WHERE entity_id = ?", id)
+		}
+	default:
+		to, err := recipients(argValue(args, "to"))
+		if err != nil {
+			return nil, err
+		}
+		who = func(string) ([]string, error) { return to, nil }
+	}
+	n, err := g.notifyEach(args, ids, who)
+	if err != nil {
+		return nil, err
+	}
+	return g.result(a, fmt.Sprintf("sent %d notifications about %d %s", n, len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runFinalState moves the selected entities to the final state of a status field.
+func (g *group) runFinalState(a *cfield, act *action, ids []string) (any, error) {
+	final, name, err := g.finalState(act.field)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, err := g.tx.Update(g.o.st.Name, map[string]any{"platform/id": id, act.field.store: final}); err != nil {
+			return nil, err
+		}
+	}
+	return g.result(a, fmt.Sprintf("moved %d %s to %s", len(ids), g.o.display(), name), g.o, ids), nil
+}
+
+// runAddFile attaches a file fetched from a URL to the selected entities.
+func (g *group) runAddFile(a *cfield, args *inputObj, ids []string) (any, error) {
+	e := g.e
+	name, err := checkName(fmt.Sprint(argValue(args, "name")))
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := argValue(args, "url").(string)
+	data, ctype, err := e.svc.fetch.fetch(e.ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.attach(ids, name, ctype, data); err != nil {
+		return nil, err
+	}
+	return g.result(a, fmt.Sprintf("attached %s (%d bytes) to %d %s", name, len(data), len(ids), g.o.display()), g.o, ids), nil
+}
+
+// runAttachPdf attaches a PDF made from a filled-in template to each selected entity.
+func (g *group) runAttachPdf(a *cfield, args *inputObj, ids []string) (any, error) {
+	nameArg, _ := argValue(args, "name").(string)
+	name, err := checkName(pdfName(nameArg))
+	if err != nil {
+		return nil, err
+	}
+	tpl, _ := argValue(args, "value").(string)
+	texts, err := g.fillMax(tpl, ids, MaxPdfTextBytes)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		pdf, err := pdfFile(name, texts[id])
+		if err != nil {
+			return nil, err
+		}
+		if err := g.attach([]string{id}, name, "application/pdf", pdf); err != nil {
+			return nil, err
+		}
+	}
+	return g.result(a, fmt.Sprintf("attached %s to %d %s", name, len(ids), g.o.display()), g.o, ids), nil
 }
 
 func argValue(o *inputObj, k string) any {

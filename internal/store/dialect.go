@@ -77,6 +77,13 @@ type Dialect interface {
 	// until unlock is called (the same lock as LockSchemaTx; nothing
 	// where one process owns the database). unlock is never nil.
 	LockSchema(ctx context.Context, db *sql.DB, key int64) (unlock func(), err error)
+	// DropColumnUnique drops the UNIQUE constraint of column (one column
+	// alone) of table, keeping its rows; nothing when it has none. create
+	// is the table's CREATE TABLE without that constraint and columns the
+	// comma-separated columns its rows keep: an engine that cannot drop a
+	// column constraint in place copies the rows into a table made by
+	// create (in one transaction on conn).
+	DropColumnUnique(ctx context.Context, conn *sql.Conn, table, column, create, columns string) error
 }
 
 // SQLite is the dialect of the embedded store (modernc.org/sqlite).

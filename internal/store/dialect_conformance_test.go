@@ -182,6 +182,34 @@ func TestDialectConformance(t *testing.T) {
 					t.Errorf("claim while rows 1 and 2 are locked: %d, %v; want 3", next, err)
 				}
 			})
+			t.Run("DropColumnUnique", func(t *testing.T) {
+				create := "CREATE TABLE du (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, note TEXT)"
+				exec("CREATE TABLE du (id BIGINT PRIMARY KEY, owner TEXT NOT NULL UNIQUE, note TEXT)")
+				exec("INSERT INTO du (id, owner, note) VALUES (1, 'a', 'first'), (2, 'b', NULL)")
+				if _, err := db.ExecContext(ctx, "INSERT INTO du (id, owner) VALUES (3, 'a')"); err == nil {
+					t.Fatal("the UNIQUE before the drop let a second 'a' in")
+				}
+				conn, err := db.Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Twice: the second finds no constraint and changes nothing.
+				for range 2 {
+					if err := d.DropColumnUnique(ctx, conn, "du", "owner", create, "id, owner, note"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				conn.Close()
+				exec("INSERT INTO du (id, owner) VALUES (3, 'a')")
+				if got := ids(t, "SELECT id FROM du WHERE owner = 'a' ORDER BY id"); !reflect.DeepEqual(got, []int64{1, 3}) {
+					t.Errorf("rows of 'a' after the drop: %v, want [1 3]", got)
+				}
+				var note string
+				one(t, &note, "SELECT note FROM du WHERE id = 1")
+				if note != "first" {
+					t.Errorf("row 1 kept note %q, want first", note)
+				}
+			})
 			t.Run("SharedClockSQL", func(t *testing.T) {
 				q := d.SharedClockSQL()
 				if q == "" {

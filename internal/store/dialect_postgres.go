@@ -80,3 +80,12 @@ func (postgresDialect) LockSchema(ctx context.Context, db *sql.DB, key int64) (f
 		conn.Close()
 	}, nil
 }
+
+// DropColumnUnique drops the constraint by the name PostgreSQL gives a
+// column's UNIQUE (table_column_key).
+func (postgresDialect) DropColumnUnique(ctx context.Context, conn *sql.Conn, table, column, _, _ string) error {
+	if _, err := conn.ExecContext(ctx, "ALTER TABLE "+table+" DROP CONSTRAINT IF EXISTS "+table+"_"+column+"_key"); err != nil {
+		return fmt.Errorf("store: drop unique of %s.%s: %w", table, column, err)
+	}
+	return nil
+}
