@@ -1,6 +1,7 @@
 package graphql
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -201,6 +202,24 @@ func TestIntrospection(t *testing.T) {
 		if !strings.HasPrefix(got, `{"data":{"__type":{"kind":"INPUT_OBJECT","name":"TaskOrderBy","inputFields":[{"name":"id","type":{"kind":"ENUM","name":"SortDirection","ofType":null}}`) || !strings.HasSuffix(got, `,"t":null}}`) {
 			t.Errorf("__type: %s", got)
 		}
+	})
+}
+
+// The whole answer to GraphiQL's introspection query on the tracker's space
+// is the golden file's, field for field (types, fields, arguments and their
+// defaults, enum values, directives with isRepeatable and locations,
+// deprecations), on both engines: a change to what introspection answers
+// shows in the diff to review (go test ./internal/graphql -update).
+func TestIntrospectionGolden(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		got := run(t, newTracker(t, st), "tracker", introspectionQuery, nil)
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, []byte(got), "", "  "); err != nil {
+			t.Fatalf("%v: %.300s", err, got)
+		}
+		pretty.WriteByte('\n')
+		golden(t, "introspection.golden.json", pretty.String())
 	})
 }
 
