@@ -15,11 +15,12 @@
 //	go run ./internal/syncer/bench                          # SQLite, 100,000 and 1,000,000 items
 //	go run ./internal/syncer/bench -postgres postgres://... # and PostgreSQL
 //	go run ./internal/syncer/bench -store postgres -n 100000
-//	go run ./internal/syncer/bench -store postgres -10m     # adds a 10,000,000-item run on PostgreSQL
+//	go run ./internal/syncer/bench -store postgres -postgres "$DSN" -10m # adds a 10,000,000-item run on PostgreSQL
 //	go run ./internal/syncer/bench -n 100000 -repeat 3      # best of 3 alternating runs per phase
 //
-// The PostgreSQL DSN comes from -postgres, else $APPKIT_BENCH_POSTGRES, else
-// $APPKIT_TEST_POSTGRES; each run gets a schema of its own, dropped after.
+// The PostgreSQL DSN comes from -postgres (the shell passes an environment
+// variable if it wants: -postgres "$APPKIT_TEST_POSTGRES"); each run gets a
+// schema of its own, dropped after.
 // Each size runs in a child process (so that its peak RSS is its own); the
 // app runs in the parent. Each line: items/s of the sync, of raw and of
 // floor, the sync's ratios to them (targets: at least 0.8 of raw;
@@ -75,19 +76,13 @@ type result struct {
 func main() {
 	sizes := flag.String("n", "100000,1000000", "item counts, comma-separated")
 	stores := flag.String("store", "", "engines, comma-separated: sqlite, postgres (default: sqlite, and postgres when a DSN is set)")
-	pgDSN := flag.String("postgres", "", "PostgreSQL DSN (default: $APPKIT_BENCH_POSTGRES, else $APPKIT_TEST_POSTGRES)")
+	pgDSN := flag.String("postgres", "", "PostgreSQL DSN (required for -store postgres)")
 	huge := flag.Bool("10m", false, "add a 10,000,000-item run on PostgreSQL")
 	repeat := flag.Int("repeat", 1, "runs per size; each phase's best time is kept")
 	cpuProfile := flag.String("cpuprofile", "", "write each child's CPU profile to this file (suffixed -ENGINE-N)")
 	child := flag.Bool("child", false, "internal: measure one size against -app")
 	appURL := flag.String("app", "", "internal: the app's address")
 	flag.Parse()
-	if *pgDSN == "" {
-		*pgDSN = os.Getenv("APPKIT_BENCH_POSTGRES")
-	}
-	if *pgDSN == "" {
-		*pgDSN = os.Getenv("APPKIT_TEST_POSTGRES")
-	}
 	if *child {
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)
@@ -130,7 +125,7 @@ func main() {
 			os.Exit(2)
 		}
 		if engine == "postgres" && *pgDSN == "" {
-			fmt.Fprintln(os.Stderr, "bench: postgres needs -postgres DSN (or $APPKIT_BENCH_POSTGRES)")
+			fmt.Fprintln(os.Stderr, "bench: postgres needs -postgres DSN")
 			os.Exit(2)
 		}
 		runs := ns
