@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
@@ -26,24 +25,22 @@ func (e *env) runCount(syncID string) int {
 	return len(runs)
 }
 
-// waitRun waits (a minute at most: a bound for a loaded machine) until
-// the sync's latest run has ended and returns it.
+// waitRun waits (testkit.WaitTimeout at most) until the sync's latest run
+// has ended and returns it.
 func (e *env) waitRun(syncID string) *apps.Run {
 	e.t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var run *apps.Run
+	testkit.WaitUntil(e.t, "the run of "+syncID+" to end", func() bool {
 		runs, err := e.svc.Runs(context.Background(), syncID, 1)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		if len(runs) > 0 && runs[0].Status != apps.StatusQueued && runs[0].Status != apps.StatusRunning {
-			return runs[0]
+			run = runs[0]
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("the run of %s did not end", syncID)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return run != nil
+	})
+	return run
 }
 
 // The whole path through the screens on both engines: register the
