@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/syncer"
@@ -135,13 +137,9 @@ func TestRunCanceled(t *testing.T) {
 			return status, body
 		}
 	})
-	slow := &slowToGiveUp{}
-	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL, HTTPClient: &http.Client{Transport: slow}})
+	_, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 	if !errors.Is(err, syncer.ErrCanceled) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want ErrCanceled and context.Canceled", err)
-	}
-	if n := slow.inFlight.Load(); n != 0 {
-		t.Errorf("Run returned with %d calls to the app still in flight", n)
 	}
 	select {
 	case ok := <-released:
@@ -163,17 +161,56 @@ func TestRunCanceled(t *testing.T) {
 	}
 }
 
-// slowToGiveUp is a transport that takes a while to return a call its
-// context cancelled, as a real one may (a connection being torn down): a
-// run that returns before its calls have returned leaves them in flight.
-type slowToGiveUp struct{ inFlight atomic.Int32 }
+// A cancelled run returns only once its call to the app has returned, even
+// when the transport takes a while to give a cancelled call up (a
+// connection being torn down): nothing of a run, such as the record of its
+// last call, outlives it. The app's handler is called in memory inside a
+// synctest bubble, so the transport's delay is fake time.
+func TestRunReturnsAfterItsCallInFlight(t *testing.T) {
+	t.Parallel()
+	var cancel context.CancelFunc
+	app := pagedApp(t, 3, 1, func(page, call int) (int, string, bool) {
+		if page != 1 || call != 1 {
+			return 0, "", false
+		}
+		cancel()
+		return hangStatus, "", true
+	})
+	synctest.Test(t, func(t *testing.T) {
+		st := openStore(t)
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(t.Context())
+		defer cancel()
+		slow := &slowToGiveUp{h: app.srv.Config.Handler}
+		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: "http://app.test", HTTPClient: &http.Client{Transport: slow}})
+		if !errors.Is(err, syncer.ErrCanceled) {
+			t.Fatalf("err = %v, want ErrCanceled", err)
+		}
+		if n := slow.inFlight.Load(); n != 0 {
+			t.Errorf("Run returned with %d calls to the app still in flight", n)
+		}
+	})
+}
+
+// slowToGiveUp serves calls with h in memory and takes a second (of the
+// bubble's fake clock) to return a call whose context was cancelled.
+type slowToGiveUp struct {
+	h        http.Handler
+	inFlight atomic.Int32
+}
 
 func (s *slowToGiveUp) RoundTrip(r *http.Request) (*http.Response, error) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if r.Context().Err() != nil {
-		time.Sleep(200 * time.Millisecond) // the teardown, not a synchronisation
+	in := r.Clone(r.Context())
+	if in.Body == nil {
+		in.Body = http.NoBody // as a server sees a request without a body
 	}
-	return resp, err
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, in)
+	if err := r.Context().Err(); err != nil {
+		time.Sleep(time.Second) // fake time: the teardown of the cancelled call
+		return nil, err
+	}
+	return rec.Result(), nil
 }
