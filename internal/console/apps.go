@@ -58,6 +58,20 @@ func (c *Console) svc(w http.ResponseWriter, r *http.Request) *apps.Service {
 	return c.cfg.Apps
 }
 
+// pathApp returns the apps service and the app the request's {id} names;
+// ok is false when the page answering that neither exists was written.
+func (c *Console) pathApp(w http.ResponseWriter, r *http.Request) (svc *apps.Service, a *apps.App, ok bool) {
+	if svc = c.svc(w, r); svc == nil {
+		return nil, nil, false
+	}
+	a, err := svc.App(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return nil, nil, false
+	}
+	return svc, a, true
+}
+
 type appsData struct {
 	Apps []*apps.App
 }
@@ -117,13 +131,8 @@ func (c *Console) appPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, p *page) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	accs, err := svc.Accounts(r.Context(), a.ID)
@@ -175,13 +184,8 @@ func descriptorChecks(ctx context.Context, d *protocol.Descriptor) []conformance
 }
 
 func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	if _, err := svc.RegisterApp(r.Context(), a.URL); err != nil {
@@ -250,13 +254,8 @@ func (c *Console) accountForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) showAccountForm(w http.ResponseWriter, r *http.Request, status int, p *page, authID string) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	_, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	au := findAuth(a.Descriptor, authID)
@@ -306,13 +305,8 @@ func accountFields(au *protocol.Authentication, form map[string][]string, fe map
 }
 
 func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	authID := r.PostForm.Get("auth")
@@ -407,13 +401,8 @@ func (c *Console) syncForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status int, p *page, accountID string) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	acc, err := svc.Account(r.Context(), accountID)
@@ -477,13 +466,8 @@ func syncFilter(cfg *protocol.ConfigResponse, form map[string][]string, fe map[s
 }
 
 func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return
 	}
 	accountID := r.PostForm.Get("account")
