@@ -421,14 +421,10 @@ type recorder struct {
 	mu      sync.Mutex
 	list    []Exchange
 	dropped int
-	// inflight counts the calls not recorded yet; ended is closed (and
-	// replaced) whenever one is.
-	inflight int
-	ended    chan struct{}
 }
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
-	r := &recorder{base: transportOf(base), m: m, ended: make(chan struct{})}
+	r := &recorder{base: transportOf(base), m: m}
 	c := *base
 	c.Transport = r
 	return r, &c
@@ -444,9 +440,6 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			ex.Request = r.body(b)
 		}
 	}
-	r.mu.Lock()
-	r.inflight++
-	r.mu.Unlock()
 	start := time.Now()
 	resp, err := r.base.RoundTrip(req)
 	if err != nil {
@@ -481,33 +474,11 @@ func (r *recorder) body(b []byte) string {
 func (r *recorder) add(ex Exchange) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.inflight--
-	close(r.ended)
-	r.ended = make(chan struct{})
 	if len(r.list) >= maxExchanges {
 		r.dropped++
 		return
 	}
 	r.list = append(r.list, ex)
-}
-
-// settle waits until every call made so far is recorded, or ctx ends (a
-// call whose answer is never read stays unrecorded): a cancelled run's
-// calls end soon after its context, possibly after the engine returned.
-func (r *recorder) settle(ctx context.Context) {
-	for {
-		r.mu.Lock()
-		n, ended := r.inflight, r.ended
-		r.mu.Unlock()
-		if n <= 0 {
-			return
-		}
-		select {
-		case <-ended:
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // exchanges returns what was kept.

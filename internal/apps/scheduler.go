@@ -287,9 +287,8 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 			// it made are kept.
 			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			// The engine stops at once; the call it cut short ends just
-			// after, and is kept too.
-			rec.settle(kctx)
+			// The engine returns once the call it cut short has ended
+			// (recorded too).
 			ex, _ := rec.exchanges()
 			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
 				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
