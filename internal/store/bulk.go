@@ -120,7 +120,7 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 		}
 		docs := make([]string, 0, len(newRows)*len(docFields))
 		for range len(newRows) * len(docFields) {
-			docs = append(docs, newEntityID())
+			docs = append(docs, NewEntityID())
 		}
 		if err := t.createDocuments(docs); err != nil {
 			return nil, err
@@ -172,22 +172,35 @@ func (t *Tx) existingIDs(ty *Type, ids []string) (map[string]bool, error) {
 // the placeholders of a statement). It calls row for each row whose
 // columns are both set.
 func (t *Tx) queryKeys(query, expr string, keys []string, row func(k, v string)) error {
+	return t.queryEachKeys(query, expr, nil, keys, func(rows *sql.Rows) error {
+		var k, v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		if k.Valid && v.Valid {
+			row(k.String, v.String)
+		}
+		return nil
+	})
+}
+
+// queryEachKeys runs a query over keys in chunks, as queryKeys does, with
+// lead bound before the keys (for the placeholders ahead of the %s), and
+// calls scan for each row.
+func (t *Tx) queryEachKeys(query, expr string, lead []any, keys []string, scan func(*sql.Rows) error) error {
 	per := t.s.drv.keysPerQuery()
 	for lo := 0; lo < len(keys); lo += per {
 		hi := min(lo+per, len(keys))
-		cond, args := t.s.drv.keysIn(expr, keys[lo:hi])
+		cond, keyArgs := t.s.drv.keysIn(expr, keys[lo:hi])
+		args := append(append(make([]any, 0, len(lead)+len(keyArgs)), lead...), keyArgs...)
 		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(fmt.Sprintf(query, cond)), args...)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var k, v sql.NullString
-			if err := rows.Scan(&k, &v); err != nil {
+			if err := scan(rows); err != nil {
 				rows.Close()
 				return err
-			}
-			if k.Valid && v.Valid {
-				row(k.String, v.String)
 			}
 		}
 		if err := rows.Close(); err != nil {

@@ -65,7 +65,7 @@ func (t *Tx) mustExist(ty *Type, id string, field string) error {
 
 func (t *Tx) newDocument() (string, error) {
 	dt := t.cat.Type(DocumentType)
-	id := newEntityID()
+	id := NewEntityID()
 	pub, err := t.nextPublicID(dt.ID)
 	if err != nil {
 		return "", err
@@ -227,7 +227,7 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 	if ty.Kind == KindBuiltin {
 		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are created by the store", typeName)
 	}
-	id := newEntityID()
+	id := NewEntityID()
 	if v, ok := entity["platform/id"]; ok && v != nil {
 		s, ok := v.(string)
 		u, err := uuid.Parse(s)

@@ -2,7 +2,7 @@ package store
 
 import "github.com/google/uuid"
 
-// newEntityID returns a fresh platform/id: a version 7 UUID, whose first 48 bits
+// NewEntityID returns a fresh platform/id: a version 7 UUID, whose first 48 bits
 // are the Unix time in milliseconds (then a counter within the millisecond
 // and random bits), so that ids created one after another sort one after
 // another and inserts append to the primary-key index instead of landing
@@ -11,7 +11,7 @@ import "github.com/google/uuid"
 //
 // Document secrets are not ids: they grant access and stay version 4
 // (122 random bits); see newSecret.
-func newEntityID() string {
+func NewEntityID() string {
 	u, err := uuid.NewV7()
 	if err != nil {
 		// Only a failing crypto/rand gets here; so does uuid.NewString.

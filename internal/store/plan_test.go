@@ -14,8 +14,8 @@ import (
 // QUERY PLAN), so that every index the store creates is one some read or
 // sync uses, and dropping one fails this test: the default order (created,
 // id), a to-one column read from its partner's side (a collection, a
-// filter), a link table read from its b side, the lookups by id and the
-// document secret lookup.
+// filter), a link table read from its b side, the lookups by id and by an
+// indexed field (the sync's app ids) and the document secret lookup.
 func TestQueryPlansUseIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -42,7 +42,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 				return err
 			}
 		}
-		return nil
+		return tx.IndexField("Q/T", "Q/name")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +87,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"sync lookup by ids", func() (string, []any) {
 			return "SELECT id, " + tt.Field("Q/name").Col + " FROM " + tt.Table + " WHERE id IN (?, ?)", []any{id, id}
 		}, "sqlite_autoindex_" + tt.Table + "_1"},
+		{"sync lookup by app ids (an indexed field)", func() (string, []any) {
+			col := tt.Field("Q/name").Col
+			return "SELECT " + col + ", id FROM " + tt.Table + " WHERE " + col + " IN (?, ?)", []any{"a", "b"}
+		}, tt.Table + "_" + tt.Field("Q/name").Col},
 		{"document secret", func() (string, []any) {
 			return "SELECT 1 FROM " + dt.Table + " WHERE " + dt.Field(store.DocumentSecret).Col + " = ? LIMIT 1", []any{id}
 		}, dt.Table + "_secret"},

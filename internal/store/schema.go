@@ -627,6 +627,12 @@ func (t *Tx) dropField(ty *Type, f *Field) error {
 				return err
 			}
 		case g.Role == RolePrimitive:
+			// SQLite refuses to drop an indexed column (IndexField).
+			if g.Indexed {
+				if err := t.ddl(fmt.Sprintf("DROP INDEX %s_%s", gt.Table, g.Col)); err != nil {
+					return err
+				}
+			}
 			if err := t.ddl(fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", gt.Table, g.Col)); err != nil {
 				return err
 			}
@@ -758,6 +764,9 @@ func (t *Tx) dropType(ty *Type) error {
 		return fmt.Errorf("store: counter: %w", err)
 	}
 	delete(t.counters, ty.ID)
+	if err := t.DropReservedIDs(ty.Name); err != nil {
+		return err
+	}
 	for i, o := range t.cat.Types {
 		if o == ty {
 			t.cat.Types = append(t.cat.Types[:i], t.cat.Types[i+1:]...)

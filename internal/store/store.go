@@ -307,6 +307,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		// created lazily, two processes' first runs raced on PostgreSQL's
 		// catalog (a duplicate key in pg_type).
 		"CREATE TABLE IF NOT EXISTS sync_state (key " + SQLType(s.dialect, TText) + " PRIMARY KEY, doc TEXT NOT NULL, updated_at BIGINT NOT NULL)",
+		createReserved,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("store: migrate: %w", err)

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"sort"
+)
+
+// Entities known by another key than their platform/id: the sync engine
+// finds the entities of an app's items by the app's ids (a field with an
+// index) and sets ids aside for relation targets that have not arrived yet,
+// so that every entity it creates can take a fresh time-ordered id (see
+// NewEntityID) instead of one derived from the app's id, which would land
+// anywhere in the primary-key index.
+
+// reservedTable holds the ids set aside by [Tx.ReserveIDs].
+const reservedTable = "host_reserved_ids"
+
+// createReserved is the table of ids set aside: one row per scope and key.
+const createReserved = `CREATE TABLE IF NOT EXISTS host_reserved_ids (
+	scope TEXT NOT NULL,
+	key TEXT NOT NULL,
+	id TEXT NOT NULL,
+	PRIMARY KEY (scope, key)
+)`
+
+// IndexField gives the primitive field named field of type typeName an
+// index (a schema change: the field is then Indexed), so that
+// [Tx.MatchByValue] on it reads a few index pages instead of the table. It is
+// a no-op when the field has one; dropping the field drops it.
+func (t *Tx) IndexField(typeName, field string) error {
+	ty := t.cat.Type(typeName)
+	if ty == nil {
+		return Errorf(NameTypeNotFound, map[string]any{"type": typeName}, "type %s not found", typeName)
+	}
+	f := ty.Field(field)
+	if f == nil || f.Role != RolePrimitive || IsRange(f.Prim) || t.cat.Holder(f) != ty {
+		return fmt.Errorf("store: field %s of %s cannot be indexed", field, typeName)
+	}
+	if f.Indexed {
+		return nil
+	}
+	if err := t.mutable(); err != nil {
+		return err
+	}
+	ty = t.cat.Type(typeName)
+	f = ty.Field(field)
+	if err := t.ddl(fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s_%s ON %s (%s)", ty.Table, f.Col, ty.Table, f.Col)); err != nil {
+		return err
+	}
+	f.Indexed = true
+	return nil
+}
+
+// Match is an entity found by [Tx.MatchByValue]: its platform/id and the
+// values of the fields asked for, in order (nil where empty; integers as
+// int64, texts as string).
+type Match struct {
+	// ID is the entity's platform/id.
+	ID string
+	// Values holds the fields' values.
+	Values []any
+}
+
+// MatchByValue finds the entities of ty whose text field key holds one of
+// values, and reads fields of them: value -> match, for the values some
+// entity holds (when several do, one of them). Values are compared exactly,
+// so an index on key (IndexField) is used.
+func (t *Tx) MatchByValue(ty *Type, key *Field, values []string, fields ...*Field) (map[string]Match, error) {
+	if key.Role != RolePrimitive || key.Prim != TText || t.cat.Holder(key) != ty {
+		return nil, fmt.Errorf("store: field %s of %s cannot be matched by value", key.Name, ty.Name)
+	}
+	cols := key.Col + ", id"
+	for _, f := range fields {
+		if f.Role != RolePrimitive || IsRange(f.Prim) || t.cat.Holder(f) != ty {
+			return nil, fmt.Errorf("store: field %s of %s cannot be read with a match", f.Name, ty.Name)
+		}
+		cols += ", " + f.Col
+	}
+	out := make(map[string]Match, len(values))
+	err := t.queryEachKeys("SELECT "+cols+" FROM "+ty.Table+" WHERE %s", key.Col, nil, values, func(rows *sql.Rows) error {
+		var k, id string
+		vals := make([]any, len(fields))
+		dest := make([]any, 2+len(fields))
+		dest[0], dest[1] = &k, &id
+		for i := range vals {
+			dest[2+i] = &vals[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		out[k] = Match{ID: id, Values: vals}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: match %s by %s: %w", ty.Name, key.Name, err)
+	}
+	return out, nil
+}
+
+// ReserveIDs returns the entity ids set aside for keys in scope, setting
+// aside a fresh time-ordered id (NewEntityID) for each key that has none:
+// what a relation points at before its target exists. The reservation holds
+// until [Tx.TakeReservedIDs] takes it, when the target is created with that
+// id.
+func (t *Tx) ReserveIDs(scope string, keys []string) (map[string]string, error) {
+	out, err := t.reservedIDs(scope, keys)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []string
+	for _, k := range sortedStrings(keys) {
+		if _, ok := out[k]; !ok {
+			fresh = append(fresh, k)
+			out[k] = NewEntityID()
+		}
+	}
+	if len(fresh) == 0 {
+		return out, nil
+	}
+	// A concurrent writer may set aside an id for the same key first: its
+	// id wins, read back below.
+	err = execMultiRow(t, reservedTable, []string{"scope", "key", "id"}, len(fresh), func(n int, args []any) []any {
+		return append(args, scope, fresh[n], out[fresh[n]])
+	}, "INSERT", " ON CONFLICT (scope, key) DO NOTHING")
+	if err != nil {
+		return nil, fmt.Errorf("store: reserve ids in %s: %w", scope, err)
+	}
+	won, err := t.reservedIDs(scope, fresh)
+	if err != nil {
+		return nil, err
+	}
+	for k, id := range won {
+		out[k] = id
+	}
+	return out, nil
+}
+
+// TakeReservedIDs returns the ids set aside for keys in scope and ends
+// their reservations.
+func (t *Tx) TakeReservedIDs(scope string, keys []string) (map[string]string, error) {
+	out, err := t.reservedIDs(scope, keys)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	taken := make([]string, 0, len(out))
+	for k := range out {
+		taken = append(taken, k)
+	}
+	sort.Strings(taken)
+	per := t.s.drv.keysPerQuery()
+	for lo := 0; lo < len(taken); lo += per {
+		cond, args := t.s.drv.keysIn("key", taken[lo:min(lo+per, len(taken))])
+		q := t.s.dialect.Rebind("DELETE FROM " + reservedTable + " WHERE scope = ? AND " + cond)
+		if _, err := t.tx.ExecContext(t.ctx, q, append([]any{scope}, args...)...); err != nil {
+			return nil, fmt.Errorf("store: take reserved ids in %s: %w", scope, err)
+		}
+	}
+	return out, nil
+}
+
+// DropReservedIDs ends every reservation of scope (dropping a type ends
+// those of the scope named after it).
+func (t *Tx) DropReservedIDs(scope string) error {
+	q := t.s.dialect.Rebind("DELETE FROM " + reservedTable + " WHERE scope = ?")
+	if _, err := t.tx.ExecContext(t.ctx, q, scope); err != nil {
+		return fmt.Errorf("store: drop reserved ids of %s: %w", scope, err)
+	}
+	return nil
+}
+
+// reservedIDs reads the reservations of keys in scope.
+func (t *Tx) reservedIDs(scope string, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	err := t.queryEachKeys("SELECT key, id FROM "+reservedTable+" WHERE scope = ? AND %s", "key", []any{scope}, keys, func(rows *sql.Rows) error {
+		var k, id string
+		if err := rows.Scan(&k, &id); err != nil {
+			return err
+		}
+		out[k] = id
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read reserved ids in %s: %w", scope, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,265 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// keyedFixture opens a store with a type K/T of a text key, an int and a
+// text field.
+func keyedFixture(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+		return tx.CreateType(store.TypeSpec{Name: "K/T", Fields: []store.FieldSpec{
+			{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
+		}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// MatchByValue finds entities by a text field (exactly, not as a pattern
+// or case-folded) and reads the fields asked for, empty ones as nil.
+func TestMatchByValue(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		st := keyedFixture(t, dsn)
+		ctx := context.Background()
+		a, b := store.NewEntityID(), store.NewEntityID()
+		err := st.Write(ctx, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("K/T")
+			_, err := tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key"), ty.Field("K/n"), ty.Field("K/note")}, []store.BulkRow{
+				{ID: a, Values: []any{"a-1", int64(7), "seven"}},
+				{ID: b, Values: []any{"B%", nil, nil}},
+			})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Enough keys to take several statements on SQLite (500 a query).
+		keys := []string{"a-1", "A-1", "B%", "B", "b%", "missing"}
+		for i := range 1200 {
+			keys = append(keys, "k"+strings.Repeat("x", i%7)+string(rune('a'+i%26)))
+		}
+		var got map[string]store.Match
+		err = st.Write(ctx, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("K/T")
+			got, err = tx.MatchByValue(ty, ty.Field("K/key"), keys, ty.Field("K/n"), ty.Field("K/note"))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]store.Match{
+			"a-1": {ID: a, Values: []any{int64(7), "seven"}},
+			"B%":  {ID: b, Values: []any{nil, nil}},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("MatchByValue = %#v, want %#v", got, want)
+		}
+		err = st.Write(ctx, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("K/T")
+			if _, err := tx.MatchByValue(ty, ty.Field("K/n"), []string{"7"}); err == nil {
+				t.Error("MatchByValue on an int field: no error")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// IndexField makes an index once (the field is then Indexed, in every
+// process's catalog); a field with an index can still be dropped.
+func TestIndexField(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		st := keyedFixture(t, dsn)
+		ctx := context.Background()
+		for range 2 {
+			if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/T", "K/key") }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cat, err := st.Catalog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cat.Type("K/T").Field("K/key").Indexed {
+			t.Fatal("K/key is not Indexed after IndexField")
+		}
+		if cat.Type("K/T").Field("K/note").Indexed {
+			t.Fatal("K/note is Indexed")
+		}
+		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/T", "K/nope") })
+		if err == nil {
+			t.Fatal("IndexField of a missing field: no error")
+		}
+		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/nope", "K/key") })
+		if !errors.Is(err, store.ErrTypeNotFound) {
+			t.Fatalf("IndexField of a missing type: %v, want ErrTypeNotFound", err)
+		}
+		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.DeleteField("K/T", "K/key", true) }); err != nil {
+			t.Fatalf("drop an indexed field: %v", err)
+		}
+		// The index went with it: a new field may take an index again.
+		err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+			if err := tx.CreateField(store.FieldSpec{Holder: "K/T", Name: "K/key2", Type: store.TText}); err != nil {
+				return err
+			}
+			return tx.IndexField("K/T", "K/key2")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Reserved ids: the same key keeps its id until taken; taking ends the
+// reservation; scopes are apart; dropping the type named by a scope ends
+// its reservations.
+func TestReservedIDs(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		st := keyedFixture(t, dsn)
+		ctx := context.Background()
+		write := func(fn func(tx *store.Tx) error) {
+			t.Helper()
+			if err := st.Write(ctx, fn); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var first, again, other, taken, after map[string]string
+		write(func(tx *store.Tx) (err error) {
+			first, err = tx.ReserveIDs("K/T", []string{"x", "y", "x"})
+			return err
+		})
+		if len(first) != 2 || first["x"] == "" || first["y"] == "" || first["x"] == first["y"] {
+			t.Fatalf("ReserveIDs = %v, want two distinct ids", first)
+		}
+		write(func(tx *store.Tx) (err error) {
+			if again, err = tx.ReserveIDs("K/T", []string{"y", "x", "z"}); err != nil {
+				return err
+			}
+			other, err = tx.ReserveIDs("other", []string{"x"})
+			return err
+		})
+		if again["x"] != first["x"] || again["y"] != first["y"] || again["z"] == "" {
+			t.Fatalf("second ReserveIDs = %v, want x and y as before (%v) and a new z", again, first)
+		}
+		if other["x"] == first["x"] {
+			t.Fatal("two scopes share a reservation")
+		}
+		write(func(tx *store.Tx) (err error) {
+			if taken, err = tx.TakeReservedIDs("K/T", []string{"x", "w"}); err != nil {
+				return err
+			}
+			after, err = tx.TakeReservedIDs("K/T", []string{"x"})
+			return err
+		})
+		if !reflect.DeepEqual(taken, map[string]string{"x": first["x"]}) || len(after) != 0 {
+			t.Fatalf("take = %v then %v, want x's id once", taken, after)
+		}
+		// A rolled back reservation is gone with its transaction.
+		boom := errors.New("boom")
+		if err := st.Write(ctx, func(tx *store.Tx) error {
+			if _, err := tx.ReserveIDs("K/T", []string{"v"}); err != nil {
+				return err
+			}
+			return boom
+		}); !errors.Is(err, boom) {
+			t.Fatal(err)
+		}
+		write(func(tx *store.Tx) (err error) {
+			after, err = tx.TakeReservedIDs("K/T", []string{"v"})
+			return err
+		})
+		if len(after) != 0 {
+			t.Fatalf("a rolled back reservation is there: %v", after)
+		}
+		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) }); err != nil {
+			t.Fatal(err)
+		}
+		write(func(tx *store.Tx) (err error) {
+			if after, err = tx.TakeReservedIDs("K/T", []string{"y", "z"}); err != nil {
+				return err
+			}
+			other, err = tx.TakeReservedIDs("other", []string{"x"})
+			return err
+		})
+		if len(after) != 0 || len(other) != 1 {
+			t.Fatalf("after dropping K/T: its reservations %v (want none), other's %v (want x)", after, other)
+		}
+	})
+}
+
+// Two transactions setting aside an id for the same key at once agree on
+// one (PostgreSQL, where the second waits on the first's row: it then
+// takes the first's id rather than failing or keeping its own).
+func TestReserveIDsConcurrently(t *testing.T) {
+	t.Parallel()
+	dsn, ok := testkit.StoreDSNs(t)["postgres"]
+	if !ok {
+		t.Skip("APPKIT_TEST_POSTGRES is not set")
+	}
+	st := keyedFixture(t, dsn)
+	ctx := context.Background()
+	reserved, release := make(chan string), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- st.Write(ctx, func(tx *store.Tx) error {
+			ids, err := tx.ReserveIDs("K/T", []string{"x"})
+			if err != nil {
+				close(reserved)
+				return err
+			}
+			reserved <- ids["x"]
+			<-release
+			return nil
+		})
+	}()
+	id1, ok := <-reserved
+	if !ok {
+		t.Fatal(<-first)
+	}
+	second := make(chan map[string]string, 1)
+	go func() {
+		var ids map[string]string
+		err := st.Write(ctx, func(tx *store.Tx) (err error) {
+			ids, err = tx.ReserveIDs("K/T", []string{"x"})
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		second <- ids
+	}()
+	testkit.WaitUntil(t, "the second reservation to wait on the first's row", func() bool {
+		var waiting int
+		err := st.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO host_reserved_ids%'").Scan(&waiting)
+		return err == nil && waiting > 0
+	})
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if got := <-second; got["x"] != id1 {
+		t.Fatalf("second transaction reserved %q, want the first's %q", got["x"], id1)
+	}
+}
