@@ -224,9 +224,17 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		t.Helper()
 		for owner, sy := range syncs {
 			for _, typ := range githubTypes {
+				byApp, err := syncer.EntityIDs(context.Background(), st, sy.Space, typ, want[owner][typ])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(byApp) != len(want[owner][typ]) {
+					t.Errorf("%s: %s's space %s has entities for %d of the %d %s items of %s",
+						when, owner, sy.Space, len(byApp), len(want[owner][typ]), typ, owner)
+				}
 				var ids []string
-				for _, id := range want[owner][typ] {
-					ids = append(ids, syncer.EntityID(sy.Space, typ, id))
+				for _, id := range byApp {
+					ids = append(ids, id)
 				}
 				slices.Sort(ids)
 				if got := spaceIDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {

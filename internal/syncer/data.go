@@ -107,17 +107,16 @@ type pageWriter struct {
 	// stored with the entities that exist.
 	hashes   []string
 	prevHash map[string]string
+	// batch maps the batch's app ids to their entities' ids.
+	batch map[string]string
 }
 
 // write writes a batch of rows: duplicates of the run found, relations
 // resolved, select options created, then the entities grouped by the set
 // of fields they carry, their links and their rich texts.
 func (w *pageWriter) write(rows []*row) error {
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = entityID(w.space, w.tm.AppType, r.appID)
-	}
-	dupOf, existing, err := w.duplicates(rows, ids)
+	w.hashes = w.valueHashes(rows)
+	ids, dupOf, existing, err := w.identify(rows)
 	if err != nil {
 		return err
 	}
@@ -125,9 +124,6 @@ func (w *pageWriter) write(rows []*row) error {
 		return err
 	}
 	if err := w.ensureOptions(rows); err != nil {
-		return err
-	}
-	if w.hashes, w.prevHash, err = w.valueHashes(rows, ids); err != nil {
 		return err
 	}
 	groups := map[string][]int{} // fields carried -> row indexes
@@ -160,31 +156,118 @@ func (w *pageWriter) write(rows []*row) error {
 	return w.putDocuments(docs)
 }
 
-// duplicates finds the rows whose entities exist and those that this run
-// already delivered (duplicates, counted and reported).
-func (w *pageWriter) duplicates(rows []*row, ids []string) (dupOf, existing map[string]bool, err error) {
-	runs, err := w.tx.IntValues(w.ty, w.runF, ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	dupOf = map[string]bool{}
-	existing = make(map[string]bool, len(runs))
-	for id := range runs {
-		existing[id] = true
-	}
+// identify finds each row's entity by its app id (one indexed lookup for
+// the batch, which also reads the run that last delivered it and its
+// values' hash). A row with no entity takes the id a relation set aside
+// for it, if any, or a fresh time-ordered one. Rows this run already
+// delivered are duplicates, counted and reported.
+func (w *pageWriter) identify(rows []*row) (ids []string, dupOf, existing map[string]bool, err error) {
+	appIDs := make([]string, len(rows))
 	for i, r := range rows {
-		if runs[ids[i]] == w.run.Seq && !w.run.outside {
-			dupOf[ids[i]] = true
-			w.tr.Duplicates++
-			w.tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
+		appIDs[i] = r.appID
+	}
+	read := []*store.Field{w.runF}
+	if w.hashF != nil {
+		read = append(read, w.hashF)
+	}
+	found, err := w.tx.MatchByValue(w.ty, w.appF, appIDs, read...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var missing []string
+	for _, a := range appIDs {
+		if _, ok := found[a]; !ok {
+			missing = append(missing, a)
 		}
 	}
-	return dupOf, existing, nil
+	reserved, err := w.tx.TakeReservedIDs(w.ty.Name, missing)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ids = make([]string, len(rows))
+	dupOf = map[string]bool{}
+	existing = make(map[string]bool, len(found))
+	w.prevHash = make(map[string]string, len(found))
+	w.batch = make(map[string]string, len(rows))
+	for i, r := range rows {
+		m, ok := found[r.appID]
+		switch {
+		case ok:
+			ids[i] = m.ID
+			existing[m.ID] = true
+			if h, ok := m.Values[len(m.Values)-1].(string); ok && w.hashF != nil {
+				w.prevHash[m.ID] = h
+			}
+			if run, _ := m.Values[0].(int64); run == w.run.Seq && !w.run.outside {
+				dupOf[m.ID] = true
+				w.tr.Duplicates++
+				w.tr.problem("item %q sent twice in the run (the last one wins)", r.appID)
+			}
+		case reserved[r.appID] != "":
+			ids[i] = reserved[r.appID]
+		default:
+			ids[i] = store.NewEntityID()
+		}
+		w.batch[r.appID] = ids[i]
+	}
+	return ids, dupOf, existing, nil
+}
+
+// targetIDs are the entity ids of the items of app type target with these
+// app ids: rows of this batch, entities that exist, or ids set aside until
+// their items arrive (a relation may point at an item that comes later).
+func (w *pageWriter) targetIDs(target string, appIDs []string) (map[string]string, error) {
+	out := make(map[string]string, len(appIDs))
+	var missing []string
+	for _, a := range appIDs {
+		if _, seen := out[a]; seen {
+			continue
+		}
+		if id, ok := w.batch[a]; ok && target == w.tm.AppType {
+			out[a] = id
+			continue
+		}
+		out[a] = ""
+		missing = append(missing, a)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	name := storeTypeName(w.space, target)
+	if tt := w.tx.Catalog().Type(name); tt != nil {
+		if appF := tt.Field(hiddenFieldName(w.space, target, hiddenAppID)); appF != nil {
+			found, err := w.tx.MatchByValue(tt, appF, missing)
+			if err != nil {
+				return nil, err
+			}
+			rest := missing[:0]
+			for _, a := range missing {
+				if m, ok := found[a]; ok {
+					out[a] = m.ID
+				} else {
+					rest = append(rest, a)
+				}
+			}
+			missing = rest
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	reserved, err := w.tx.ReserveIDs(name, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range missing {
+		out[a] = reserved[a]
+		w.e.noteRef(reserved[a], a)
+	}
+	return out, nil
 }
 
 // resolveRelations turns relation values into target entity ids: by id,
-// the target's derived id (remembered for reports); on another target
-// field, looked up, or left pending until the target arrives.
+// the target's entity or the id set aside for it (targetIDs); on another
+// target field, looked up, or left pending until the target arrives.
 func (w *pageWriter) resolveRelations(rows []*row, ids []string) error {
 	for c, fm := range w.cols.maps {
 		if fm.Kind != kRefOne && fm.Kind != kRefMany {
@@ -196,8 +279,8 @@ func (w *pageWriter) resolveRelations(rows []*row, ids []string) error {
 			values = append(values, refValues(r.vals[c])...)
 		}
 		if !keyed {
-			for _, v := range values {
-				w.e.noteRef(entityID(w.space, fm.Target, v), v)
+			if err := w.resolveByID(rows, c, fm, values); err != nil {
+				return err
 			}
 			continue
 		}
@@ -230,6 +313,31 @@ func (w *pageWriter) resolveRelations(rows []*row, ids []string) error {
 			default:
 				r.vals[c] = nil
 			}
+		}
+	}
+	return nil
+}
+
+// resolveByID replaces column c's app ids (relations on the target's id)
+// with the targets' entity ids.
+func (w *pageWriter) resolveByID(rows []*row, c int, fm *fieldMap, values []string) error {
+	if len(values) == 0 {
+		return nil
+	}
+	targets, err := w.targetIDs(fm.Target, values)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		switch v := r.vals[c].(type) {
+		case string:
+			r.vals[c] = resolvedIDs{targets[v]}
+		case []string:
+			out := make(resolvedIDs, len(v))
+			for k, a := range v {
+				out[k] = targets[a]
+			}
+			r.vals[c] = out
 		}
 	}
 	return nil
@@ -296,7 +404,7 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 				links[sf] = map[string][]string{}
 			}
 			for _, i := range group {
-				links[sf][ids[i]] = w.targets(fm, rows[i].vals[c])
+				links[sf][ids[i]] = w.targets(rows[i].vals[c])
 			}
 			continue
 		case kMarkdown, kHTML:
@@ -347,16 +455,12 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 	return nil
 }
 
-// valueHashes hashes each row's values (the fields it carries, relations
-// resolved, rich texts and collections included) and reads the hashes
-// stored with the entities that exist.
-func (w *pageWriter) valueHashes(rows []*row, ids []string) ([]string, map[string]string, error) {
+// valueHashes hashes each row's values as the app sent them (the fields it
+// carries, relations by the app's ids, rich texts and collections
+// included).
+func (w *pageWriter) valueHashes(rows []*row) []string {
 	if w.hashF == nil {
-		return nil, nil, nil
-	}
-	prev, err := w.tx.TextValues(w.ty, w.hashF, ids)
-	if err != nil {
-		return nil, nil, err
+		return nil
 	}
 	hashes := make([]string, len(rows))
 	h := sha256.New()
@@ -370,22 +474,13 @@ func (w *pageWriter) valueHashes(rows []*row, ids []string) ([]string, map[strin
 		}
 		hashes[i] = base64.RawStdEncoding.EncodeToString(h.Sum(sum[:0])[:16])
 	}
-	return hashes, prev, nil
+	return hashes
 }
 
 // targets are the entity ids a collection's value links to.
-func (w *pageWriter) targets(fm *fieldMap, v any) []string {
-	switch x := v.(type) {
-	case resolvedIDs:
-		return x
-	case []string:
-		out := make([]string, len(x))
-		for i, id := range x {
-			out[i] = entityID(w.space, fm.Target, id)
-		}
-		return out
-	}
-	return nil
+func (w *pageWriter) targets(v any) []string {
+	ids, _ := v.(resolvedIDs)
+	return ids
 }
 
 // column is the store's column value of a converted value.
@@ -395,10 +490,10 @@ func (w *pageWriter) column(fm *fieldMap, v any) any {
 	}
 	switch fm.Kind {
 	case kRefOne:
-		if ids, ok := v.(resolvedIDs); ok {
+		if ids, ok := v.(resolvedIDs); ok && len(ids) > 0 {
 			return ids[0]
 		}
-		return entityID(w.space, fm.Target, v.(string))
+		return nil
 	case kSelect:
 		return optionID(fm.Enum, v.(string))
 	}
@@ -429,8 +524,19 @@ func (w *pageWriter) putDocuments(docs map[*store.Field]map[string]string) error
 
 // remove deletes the entities of the page's REMOVE items.
 func (w *pageWriter) remove(appIDs []string) error {
+	if len(appIDs) == 0 {
+		return nil
+	}
+	found, err := w.tx.MatchByValue(w.ty, w.appF, appIDs)
+	if err != nil {
+		return err
+	}
 	for _, aid := range appIDs {
-		err := w.tx.Delete(w.ty.Name, map[string]any{"platform/id": entityID(w.space, w.tm.AppType, aid)})
+		m, ok := found[aid]
+		if !ok {
+			continue
+		}
+		err := w.tx.Delete(w.ty.Name, map[string]any{"platform/id": m.ID})
 		if errors.Is(err, store.ErrEntityNotFound) {
 			continue
 		}

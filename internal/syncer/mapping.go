@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -150,20 +151,9 @@ const (
 	hiddenHash  = "hash"
 )
 
-// idSpace is the namespace of entity ids derived from app ids.
+// idSpace is the namespace of the ids derived from names (select options
+// and relation fields).
 var idSpace = uuid.MustParse("6f1b7a1e-52a4-4c1b-9a0e-3c7d2f5b8e41")
-
-// entityID is the platform/id of the entity of app type appType whose app id
-// is id: the same everywhere, so relations can be written before their
-// target arrives.
-func entityID(space, appType, id string) string {
-	return uuid.NewSHA1(idSpace, []byte(space+"\x00"+appType+"\x00"+id)).String()
-}
-
-// EntityID is the platform/id of the entity of app type appType whose app
-// id is id, synchronized into space: what a host or a test looks an
-// entity up by.
-func EntityID(space, appType, id string) string { return entityID(space, appType, id) }
 
 // optionID is the platform/id of an option of an enum.
 func optionID(enum, option string) string {
@@ -285,13 +275,16 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 	return func(tx *store.Tx) error {
 		name := storeTypeName(p.space, t)
 		if ty := tx.Catalog().Type(name); ty != nil {
-			// Types created before the hash field get it (not a change
-			// worth reporting: it is hidden).
-			if ty.Field(hiddenFieldName(p.space, t, hiddenHash)) != nil {
-				return nil
+			// Types created before the hash field get it, and before
+			// entities were found by their app ids, the app id's index
+			// (not changes worth reporting: they are hidden).
+			if ty.Field(hiddenFieldName(p.space, t, hiddenHash)) == nil {
+				if err := tx.CreateField(store.FieldSpec{Holder: name, Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}}); err != nil {
+					return fmt.Errorf("add the hash field to %s: %w", name, err)
+				}
 			}
-			if err := tx.CreateField(store.FieldSpec{Holder: name, Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}}); err != nil {
-				return fmt.Errorf("add the hash field to %s: %w", name, err)
+			if err := tx.IndexField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
+				return fmt.Errorf("index the app ids of %s: %w", name, err)
 			}
 			return nil
 		}
@@ -302,6 +295,9 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 		}}
 		if err := tx.CreateType(spec); err != nil {
 			return fmt.Errorf("create type %s: %w", name, err)
+		}
+		if err := tx.IndexField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
+			return fmt.Errorf("index the app ids of %s: %w", name, err)
 		}
 		*changes = append(*changes, "created type "+name)
 		return nil
@@ -542,4 +538,32 @@ func kindOfField(cat *store.Catalog, f *store.Field) kind {
 		}
 	}
 	return kJSON
+}
+
+// EntityIDs finds the entities synchronized into space for items of app
+// type appType by their app ids: app id -> platform/id, for the items that
+// have an entity. Entities get fresh time-ordered ids when they are created
+// (not ids derived from the app's), so this is how a host or a test finds
+// the entity of an item.
+func EntityIDs(ctx context.Context, st *store.Store, space, appType string, appIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := st.Write(ctx, func(tx *store.Tx) error {
+		ty := tx.Catalog().Type(storeTypeName(space, appType))
+		if ty == nil {
+			return nil
+		}
+		appF := ty.Field(hiddenFieldName(space, appType, hiddenAppID))
+		if appF == nil {
+			return nil
+		}
+		found, err := tx.MatchByValue(ty, appF, appIDs)
+		for a, m := range found {
+			out[a] = m.ID
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find the entities of %s in %s: %w", appType, space, err)
+	}
+	return out, nil
 }

@@ -333,7 +333,7 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 		table string
 		key   func(i int) any
 	}{
-		{&r.RawSecs, "raw_rows", func(int) any { return uuid.NewString() }},
+		{&r.RawSecs, "raw_rows", func(int) any { return store.NewEntityID() }},
 		{&r.FloorSecs, "floor_rows", func(i int) any { return int64(i + 1) }},
 	} {
 		if err := tb.create(ctx, st, step.table); err != nil {
