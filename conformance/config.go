@@ -94,31 +94,26 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		c.URL = strings.TrimRight(c.URL, "/")
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.SlowAfter <= 0 {
-		c.SlowAfter = DefaultSlowAfter
-	}
-	if c.MaxPages <= 0 {
-		c.MaxPages = DefaultMaxPages
-	}
-	if c.RunTimeout <= 0 {
-		c.RunTimeout = DefaultRunTimeout
-	}
-	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
-	}
-	if c.TotalTimeout <= 0 {
-		c.TotalTimeout = DefaultTotalTimeout
-	}
-	if c.MaxTypes <= 0 {
-		c.MaxTypes = DefaultMaxTypes
-	}
+	c.Timeout = positiveOr(c.Timeout, DefaultTimeout)
+	c.SlowAfter = positiveOr(c.SlowAfter, DefaultSlowAfter)
+	c.MaxPages = positiveOr(c.MaxPages, DefaultMaxPages)
+	c.RunTimeout = positiveOr(c.RunTimeout, DefaultRunTimeout)
+	c.MaxBody = positiveOr(c.MaxBody, DefaultMaxBody)
+	c.TotalTimeout = positiveOr(c.TotalTimeout, DefaultTotalTimeout)
+	c.MaxTypes = positiveOr(c.MaxTypes, DefaultMaxTypes)
 	if c.Client == nil {
 		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return c, nil
+}
+
+// positiveOr returns v, or def when v is zero or negative (a bound left
+// unset).
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Progress is one step of a run, given to [Config.Progress].

@@ -198,13 +198,9 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 			res.why = fmt.Sprintf("page %d did not answer (see transport.answers)", page)
 			return res
 		}
-		var body map[string]any
-		if err := decodeObject(a, &body); err != nil || body == nil {
-			got := "null"
-			if err != nil {
-				got = err.Error()
-			}
-			f.add(CheckPageShape, "200 {items, pagination, synchronizationType}", fmt.Sprintf("page %d: %s", page, got))
+		body, err := decodeMap(a)
+		if err != nil {
+			f.add(CheckPageShape, "200 {items, pagination, synchronizationType}", fmt.Sprintf("page %d: %v", page, err))
 			return res
 		}
 		at := fmt.Sprintf("page %d: ", page)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"testing"
 	"time"
 
@@ -44,22 +45,26 @@ func golden(t *testing.T, name string, got []byte) {
 	goldenfile.Check(t, name, got, *update)
 }
 
-func TestReportText(t *testing.T) {
+// TestReportGolden writes the sample report in each text format and
+// compares it with its golden file.
+func TestReportGolden(t *testing.T) {
 	t.Parallel()
-	var b bytes.Buffer
-	if err := sampleReport().WriteText(&b); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		golden string
+		write  func(conformance.Report, io.Writer) error
+	}{
+		{"report.txt", conformance.Report.WriteText},
+		{"report.junit.xml", conformance.Report.WriteJUnit},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := tc.write(sampleReport(), &b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, b.Bytes())
+		})
 	}
-	golden(t, "report.txt", b.Bytes())
-}
-
-func TestReportJUnit(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	if err := sampleReport().WriteJUnit(&b); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "report.junit.xml", b.Bytes())
 }
 
 func TestReportJSON(t *testing.T) {

@@ -507,6 +507,19 @@ func decodeObject(a answer, out any) error {
 	return nil
 }
 
+// decodeMap decodes a successful JSON answer that must be an object; the
+// error says what was wrong for a report's "got" ("null" for a JSON null).
+func decodeMap(a answer) (map[string]any, error) {
+	var m map[string]any
+	if err := decodeObject(a, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("null")
+	}
+	return m, nil
+}
+
 // redact masks the string values of the given and the validated account
 // (tokens, passwords, refreshed tokens) in s, longest first.
 func (r *runner) redact(s string) string {

@@ -125,14 +125,10 @@ func (r *runner) checkSync(ctx context.Context) {
 		r.skipAll(syncChecks, "POST "+protocol.PathConfig+" did not answer (see transport.answers)")
 		return
 	}
-	var raw map[string]any
-	if err := decodeObject(a, &raw); err != nil || raw == nil {
-		got := "null"
-		if err != nil {
-			got = err.Error()
-		}
+	raw, err := decodeMap(a)
+	if err != nil {
 		r.checkResponsibility(configRefused)
-		r.fail(CheckConfig, "", "200 {types, filters}", got)
+		r.fail(CheckConfig, "", "200 {types, filters}", err.Error())
 		r.skipAll(syncChecks[1:], "no config")
 		return
 	}

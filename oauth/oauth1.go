@@ -254,12 +254,9 @@ func (p *OAuth1) Validate(ctx context.Context, fields map[string]any) (map[strin
 	if err := p.init(); err != nil {
 		return nil, err
 	}
-	token, secret := str(fields, KeyAccessToken), str(fields, KeyAccessSecret)
-	if token == "" {
-		return nil, fmt.Errorf("oauth1 validate: %w", ErrNoAccessToken)
-	}
-	if secret == "" && p.Signature != RSASHA1 {
-		return nil, fmt.Errorf("oauth1 validate: %w", ErrNoAccessSecret)
+	token, secret, err := p.accessCredentials(fields, "oauth1 validate")
+	if err != nil {
+		return nil, err
 	}
 	// An unreadable expiry is treated as unknown, like a missing one.
 	exp, known, _ := accountExpiry(fields)
@@ -289,14 +286,25 @@ func (p *OAuth1) Client(ctx context.Context, account map[string]any) (*http.Clie
 	if err := p.init(); err != nil {
 		return nil, err
 	}
-	token, secret := str(account, KeyAccessToken), str(account, KeyAccessSecret)
-	if token == "" {
-		return nil, fmt.Errorf("oauth1 client: %w", ErrNoAccessToken)
-	}
-	if secret == "" && p.Signature != RSASHA1 {
-		return nil, fmt.Errorf("oauth1 client: %w", ErrNoAccessSecret)
+	token, secret, err := p.accessCredentials(account, "oauth1 client")
+	if err != nil {
+		return nil, err
 	}
 	return p.tokenClient(ctx, token, secret), nil
+}
+
+// accessCredentials reads the account's access_token and access_secret,
+// the secret optional with RSA-SHA1 (which does not use it); op prefixes
+// the error of a missing one.
+func (p *OAuth1) accessCredentials(account map[string]any, op string) (token, secret string, err error) {
+	token, secret = str(account, KeyAccessToken), str(account, KeyAccessSecret)
+	if token == "" {
+		return "", "", fmt.Errorf("%s: %w", op, ErrNoAccessToken)
+	}
+	if secret == "" && p.Signature != RSASHA1 {
+		return "", "", fmt.Errorf("%s: %w", op, ErrNoAccessSecret)
+	}
+	return token, secret, nil
 }
 
 func (p *OAuth1) tokenClient(ctx context.Context, token, secret string) *http.Client {
