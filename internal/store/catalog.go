@@ -120,9 +120,9 @@ type Field struct {
 	Link      string `json:"link,omitempty"`
 	// LinkSide is "a" or "b": the link column holding this field's holder id.
 	LinkSide string `json:"link_side,omitempty"`
-	// Indexed is set on a primitive field given an index by
-	// [Tx.IndexField] (relation columns always have one).
-	Indexed bool `json:"indexed,omitempty"`
+	// Key is set on a primitive field made a key of its type by
+	// [Tx.KeyField]: unique and indexed.
+	Key bool `json:"key,omitempty"`
 
 	// HolderID is the id of the type that holds the field.
 	HolderID string `json:"holder_id"`

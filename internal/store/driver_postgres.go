@@ -80,9 +80,14 @@ func (postgresDriver) insertRows(t *Tx, table string, cols []string, n int, row 
 }
 
 // keysIn binds the keys as one text array: one statement (planned once)
-// whatever their number.
+// whatever their number. The array is unnested in a sub-query rather than
+// tested with = ANY: the planner takes a literal array's length as the
+// rows that match, and with no statistics of a table filled in the same
+// transaction it then scans the whole table for a thousand keys (20–40 ms
+// a page of 1,000 items at 100,000 rows, growing with the table) instead
+// of probing its index a thousand times (about 1 ms).
 func (postgresDriver) keysIn(expr string, keys []string) (string, []any) {
-	return expr + " = ANY(?::text[])", []any{keys}
+	return expr + " IN (SELECT unnest(?::text[]))", []any{keys}
 }
 
 func (postgresDriver) keysPerQuery() int { return 10000 }

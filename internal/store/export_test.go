@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // Test access to the catalog listener.
 
 // ListenerPID is the backend pid of the catalog listener's connection.
@@ -26,4 +28,24 @@ func (s *Store) HoldReconnect(hook func()) {
 		return
 	}
 	s.fresh.connectHook.Store(&hook)
+}
+
+// ExplainMatch is the engine's plan of MatchByValue's lookup of keys by the
+// key field f of ty, in tx.
+func (t *Tx) ExplainMatch(ty *Type, f *Field, keys []string) (string, error) {
+	cond, args := t.s.drv.keysIn(f.Col, keys)
+	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("EXPLAIN SELECT id FROM "+ty.Table+" WHERE "+cond), args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		plan = append(plan, line)
+	}
+	return strings.Join(plan, "\n"), rows.Err()
 }

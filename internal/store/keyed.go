@@ -7,8 +7,7 @@ import (
 )
 
 // Entities known by another key than their platform/id: the sync engine
-// finds the entities of an app's items by the app's ids (a field with an
-// index) and sets ids aside for relation targets that have not arrived yet,
+// finds the entities of an app's items by the app's ids (a key field) and sets ids aside for relation targets that have not arrived yet,
 // so that every entity it creates can take a fresh time-ordered id (see
 // NewEntityID) instead of one derived from the app's id, which would land
 // anywhere in the primary-key index.
@@ -24,20 +23,25 @@ const createReserved = `CREATE TABLE IF NOT EXISTS host_reserved_ids (
 	PRIMARY KEY (scope, key)
 )`
 
-// IndexField gives the primitive field named field of type typeName an
-// index (a schema change: the field is then Indexed), so that
-// [Tx.MatchByValue] on it reads a few index pages instead of the table. It is
-// a no-op when the field has one; dropping the field drops it.
-func (t *Tx) IndexField(typeName, field string) error {
+// KeyField makes the primitive field named field of type typeName a key of
+// the type: its values are unique among the type's entities (empty ones
+// aside) and indexed, so that [Tx.MatchByValue] on it reads a few index
+// pages instead of the table, and the engine's planner knows that a value
+// matches one entity at most (PostgreSQL, which has no statistics of a
+// table filled in the same transaction, otherwise takes a lookup of a
+// thousand values for a scan of the whole table). It is a schema change
+// (the field is then Key), a no-op for a key, and fails if two entities
+// hold the same value; dropping the field drops its index.
+func (t *Tx) KeyField(typeName, field string) error {
 	ty := t.cat.Type(typeName)
 	if ty == nil {
 		return Errorf(NameTypeNotFound, map[string]any{"type": typeName}, "type %s not found", typeName)
 	}
 	f := ty.Field(field)
 	if f == nil || f.Role != RolePrimitive || IsRange(f.Prim) || t.cat.Holder(f) != ty {
-		return fmt.Errorf("store: field %s of %s cannot be indexed", field, typeName)
+		return fmt.Errorf("store: field %s of %s cannot be a key", field, typeName)
 	}
-	if f.Indexed {
+	if f.Key {
 		return nil
 	}
 	if err := t.mutable(); err != nil {
@@ -45,10 +49,10 @@ func (t *Tx) IndexField(typeName, field string) error {
 	}
 	ty = t.cat.Type(typeName)
 	f = ty.Field(field)
-	if err := t.ddl(fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s_%s ON %s (%s)", ty.Table, f.Col, ty.Table, f.Col)); err != nil {
+	if err := t.ddl(fmt.Sprintf("CREATE UNIQUE INDEX %s_%s ON %s (%s)", ty.Table, f.Col, ty.Table, f.Col)); err != nil {
 		return err
 	}
-	f.Indexed = true
+	f.Key = true
 	return nil
 }
 
@@ -65,7 +69,7 @@ type Match struct {
 // MatchByValue finds the entities of ty whose text field key holds one of
 // values, and reads fields of them: value -> match, for the values some
 // entity holds (when several do, one of them). Values are compared exactly,
-// so an index on key (IndexField) is used.
+// so the index of a key (KeyField) is used.
 func (t *Tx) MatchByValue(ty *Type, key *Field, values []string, fields ...*Field) (map[string]Match, error) {
 	if key.Role != RolePrimitive || key.Prim != TText || t.cat.Holder(key) != ty {
 		return nil, fmt.Errorf("store: field %s of %s cannot be matched by value", key.Name, ty.Name)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,15 +86,15 @@ func TestMatchByValue(t *testing.T) {
 	})
 }
 
-// IndexField makes an index once (the field is then Indexed, in every
+// KeyField makes an index once (the field is then Indexed, in every
 // process's catalog); a field with an index can still be dropped.
-func TestIndexField(t *testing.T) {
+func TestKeyField(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
 		for range 2 {
-			if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/T", "K/key") }); err != nil {
+			if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -101,29 +102,52 @@ func TestIndexField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !cat.Type("K/T").Field("K/key").Indexed {
-			t.Fatal("K/key is not Indexed after IndexField")
+		if !cat.Type("K/T").Field("K/key").Key {
+			t.Fatal("K/key is not Key after KeyField")
 		}
-		if cat.Type("K/T").Field("K/note").Indexed {
-			t.Fatal("K/note is Indexed")
+		if cat.Type("K/T").Field("K/note").Key {
+			t.Fatal("K/note is Key")
 		}
-		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/T", "K/nope") })
+		err = st.Write(ctx, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("K/T")
+			fields := []*store.Field{ty.Field("K/key"), ty.Field("K/note")}
+			_, err := tx.BulkUpsert(ty, fields, []store.BulkRow{
+				{ID: store.NewEntityID(), Values: []any{"same", "a"}}, {ID: store.NewEntityID(), Values: []any{nil, "b"}},
+				{ID: store.NewEntityID(), Values: []any{nil, "b"}},
+			})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("distinct keys and empty ones: %v", err)
+		}
+		err = st.Write(ctx, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("K/T")
+			_, err := tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key")}, []store.BulkRow{{ID: store.NewEntityID(), Values: []any{"same"}}})
+			return err
+		})
 		if err == nil {
-			t.Fatal("IndexField of a missing field: no error")
+			t.Fatal("a second entity with the same key: no error")
 		}
-		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.IndexField("K/nope", "K/key") })
+		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/note") }); err == nil {
+			t.Fatal("KeyField of a field whose values repeat: no error")
+		}
+		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/nope") })
+		if err == nil {
+			t.Fatal("KeyField of a missing field: no error")
+		}
+		err = st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/nope", "K/key") })
 		if !errors.Is(err, store.ErrTypeNotFound) {
-			t.Fatalf("IndexField of a missing type: %v, want ErrTypeNotFound", err)
+			t.Fatalf("KeyField of a missing type: %v, want ErrTypeNotFound", err)
 		}
 		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.DeleteField("K/T", "K/key", true) }); err != nil {
-			t.Fatalf("drop an indexed field: %v", err)
+			t.Fatalf("drop a key field: %v", err)
 		}
 		// The index went with it: a new field may take an index again.
 		err = st.WriteSchema(ctx, func(tx *store.Tx) error {
 			if err := tx.CreateField(store.FieldSpec{Holder: "K/T", Name: "K/key2", Type: store.TText}); err != nil {
 				return err
 			}
-			return tx.IndexField("K/T", "K/key2")
+			return tx.KeyField("K/T", "K/key2")
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -261,5 +285,46 @@ func TestReserveIDsConcurrently(t *testing.T) {
 	}
 	if got := <-second; got["x"] != id1 {
 		t.Fatalf("second transaction reserved %q, want the first's %q", got["x"], id1)
+	}
+}
+
+// On PostgreSQL, a lookup of a thousand keys probes the key's index even
+// in the transaction that filled the table (no statistics yet), rather
+// than reading the whole table for each page of a synchronization.
+func TestMatchByValueUsesTheIndex(t *testing.T) {
+	t.Parallel()
+	dsn, ok := testkit.StoreDSNs(t)["postgres"]
+	if !ok {
+		t.Skip("APPKIT_TEST_POSTGRES is not set")
+	}
+	st := keyedFixture(t, dsn)
+	ctx := context.Background()
+	if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
+		t.Fatal(err)
+	}
+	err := st.Write(ctx, func(tx *store.Tx) error {
+		ty := tx.Catalog().Type("K/T")
+		rows := make([]store.BulkRow, 50000)
+		for i := range rows {
+			rows[i] = store.BulkRow{ID: store.NewEntityID(), Values: []any{fmt.Sprint("k", i), int64(i), "a note long enough to fill some pages"}}
+		}
+		if _, err := tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key"), ty.Field("K/n"), ty.Field("K/note")}, rows); err != nil {
+			return err
+		}
+		keys := make([]string, 1000)
+		for i := range keys {
+			keys[i] = fmt.Sprint("new", i)
+		}
+		plan, err := tx.ExplainMatch(ty, ty.Field("K/key"), keys)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(plan, "Seq Scan on "+ty.Table) || !strings.Contains(plan, "Index") {
+			t.Errorf("the lookup does not probe the key's index:\n%s", plan)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -42,7 +42,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 				return err
 			}
 		}
-		return tx.IndexField("Q/T", "Q/name")
+		return tx.KeyField("Q/T", "Q/name")
 	})
 	if err != nil {
 		t.Fatal(err)

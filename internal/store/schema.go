@@ -627,8 +627,8 @@ func (t *Tx) dropField(ty *Type, f *Field) error {
 				return err
 			}
 		case g.Role == RolePrimitive:
-			// SQLite refuses to drop an indexed column (IndexField).
-			if g.Indexed {
+			// SQLite refuses to drop an indexed column (KeyField).
+			if g.Key {
 				if err := t.ddl(fmt.Sprintf("DROP INDEX %s_%s", gt.Table, g.Col)); err != nil {
 					return err
 				}

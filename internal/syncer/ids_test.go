@@ -170,8 +170,8 @@ func TestEntitiesOfOlderStoresKept(t *testing.T) {
 	for _, ty := range raw["types"].([]any) {
 		for _, f := range ty.(map[string]any)["fields"].([]any) {
 			f := f.(map[string]any)
-			if f["indexed"] == true {
-				delete(f, "indexed")
+			if f["key"] == true {
+				delete(f, "key")
 				if _, err := db.ExecContext(ctx, "DROP INDEX "+cat.TypeByID(ty.(map[string]any)["id"].(string)).Table+"_"+f["col"].(string)); err != nil {
 					t.Fatal(err)
 				}
@@ -210,7 +210,7 @@ func TestEntitiesOfOlderStoresKept(t *testing.T) {
 	}
 	for _, name := range []string{"fake/item", "fake/person"} {
 		space, appType, _ := strings.Cut(name, "/")
-		if f := cat.Type(name).Field(space + "." + appType + ".sync/app-id"); !f.Indexed {
+		if f := cat.Type(name).Field(space + "." + appType + ".sync/app-id"); !f.Key {
 			t.Errorf("%s: the app id has no index after the run", name)
 		}
 	}

@@ -283,7 +283,7 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 					return fmt.Errorf("add the hash field to %s: %w", name, err)
 				}
 			}
-			if err := tx.IndexField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
+			if err := tx.KeyField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
 				return fmt.Errorf("index the app ids of %s: %w", name, err)
 			}
 			return nil
@@ -296,7 +296,7 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 		if err := tx.CreateType(spec); err != nil {
 			return fmt.Errorf("create type %s: %w", name, err)
 		}
-		if err := tx.IndexField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
+		if err := tx.KeyField(name, hiddenFieldName(p.space, t, hiddenAppID)); err != nil {
 			return fmt.Errorf("index the app ids of %s: %w", name, err)
 		}
 		*changes = append(*changes, "created type "+name)
