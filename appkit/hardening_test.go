@@ -99,7 +99,7 @@ func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
 	app := &appkit.App{ID: "files", Name: "files", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name")},
-				Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })}},
+				Data: noItems[appkit.Item]()}},
 			Resource: func(ctx context.Context, r *appkit.ResourceRequest) (*appkit.Resource, error) {
 				res := &appkit.Resource{ContentType: "text/plain", Body: closeRecorder{strings.NewReader(body), closed}}
 				if r.Params["fail"] == true {
