@@ -144,35 +144,43 @@ func encStrings(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 	return append(dst, ']'), true
 }
 
+// encInt and encUint encode an integer field of Go type T.
+func encInt[T int | int8 | int16 | int32 | int64](dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return strconv.AppendInt(dst, int64(*(*T)(p)), 10), true
+}
+
+func encUint[T uint | uint8 | uint16 | uint32 | uint64 | uintptr](dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return strconv.AppendUint(dst, uint64(*(*T)(p)), 10), true
+}
+
 func intEncoder(k reflect.Kind) valueEncoder {
 	switch k {
 	case reflect.Int8:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int8)(p))), true }
+		return encInt[int8]
 	case reflect.Int16:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int16)(p))), true }
+		return encInt[int16]
 	case reflect.Int32:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int32)(p))), true }
+		return encInt[int32]
 	case reflect.Int64:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, *(*int64)(p)), true }
+		return encInt[int64]
 	}
-	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int)(p))), true }
+	return encInt[int]
 }
 
 func uintEncoder(k reflect.Kind) valueEncoder {
-	u := func(dst []byte, n uint64) []byte { return strconv.AppendUint(dst, n, 10) }
 	switch k {
 	case reflect.Uint8:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint8)(p))), true }
+		return encUint[uint8]
 	case reflect.Uint16:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint16)(p))), true }
+		return encUint[uint16]
 	case reflect.Uint32:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint32)(p))), true }
+		return encUint[uint32]
 	case reflect.Uint64:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, *(*uint64)(p)), true }
+		return encUint[uint64]
 	case reflect.Uintptr:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uintptr)(p))), true }
+		return encUint[uintptr]
 	}
-	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint)(p))), true }
+	return encUint[uint]
 }
 
 // quoted writes a number as a JSON string (numeric ids).
