@@ -412,14 +412,7 @@ func (s *server) webhookTransform(c *echo.Context) error {
 		if pp.mistake != "" {
 			return handlerMistake("webhook transform, type %q: %s", typ, pp.mistake)
 		}
-		for j, id := range ch.Removed {
-			if len(ch.Items) > 0 || j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"id":`...)
-			dst = jsonw.AppendString(dst, id)
-			dst = append(dst, `,"__syncAction":"REMOVE"}`...)
-		}
+		dst = appendRemovals(dst, ch.Removed, len(ch.Items) > 0)
 		dst = append(dst, ']')
 	}
 	dst = append(dst, "}}\n"...)
