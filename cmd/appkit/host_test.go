@@ -97,10 +97,10 @@ func startHostCtx(t *testing.T, parent context.Context, args ...string) (base st
 	return base, stop, errb
 }
 
-func post(t *testing.T, url, token, body string) (int, string) {
+// do sends req to the host with the API token (none when "") and returns
+// the answer's status and body.
+func do(t *testing.T, req *http.Request, token string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Token "+token)
 	}
@@ -110,7 +110,15 @@ func post(t *testing.T, url, token, body string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, b
+}
+
+func post(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	code, b := do(t, req, token)
+	return code, string(b)
 }
 
 func TestHostCommandServesAndStops(t *testing.T) {

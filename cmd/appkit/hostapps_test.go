@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,15 +21,9 @@ import (
 func getJSON(t *testing.T, url, token string, out any) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Token "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	code, b := do(t, req, token)
+	if code != 200 {
+		t.Fatalf("GET %s: %d %s", url, code, b)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("GET %s: %q: %v", url, b, err)
