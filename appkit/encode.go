@@ -569,13 +569,8 @@ func appendAny(dst []byte, v any) []byte {
 
 // appendMap appends a map with sorted keys and schema-free values.
 func appendMap(dst []byte, m map[string]any) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
