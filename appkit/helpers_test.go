@@ -2,9 +2,11 @@ package appkit_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"testing"
 
 	"github.com/appkitgo/appkit/appkit"
 )
@@ -20,6 +22,26 @@ func must[T any](v T, ok bool) T {
 		return zero
 	}
 	return v
+}
+
+// fetch makes a call over the network (a JSON body unless body is "") and
+// returns the answer with its body read and closed.
+func fetch(t *testing.T, method, url, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
 }
 
 func newPost(path, body string) *http.Request {
