@@ -265,14 +265,8 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	schedCtx, stopSched := context.WithCancel(ctx)
-	scheduled := make(chan struct{})
-	if svc != nil {
-		go func() { defer close(scheduled); svc.Schedule(schedCtx) }()
-	} else {
-		close(scheduled)
-	}
-	defer func() { stopSched(); <-scheduled }()
+	stopSched := runScheduler(ctx, svc)
+	defer stopSched()
 	if o.appURL != "" {
 		if err := keepApp(ctx, svc, o.appURL, o.appAuth, o.appAccount.last(), o.every, stdout); err != nil {
 			return fmt.Errorf("--app: %w", err)
@@ -296,7 +290,6 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	case <-ctx.Done():
 	}
 	stopSched()
-	<-scheduled
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
