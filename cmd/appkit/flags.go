@@ -50,6 +50,18 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
+// parseFlags parses args that hold flags only: an argument left over is a
+// usage error.
+func (f *flagSet) parseFlags(args []string) error {
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return usageErrorf("unexpected arguments %q", f.Args())
+	}
+	return nil
+}
+
 // parseOne parses args that hold one positional argument, which may stand
 // before the flags or after them, and returns it; without it, or with
 // more than one, it is a usage error naming what.

@@ -176,11 +176,8 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
 	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
 		return nil, usageErrorf("rate limits must be 0 or positive")
