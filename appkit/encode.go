@@ -153,34 +153,11 @@ func encUint[T uint | uint8 | uint16 | uint32 | uint64 | uintptr](dst []byte, p 
 	return strconv.AppendUint(dst, uint64(*(*T)(p)), 10), true
 }
 
-func intEncoder(k reflect.Kind) valueEncoder {
-	switch k {
-	case reflect.Int8:
-		return encInt[int8]
-	case reflect.Int16:
-		return encInt[int16]
-	case reflect.Int32:
-		return encInt[int32]
-	case reflect.Int64:
-		return encInt[int64]
-	}
-	return encInt[int]
-}
-
-func uintEncoder(k reflect.Kind) valueEncoder {
-	switch k {
-	case reflect.Uint8:
-		return encUint[uint8]
-	case reflect.Uint16:
-		return encUint[uint16]
-	case reflect.Uint32:
-		return encUint[uint32]
-	case reflect.Uint64:
-		return encUint[uint64]
-	case reflect.Uintptr:
-		return encUint[uintptr]
-	}
-	return encUint[uint]
+// integerEncoders are the encoders of the integer kinds.
+var integerEncoders = map[reflect.Kind]valueEncoder{
+	reflect.Int: encInt[int], reflect.Int8: encInt[int8], reflect.Int16: encInt[int16], reflect.Int32: encInt[int32], reflect.Int64: encInt[int64],
+	reflect.Uint: encUint[uint], reflect.Uint8: encUint[uint8], reflect.Uint16: encUint[uint16], reflect.Uint32: encUint[uint32], reflect.Uint64: encUint[uint64],
+	reflect.Uintptr: encUint[uintptr],
 }
 
 // quoted writes a number as a JSON string (numeric ids).
