@@ -11,7 +11,6 @@ import (
 func TestCheckRejectsBadDeclarations(t *testing.T) {
 	t.Parallel()
 	noop := noItems[appkit.Item]()
-	run := func(context.Context, *appkit.ActionRequest) error { return nil }
 	validate := func(context.Context, appkit.Account) (*appkit.Validation, error) { return nil, nil }
 	options := func(context.Context, *appkit.DatalistRequest) ([]appkit.Option, error) { return nil, nil }
 	basicType := func(id string, fields ...appkit.Field) appkit.Type {
@@ -172,10 +171,10 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"incomplete webhooks", func(a *appkit.App) { a.Sync.Webhooks = &appkit.Webhooks{} }, "Webhooks needs Install, Delete, Verify and Transform"},
 		{"action without run", func(a *appkit.App) { a.Actions = []appkit.Action{{ID: "x", Name: "X"}} }, `action "x": Run is nil`},
 		{"action arg of bad type", func(a *appkit.App) {
-			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: run, Args: []appkit.Arg{{ID: "n", Name: "N", Type: "number"}}}}
+			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: noRun, Args: []appkit.Arg{{ID: "n", Name: "N", Type: "number"}}}}
 		}, `argument "n": type "number" is not text or textArea`},
 		{"action declared twice", func(a *appkit.App) {
-			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: run}, {ID: "x", Name: "Y", Run: run}}
+			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: noRun}, {ID: "x", Name: "Y", Run: noRun}}
 		}, `action "x": declared twice`},
 	}
 	for _, tc := range tests {

@@ -87,7 +87,7 @@ func TestForm_declaresAndReads(t *testing.T) {
 				}
 				return &appkit.Validation{Name: s}, nil
 			}}},
-		Actions: []appkit.Action{{ID: "x", Name: "X", Run: func(context.Context, *appkit.ActionRequest) error { return nil }}}}
+		Actions: []appkit.Action{{ID: "x", Name: "X", Run: noRun}}}
 	h := handler(t, app)
 	d := call(t, h, "GET", "/", "")
 	fields := d.body["authentication"].([]any)[0].(map[string]any)["fields"].([]any)

@@ -11,8 +11,6 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 )
 
-type contextT = context.Context
-
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 // must returns v when ok, else the zero value.
@@ -47,6 +45,9 @@ func fetch(t *testing.T, method, url, body string) (*http.Response, []byte) {
 func newPost(path, body string) *http.Request {
 	return httptest.NewRequest("POST", path, strings.NewReader(body))
 }
+
+// noRun is an action's Run that does nothing.
+func noRun(context.Context, *appkit.ActionRequest) error { return nil }
 
 // noItems is a data handler that declares items of type T and returns none:
 // for types whose schema is under test, not their data.
