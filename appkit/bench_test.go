@@ -93,7 +93,7 @@ func benchApp(n int, structs bool) *appkit.App {
 		})
 	}
 	project := appkit.Type{ID: "project", Name: "Projects", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name")},
-		Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })}
+		Data: noItems[appkit.Item]()}
 	return &appkit.App{ID: "bench", Name: "bench", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: &logger,
 		Sync: &appkit.Sync{Types: []appkit.Type{task, project}}}
 }

@@ -10,8 +10,7 @@ import (
 
 func TestCheckRejectsBadDeclarations(t *testing.T) {
 	t.Parallel()
-	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
-	run := func(context.Context, *appkit.ActionRequest) error { return nil }
+	noop := noItems[appkit.Item]()
 	validate := func(context.Context, appkit.Account) (*appkit.Validation, error) { return nil, nil }
 	options := func(context.Context, *appkit.DatalistRequest) ([]appkit.Option, error) { return nil, nil }
 	basicType := func(id string, fields ...appkit.Field) appkit.Type {
@@ -55,29 +54,6 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 	type subTypeMismatch struct {
 		ID, Name string
 		N        int `appkit:"n,md"`
-	}
-	structPages := func(t any) appkit.DataHandler {
-		switch t.(type) {
-		case good:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]good, error) { return nil, nil })
-		case noName:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]*noName, error) { return nil, nil })
-		case badKind:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badKind, error) { return nil, nil })
-		case badTag:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]badTag, error) { return nil, nil })
-		case reserved:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]reserved, error) { return nil, nil })
-		case markdownTag:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]markdownTag, error) { return nil, nil })
-		case optionTag:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]optionTag, error) { return nil, nil })
-		case refOnNumber:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]refOnNumber, error) { return nil, nil })
-		case subTypeMismatch:
-			return appkit.All(func(context.Context, *appkit.DataRequest) ([]subTypeMismatch, error) { return nil, nil })
-		}
-		return appkit.All(func(context.Context, *appkit.DataRequest) ([]string, error) { return nil, nil })
 	}
 	tests := []struct {
 		name   string
@@ -158,22 +134,22 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"relation declared twice on one side", func(a *appkit.App) {
 			a.Sync.Types[0] = basicType("a", appkit.Ref("b", "B", "b"), appkit.Ref("b2", "B", "b"))
 		}, "already declared"},
-		{"items neither struct nor Item", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages("")) }, "items of Go type string"},
+		{"items neither struct nor Item", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[string]()) }, "items of Go type string"},
 		{"Item type without a schema", func(a *appkit.App) { a.Sync.Types[0] = appkit.Type{ID: "a", Name: "A", Data: noop} }, "neither Fields nor FieldsFunc"},
-		{"struct type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(good{})) }, ""},
+		{"struct type", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[good]()) }, ""},
 		{"struct type with Fields too", func(a *appkit.App) {
-			a.Sync.Types[0] = structType(structPages(good{}))
+			a.Sync.Types[0] = structType(noItems[good]())
 			a.Sync.Types[0].Fields = []appkit.Field{appkit.ID()}
 		}, "the schema comes from the item struct"},
-		{"struct without name", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(noName{})) }, `type "a": has no "name" field`},
-		{"struct field of no kind", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badKind{})) }, "struct field Size (\"size\"): type complex64 has no schema kind"},
-		{"struct tag option unknown", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(badTag{})) }, `unknown tag option "shiny"`},
-		{"struct tag option unknown, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(markdownTag{})) }, `unknown tag option "markdown" (did you mean "md"?)`},
-		{"struct tag key unknown, the nearest key suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(optionTag{})) }, `unknown tag option "option=a|b" (did you mean "options"?)`},
+		{"struct without name", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[*noName]()) }, `type "a": has no "name" field`},
+		{"struct field of no kind", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[badKind]()) }, "struct field Size (\"size\"): type complex64 has no schema kind"},
+		{"struct tag option unknown", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[badTag]()) }, `unknown tag option "shiny"`},
+		{"struct tag option unknown, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[markdownTag]()) }, `unknown tag option "markdown" (did you mean "md"?)`},
+		{"struct tag key unknown, the nearest key suggested", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[optionTag]()) }, `unknown tag option "option=a|b" (did you mean "options"?)`},
 		{"unknown subtype, the nearest suggested", func(a *appkit.App) { a.Sync.Types[0] = basicType("a", appkit.Text("n", "N").As("multiselect")) }, `unknown subType "multiselect" (did you mean "multi-select"?)`},
-		{"struct declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(reserved{})) }, "__syncAction is reserved"},
-		{"struct relation on a number", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(refOnNumber{})) }, "a relation needs a string or []string field"},
-		{"struct subType against its Go type", func(a *appkit.App) { a.Sync.Types[0] = structType(structPages(subTypeMismatch{})) }, `subType "md" does not apply to type "number"`},
+		{"struct declares __syncAction", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[reserved]()) }, "__syncAction is reserved"},
+		{"struct relation on a number", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[refOnNumber]()) }, "a relation needs a string or []string field"},
+		{"struct subType against its Go type", func(a *appkit.App) { a.Sync.Types[0] = structType(noItems[subTypeMismatch]()) }, `subType "md" does not apply to type "number"`},
 		{"filter without title", func(a *appkit.App) { a.Sync.Filters = []appkit.Filter{appkit.TextFilter("f", "")} }, "id and title are required"},
 		{"highlightText filter without editorMode", func(a *appkit.App) {
 			a.Sync.Filters = []appkit.Filter{appkit.HighlightTextFilter("q", "Query", "")}
@@ -195,10 +171,10 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"incomplete webhooks", func(a *appkit.App) { a.Sync.Webhooks = &appkit.Webhooks{} }, "Webhooks needs Install, Delete, Verify and Transform"},
 		{"action without run", func(a *appkit.App) { a.Actions = []appkit.Action{{ID: "x", Name: "X"}} }, `action "x": Run is nil`},
 		{"action arg of bad type", func(a *appkit.App) {
-			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: run, Args: []appkit.Arg{{ID: "n", Name: "N", Type: "number"}}}}
+			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: noRun, Args: []appkit.Arg{{ID: "n", Name: "N", Type: "number"}}}}
 		}, `argument "n": type "number" is not text or textArea`},
 		{"action declared twice", func(a *appkit.App) {
-			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: run}, {ID: "x", Name: "Y", Run: run}}
+			a.Actions = []appkit.Action{{ID: "x", Name: "X", Run: noRun}, {ID: "x", Name: "Y", Run: noRun}}
 		}, `action "x": declared twice`},
 	}
 	for _, tc := range tests {
@@ -224,8 +200,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 
 func TestCheckReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	noop := appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })
-	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}, {ID: "b", Name: "B", Data: noop,
+	a := &appkit.App{Sync: &appkit.Sync{Types: []appkit.Type{{ID: "a", Name: "A"}, {ID: "b", Name: "B", Data: noItems[appkit.Item](),
 		Fields: []appkit.Field{appkit.Text("x", ""), appkit.Number("y", "Y").As(appkit.SubMarkdown), appkit.Text("z", "Z").As("odd")}}}}}
 	err := a.Check()
 	if err == nil {

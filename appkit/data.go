@@ -132,14 +132,7 @@ func (fn pageFunc[T, C]) page(ctx context.Context, req *DataRequest, raw json.Ra
 	if pp.mistake != "" {
 		return dst, handlerMistake("type %q: %s", t.decl.ID, pp.mistake)
 	}
-	for i, id := range p.Removed {
-		if len(p.Items) > 0 || i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"id":`...)
-		dst = jsonw.AppendString(dst, id)
-		dst = append(dst, `,"__syncAction":"REMOVE"}`...)
-	}
+	dst = appendRemovals(dst, p.Removed, len(p.Items) > 0)
 	dst = append(dst, `],"pagination":{"hasNext":`...)
 	if next != nil {
 		dst = append(dst, `true,"nextPageConfig":`...)
@@ -196,6 +189,20 @@ func encodeItems[T any](dst []byte, items []T, t *builtType, delta bool, pp *pag
 			pp.violate("", "id", pagerules.IDMissing, fmt.Sprintf("items[%d] has an empty id", i))
 		}
 		dst = s.encode(dst, p, delta)
+	}
+	return dst
+}
+
+// appendRemovals appends the removal entries of a delta answer's items
+// array, after the items already written when afterItems.
+func appendRemovals(dst []byte, removed []string, afterItems bool) []byte {
+	for i, id := range removed {
+		if afterItems || i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = jsonw.AppendString(dst, id)
+		dst = append(dst, `,"__syncAction":"REMOVE"}`...)
 	}
 	return dst
 }

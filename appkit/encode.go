@@ -144,35 +144,20 @@ func encStrings(dst []byte, p unsafe.Pointer) ([]byte, bool) {
 	return append(dst, ']'), true
 }
 
-func intEncoder(k reflect.Kind) valueEncoder {
-	switch k {
-	case reflect.Int8:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int8)(p))), true }
-	case reflect.Int16:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int16)(p))), true }
-	case reflect.Int32:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int32)(p))), true }
-	case reflect.Int64:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, *(*int64)(p)), true }
-	}
-	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return appendInt(dst, int64(*(*int)(p))), true }
+// encInt and encUint encode an integer field of Go type T.
+func encInt[T int | int8 | int16 | int32 | int64](dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return strconv.AppendInt(dst, int64(*(*T)(p)), 10), true
 }
 
-func uintEncoder(k reflect.Kind) valueEncoder {
-	u := func(dst []byte, n uint64) []byte { return strconv.AppendUint(dst, n, 10) }
-	switch k {
-	case reflect.Uint8:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint8)(p))), true }
-	case reflect.Uint16:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint16)(p))), true }
-	case reflect.Uint32:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint32)(p))), true }
-	case reflect.Uint64:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, *(*uint64)(p)), true }
-	case reflect.Uintptr:
-		return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uintptr)(p))), true }
-	}
-	return func(dst []byte, p unsafe.Pointer) ([]byte, bool) { return u(dst, uint64(*(*uint)(p))), true }
+func encUint[T uint | uint8 | uint16 | uint32 | uint64 | uintptr](dst []byte, p unsafe.Pointer) ([]byte, bool) {
+	return strconv.AppendUint(dst, uint64(*(*T)(p)), 10), true
+}
+
+// integerEncoders are the encoders of the integer kinds.
+var integerEncoders = map[reflect.Kind]valueEncoder{
+	reflect.Int: encInt[int], reflect.Int8: encInt[int8], reflect.Int16: encInt[int16], reflect.Int32: encInt[int32], reflect.Int64: encInt[int64],
+	reflect.Uint: encUint[uint], reflect.Uint8: encUint[uint8], reflect.Uint16: encUint[uint16], reflect.Uint32: encUint[uint32], reflect.Uint64: encUint[uint64],
+	reflect.Uintptr: encUint[uintptr],
 }
 
 // quoted writes a number as a JSON string (numeric ids).
@@ -561,13 +546,8 @@ func appendAny(dst []byte, v any) []byte {
 
 // appendMap appends a map with sorted keys and schema-free values.
 func appendMap(dst []byte, m map[string]any) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

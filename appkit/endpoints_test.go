@@ -276,7 +276,7 @@ func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 	app := &appkit.App{
 		ID: "actions", Name: "Actions only", Version: "1", Logger: quietLogger(),
 		Auth:    []appkit.Auth{appkit.NoAuth()},
-		Actions: []appkit.Action{{ID: "a", Name: "A", Run: func(ctx contextT, r *appkit.ActionRequest) error { return nil }}},
+		Actions: []appkit.Action{{ID: "a", Name: "A", Run: noRun}},
 	}
 	h := handler(t, app)
 	for _, p := range []string{"/api/v1/synchronizer/config", "/api/v1/synchronizer/schema", "/api/v1/synchronizer/data",
@@ -307,7 +307,7 @@ func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 func TestLogoURLRedirects(t *testing.T) {
 	t.Parallel()
 	app := &appkit.App{ID: "x", Name: "x", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()}, Logo: appkit.LogoURL("https://cdn.example.com/logo.svg"),
-		Actions: []appkit.Action{{ID: "a", Name: "A", Run: func(contextT, *appkit.ActionRequest) error { return nil }}}}
+		Actions: []appkit.Action{{ID: "a", Name: "A", Run: noRun}}}
 	r := call(t, handler(t, app), "GET", "/logo", "")
 	if r.status != http.StatusFound || r.header.Get("Location") != "https://cdn.example.com/logo.svg" {
 		t.Fatalf("logo = %d %v", r.status, r.header)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"sort"
 	"strconv"
 
 	"github.com/labstack/echo/v5"
@@ -266,12 +265,7 @@ func (s *server) filterValidate(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]string, 0, len(s.b.filters))
-	for id := range s.b.filters {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range sortedKeys(s.b.filters) {
 		if f := s.b.filters[id]; !f.optional {
 			if _, has := base.Filter.values[id]; !has {
 				return BadRequest("filter %q (%s) is required", id, f.title)
@@ -412,14 +406,7 @@ func (s *server) webhookTransform(c *echo.Context) error {
 		if pp.mistake != "" {
 			return handlerMistake("webhook transform, type %q: %s", typ, pp.mistake)
 		}
-		for j, id := range ch.Removed {
-			if len(ch.Items) > 0 || j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"id":`...)
-			dst = jsonw.AppendString(dst, id)
-			dst = append(dst, `,"__syncAction":"REMOVE"}`...)
-		}
+		dst = appendRemovals(dst, ch.Removed, len(ch.Items) > 0)
 		dst = append(dst, ']')
 	}
 	dst = append(dst, "}}\n"...)

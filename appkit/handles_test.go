@@ -87,7 +87,7 @@ func TestForm_declaresAndReads(t *testing.T) {
 				}
 				return &appkit.Validation{Name: s}, nil
 			}}},
-		Actions: []appkit.Action{{ID: "x", Name: "X", Run: func(context.Context, *appkit.ActionRequest) error { return nil }}}}
+		Actions: []appkit.Action{{ID: "x", Name: "X", Run: noRun}}}
 	h := handler(t, app)
 	d := call(t, h, "GET", "/", "")
 	fields := d.body["authentication"].([]any)[0].(map[string]any)["fields"].([]any)
@@ -242,7 +242,7 @@ func TestDecodeItem_roundTrip(t *testing.T) {
 	app := &appkit.App{ID: "a", Name: "A", Version: "1", Logger: &nop, Auth: []appkit.Auth{appkit.NoAuth()},
 		Sync: &appkit.Sync{Types: []appkit.Type{
 			{ID: "t", Name: "T", Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]everyKind, error) { return items, nil })},
-			{ID: "user", Name: "U", Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]struct{ ID, Name string }, error) { return nil, nil })},
+			{ID: "user", Name: "U", Data: noItems[struct{ ID, Name string }]()},
 		}}}
 	r := call(t, handler(t, app), "POST", "/api/v1/synchronizer/data", `{"requestedType":"t"}`)
 	wire := r.body["items"].([]any)

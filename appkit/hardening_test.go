@@ -99,7 +99,7 @@ func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
 	app := &appkit.App{ID: "files", Name: "files", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
 		Sync: &appkit.Sync{
 			Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "Name")},
-				Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) { return nil, nil })}},
+				Data: noItems[appkit.Item]()}},
 			Resource: func(ctx context.Context, r *appkit.ResourceRequest) (*appkit.Resource, error) {
 				res := &appkit.Resource{ContentType: "text/plain", Body: closeRecorder{strings.NewReader(body), closed}}
 				if r.Params["fail"] == true {
@@ -110,20 +110,11 @@ func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
 		}}
 	srv := httptest.NewServer(handler(t, app))
 	defer srv.Close()
-	resp, err := http.Post(srv.URL+"/api/v1/synchronizer/resource", "application/json", strings.NewReader(`{"params":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, got := fetch(t, "POST", srv.URL+"/api/v1/synchronizer/resource", `{"params":{}}`)
 	if resp.StatusCode != 200 || string(got) != body {
 		t.Fatalf("resource = %d, %d bytes, want %d", resp.StatusCode, len(got), len(body))
 	}
-	resp, err = http.Post(srv.URL+"/api/v1/synchronizer/resource", "application/json", strings.NewReader(`{"params":{"fail":true}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ = fetch(t, "POST", srv.URL+"/api/v1/synchronizer/resource", `{"params":{"fail":true}}`)
 	if resp.StatusCode != 500 {
 		t.Fatalf("failing resource = %d", resp.StatusCode)
 	}
@@ -190,18 +181,8 @@ func TestHeadRequests(t *testing.T) {
 	srv := httptest.NewServer(handler(t, newTestApp(&s, quietLogger())))
 	defer srv.Close()
 	for _, p := range []string{"/", "/logo"} {
-		get, err := http.Get(srv.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(get.Body)
-		get.Body.Close()
-		head, err := http.Head(srv.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		headBody, _ := io.ReadAll(head.Body)
-		head.Body.Close()
+		get, body := fetch(t, "GET", srv.URL+p, "")
+		head, headBody := fetch(t, "HEAD", srv.URL+p, "")
 		if head.StatusCode != get.StatusCode || head.StatusCode != 200 || len(headBody) != 0 || len(body) == 0 {
 			t.Errorf("HEAD %s = %d with %d body bytes, GET = %d with %d", p, head.StatusCode, len(headBody), get.StatusCode, len(body))
 		}

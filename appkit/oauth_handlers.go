@@ -1,7 +1,6 @@
 package appkit
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v5"
@@ -13,13 +12,7 @@ import (
 // oauthFailure answers a failing OAuth step: 401 with what the provider said
 // (the oauth package keeps secrets out of its errors), unless the failure is
 // a typed one such as a 400 for a malformed request.
-func oauthFailure(err error) error {
-	var ae *Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	return &Error{Status: http.StatusUnauthorized, Message: err.Error(), Err: err}
-}
+func oauthFailure(err error) error { return asStatus(err, http.StatusUnauthorized) }
 
 // oauthValidateFailure answers a failing OAuth validation: a provider that is
 // down, slow or rate limited, or an account lookup that timed out or could

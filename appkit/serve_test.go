@@ -82,7 +82,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 func TestServeSetsTimeouts(t *testing.T) {
 	t.Parallel()
 	app := &appkit.App{ID: "a", Name: "a", Version: "1", Auth: []appkit.Auth{appkit.NoAuth()}, Logger: quietLogger(),
-		Actions: []appkit.Action{{ID: "x", Name: "X", Run: func(context.Context, *appkit.ActionRequest) error { return nil }}}}
+		Actions: []appkit.Action{{ID: "x", Name: "X", Run: noRun}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	srv := &http.Server{Addr: "127.0.0.1:0", WriteTimeout: time.Minute}

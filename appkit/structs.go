@@ -279,14 +279,9 @@ func encoderFor(t reflect.Type, isID bool) (valueEncoder, Kind, SubType, error) 
 			break
 		}
 		return encBool, KindText, SubBoolean, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		enc := intEncoder(t.Kind())
-		if isID {
-			return quoted(enc), KindID, "", nil
-		}
-		return enc, KindNumber, SubInteger, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		enc := uintEncoder(t.Kind())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		enc := integerEncoders[t.Kind()]
 		if isID {
 			return quoted(enc), KindID, "", nil
 		}

@@ -122,17 +122,16 @@ type Response struct {
 }
 
 // Message returns the {message} of an error answer ("" when there is none).
-func (r Response) Message() string {
-	var e protocol.ErrorBody
-	_ = json.Unmarshal(r.Body, &e)
-	return e.Message
-}
+func (r Response) Message() string { return r.errorBody().Message }
 
 // TryLater reports whether an error answer carries tryLater: true.
-func (r Response) TryLater() bool {
+func (r Response) TryLater() bool { return r.errorBody().TryLater }
+
+// errorBody decodes an error answer (zero when the body is not one).
+func (r Response) errorBody() protocol.ErrorBody {
 	var e protocol.ErrorBody
 	_ = json.Unmarshal(r.Body, &e)
-	return e.TryLater
+	return e
 }
 
 // decode decodes the body into out, failing the test when it is not that

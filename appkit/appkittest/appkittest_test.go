@@ -73,6 +73,11 @@ func mapApp(delta bool, page appkit.PageFunc[appkit.Item, cur]) *appkit.App {
 			Data: appkit.Pages(page)}}}}
 }
 
+// noPage answers an empty last page, for tests of serving rather than data.
+func noPage(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
+	return nil, nil
+}
+
 func TestSyncWalksTheTracker(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -275,9 +280,7 @@ func TestActionsAndWebhooksHelpers(t *testing.T) {
 
 func TestServeMain(t *testing.T) {
 	t.Parallel()
-	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
-		return nil, nil
-	})
+	a := mapApp(false, noPage)
 	m := appkittest.ServeMain(t, func(ctx context.Context, l net.Listener) error {
 		return appkit.ServeListener(ctx, l, a)
 	})
@@ -313,9 +316,7 @@ func TestServeMain(t *testing.T) {
 // picked, released and raced for.
 func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
 	t.Parallel()
-	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
-		return nil, nil
-	})
+	a := mapApp(false, noPage)
 	serve := func(ctx context.Context, l net.Listener) error { return appkit.ServeListener(ctx, l, a) }
 	m1, m2 := appkittest.ServeMain(t, serve), appkittest.ServeMain(t, serve)
 	if m1.Port == m2.Port {
@@ -327,9 +328,7 @@ func TestServeMain_parallelServersDoNotShareAPort(t *testing.T) {
 // error of its serve function then fails the test.
 func TestServeMain_stoppedAtTheEnd(t *testing.T) {
 	t.Parallel()
-	a := mapApp(false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
-		return nil, nil
-	})
+	a := mapApp(false, noPage)
 	returned := make(chan struct{})
 	f := run(func(ft *fakeT) {
 		appkittest.ServeMain(ft, func(ctx context.Context, l net.Listener) error {

@@ -282,7 +282,9 @@ func (s *scrubber) scrubBody(body string, contentType string) string {
 	return s.scrub(body)
 }
 
-func (s *scrubber) scrubHeader(h http.Header) {
+// scrubValues masks headers or form values: whole where the name is a
+// secret's, else the known secrets in them.
+func (s *scrubber) scrubValues(h map[string][]string) {
 	for k, vs := range h {
 		for i := range vs {
 			if secretName.MatchString(k) {
@@ -305,16 +307,8 @@ func (s *scrubber) scrubInteraction(i *cassette.Interaction) error {
 	req.URL = s.scrubURL(req.URL)
 	req.RequestURI = s.scrubURL(req.RequestURI)
 	req.Host = s.scrub(req.Host)
-	s.scrubHeader(req.Headers)
-	for k, vs := range req.Form {
-		for j := range vs {
-			if secretName.MatchString(k) {
-				vs[j] = Masked
-			} else {
-				vs[j] = s.scrub(vs[j])
-			}
-		}
-	}
+	s.scrubValues(req.Headers)
+	s.scrubValues(req.Form)
 	resp.Body = s.scrubBody(resp.Body, resp.Headers.Get("Content-Type"))
 	if resp.ContentLength >= 0 {
 		resp.ContentLength = int64(len(resp.Body))
@@ -322,7 +316,7 @@ func (s *scrubber) scrubInteraction(i *cassette.Interaction) error {
 	if cl := resp.Headers.Get("Content-Length"); cl != "" {
 		resp.Headers.Set("Content-Length", fmt.Sprint(len(resp.Body)))
 	}
-	s.scrubHeader(resp.Headers)
+	s.scrubValues(resp.Headers)
 	resp.Duration = 0
 	return nil
 }

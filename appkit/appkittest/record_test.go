@@ -185,7 +185,7 @@ func TestScrubber(t *testing.T) {
 		t.Errorf("scrubURL = %q", got)
 	}
 	h := http.Header{"Authorization": {"Bearer x"}, "X-Api-Key": {"k"}, "Accept": {"s3cr3t!x"}, "Content-Type": {"application/json"}}
-	s.scrubHeader(h)
+	s.scrubValues(h)
 	if h.Get("Authorization") != Masked || h.Get("X-Api-Key") != Masked || h.Get("Accept") != Masked || h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", h)
 	}

@@ -20,29 +20,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
-
-func conformTracker(t *testing.T) *httptest.Server {
-	t.Helper()
-	quiet := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Logger: &quiet}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) skipped`)
 
 func TestConformPassingApp(t *testing.T) {
 	t.Parallel()
-	srv := conformTracker(t)
+	srv := trackerServer(t, tracker.Config{})
 	junit := filepath.Join(t.TempDir(), "report.xml")
 	var out, errb bytes.Buffer
 	// flags before and after the URL

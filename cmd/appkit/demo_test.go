@@ -20,31 +20,14 @@ var (
 // and returns its stdout so far and the function that stops it.
 func runDemo(t *testing.T, dsn string) (stdout *lockedBuffer, stop func() int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := newLockedBuffer(), &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"host", "--demo", "--addr", "127.0.0.1:0", "--store", dsn, "--rate-limit", "0", "--admin-password", "pw-for-the-demo"}, out, errb)
-	}()
-	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
-	defer deadline.Stop()
-	for !demoIDELine.MatchString(out.String()) {
-		select {
-		case <-out.written:
-		case code := <-done:
-			cancel()
-			t.Fatalf("host exited with %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
-		case <-deadline.C:
-			cancel()
-			t.Fatalf("no GraphQL IDE link printed\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
-		}
-	}
+	h := launchHost(context.Background(), "--demo", "--addr", "127.0.0.1:0", "--store", dsn, "--rate-limit", "0", "--admin-password", "pw-for-the-demo")
+	h.waitFor(t, demoIDELine)
 	stop = func() int {
-		cancel()
+		h.cancel()
 		select {
-		case code := <-done:
+		case code := <-h.done:
 			if code != 0 {
-				t.Errorf("exit %d: %s", code, errb.String())
+				t.Errorf("exit %d: %s", code, h.stderr.String())
 			}
 			return code
 		case <-time.After(20 * time.Second):
@@ -52,7 +35,7 @@ func runDemo(t *testing.T, dsn string) (stdout *lockedBuffer, stop func() int) {
 		}
 		return -1
 	}
-	return out, stop
+	return h.stdout, stop
 }
 
 func TestHostDemo(t *testing.T) {

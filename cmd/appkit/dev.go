@@ -176,12 +176,9 @@ func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) erro
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	schedCtx, stopSched := context.WithCancel(ctx)
-	scheduled := make(chan struct{})
-	go func() { defer close(scheduled); svc.Schedule(schedCtx) }()
+	stopSched := runScheduler(ctx, svc)
 	defer func() {
 		stopSched()
-		<-scheduled
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		srv.Shutdown(sctx)

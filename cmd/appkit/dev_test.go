@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -109,13 +108,7 @@ func TestDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a new module several times")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := checkoutWithGo(t)
 	// The new module has no go.sum yet: -mod=mod fills it from the module
 	// cache, as "go mod tidy" would.
 	t.Setenv("GOFLAGS", "-mod=mod -buildvcs=false")

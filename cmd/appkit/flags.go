@@ -50,6 +50,37 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
+// parseFlags parses args that hold flags only: an argument left over is a
+// usage error.
+func (f *flagSet) parseFlags(args []string) error {
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return usageErrorf("unexpected arguments %q", f.Args())
+	}
+	return nil
+}
+
+// parseOne parses args that hold one positional argument, which may stand
+// before the flags or after them, and returns it; without it, or with
+// more than one, it is a usage error naming what.
+func (f *flagSet) parseOne(args []string, what string) (string, error) {
+	arg, rest := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		arg, rest = args[0], args[1:]
+	}
+	if err := f.parse(rest); err != nil {
+		return "", err
+	}
+	if arg == "" && f.NArg() == 1 {
+		arg = f.Arg(0)
+	} else if f.NArg() > 0 || arg == "" {
+		return "", usageErrorf("want one %s", what)
+	}
+	return arg, nil
+}
+
 // printHelp writes the help, the flags and the environment variables to
 // stderr.
 func (f *flagSet) printHelp() {

@@ -176,11 +176,8 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
 	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *rateLimit < 0 || math.IsNaN(*rateLimit) || *workspaceLimit < 0 || math.IsNaN(*workspaceLimit) {
 		return nil, usageErrorf("rate limits must be 0 or positive")
@@ -265,14 +262,8 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	schedCtx, stopSched := context.WithCancel(ctx)
-	scheduled := make(chan struct{})
-	if svc != nil {
-		go func() { defer close(scheduled); svc.Schedule(schedCtx) }()
-	} else {
-		close(scheduled)
-	}
-	defer func() { stopSched(); <-scheduled }()
+	stopSched := runScheduler(ctx, svc)
+	defer stopSched()
 	if o.appURL != "" {
 		if err := keepApp(ctx, svc, o.appURL, o.appAuth, o.appAccount.last(), o.every, stdout); err != nil {
 			return fmt.Errorf("--app: %w", err)
@@ -296,7 +287,6 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	case <-ctx.Done():
 	}
 	stopSched()
-	<-scheduled
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -45,6 +45,45 @@ func (l *lockedBuffer) String() string {
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 
+// hostRun is "appkit host" running in-process.
+type hostRun struct {
+	stdout, stderr *lockedBuffer
+	cancel         context.CancelFunc // stops the host
+	done           chan int           // its exit code
+}
+
+// launchHost starts "appkit host args..." in-process.
+func launchHost(parent context.Context, args ...string) *hostRun {
+	ctx, cancel := context.WithCancel(parent)
+	h := &hostRun{stdout: newLockedBuffer(), stderr: &lockedBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() { h.done <- run(ctx, append([]string{"host"}, args...), h.stdout, h.stderr) }()
+	return h
+}
+
+// waitFor waits until the host's stdout matches re and returns the match.
+// The test fails, and the host is stopped, if it exits first (its code is
+// left on done) or a minute passes.
+func (h *hostRun) waitFor(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
+	defer deadline.Stop()
+	for {
+		if m := re.FindStringSubmatch(h.stdout.String()); m != nil {
+			return m
+		}
+		select {
+		case <-h.stdout.written:
+		case code := <-h.done:
+			h.done <- code
+			h.cancel()
+			t.Fatalf("host exited with %d before printing %s\nstdout:\n%s\nstderr:\n%s", code, re, h.stdout.String(), h.stderr.String())
+		case <-deadline.C:
+			h.cancel()
+			t.Fatalf("host printed nothing matching %s within a minute\nstdout:\n%s\nstderr:\n%s", re, h.stdout.String(), h.stderr.String())
+		}
+	}
+}
+
 // startHost runs "appkit host" in-process and returns its base URL and a
 // function that stops it and returns the exit code.
 func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
@@ -55,52 +94,33 @@ func startHost(t *testing.T, args ...string) (base string, stop func() int, stde
 // startHostCtx is startHost with a context of the test's (a clock).
 func startHostCtx(t *testing.T, parent context.Context, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(parent)
-	stdout, errb := newLockedBuffer(), &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"host"}, args...), stdout, errb) }()
-	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
-	defer deadline.Stop()
-	for {
-		if m := listening.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-			break
-		}
-		select {
-		case <-stdout.written:
-		case code := <-done:
-			cancel()
-			t.Fatalf("host exited with %d before listening:\n%s", code, errb.String())
-		case <-deadline.C:
-			cancel()
-			t.Fatalf("host did not start:\n%s", errb.String())
-		}
-	}
+	h := launchHost(parent, args...)
+	base = h.waitFor(t, listening)[1]
 	stopped := false
 	var code int
 	stop = func() int {
 		if !stopped {
 			stopped = true
-			cancel()
+			h.cancel()
 			select {
-			case code = <-done:
+			case code = <-h.done:
 			case <-time.After(20 * time.Second):
 				t.Fatal("host did not stop")
 			}
-			if !strings.Contains(stdout.String(), "appkit host: stopped") {
-				t.Errorf("stdout lacks the stop line: %q", stdout.String())
+			if !strings.Contains(h.stdout.String(), "appkit host: stopped") {
+				t.Errorf("stdout lacks the stop line: %q", h.stdout.String())
 			}
 		}
 		return code
 	}
 	t.Cleanup(func() { stop() })
-	return base, stop, errb
+	return base, stop, h.stderr
 }
 
-func post(t *testing.T, url, token, body string) (int, string) {
+// do sends req to the host with the API token (none when "") and returns
+// the answer's status and body.
+func do(t *testing.T, req *http.Request, token string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Token "+token)
 	}
@@ -110,7 +130,15 @@ func post(t *testing.T, url, token, body string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, b
+}
+
+func post(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	code, b := do(t, req, token)
+	return code, string(b)
 }
 
 func TestHostCommandServesAndStops(t *testing.T) {

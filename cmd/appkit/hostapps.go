@@ -42,6 +42,20 @@ func startApps(ctx context.Context, st *store.Store, dsn, base string, networks 
 	return apps.New(ctx, apps.Config{Store: st, Key: key, BaseURL: base, Networks: networks, Logger: log.With().Str("component", "apps").Logger()})
 }
 
+// runScheduler runs the apps' scheduler of svc (nothing when svc is nil)
+// until ctx ends or stop is called; stop returns once the scheduler has
+// ended, and may be called more than once.
+func runScheduler(ctx context.Context, svc *apps.Service) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	scheduled := make(chan struct{})
+	if svc != nil {
+		go func() { defer close(scheduled); svc.Schedule(ctx) }()
+	} else {
+		close(scheduled)
+	}
+	return func() { cancel(); <-scheduled }
+}
+
 // keepApp registers the app of --app, sets up or updates its account and
 // its sync, and queues a first run.
 func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account map[string]string, every string, stdout io.Writer) error {

@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
@@ -22,15 +18,9 @@ import (
 func getJSON(t *testing.T, url, token string, out any) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Token "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	code, b := do(t, req, token)
+	if code != 200 {
+		t.Fatalf("GET %s: %d %s", url, code, b)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("GET %s: %q: %v", url, b, err)
@@ -50,13 +40,7 @@ type cliRun struct {
 func TestHostAppFlags(t *testing.T) {
 	t.Setenv("APPKIT_SECRET_KEY", "")
 	t.Setenv("APPKIT_SECRET_KEY_FILE", "")
-	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 2, Tasks: 12, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := httptest.NewServer(h)
-	defer app.Close()
+	app := trackerServer(t, tracker.Config{Projects: 2, Tasks: 12})
 	const token = "cli-apps-token-0042"
 	dbPath := filepath.Join(t.TempDir(), "host.db")
 	args := []string{"--addr", "127.0.0.1:0", "--store", "sqlite:" + dbPath, "--token", token, "--rate-limit", "0",
@@ -163,13 +147,7 @@ func TestHostAppFlagErrors(t *testing.T) {
 // the default lets it register.
 func TestHostAppNetworks(t *testing.T) {
 	t.Parallel()
-	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 1, Tasks: 2, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := httptest.NewServer(h)
-	defer app.Close()
+	app := trackerServer(t, tracker.Config{Projects: 1, Tasks: 2})
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"host", "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--app-networks", "public",
 		"--app", app.URL, "--account", "token=" + tracker.DemoToken}, &out, &errb)

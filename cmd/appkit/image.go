@@ -56,14 +56,9 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	appName := fs.String("name", "", "the binary's name in the image (default: the package directory's name)")
 	arch := fs.String("arch", runtime.GOARCH, "the GOARCH to build for")
 	caCerts := fs.String("ca-certs", "/etc/ssl/certs/ca-certificates.crt", "the PEM CA certificates to install")
-	pkg, rest := splitPositional(args)
-	if err := fs.parse(rest); err != nil {
+	pkg, err := fs.parseOne(args, "PACKAGE_DIR")
+	if err != nil {
 		return err
-	}
-	if pkg == "" && fs.NArg() == 1 {
-		pkg = fs.Arg(0)
-	} else if fs.NArg() > 0 || pkg == "" {
-		return usageErrorf("want one PACKAGE_DIR")
 	}
 	dir, err := filepath.Abs(pkg)
 	if err != nil {
@@ -140,15 +135,6 @@ var envSourceDateEpoch = envVar{"SOURCE_DATE_EPOCH", "seconds since 1970: the im
 
 // healthcheckPkg is the health-check program every image carries.
 const healthcheckPkg = "github.com/appkitgo/appkit/internal/image/healthcheck"
-
-// splitPositional takes the first argument that is not a flag (the package
-// directory) out of args, so that it may come before or after the flags.
-func splitPositional(args []string) (string, []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
-	}
-	return "", args
-}
 
 // goBuild builds the main package pkg, as seen from dir, into a static
 // Linux binary at out, and returns pkg's import path.

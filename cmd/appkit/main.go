@@ -111,27 +111,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		if len(args) > 2 {
-			fmt.Fprintln(stderr, "appkit help: want one command name")
-			fmt.Fprintln(stderr, "run 'appkit help' for the list of commands")
-			return exitUsage
+			return commandListUsage(stderr, "appkit help: want one command name")
 		}
 		// The command's help, asked for: on stdout.
 		name, args = args[1], []string{"-h"}
 		c, ok := commands[name]
 		if !ok {
-			fmt.Fprintf(stderr, "appkit help: unknown command %q\n", name)
-			fmt.Fprintln(stderr, "run 'appkit help' for the list of commands")
-			return exitUsage
+			return commandListUsage(stderr, "appkit help: unknown command %q", name)
 		}
 		return report(name, c.run(ctx, args, stdout, stdout), stderr)
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "appkit: unknown command %q\n", name)
-		fmt.Fprintln(stderr, "run 'appkit help' for the list of commands")
-		return exitUsage
+		return commandListUsage(stderr, "appkit: unknown command %q", name)
 	}
 	return report(name, c.run(ctx, args[1:], stdout, stderr), stderr)
+}
+
+// commandListUsage prints a usage error of the command line itself, with
+// the hint to list the commands, and returns exitUsage.
+func commandListUsage(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, format+"\n", args...)
+	fmt.Fprintln(stderr, "run 'appkit help' for the list of commands")
+	return exitUsage
 }
 
 // report prints the error of command name on stderr (the one place where

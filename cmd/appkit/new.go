@@ -50,14 +50,9 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	module := fs.String("module", "", "the module path (default example.com/NAME)")
 	replace := fs.String("replace", "", "a local appkit checkout to use instead of the released module")
 	version := fs.String("appkit-version", "", "the appkit version to require (default: this CLI's)")
-	name, rest := splitPositional(args)
-	if err := fs.parse(rest); err != nil {
+	name, err := fs.parseOne(args, "NAME")
+	if err != nil {
 		return err
-	}
-	if name == "" && fs.NArg() == 1 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 || name == "" {
-		return usageErrorf("want one NAME")
 	}
 	if *dir == "" {
 		*dir = name

@@ -10,12 +10,11 @@ import (
 	"testing"
 )
 
-// Every combination of kind and authentication that "appkit new" writes
-// builds and passes its own tests (the conformance suite included) in its
-// own module, with go.mod pointed at this checkout. The combinations are
-// tested one after the other in this test; they share the build cache, so
-// after the first one each takes a few seconds.
-func TestNew_everyCombinationPassesItsTests(t *testing.T) {
+// checkoutWithGo skips the test where there is no go command and returns
+// the root of this repository's checkout, for the new modules the test
+// builds to point at.
+func checkoutWithGo(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
@@ -23,6 +22,16 @@ func TestNew_everyCombinationPassesItsTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+// Every combination of kind and authentication that "appkit new" writes
+// builds and passes its own tests (the conformance suite included) in its
+// own module, with go.mod pointed at this checkout. The combinations are
+// tested one after the other in this test; they share the build cache, so
+// after the first one each takes a few seconds.
+func TestNew_everyCombinationPassesItsTests(t *testing.T) {
+	root := checkoutWithGo(t)
 	base := t.TempDir()
 	for _, kind := range []string{"sync", "action"} {
 		for _, auth := range []string{"none", "token", "oauth2"} {
@@ -81,13 +90,7 @@ func TestNew_nextStepsFromACheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a new module")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := checkoutWithGo(t)
 	if got := appkitCheckout(filepath.Join(root, "cmd", "appkit")); got != root {
 		t.Fatalf("appkitCheckout = %q, want %q", got, root)
 	}

@@ -62,11 +62,8 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	types := typesFlag(fs, "those of the last run, else the app's default types")
 	filter := filterFlag(fs, "replaces the filter of the last run; a list filter also takes a comma-separated list")
 	timeout := fs.Duration("timeout", 60*time.Second, "the longest wait for one answer of the app")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *app == "" {
 		return usageErrorf("--app is required")

@@ -29,11 +29,8 @@ Flags:
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", versionUsage, nil, stderr)
-	if err := fs.parse(args); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
