@@ -12,6 +12,7 @@ import (
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // benchData creates 20 projects and 2000 tasks (points 0..9) in space "b".
@@ -69,11 +70,7 @@ const (
 // 1.3).
 func BenchmarkFind(b *testing.B) {
 	for name, dsn := range testkit.StoreDSNs(b) {
-		st, err := store.Open(context.Background(), dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
+		st := teststore.Open(b, dsn)
 		benchData(b, st)
 		b.Run(name, func(b *testing.B) {
 			svc := New(Config{Store: st})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const (
@@ -15,17 +16,7 @@ const (
 
 // forEachStore runs fn on SQLite and, when configured, PostgreSQL.
 func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			fn(t, st)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) { fn(t, teststore.Open(t, dsn)) })
 }
 
 func write(t testing.TB, st *store.Store, fn func(tx *store.Tx) error) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -67,11 +68,7 @@ func TestNamesGolden(t *testing.T) {
 // The generated schema of the tracker space, in the schema language.
 func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	trackerSchema(t, st)
 	svc := New(Config{Store: st})
 	sdl, err := svc.SDL(context.Background(), "tracker")

@@ -5,10 +5,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // Two host processes on one PostgreSQL database: a schema change through
@@ -22,15 +22,7 @@ func TestTwoProcessesQuery(t *testing.T) {
 	}
 	ctx := context.Background()
 	dsn := testkit.StoreDSNs(t)["postgres"]
-	var stores []*store.Store
-	for range 2 {
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		stores = append(stores, st)
-	}
+	stores := []*store.Store{teststore.Open(t, dsn), teststore.Open(t, dsn)}
 	a, b := stores[0], New(Config{Store: stores[1]})
 	trackerSchema(t, a)
 	if got := run(t, b, "tracker", `{ findProjects { name } }`, nil); got != `{"data":{"findProjects":[]}}` {
@@ -44,7 +36,7 @@ func TestTwoProcessesQuery(t *testing.T) {
 	if got := run(t, b, "tracker", `{ findProjects { code } }`, nil); got != `{"data":{"findProjects":[]}}` {
 		t.Fatalf("new field through b = %s", got)
 	}
-	eventually(t, "b's catalog listener is up", stores[1].CatalogListening)
+	testkit.WaitUntil(t, "b's catalog listener", stores[1].CatalogListening)
 	trips := stores[1].CatalogRoundTrips()
 	for range 10 {
 		if got := run(t, b, "tracker", `{ findProjects { name code } }`, nil); strings.Contains(got, "errors") {
@@ -53,23 +45,5 @@ func TestTwoProcessesQuery(t *testing.T) {
 	}
 	if got := stores[1].CatalogRoundTrips() - trips; got != 0 {
 		t.Errorf("10 queries through b made %d catalog round trips, want 0", got)
-	}
-}
-
-// eventually waits until cond holds, checking it on a ticker, with a
-// generous bound that no loaded machine reaches (a wait for another
-// process's notification, which has no event of its own here).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(30 * time.Second)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout.C:
-			t.Fatalf("timed out waiting: %s", what)
-		}
 	}
 }
