@@ -150,6 +150,24 @@ func run(t testing.TB, svc *Service, space, q string, vars map[string]any) strin
 	return string(b)
 }
 
+// step is a request on the space tracker and its whole answer.
+type step struct {
+	name, query string
+	vars        map[string]any
+	want        string
+}
+
+// runSteps runs the steps in order on svc, reporting each answer that is
+// not the one wanted.
+func runSteps(t *testing.T, svc *Service, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if got := run(t, svc, "tracker", s.query, s.vars); got != s.want {
+			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
+		}
+	}
+}
+
 func newTracker(t *testing.T, st *store.Store) *Service {
 	trackerSchema(t, st)
 	trackerData(t, st)
