@@ -113,6 +113,50 @@ func argArray(c command, key string) ([]any, error) {
 	return a, nil
 }
 
+// argReader reads several arguments of one command with the functions
+// above, keeping the first error: a command reads all it needs, then checks
+// err once. After an error every read returns the zero value.
+type argReader struct {
+	c   command
+	err error
+}
+
+func (r *argReader) str(key string, required bool) string {
+	if r.err != nil {
+		return ""
+	}
+	s, err := argString(r.c, key, required)
+	r.err = err
+	return s
+}
+
+func (r *argReader) boolean(key string) bool {
+	if r.err != nil {
+		return false
+	}
+	b, err := argBool(r.c, key)
+	r.err = err
+	return b
+}
+
+func (r *argReader) object(key string, required bool) map[string]any {
+	if r.err != nil {
+		return nil
+	}
+	m, err := argObject(r.c, key, required)
+	r.err = err
+	return m
+}
+
+func (r *argReader) array(key string) []any {
+	if r.err != nil {
+		return nil
+	}
+	a, err := argArray(r.c, key)
+	r.err = err
+	return a
+}
+
 func fieldSpec(c command, m map[string]any, holder string) (store.FieldSpec, error) {
 	fs := store.FieldSpec{Holder: holder}
 	var ok bool
