@@ -11,6 +11,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 	"github.com/google/uuid"
 )
 
@@ -41,11 +42,7 @@ type benchTables struct {
 func benchSetup(b *testing.B, dsn string) (*API, *store.Store, benchTables) {
 	b.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	st := teststore.Open(b, dsn)
 	api := New(st)
 	res, err := api.Execute(ctx, []byte(benchSchema))
 	if err != nil || !res[0].Success {
@@ -263,11 +260,7 @@ func BenchmarkSchemaQuery(b *testing.B) {
 	for name, dsn := range benchDSNs() {
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			st, err := store.Open(ctx, dsn(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { st.Close() })
+			st := teststore.Open(b, dsn(b))
 			api := New(st)
 			var body strings.Builder
 			body.WriteString(`[{"command":"platform.schema/batch","args":{"commands":[`)
