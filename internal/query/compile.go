@@ -120,6 +120,27 @@ func (p *sqlPart) wrap(o *sqlPart, f func(string) string) {
 	p.args = append(p.args, o.args...)
 }
 
+// from writes the FROM clause of the top-level scope base: its table, the
+// joins its fields added, and the WHERE clause of where unless it is nil.
+func (p *sqlPart) from(base *scope, where *sqlPart) {
+	p.WriteString(" FROM " + base.ty.Table + " " + base.alias)
+	for _, j := range *base.joins {
+		p.WriteString(" " + j)
+	}
+	if where != nil {
+		p.WriteString(" WHERE ")
+		p.add(where)
+	}
+}
+
+// checkArgs fails a statement that binds more than MaxArgs values.
+func (p *sqlPart) checkArgs() error {
+	if len(p.args) > MaxArgs {
+		return store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(p.args), MaxArgs)
+	}
+	return nil
+}
+
 func qerr(format string, args ...any) error {
 	return store.Errorf(store.NameQueryInvalid, nil, format, args...)
 }
@@ -145,31 +166,18 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	if err != nil {
 		return nil, err
 	}
-	var where sqlPart
-	if q.Where != nil {
-		if err := c.filter(base, q.Where, &where); err != nil {
-			return nil, err
-		}
-	}
-	order, err := c.order(base, q.Order)
+	where, order, err := c.filterOrder(base, q)
 	if err != nil {
 		return nil, err
 	}
 	var out sqlPart
 	out.WriteString("SELECT ")
 	out.add(&sel)
-	out.WriteString(" FROM " + ty.Table + " " + base.alias)
-	for _, j := range joins {
-		out.WriteString(" " + j)
-	}
-	if q.Where != nil {
-		out.WriteString(" WHERE ")
-		out.add(&where)
-	}
+	out.from(base, where)
 	out.WriteString(" ORDER BY " + order)
 	c.limit(q, &out)
-	if len(out.args) > MaxArgs {
-		return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
+	if err := out.checkArgs(); err != nil {
+		return nil, err
 	}
 	plan := &Plan{SQL: d.Rebind(out.String()), Args: out.args, MaxRows: MaxResultRows, MaxBytes: MaxResultBytes, shapes: shapes, ncols: ncols}
 	if c.fanOut {
@@ -181,17 +189,11 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			if err != nil {
 				return nil, err
 			}
-			if len(cq.args) > MaxArgs {
-				return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
-			}
 			plan.steps = append(plan.steps, countStep{sql: d.Rebind(cq.String()), args: cq.args})
 		}
 		cq, err := compileCount(cat, d, q, params)
 		if err != nil {
 			return nil, err
-		}
-		if len(cq.args) > MaxArgs {
-			return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
 		}
 		plan.CountSQL, plan.CountArgs = d.Rebind(cq.String()), cq.args
 		if n := len(plan.steps); n > 0 && plan.steps[n-1].sql == plan.CountSQL {
@@ -280,13 +282,7 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	if err := c.countItems(base, q.Select, &n); err != nil {
 		return nil, err
 	}
-	var where sqlPart
-	if q.Where != nil {
-		if err := c.filter(base, q.Where, &where); err != nil {
-			return nil, err
-		}
-	}
-	order, err := c.order(base, q.Order)
+	where, order, err := c.filterOrder(base, q)
 	if err != nil {
 		return nil, err
 	}
@@ -294,20 +290,30 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	out.WriteString("SELECT " + c.d.BigInt("COALESCE(SUM(1 + r.n), 0)"))
 	out.WriteString(" FROM (SELECT ")
 	out.add(&n)
-	out.WriteString(" AS n FROM " + base.ty.Table + " " + base.alias)
-	for _, j := range joins {
-		out.WriteString(" " + j)
-	}
-	if q.Where != nil {
-		out.WriteString(" WHERE ")
-		out.add(&where)
-	}
+	out.WriteString(" AS n")
+	out.from(base, where)
 	if !q.NoLimit || q.Offset > 0 {
 		out.WriteString(" ORDER BY " + order)
 	}
 	c.limit(q, out)
 	out.WriteString(") r")
+	if err := out.checkArgs(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// filterOrder compiles q's filter (nil without one) and its ORDER BY list
+// in the top-level scope base.
+func (c *compiler) filterOrder(base *scope, q *Query) (where *sqlPart, order string, err error) {
+	if q.Where != nil {
+		where = &sqlPart{}
+		if err := c.filter(base, q.Where, where); err != nil {
+			return nil, "", err
+		}
+	}
+	order, err = c.order(base, q.Order)
+	return where, order, err
 }
 
 // countItems writes the expression counting the collection items that the
