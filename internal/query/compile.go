@@ -124,12 +124,29 @@ func (p *sqlPart) wrap(o *sqlPart, f func(string) string) {
 // joins its fields added, and the WHERE clause of where unless it is nil.
 func (p *sqlPart) from(base *scope, where *sqlPart) {
 	p.WriteString(" FROM " + base.ty.Table + " " + base.alias)
-	for _, j := range *base.joins {
-		p.WriteString(" " + j)
-	}
+	p.joins(base)
 	if where != nil {
 		p.WriteString(" WHERE ")
 		p.add(where)
+	}
+}
+
+// joins writes the joins the fields of scope s added.
+func (p *sqlPart) joins(s *scope) {
+	for _, j := range *s.joins {
+		p.WriteString(" " + j)
+	}
+}
+
+// itemsWhere writes the joins of the items' scope t and their WHERE clause:
+// the correlation corr with their owner and, unless nil, their filter where.
+func (p *sqlPart) itemsWhere(t *scope, corr string, where *sqlPart) {
+	p.joins(t)
+	p.WriteString(" WHERE " + corr)
+	if where != nil {
+		p.WriteString(" AND (")
+		p.add(where)
+		p.WriteString(")")
 	}
 }
 
@@ -166,7 +183,7 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	if err != nil {
 		return nil, err
 	}
-	where, order, err := c.filterOrder(base, q)
+	where, order, err := c.filterOrder(base, q.Where, q.Order)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +299,7 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	if err := c.countItems(base, q.Select, &n); err != nil {
 		return nil, err
 	}
-	where, order, err := c.filterOrder(base, q)
+	where, order, err := c.filterOrder(base, q.Where, q.Order)
 	if err != nil {
 		return nil, err
 	}
@@ -303,16 +320,25 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	return out, nil
 }
 
-// filterOrder compiles q's filter (nil without one) and its ORDER BY list
-// in the top-level scope base.
-func (c *compiler) filterOrder(base *scope, q *Query) (where *sqlPart, order string, err error) {
-	if q.Where != nil {
-		where = &sqlPart{}
-		if err := c.filter(base, q.Where, where); err != nil {
-			return nil, "", err
-		}
+// where compiles the filter f in scope s: nil without one.
+func (c *compiler) where(s *scope, f *Filter) (*sqlPart, error) {
+	if f == nil {
+		return nil, nil
 	}
-	order, err = c.order(base, q.Order)
+	var w sqlPart
+	if err := c.filter(s, f, &w); err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// filterOrder compiles the filter f (nil without one) and the ORDER BY list
+// of o in scope s.
+func (c *compiler) filterOrder(s *scope, f *Filter, o []Order) (where *sqlPart, order string, err error) {
+	if where, err = c.where(s, f); err != nil {
+		return nil, "", err
+	}
+	order, err = c.order(s, o)
 	return where, order, err
 }
 
@@ -369,16 +395,13 @@ func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sql
 	} else {
 		inner.WriteString("0")
 	}
-	var where sqlPart
-	if it.Where != nil {
-		if err := c.filter(t, it.Where, &where); err != nil {
-			return err
-		}
+	where, err := c.where(t, it.Where)
+	if err != nil {
+		return err
 	}
 	limited := it.Kind == SelectCollection && it.Limit > 0
 	order := ""
 	if limited {
-		var err error
 		if order, err = c.order(t, it.Order); err != nil {
 			return err
 		}
@@ -390,24 +413,14 @@ func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sql
 		out.WriteString("(SELECT COALESCE(SUM(1 + (SELECT ")
 		out.add(&inner)
 		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
-		for _, j := range *t.joins {
-			out.WriteString(" " + j)
-		}
+		out.joins(t)
 		out.WriteString(" WHERE " + t.alias + ".id = s.id)), 0) FROM (SELECT " + t.alias + ".id AS id FROM " + from)
 	} else {
 		out.WriteString("(SELECT COALESCE(SUM(1 + s.n), 0) FROM (SELECT ")
 		out.add(&inner)
 		out.WriteString(" AS n FROM " + from)
 	}
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
-	out.WriteString(" WHERE " + corr)
-	if it.Where != nil {
-		out.WriteString(" AND (")
-		out.add(&where)
-		out.WriteString(")")
-	}
+	out.itemsWhere(t, corr, where)
 	if limited {
 		out.WriteString(" ORDER BY " + order + " LIMIT ")
 		out.arg(int64(it.Limit))
@@ -616,9 +629,7 @@ func (c *compiler) collectionKeys(s *scope, f *store.Field) (*scope, string, str
 // (a to-one path that leads nowhere) too.
 func (c *compiler) inItems(s, t *scope, from, key string, out *sqlPart) {
 	out.WriteString("(" + s.alias + ".id IS NOT NULL AND " + s.alias + ".id IN (SELECT " + key + " FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
+	out.joins(t)
 	out.WriteString(" WHERE " + key + " IS NOT NULL")
 }
 
@@ -636,13 +647,7 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 	if err != nil {
 		return shape{}, err
 	}
-	var where sqlPart
-	if it.Where != nil {
-		if err := c.filter(t, it.Where, &where); err != nil {
-			return shape{}, err
-		}
-	}
-	order, err := c.order(t, it.Order)
+	where, order, err := c.filterOrder(t, it.Where, it.Order)
 	if err != nil {
 		return shape{}, err
 	}
@@ -655,24 +660,14 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 		out.WriteString(" FROM (SELECT (SELECT ")
 		out.add(&obj)
 		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
-		for _, j := range *t.joins {
-			out.WriteString(" " + j)
-		}
+		out.joins(t)
 		out.WriteString(" WHERE " + t.alias + ".id = p.id) AS j, p.rn FROM (SELECT " + t.alias + ".id AS id, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
 	} else {
 		out.WriteString("SELECT ")
 		out.wrap(&obj, func(o string) string { return c.d.JSONArrayAgg(o, order) })
 	}
 	out.WriteString(" FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
-	out.WriteString(" WHERE " + corr)
-	if it.Where != nil {
-		out.WriteString(" AND (")
-		out.add(&where)
-		out.WriteString(")")
-	}
+	out.itemsWhere(t, corr, where)
 	if it.Limit > 0 {
 		out.WriteString(" ORDER BY " + order + " LIMIT ")
 		out.arg(int64(it.Limit))
@@ -847,9 +842,7 @@ func (c *compiler) aggregate(s *scope, f *store.Field, it Select, out *sqlPart) 
 		return shape{}, qerr("unknown aggregate %q", it.Agg)
 	}
 	out.WriteString("(SELECT " + sel + " FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
+	out.joins(t)
 	out.WriteString(" WHERE " + corr + ")")
 	return shape{key: it.Key, kind: shAggregate, prim: outPrim}, nil
 }
