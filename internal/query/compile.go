@@ -576,26 +576,12 @@ func (c *compiler) collectionColumn(s *scope, f *store.Field, it Select, out *sq
 	return sh, nil
 }
 
-// from writes "FROM <target> x ... WHERE <correlation>" for collection f of
-// scope s, returning the item scope; the caller appends joins and conditions.
+// collectionFrom is collectionKeys with the correlation of an item with its
+// owner in scope s ("<owner key> = <s>.id") in place of the owner key; the
+// caller appends joins and conditions.
 func (c *compiler) collectionFrom(s *scope, f *store.Field) (*scope, string, string) {
-	target := c.cat.Target(f)
-	var joins []string
-	t := c.newScope(target, &joins)
-	switch f.Storage {
-	case store.StoreReverse:
-		p := c.cat.FieldByID(f.PartnerID)
-		return t, target.Table + " " + t.alias, fmt.Sprintf("%s.%s = %s.id", t.alias, p.Col, s.alias)
-	default: // link
-		self, other := f.LinkSide, "b"
-		if self == "b" {
-			other = "a"
-		}
-		c.n++
-		lk := "l" + strconv.Itoa(c.n)
-		return t, fmt.Sprintf("%s %s JOIN %s %s ON %s.id = %s.%s", f.Link, lk, target.Table, t.alias, t.alias, lk, other),
-			fmt.Sprintf("%s.%s = %s.id", lk, self, s.alias)
-	}
+	t, from, key := c.collectionKeys(s, f)
+	return t, from, key + " = " + s.alias + ".id"
 }
 
 // collectionKeys is collectionFrom for a filter: the item scope, its FROM,
