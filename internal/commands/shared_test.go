@@ -3,13 +3,12 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
-	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // platform.schema/query is encoded once per catalog snapshot; a schema
@@ -53,13 +52,9 @@ func TestSchemaQueryCached(t *testing.T) {
 // catalog is run again), and reads make no catalog round trip.
 func TestTwoProcessesRead(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	stores := []*store.Store{teststore.Open(t, dsn), teststore.Open(t, dsn)}
-	a, b := New(stores[0]), New(stores[1])
+	sa, sb := apitest.TwoProcesses(t)
+	a, b := New(sa), New(sb)
 	b.Execute(ctx, []byte(`[{"command":"platform.schema/query"}]`)) // b caches the empty schema
 	// Through b right away: a field only the new catalog has.
 	ok(t, a, createPlayer)
@@ -77,8 +72,8 @@ func TestTwoProcessesRead(t *testing.T) {
 		ty := schemaType(t, b, "Cricket/Player")
 		return ty != nil && !strings.Contains(mustJSON(t, ty), `"Cricket/name"`)
 	})
-	testkit.WaitUntil(t, "b's catalog listener", stores[1].CatalogListening)
-	trips := stores[1].CatalogRoundTrips()
+	testkit.WaitUntil(t, "b's catalog listener", sb.CatalogListening)
+	trips := sb.CatalogRoundTrips()
 	for range 10 {
 		res := exec(t, b, `[{"command":"platform.entity/query","args":{"query":{"q/from":"Cricket/Player","q/select":["Cricket/Born"]}}},{"command":"platform.schema/query"}]`)
 		var rows []map[string]any
@@ -86,7 +81,7 @@ func TestTwoProcessesRead(t *testing.T) {
 			t.Fatalf("query through b: %v", res[0])
 		}
 	}
-	if got := stores[1].CatalogRoundTrips() - trips; got != 0 {
+	if got := sb.CatalogRoundTrips() - trips; got != 0 {
 		t.Errorf("20 reads through b made %d catalog round trips, want 0", got)
 	}
 }
