@@ -30,215 +30,220 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// eachDB runs test on each database of testDBs, as subtests named by engine.
+func eachDB(t *testing.T, test func(t *testing.T, tdb testDB)) {
+	for _, tdb := range testDBs(t) {
+		t.Run(tdb.name, func(t *testing.T) { test(t, tdb) })
+	}
+}
+
+// createUser creates a user, failing the test on an error.
+func createUser(t *testing.T, s *Service, email, password string) User {
+	t.Helper()
+	u, err := s.CreateUser(context.Background(), email, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// login signs in, failing the test on an error.
+func login(t *testing.T, s *Service, email, password string) (sessionID string, u User) {
+	t.Helper()
+	sid, u, err := s.Login(context.Background(), email, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sid, u
+}
+
 func TestEnsureAdmin(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			s := newTestService(t, tdb, nil)
-			// First start without configuration: default e-mail, generated password.
-			u, gen, err := s.EnsureAdmin(ctx, "", "")
-			if err != nil {
-				t.Fatal(err)
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		s := newTestService(t, tdb, nil)
+		// First start without configuration: default e-mail, generated password.
+		u, gen, err := s.EnsureAdmin(ctx, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Email != DefaultAdminEmail || len(gen) < 16 {
+			t.Fatalf("admin = %+v, generated %q", u, gen)
+		}
+		if _, _, err := s.Login(ctx, DefaultAdminEmail, gen); err != nil {
+			t.Fatalf("login with the generated password: %v", err)
+		}
+		// Second start: same user, nothing generated (the password is shown once).
+		u2, gen2, err := s.EnsureAdmin(ctx, "", "")
+		if err != nil || u2.ID != u.ID || gen2 != "" {
+			t.Fatalf("restart: %+v %q %v", u2, gen2, err)
+		}
+		// A configured e-mail and password: created, then the password follows the flag.
+		a, gen3, err := s.EnsureAdmin(ctx, " Boss@Example.com ", "first-pass")
+		if err != nil || gen3 != "" || a.Email != "boss@example.com" {
+			t.Fatalf("configured admin: %+v %q %v", a, gen3, err)
+		}
+		if _, _, err := s.EnsureAdmin(ctx, "boss@example.com", "second-pass"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Login(ctx, "boss@example.com", "first-pass"); !errors.Is(err, ErrInvalidCredentials) {
+			t.Fatalf("old password still works: %v", err)
+		}
+		if _, _, err := s.Login(ctx, "BOSS@example.com", "second-pass"); err != nil {
+			t.Fatalf("new password: %v", err)
+		}
+		// Bad configuration is an error, not a silent default.
+		for _, bad := range []struct{ email, pass string }{
+			{"no-at-sign", "x"},
+			{"a@b", strings.Repeat("p", 73)},
+		} {
+			if _, _, err := s.EnsureAdmin(ctx, bad.email, bad.pass); !errors.Is(err, ErrInvalid) {
+				t.Errorf("EnsureAdmin(%q, %d bytes) = %v, want ErrInvalid", bad.email, len(bad.pass), err)
 			}
-			if u.Email != DefaultAdminEmail || len(gen) < 16 {
-				t.Fatalf("admin = %+v, generated %q", u, gen)
-			}
-			if _, _, err := s.Login(ctx, DefaultAdminEmail, gen); err != nil {
-				t.Fatalf("login with the generated password: %v", err)
-			}
-			// Second start: same user, nothing generated (the password is shown once).
-			u2, gen2, err := s.EnsureAdmin(ctx, "", "")
-			if err != nil || u2.ID != u.ID || gen2 != "" {
-				t.Fatalf("restart: %+v %q %v", u2, gen2, err)
-			}
-			// A configured e-mail and password: created, then the password follows the flag.
-			a, gen3, err := s.EnsureAdmin(ctx, " Boss@Example.com ", "first-pass")
-			if err != nil || gen3 != "" || a.Email != "boss@example.com" {
-				t.Fatalf("configured admin: %+v %q %v", a, gen3, err)
-			}
-			if _, _, err := s.EnsureAdmin(ctx, "boss@example.com", "second-pass"); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := s.Login(ctx, "boss@example.com", "first-pass"); !errors.Is(err, ErrInvalidCredentials) {
-				t.Fatalf("old password still works: %v", err)
-			}
-			if _, _, err := s.Login(ctx, "BOSS@example.com", "second-pass"); err != nil {
-				t.Fatalf("new password: %v", err)
-			}
-			// Bad configuration is an error, not a silent default.
-			for _, bad := range []struct{ email, pass string }{
-				{"no-at-sign", "x"},
-				{"a@b", strings.Repeat("p", 73)},
-			} {
-				if _, _, err := s.EnsureAdmin(ctx, bad.email, bad.pass); !errors.Is(err, ErrInvalid) {
-					t.Errorf("EnsureAdmin(%q, %d bytes) = %v, want ErrInvalid", bad.email, len(bad.pass), err)
-				}
-			}
-			// Migrating again (a restart) keeps the data.
-			s2 := newTestService(t, tdb, nil)
-			if _, _, err := s2.Login(ctx, "boss@example.com", "second-pass"); err != nil {
-				t.Fatalf("after re-open: %v", err)
-			}
-		})
-	}
+		}
+		// Migrating again (a restart) keeps the data.
+		s2 := newTestService(t, tdb, nil)
+		if _, _, err := s2.Login(ctx, "boss@example.com", "second-pass"); err != nil {
+			t.Fatalf("after re-open: %v", err)
+		}
+	})
 }
 
 func TestLoginSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			c := newClock()
-			s := newTestService(t, tdb, c.Now)
-			if _, err := s.CreateUser(ctx, "ann@example.com", "correct horse"); err != nil {
-				t.Fatal(err)
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		c := newClock()
+		s := newTestService(t, tdb, c.Now)
+		createUser(t, s, "ann@example.com", "correct horse")
+		for _, tc := range []struct{ email, pass string }{
+			{"ann@example.com", "wrong"},
+			{"bob@example.com", "correct horse"},
+			{"", ""},
+			{"ann@example.com", strings.Repeat("x", 100)},
+		} {
+			if _, _, err := s.Login(ctx, tc.email, tc.pass); !errors.Is(err, ErrInvalidCredentials) {
+				t.Errorf("Login(%q, %q) = %v, want ErrInvalidCredentials", tc.email, tc.pass, err)
 			}
-			for _, tc := range []struct{ email, pass string }{
-				{"ann@example.com", "wrong"},
-				{"bob@example.com", "correct horse"},
-				{"", ""},
-				{"ann@example.com", strings.Repeat("x", 100)},
-			} {
-				if _, _, err := s.Login(ctx, tc.email, tc.pass); !errors.Is(err, ErrInvalidCredentials) {
-					t.Errorf("Login(%q, %q) = %v, want ErrInvalidCredentials", tc.email, tc.pass, err)
-				}
-			}
-			sid, u, err := s.Login(ctx, "ann@example.com", "correct horse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(sid) < 40 {
-				t.Fatalf("session id %q is short", sid)
-			}
-			var stored int
-			if err := tdb.db.QueryRow(tdb.d.Rebind(`SELECT COUNT(*) FROM host_sessions WHERE id_hash = ?`), sid).Scan(&stored); err != nil || stored != 0 {
-				t.Fatalf("session id stored in clear (%d, %v)", stored, err)
-			}
-			got, err := s.SessionUser(ctx, sid)
-			if err != nil || got.ID != u.ID {
-				t.Fatalf("SessionUser = %+v, %v", got, err)
-			}
-			if _, err := s.SessionUser(ctx, sid+"x"); !errors.Is(err, ErrUnauthenticated) {
-				t.Fatalf("forged session: %v", err)
-			}
-			c.Advance(s.SessionTTL() + time.Second)
-			if _, err := s.SessionUser(ctx, sid); !errors.Is(err, ErrUnauthenticated) {
-				t.Fatalf("expired session: %v", err)
-			}
-			sid2, _, err := s.Login(ctx, "ann@example.com", "correct horse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Logout(ctx, sid2); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.SessionUser(ctx, sid2); !errors.Is(err, ErrUnauthenticated) {
-				t.Fatalf("after logout: %v", err)
-			}
-		})
-	}
+		}
+		sid, u := login(t, s, "ann@example.com", "correct horse")
+		if len(sid) < 40 {
+			t.Fatalf("session id %q is short", sid)
+		}
+		var stored int
+		if err := tdb.db.QueryRow(tdb.d.Rebind(`SELECT COUNT(*) FROM host_sessions WHERE id_hash = ?`), sid).Scan(&stored); err != nil || stored != 0 {
+			t.Fatalf("session id stored in clear (%d, %v)", stored, err)
+		}
+		got, err := s.SessionUser(ctx, sid)
+		if err != nil || got.ID != u.ID {
+			t.Fatalf("SessionUser = %+v, %v", got, err)
+		}
+		if _, err := s.SessionUser(ctx, sid+"x"); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("forged session: %v", err)
+		}
+		c.Advance(s.SessionTTL() + time.Second)
+		if _, err := s.SessionUser(ctx, sid); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("expired session: %v", err)
+		}
+		sid2, _ := login(t, s, "ann@example.com", "correct horse")
+		if err := s.Logout(ctx, sid2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, sid2); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("after logout: %v", err)
+		}
+	})
 }
 
 func TestTokens(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			c := newClock()
-			s := newTestService(t, tdb, c.Now)
-			ann, err := s.CreateUser(ctx, "ann@example.com", "pw-ann")
-			if err != nil {
-				t.Fatal(err)
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		c := newClock()
+		s := newTestService(t, tdb, c.Now)
+		ann := createUser(t, s, "ann@example.com", "pw-ann")
+		bob := createUser(t, s, "bob@example.com", "pw-bob")
+		tok, value, err := s.CreateToken(ctx, ann.ID, " scripts ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(value) != 43 || tok.Name != "scripts" || tok.LastUsed != nil {
+			t.Fatalf("token %+v value %q", tok, value)
+		}
+		var n int
+		if err := tdb.db.QueryRow(tdb.d.Rebind(`SELECT COUNT(*) FROM host_tokens WHERE token_hash = ?`), Hash(value)).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("token not stored by hash: %d %v", n, err)
+		}
+		u, got, err := s.Authenticate(ctx, value)
+		if err != nil || u.ID != ann.ID || got.ID != tok.ID || got.LastUsed == nil || !got.LastUsed.Equal(c.Now()) {
+			t.Fatalf("Authenticate = %+v %+v %v", u, got, err)
+		}
+		for _, bad := range []string{"", value + "x", strings.Repeat("a", 600)} {
+			if _, _, err := s.Authenticate(ctx, bad); !errors.Is(err, ErrUnauthenticated) {
+				t.Errorf("Authenticate(%.10q) = %v", bad, err)
 			}
-			bob, err := s.CreateUser(ctx, "bob@example.com", "pw-bob")
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, value, err := s.CreateToken(ctx, ann.ID, " scripts ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(value) != 43 || tok.Name != "scripts" || tok.LastUsed != nil {
-				t.Fatalf("token %+v value %q", tok, value)
-			}
-			var n int
-			if err := tdb.db.QueryRow(tdb.d.Rebind(`SELECT COUNT(*) FROM host_tokens WHERE token_hash = ?`), Hash(value)).Scan(&n); err != nil || n != 1 {
-				t.Fatalf("token not stored by hash: %d %v", n, err)
-			}
-			u, got, err := s.Authenticate(ctx, value)
-			if err != nil || u.ID != ann.ID || got.ID != tok.ID || got.LastUsed == nil || !got.LastUsed.Equal(c.Now()) {
-				t.Fatalf("Authenticate = %+v %+v %v", u, got, err)
-			}
-			for _, bad := range []string{"", value + "x", strings.Repeat("a", 600)} {
-				if _, _, err := s.Authenticate(ctx, bad); !errors.Is(err, ErrUnauthenticated) {
-					t.Errorf("Authenticate(%.10q) = %v", bad, err)
-				}
-			}
-			// The list never holds the value; last-used is kept to the minute.
-			c.Advance(30 * time.Second)
-			if _, _, err := s.Authenticate(ctx, value); err != nil {
-				t.Fatal(err)
-			}
-			list, err := s.ListTokens(ctx, ann.ID)
-			if err != nil || len(list) != 1 {
-				t.Fatalf("ListTokens = %+v %v", list, err)
-			}
-			b, _ := json.Marshal(list)
-			if strings.Contains(string(b), value) || !strings.Contains(string(b), `"last-used-at":"2026-01-02T03:04:05Z"`) {
-				t.Fatalf("list JSON %s", b)
-			}
-			if other, _ := s.ListTokens(ctx, bob.ID); len(other) != 0 {
-				t.Fatalf("bob sees %+v", other)
-			}
-			// Bob cannot delete Ann's token; Ann can, and then it is refused.
-			if err := s.DeleteToken(ctx, bob.ID, tok.ID); !errors.Is(err, ErrNotFound) {
-				t.Fatalf("cross-user delete: %v", err)
-			}
-			if err := s.DeleteToken(ctx, ann.ID, tok.ID); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := s.Authenticate(ctx, value); !errors.Is(err, ErrUnauthenticated) {
-				t.Fatalf("deleted token: %v", err)
-			}
-			if err := s.DeleteToken(ctx, ann.ID, tok.ID); !errors.Is(err, ErrNotFound) {
-				t.Fatalf("second delete: %v", err)
-			}
-		})
-	}
+		}
+		// The list never holds the value; last-used is kept to the minute.
+		c.Advance(30 * time.Second)
+		if _, _, err := s.Authenticate(ctx, value); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.ListTokens(ctx, ann.ID)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("ListTokens = %+v %v", list, err)
+		}
+		b, _ := json.Marshal(list)
+		if strings.Contains(string(b), value) || !strings.Contains(string(b), `"last-used-at":"2026-01-02T03:04:05Z"`) {
+			t.Fatalf("list JSON %s", b)
+		}
+		if other, _ := s.ListTokens(ctx, bob.ID); len(other) != 0 {
+			t.Fatalf("bob sees %+v", other)
+		}
+		// Bob cannot delete Ann's token; Ann can, and then it is refused.
+		if err := s.DeleteToken(ctx, bob.ID, tok.ID); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("cross-user delete: %v", err)
+		}
+		if err := s.DeleteToken(ctx, ann.ID, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Authenticate(ctx, value); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("deleted token: %v", err)
+		}
+		if err := s.DeleteToken(ctx, ann.ID, tok.ID); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+	})
 }
 
 func TestRegisterToken(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			s := newTestService(t, tdb, nil)
-			admin, _, err := s.EnsureAdmin(ctx, "", "pw")
-			if err != nil {
-				t.Fatal(err)
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		s := newTestService(t, tdb, nil)
+		admin, _, err := s.EnsureAdmin(ctx, "", "pw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
+		if err != nil || again.ID != first.ID {
+			t.Fatalf("second registration = %+v %v, want the same token %s", again, err, first.ID)
+		}
+		if list, _ := s.ListTokens(ctx, admin.ID); len(list) != 1 {
+			t.Fatalf("%d tokens after two registrations", len(list))
+		}
+		if u, _, err := s.Authenticate(ctx, "dev-token-0123456789"); err != nil || u.ID != admin.ID {
+			t.Fatalf("Authenticate = %+v %v", u, err)
+		}
+		for _, bad := range []string{"", "short-token-15c", "has space but long enough", "tab\there-and-long-enough", strings.Repeat("t", 513)} {
+			if _, err := s.RegisterToken(ctx, admin.ID, bad, ""); !errors.Is(err, ErrInvalid) {
+				t.Errorf("RegisterToken(%.12q) = %v, want ErrInvalid", bad, err)
 			}
-			first, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
-			if err != nil {
-				t.Fatal(err)
-			}
-			again, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
-			if err != nil || again.ID != first.ID {
-				t.Fatalf("second registration = %+v %v, want the same token %s", again, err, first.ID)
-			}
-			if list, _ := s.ListTokens(ctx, admin.ID); len(list) != 1 {
-				t.Fatalf("%d tokens after two registrations", len(list))
-			}
-			if u, _, err := s.Authenticate(ctx, "dev-token-0123456789"); err != nil || u.ID != admin.ID {
-				t.Fatalf("Authenticate = %+v %v", u, err)
-			}
-			for _, bad := range []string{"", "short-token-15c", "has space but long enough", "tab\there-and-long-enough", strings.Repeat("t", 513)} {
-				if _, err := s.RegisterToken(ctx, admin.ID, bad, ""); !errors.Is(err, ErrInvalid) {
-					t.Errorf("RegisterToken(%.12q) = %v, want ErrInvalid", bad, err)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestAuthenticateCache: a check is remembered for AuthCacheTTL; a deletion
@@ -247,34 +252,29 @@ func TestRegisterToken(t *testing.T) {
 func TestAuthenticateCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			c := newClock()
-			s := newTestService(t, tdb, c.Now)
-			other := newTestService(t, tdb, c.Now)
-			u, err := s.CreateUser(ctx, "ann@example.com", "pw")
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, value, err := s.CreateToken(ctx, u.ID, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := s.Authenticate(ctx, value); err != nil {
-				t.Fatal(err)
-			}
-			if err := other.DeleteToken(ctx, u.ID, tok.ID); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := s.Authenticate(ctx, value); err != nil {
-				t.Fatalf("within the TTL the cached check holds: %v", err)
-			}
-			c.Advance(AuthCacheTTL)
-			if _, _, err := s.Authenticate(ctx, value); !errors.Is(err, ErrUnauthenticated) {
-				t.Fatalf("after the TTL: %v", err)
-			}
-		})
-	}
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		c := newClock()
+		s := newTestService(t, tdb, c.Now)
+		other := newTestService(t, tdb, c.Now)
+		u := createUser(t, s, "ann@example.com", "pw")
+		tok, value, err := s.CreateToken(ctx, u.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Authenticate(ctx, value); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.DeleteToken(ctx, u.ID, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Authenticate(ctx, value); err != nil {
+			t.Fatalf("within the TTL the cached check holds: %v", err)
+		}
+		c.Advance(AuthCacheTTL)
+		if _, _, err := s.Authenticate(ctx, value); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("after the TTL: %v", err)
+		}
+	})
 }
 
 // TestLoginSweepsExpiredSessions: every sign-in deletes the sessions that
@@ -283,50 +283,39 @@ func TestAuthenticateCache(t *testing.T) {
 func TestLoginSweepsExpiredSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, tdb := range testDBs(t) {
-		t.Run(tdb.name, func(t *testing.T) {
-			c := newClock()
-			s := newTestService(t, tdb, c.Now)
-			if _, err := s.CreateUser(ctx, "ann@example.com", "correct horse"); err != nil {
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		c := newClock()
+		s := newTestService(t, tdb, c.Now)
+		createUser(t, s, "ann@example.com", "correct horse")
+		count := func() int {
+			t.Helper()
+			var n int
+			if err := tdb.db.QueryRow(`SELECT COUNT(*) FROM host_sessions`).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			count := func() int {
-				t.Helper()
-				var n int
-				if err := tdb.db.QueryRow(`SELECT COUNT(*) FROM host_sessions`).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
-			for i := 0; i < 5; i++ {
-				if _, _, err := s.Login(ctx, "ann@example.com", "correct horse"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if n := count(); n != 5 {
-				t.Fatalf("%d sessions after 5 sign-ins, want 5", n)
-			}
-			c.Advance(s.SessionTTL() / 2)
-			if _, _, err := s.Login(ctx, "ann@example.com", "correct horse"); err != nil {
-				t.Fatal(err)
-			}
-			if n := count(); n != 6 {
-				t.Fatalf("%d sessions with none expired, want 6", n)
-			}
-			// The first five expire; the sixth is still live.
-			c.Advance(s.SessionTTL()/2 + time.Second)
-			live, _, err := s.Login(ctx, "ann@example.com", "correct horse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := count(); n != 2 {
-				t.Fatalf("%d sessions after a sign-in past five expiries, want 2 (the live one and the new one)", n)
-			}
-			if _, err := s.SessionUser(ctx, live); err != nil {
-				t.Fatalf("the new session: %v", err)
-			}
-		})
-	}
+			return n
+		}
+		for i := 0; i < 5; i++ {
+			login(t, s, "ann@example.com", "correct horse")
+		}
+		if n := count(); n != 5 {
+			t.Fatalf("%d sessions after 5 sign-ins, want 5", n)
+		}
+		c.Advance(s.SessionTTL() / 2)
+		login(t, s, "ann@example.com", "correct horse")
+		if n := count(); n != 6 {
+			t.Fatalf("%d sessions with none expired, want 6", n)
+		}
+		// The first five expire; the sixth is still live.
+		c.Advance(s.SessionTTL()/2 + time.Second)
+		live, _ := login(t, s, "ann@example.com", "correct horse")
+		if n := count(); n != 2 {
+			t.Fatalf("%d sessions after a sign-in past five expiries, want 2 (the live one and the new one)", n)
+		}
+		if _, err := s.SessionUser(ctx, live); err != nil {
+			t.Fatalf("the new session: %v", err)
+		}
+	})
 }
 
 func TestOperatorSecretStrength(t *testing.T) {

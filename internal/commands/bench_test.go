@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 	"github.com/google/uuid"
 )
 
@@ -41,11 +43,7 @@ type benchTables struct {
 func benchSetup(b *testing.B, dsn string) (*API, *store.Store, benchTables) {
 	b.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	st := teststore.Open(b, dsn)
 	api := New(st)
 	res, err := api.Execute(ctx, []byte(benchSchema))
 	if err != nil || !res[0].Success {
@@ -164,17 +162,8 @@ func BenchmarkQuery(b *testing.B) {
 			if a, h := runAPI(), runHand(); a != h || a == 0 {
 				b.Fatalf("api returned %d rows, SQL %d", a, h)
 			}
-			var tAPI, tSQL time.Duration
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				runHand()
-				t1 := time.Now()
-				runAPI()
-				tAPI += time.Since(t1)
-				tSQL += t1.Sub(t0)
-			}
+			tSQL, tAPI := apitest.Interleave(b, func() { runHand() }, func() { runAPI() })
 			b.ReportMetric(float64(tAPI)/float64(tSQL), "ratio")
 			b.ReportMetric(float64(tAPI.Microseconds())/float64(b.N), "api-µs/op")
 			b.ReportMetric(float64(tSQL.Microseconds())/float64(b.N), "sql-µs/op")
@@ -263,11 +252,7 @@ func BenchmarkSchemaQuery(b *testing.B) {
 	for name, dsn := range benchDSNs() {
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			st, err := store.Open(ctx, dsn(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { st.Close() })
+			st := teststore.Open(b, dsn(b))
 			api := New(st)
 			var body strings.Builder
 			body.WriteString(`[{"command":"platform.schema/batch","args":{"commands":[`)
@@ -314,17 +299,8 @@ func BenchmarkSchemaQuery(b *testing.B) {
 			if c, r := cmd(), rebuild(); string(c) != string(r) {
 				b.Fatal("the cached answer differs from the rebuilt one")
 			}
-			var tCmd, tRebuild time.Duration
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				rebuild()
-				t1 := time.Now()
-				cmd()
-				tCmd += time.Since(t1)
-				tRebuild += t1.Sub(t0)
-			}
+			tRebuild, tCmd := apitest.Interleave(b, func() { rebuild() }, func() { cmd() })
 			b.ReportMetric(float64(tRebuild)/float64(tCmd), "speedup")
 			b.ReportMetric(float64(tCmd.Microseconds())/float64(b.N), "cmd-µs/op")
 			b.ReportMetric(float64(tRebuild.Microseconds())/float64(b.N), "rebuild-µs/op")

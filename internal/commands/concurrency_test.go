@@ -12,6 +12,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // Concurrent writers and readers: every create succeeds once, public ids are
@@ -23,11 +24,7 @@ func TestConcurrentCommands(t *testing.T) {
 	for name, dsn := range dsns {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := teststore.Open(t, dsn)
 			api := New(st)
 			ok(t, api, `{"command":"platform.schema/batch","args":{"commands":[{"command":"schema.type/create","args":{"platform/name":"C/Item","platform/fields":[{"platform/name":"C/n","platform/type":"platform/int"}]}}]}}`)
 			const workers, each = 6, 15

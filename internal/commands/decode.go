@@ -113,6 +113,50 @@ func argArray(c command, key string) ([]any, error) {
 	return a, nil
 }
 
+// argReader reads several arguments of one command with the functions
+// above, keeping the first error: a command reads all it needs, then checks
+// err once. After an error every read returns the zero value.
+type argReader struct {
+	c   command
+	err error
+}
+
+func (r *argReader) str(key string, required bool) string {
+	if r.err != nil {
+		return ""
+	}
+	s, err := argString(r.c, key, required)
+	r.err = err
+	return s
+}
+
+func (r *argReader) boolean(key string) bool {
+	if r.err != nil {
+		return false
+	}
+	b, err := argBool(r.c, key)
+	r.err = err
+	return b
+}
+
+func (r *argReader) object(key string, required bool) map[string]any {
+	if r.err != nil {
+		return nil
+	}
+	m, err := argObject(r.c, key, required)
+	r.err = err
+	return m
+}
+
+func (r *argReader) array(key string) []any {
+	if r.err != nil {
+		return nil
+	}
+	a, err := argArray(r.c, key)
+	r.err = err
+	return a
+}
+
 func fieldSpec(c command, m map[string]any, holder string) (store.FieldSpec, error) {
 	fs := store.FieldSpec{Holder: holder}
 	var ok bool
@@ -194,18 +238,8 @@ func decodeQuery(v any) (*query.Query, error) {
 		return nil, qerr("q/select must be a non-empty array")
 	}
 	q.Select = sel
-	if w, ok := m["q/where"]; ok && w != nil {
-		f, err := decodeFilter(w, 0)
-		if err != nil {
-			return nil, err
-		}
-		q.Where = f
-	}
-	if o, ok := m["q/order-by"]; ok && o != nil {
-		q.Order, err = decodeOrder(o)
-		if err != nil {
-			return nil, err
-		}
+	if q.Where, q.Order, err = decodeWhereOrder(m); err != nil {
+		return nil, err
 	}
 	if l, ok := m["q/limit"]; ok && l != nil {
 		if s, ok := l.(string); ok && s == "q/no-limit" {
@@ -317,18 +351,8 @@ func decodeSelectObject(k string, v any, depth int) (query.Select, error) {
 		if l, ok := x["q/limit"]; ok && l != "q/no-limit" {
 			return s, qerr("only q/no-limit is supported as q/limit of a collection sub-query (%s)", k)
 		}
-		if w, ok := x["q/where"]; ok && w != nil {
-			f, err := decodeFilter(w, 0)
-			if err != nil {
-				return s, err
-			}
-			s.Where = f
-		}
-		if o, ok := x["q/order-by"]; ok && o != nil {
-			s.Order, err = decodeOrder(o)
-			if err != nil {
-				return s, err
-			}
+		if s.Where, s.Order, err = decodeWhereOrder(x); err != nil {
+			return s, err
 		}
 		return s, nil
 	}
@@ -370,6 +394,22 @@ func decodePath(v any) (query.Path, error) {
 		return p, nil
 	}
 	return query.Path{}, qerr("a path is an array of field names")
+}
+
+// decodeWhereOrder decodes the q/where and q/order-by of a query or of a
+// collection sub-query, each optional.
+func decodeWhereOrder(m map[string]any) (where *query.Filter, order []query.Order, err error) {
+	if w, ok := m["q/where"]; ok && w != nil {
+		if where, err = decodeFilter(w, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	if o, ok := m["q/order-by"]; ok && o != nil {
+		if order, err = decodeOrder(o); err != nil {
+			return nil, nil, err
+		}
+	}
+	return where, order, nil
 }
 
 func decodeFilter(v any, depth int) (*query.Filter, error) {

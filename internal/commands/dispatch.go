@@ -187,13 +187,10 @@ func (a *API) change(tx *store.Tx, c command) (any, error) {
 		}
 		return "ok", tx.InstallMixins(m)
 	case CmdEntityCreate, CmdEntityUpdate, CmdEntityDelete:
-		typ, err := argString(c, "type", true)
-		if err != nil {
-			return nil, err
-		}
-		ent, err := argObject(c, "entity", true)
-		if err != nil {
-			return nil, err
+		r := argReader{c: c}
+		typ, ent := r.str("type", true), r.object("entity", true)
+		if r.err != nil {
+			return nil, r.err
 		}
 		switch c.Name {
 		case CmdEntityCreate:
@@ -203,21 +200,10 @@ func (a *API) change(tx *store.Tx, c command) (any, error) {
 		}
 		return "ok", tx.Delete(typ, ent)
 	case CmdAddItems, CmdRemoveItems:
-		typ, err := argString(c, "type", true)
-		if err != nil {
-			return nil, err
-		}
-		field, err := argString(c, "field", true)
-		if err != nil {
-			return nil, err
-		}
-		ent, err := argObject(c, "entity", true)
-		if err != nil {
-			return nil, err
-		}
-		items, err := argArray(c, "items")
-		if err != nil {
-			return nil, err
+		r := argReader{c: c}
+		typ, field, ent, items := r.str("type", true), r.str("field", true), r.object("entity", true), r.array("items")
+		if r.err != nil {
+			return nil, r.err
 		}
 		return "ok", tx.CollectionItems(typ, field, ent, items, c.Name == CmdAddItems)
 	case schemaTypeCreate, schemaTypeRename, schemaTypeDelete, schemaFieldCreate, schemaFieldRename,
@@ -249,17 +235,11 @@ func withIndex(err error, i int, name string) error {
 func schemaCommand(tx *store.Tx, c command) error {
 	switch c.Name {
 	case schemaTypeCreate:
-		spec := store.TypeSpec{}
-		var err error
-		if spec.Name, err = argString(c, "platform/name", true); err != nil {
-			return err
-		}
-		if spec.ID, err = argString(c, "platform/id", false); err != nil {
-			return err
-		}
-		meta, err := argObject(c, "platform/meta", false)
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		spec := store.TypeSpec{Name: r.str("platform/name", true), ID: r.str("platform/id", false)}
+		meta := r.object("platform/meta", false)
+		if r.err != nil {
+			return r.err
 		}
 		spec.Meta = normalizeJSON(meta).(map[string]any)
 		if v, ok := c.Args["platform/fields"]; ok && v != nil {
@@ -281,27 +261,17 @@ func schemaCommand(tx *store.Tx, c command) error {
 		}
 		return tx.CreateType(spec)
 	case schemaTypeRename:
-		from, err := argString(c, "from-name", true)
-		if err != nil {
-			return err
-		}
-		to, err := argString(c, "to-name", true)
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		from, to := r.str("from-name", true), r.str("to-name", true)
+		if r.err != nil {
+			return r.err
 		}
 		return tx.RenameType(from, to)
 	case schemaTypeDelete:
-		name, err := argString(c, "name", true)
-		if err != nil {
-			return err
-		}
-		de, err := argBool(c, "delete-entities?")
-		if err != nil {
-			return err
-		}
-		dr, err := argBool(c, "delete-related-fields?")
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		name, de, dr := r.str("name", true), r.boolean("delete-entities?"), r.boolean("delete-related-fields?")
+		if r.err != nil {
+			return r.err
 		}
 		return tx.DeleteType(name, de, dr)
 	case schemaFieldCreate:
@@ -314,45 +284,24 @@ func schemaCommand(tx *store.Tx, c command) error {
 		}
 		return tx.CreateField(fs)
 	case schemaFieldRename:
-		holder, err := argString(c, "holder-type", true)
-		if err != nil {
-			return err
-		}
-		from, err := argString(c, "from-name", true)
-		if err != nil {
-			return err
-		}
-		to, err := argString(c, "to-name", true)
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		holder, from, to := r.str("holder-type", true), r.str("from-name", true), r.str("to-name", true)
+		if r.err != nil {
+			return r.err
 		}
 		return tx.RenameField(holder, from, to)
 	case schemaFieldDelete:
-		holder, err := argString(c, "holder-type", true)
-		if err != nil {
-			return err
-		}
-		name, err := argString(c, "name", true)
-		if err != nil {
-			return err
-		}
-		dv, err := argBool(c, "delete-values?")
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		holder, name, dv := r.str("holder-type", true), r.str("name", true), r.boolean("delete-values?")
+		if r.err != nil {
+			return r.err
 		}
 		return tx.DeleteField(holder, name, dv)
 	case schemaFieldMeta:
-		holder, err := argString(c, "holder-type", true)
-		if err != nil {
-			return err
-		}
-		name, err := argString(c, "name", true)
-		if err != nil {
-			return err
-		}
-		key, err := argString(c, "key", true)
-		if err != nil {
-			return err
+		r := argReader{c: c}
+		holder, name, key := r.str("holder-type", true), r.str("name", true), r.str("key", true)
+		if r.err != nil {
+			return r.err
 		}
 		return tx.SetFieldMeta(holder, name, key, normalizeJSON(c.Args["value"]))
 	case schemaEnumCreate:

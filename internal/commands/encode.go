@@ -15,18 +15,44 @@ import (
 // says. It is not promised to be byte for byte encoding/json's output, only
 // equal once decoded.
 func EncodeResults(res []Result) ([]byte, error) {
-	buf := make([]byte, 0, 256)
+	return appendArray(make([]byte, 0, 256), res, appendResult)
+}
+
+// appendArray writes xs as a JSON array, each item with appendItem.
+func appendArray[T any](buf []byte, xs []T, appendItem func([]byte, T) ([]byte, error)) ([]byte, error) {
 	buf = append(buf, '[')
-	for i, r := range res {
+	for i, x := range xs {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		var err error
-		if buf, err = appendResult(buf, r); err != nil {
+		if buf, err = appendItem(buf, x); err != nil {
 			return nil, err
 		}
 	}
 	return append(buf, ']'), nil
+}
+
+// appendObject writes m as a JSON object, keys sorted.
+func appendObject(buf []byte, m map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, k)
+		buf = append(buf, ':')
+		var err error
+		if buf, err = appendValue(buf, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(buf, '}'), nil
 }
 
 func appendResult(buf []byte, r Result) ([]byte, error) {
@@ -65,56 +91,13 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		}
 		return append(buf, x...), nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		buf = append(buf, '{')
-		for i, k := range keys {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendString(buf, k)
-			buf = append(buf, ':')
-			if buf, err = appendValue(buf, x[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, '}'), nil
+		return appendObject(buf, x)
 	case []any:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if buf, err = appendValue(buf, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, ']'), nil
+		return appendArray(buf, x, appendValue)
 	case []map[string]any:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if buf, err = appendValue(buf, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, ']'), nil
+		return appendArray(buf, x, appendObject)
 	case []Result:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if buf, err = appendResult(buf, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, ']'), nil
+		return appendArray(buf, x, appendResult)
 	case ErrorBody:
 		buf = append(buf, `{"name":`...)
 		buf = appendString(buf, x.Name)

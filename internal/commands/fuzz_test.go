@@ -8,6 +8,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // FuzzDecodeQuery feeds arbitrary query and params JSON through decoding,
@@ -30,11 +31,7 @@ func FuzzDecodeQuery(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s[0], s[1])
 	}
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(f, "sqlite::memory:")
 	api := New(st)
 	res, err := api.Execute(context.Background(), []byte("["+fixtureSchema+"]"))
 	if err != nil || !res[0].Success {
@@ -99,11 +96,7 @@ func FuzzExecute(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(f, "sqlite::memory:")
 	api := New(st)
 	if res, err := api.Execute(context.Background(), []byte("["+fixtureSchema+"]")); err != nil || !res[0].Success {
 		f.Fatalf("fixture: %v %v", err, res)

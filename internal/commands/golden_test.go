@@ -1,15 +1,13 @@
 package commands
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/golden"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -29,26 +27,6 @@ func normalizeIDs(b []byte) []byte {
 	})
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
-
 // The whole schema of the fixture, as platform.schema/query returns it.
 func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
@@ -59,6 +37,6 @@ func TestSchemaGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "schema.golden.json", append(normalizeIDs(b), '\n'))
+		golden.Check(t, "schema.golden.json", append(normalizeIDs(b), '\n'), *update)
 	})
 }

@@ -8,26 +8,20 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // forEachStore runs fn against every configured backend.
 func forEachStore(t *testing.T, fn func(t *testing.T, api *API, st *store.Store)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatalf("open %s: %v", name, err)
-			}
-			t.Cleanup(func() { st.Close() })
-			var tick int64
-			st.SetClock(func() time.Time {
-				tick++
-				return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(tick) * time.Second)
-			})
-			fn(t, New(st), st)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		st := teststore.Open(t, dsn)
+		var tick int64
+		st.SetClock(func() time.Time {
+			tick++
+			return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(tick) * time.Second)
 		})
-	}
+		fn(t, New(st), st)
+	})
 }
 
 // exec runs a JSON request body and returns the results re-encoded as JSON values.

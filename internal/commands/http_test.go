@@ -10,16 +10,12 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 func newTestAPI(t *testing.T) *API {
 	t.Helper()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return New(st)
+	return New(teststore.Open(t, "sqlite::memory:"))
 }
 
 func TestServeHTTP(t *testing.T) {

@@ -3,11 +3,10 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -53,23 +52,9 @@ func TestSchemaQueryCached(t *testing.T) {
 // catalog is run again), and reads make no catalog round trip.
 func TestTwoProcessesRead(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	var apis []*API
-	var stores []*store.Store
-	for range 2 {
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		stores = append(stores, st)
-		apis = append(apis, New(st))
-	}
-	a, b := apis[0], apis[1]
+	sa, sb := apitest.TwoProcesses(t)
+	a, b := New(sa), New(sb)
 	b.Execute(ctx, []byte(`[{"command":"platform.schema/query"}]`)) // b caches the empty schema
 	// Through b right away: a field only the new catalog has.
 	ok(t, a, createPlayer)
@@ -83,12 +68,12 @@ func TestTwoProcessesRead(t *testing.T) {
 		t.Fatalf("query of a deleted field through b = %s", name)
 	}
 	ok(t, a, `{"command":"platform.entity/create","args":{"type":"Cricket/Player","entity":{"Cricket/Born":"2001-02-03"}}}`)
-	eventually(t, "b's schema query shows a's changes", func() bool {
+	testkit.WaitUntil(t, "b's schema query to show a's changes", func() bool {
 		ty := schemaType(t, b, "Cricket/Player")
 		return ty != nil && !strings.Contains(mustJSON(t, ty), `"Cricket/name"`)
 	})
-	eventually(t, "b's catalog listener is up", stores[1].CatalogListening)
-	trips := stores[1].CatalogRoundTrips()
+	testkit.WaitUntil(t, "b's catalog listener", sb.CatalogListening)
+	trips := sb.CatalogRoundTrips()
 	for range 10 {
 		res := exec(t, b, `[{"command":"platform.entity/query","args":{"query":{"q/from":"Cricket/Player","q/select":["Cricket/Born"]}}},{"command":"platform.schema/query"}]`)
 		var rows []map[string]any
@@ -96,25 +81,7 @@ func TestTwoProcessesRead(t *testing.T) {
 			t.Fatalf("query through b: %v", res[0])
 		}
 	}
-	if got := stores[1].CatalogRoundTrips() - trips; got != 0 {
+	if got := sb.CatalogRoundTrips() - trips; got != 0 {
 		t.Errorf("20 reads through b made %d catalog round trips, want 0", got)
-	}
-}
-
-// eventually waits until cond holds, checking it on a ticker, with a
-// generous bound that no loaded machine reaches (a wait for another
-// process's notification, which has no event of its own here).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(30 * time.Second)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout.C:
-			t.Fatalf("timed out waiting: %s", what)
-		}
 	}
 }

@@ -9,28 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func indentJSON(t *testing.T, s string) string {
 	t.Helper()
@@ -53,18 +36,18 @@ func TestMarkdownGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".html.golden", html)
+			golden.Check(t, name+".html.golden", []byte(html), *update)
 			tree, err := Encode(string(src), FormatJSON)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".json.golden", indentJSON(t, tree))
+			golden.Check(t, name+".json.golden", []byte(indentJSON(t, tree)), *update)
 			// Writing the json tree back gives markdown that reads as the same tree.
 			back, err := Decode(tree, FormatJSON)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".roundtrip.md.golden", back)
+			golden.Check(t, name+".roundtrip.md.golden", []byte(back), *update)
 			again, err := Encode(back, FormatJSON)
 			if err != nil {
 				t.Fatal(err)
@@ -106,7 +89,7 @@ func TestHTMLGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "page.md.golden", md)
+	golden.Check(t, "page.md.golden", []byte(md), *update)
 	if strings.Contains(md, "dropped") {
 		t.Errorf("script content survived:\n%s", md)
 	}

@@ -7,11 +7,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // benchData creates 20 projects and 2000 tasks (points 0..9) in space "b".
@@ -69,11 +70,7 @@ const (
 // 1.3).
 func BenchmarkFind(b *testing.B) {
 	for name, dsn := range testkit.StoreDSNs(b) {
-		st, err := store.Open(context.Background(), dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
+		st := teststore.Open(b, dsn)
 		benchData(b, st)
 		b.Run(name, func(b *testing.B) {
 			svc := New(Config{Store: st})
@@ -104,16 +101,7 @@ func BenchmarkFind(b *testing.B) {
 			if g, c := gql(), cmd(); g < 50000 || c < 50000 {
 				b.Fatalf("answers too small for 1000 rows: graphql %d bytes, commands %d bytes", g, c)
 			}
-			var tg, tc time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				gql()
-				t1 := time.Now()
-				cmd()
-				tc += time.Since(t1)
-				tg += t1.Sub(t0)
-			}
+			tg, tc := apitest.Interleave(b, func() { gql() }, func() { cmd() })
 			b.StopTimer()
 			b.ReportMetric(float64(tg.Microseconds())/float64(b.N), "graphql-µs/op")
 			b.ReportMetric(float64(tc.Microseconds())/float64(b.N), "commands-µs/op")

@@ -11,18 +11,14 @@ import (
 
 	"github.com/appkitgo/appkit/internal/commands"
 	"github.com/appkitgo/appkit/internal/query"
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerService is a service on a fresh in-memory SQLite store holding the
 // tracker space and its data.
 func trackerService(t *testing.T, cfg Config) *Service {
 	t.Helper()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	trackerSchema(t, st)
 	trackerData(t, st)
 	cfg.Store = st

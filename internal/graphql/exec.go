@@ -493,24 +493,19 @@ func depth(v any) int {
 	return 0
 }
 
-func and(conds []*query.Filter) *query.Filter {
-	switch len(conds) {
-	case 0:
-		return nil
-	case 1:
-		return conds[0]
-	}
-	return &query.Filter{Op: query.OpAnd, Sub: conds}
-}
+func and(conds []*query.Filter) *query.Filter { return join(query.OpAnd, conds) }
 
-func or(conds []*query.Filter) *query.Filter {
+func or(conds []*query.Filter) *query.Filter { return join(query.OpOr, conds) }
+
+// join combines conds with op: nil for none, the one condition alone.
+func join(op query.Op, conds []*query.Filter) *query.Filter {
 	switch len(conds) {
 	case 0:
 		return nil
 	case 1:
 		return conds[0]
 	}
-	return &query.Filter{Op: query.OpOr, Sub: conds}
+	return &query.Filter{Op: op, Sub: conds}
 }
 
 func extend(prefix []string, name string) []string {

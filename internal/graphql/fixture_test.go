@@ -6,6 +6,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const (
@@ -15,17 +16,7 @@ const (
 
 // forEachStore runs fn on SQLite and, when configured, PostgreSQL.
 func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			fn(t, st)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) { fn(t, teststore.Open(t, dsn)) })
 }
 
 func write(t testing.TB, st *store.Store, fn func(tx *store.Tx) error) {
@@ -157,6 +148,24 @@ func run(t testing.TB, svc *Service, space, q string, vars map[string]any) strin
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// step is a request on the space tracker and its whole answer.
+type step struct {
+	name, query string
+	vars        map[string]any
+	want        string
+}
+
+// runSteps runs the steps in order on svc, reporting each answer that is
+// not the one wanted.
+func runSteps(t *testing.T, svc *Service, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if got := run(t, svc, "tracker", s.query, s.vars); got != s.want {
+			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
+		}
+	}
 }
 
 func newTracker(t *testing.T, st *store.Store) *Service {

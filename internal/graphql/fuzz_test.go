@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // FuzzExecute runs arbitrary query text (and variables) against a space:
@@ -31,11 +32,7 @@ func FuzzExecute(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s, `{"n": "Fix bug", "o": {"points": "ASC"}}`)
 	}
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(f, "sqlite::memory:")
 	trackerSchema(f, st)
 	trackerData(f, st)
 	internal := ""
@@ -74,11 +71,7 @@ func FuzzSchemaNames(f *testing.F) {
 	for _, s := range [][3]string{{"Tasks", "Due date", "Срок"}, {"Query", "limit", "__typename"}, {"String", "id", "orderBy"}, {"2", "", "!!!"}, {"Task", "TaskFilter", "Task Filter"}, {"中文", "日本語", "\x00\n\""}} {
 		f.Add(s[0], s[1], s[2])
 	}
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(f, "sqlite::memory:")
 	n := 0
 	f.Fuzz(func(t *testing.T, typeLabel, field1, field2 string) {
 		n++

@@ -5,20 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/appkitgo/appkit/internal/store"
 )
 
 func TestLimits(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	trackerSchema(t, st)
-	trackerData(t, st)
-	svc := New(Config{Store: st, MaxDepth: 4, MaxComplexity: 10, MaxQueryBytes: 500, MaxTokens: 100})
+	svc := trackerService(t, Config{MaxDepth: 4, MaxComplexity: 10, MaxQueryBytes: 500, MaxTokens: 100})
+	st := svc.cfg.Store
 	deep := `{ findTasks { project { tasks { project { tasks { name } } } } } }`
 	wide := `{ findTasks { ` + strings.Repeat("name ", 11) + `} }`
 	cases := []struct{ name, query, want string }{

@@ -495,18 +495,7 @@ func (g *group) result(a *cfield, msg string, o *object, ids []string) *omap {
 			sub := g.e.sub(f, tEntityRef)
 			list := make([]any, 0, len(ids))
 			for _, id := range ids {
-				r := newOmap(len(sub))
-				for _, s := range sub {
-					switch s.name {
-					case "__typename":
-						r.set(s.key, tEntityRef)
-					case "id":
-						r.set(s.key, id)
-					case "type":
-						r.set(s.key, o.display())
-					}
-				}
-				list = append(list, r)
+				list = append(list, entityRef(sub, id, o.display()))
 			}
 			m.set(f.key, list)
 		}

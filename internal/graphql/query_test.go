@@ -108,11 +108,7 @@ func TestFindShapes(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		svc := newTracker(t, st)
-		cases := []struct {
-			name, query string
-			vars        map[string]any
-			want        string
-		}{
+		runSteps(t, svc, []step{
 			{"every kind of field", `{ findTasks(limit: 1) { __typename id name points estimate done dueDate srokSdachi period { start end } extra status { id name } project { name budget } } }`, nil,
 				`{"data":{"findTasks":[{"__typename":"Task","id":"` + idT1 + `","name":"Write docs","points":3,"estimate":1.5,"done":false,"dueDate":"2024-03-01T10:00:00.000Z","srokSdachi":"soon","period":{"start":"2024-03-01","end":"2024-03-05"},"extra":"{\"k\":[1,2]}","status":{"id":"` + idOpen + `","name":"Open"},"project":{"name":"Alpha","budget":10.50}}]}}`},
 			{"rich text in every form", `{ findTasks(limit: 1) { notes { md html text jsonString } } }`, nil,
@@ -146,12 +142,6 @@ func TestFindShapes(t *testing.T) {
 				`{"errors":[{"message":"cannot use string as Int","path":["variable","n"],"extensions":{"code":"BAD_USER_INPUT"}}]}`},
 			{"a negative limit", `{ findTasks(limit: -1) { name } }`, nil,
 				`{"errors":[{"message":"limit must not be negative","locations":[{"line":1,"column":3}],"path":["findTasks"],"extensions":{"code":"BAD_USER_INPUT"}}],"data":{"findTasks":null}}`},
-		}
-		for _, c := range cases {
-			got := run(t, svc, "tracker", c.query, c.vars)
-			if got != c.want {
-				t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
-			}
-		}
+		})
 	})
 }

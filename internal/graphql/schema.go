@@ -492,14 +492,28 @@ func quoteGraphQL(s string) string {
 	return b.String()
 }
 
-func (s *spaceSchema) filterArgs(o *object) string {
+// fieldArgs lists "name: type" for each field of o that typeOf gives a
+// type, in field order.
+func fieldArgs(o *object, typeOf func(*field) string) []string {
 	var parts []string
 	for _, f := range o.fields {
-		if t := f.filterType(); t != "" {
+		if t := typeOf(f); t != "" {
 			parts = append(parts, f.name+": "+t)
 		}
 	}
-	return strings.Join(parts, ", ")
+	return parts
+}
+
+// fieldLines writes fieldArgs(o, typeOf) one a line, as the fields of an
+// input type.
+func (b *sdl) fieldLines(o *object, typeOf func(*field) string) {
+	for _, a := range fieldArgs(o, typeOf) {
+		b.WriteString("  " + a + "\n")
+	}
+}
+
+func (s *spaceSchema) filterArgs(o *object) string {
+	return strings.Join(fieldArgs(o, (*field).filterType), ", ")
 }
 
 func (s *spaceSchema) render() string {
@@ -526,6 +540,15 @@ func (s *spaceSchema) render() string {
 		s.renderObject(&b, o)
 	}
 	return b.String()
+}
+
+// listConditions are the fields of a ListFilter that take a list of the
+// item type's filters.
+var listConditions = []struct{ name, desc string }{
+	{"contains", "Every condition is met by some item."},
+	{"containsAny", "At least one condition is met by some item."},
+	{"notContains", "Not every condition is met by some item (contains, negated)."},
+	{"notContainsAny", "No condition is met by any item (containsAny, negated)."},
 }
 
 func (o *object) display() string {
@@ -562,51 +585,31 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	// Filter: one condition per field.
 	b.desc("", "Conditions on the fields of "+o.name+", combined with AND.")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sFilter)
-	for _, f := range o.fields {
-		if t := f.filterType(); t != "" {
-			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
-		}
-	}
+	b.fieldLines(o, (*field).filterType)
 	b.WriteString("}\n\n")
 	b.desc("", "Conditions on the items of a list of "+o.name+".")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sListFilter)
 	b.desc("  ", "true: the list is empty; false: it is not.")
 	b.WriteString("  isEmpty: Boolean\n")
-	b.desc("  ", "Every condition is met by some item.")
-	fmt.Fprintf(b, "  contains: [%s%s!]\n", o.name, sFilter)
-	b.desc("  ", "At least one condition is met by some item.")
-	fmt.Fprintf(b, "  containsAny: [%s%s!]\n", o.name, sFilter)
-	b.desc("  ", "Not every condition is met by some item (contains, negated).")
-	fmt.Fprintf(b, "  notContains: [%s%s!]\n", o.name, sFilter)
-	b.desc("  ", "No condition is met by any item (containsAny, negated).")
-	fmt.Fprintf(b, "  notContainsAny: [%s%s!]\n", o.name, sFilter)
+	for _, c := range listConditions {
+		b.desc("  ", c.desc)
+		fmt.Fprintf(b, "  %s: [%s%s!]\n", c.name, o.name, sFilter)
+	}
 	b.WriteString("}\n\n")
 	b.desc("", "Sort keys of "+o.name+"; several keys sort by the first, then the next (give a list to fix their order).")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sOrderBy)
-	for _, f := range o.fields {
-		if t := f.orderType(); t != "" {
-			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
-		}
-	}
+	b.fieldLines(o, (*field).orderType)
 	b.WriteString("}\n\n")
 	b.desc("", "Chooses entities of "+o.name+" for a relation: those matching the conditions, in orderBy order, at most limit (a one-to-one field takes the first).")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sSelector)
-	for _, f := range o.fields {
-		if t := f.filterType(); t != "" {
-			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
-		}
-	}
+	b.fieldLines(o, (*field).filterType)
 	fmt.Fprintf(b, "  orderBy: [%s%s!]\n  limit: Int\n}\n\n", o.name, sOrderBy)
 	if o.option {
 		return
 	}
 	b.desc("", "The field values of a new "+o.name+" (relations are chosen by selectors; rich text is markdown; JSON values are JSON text).")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sInput)
-	for _, f := range o.fields {
-		if t := f.inputType(); t != "" {
-			fmt.Fprintf(b, "  %s: %s\n", f.name, t)
-		}
-	}
+	b.fieldLines(o, (*field).inputType)
 	b.WriteString("}\n\n")
 	b.desc("", "Actions on the selected entities of "+o.name+", run in order; create and createBatch make the created entities the ones later actions act on.")
 	fmt.Fprintf(b, "type %s%s {\n", o.name, sActions)
@@ -686,16 +689,12 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 // inputArgs are the arguments of create and add<Relation>Item (and,
 // without id, of update).
 func (s *spaceSchema) inputArgs(o *object, update bool) string {
-	var parts []string
-	for _, f := range o.fields {
+	return strings.Join(fieldArgs(o, func(f *field) string {
 		if update && f.kind == kID {
-			continue
+			return ""
 		}
-		if t := f.inputType(); t != "" {
-			parts = append(parts, f.name+": "+t)
-		}
-	}
-	return strings.Join(parts, ", ")
+		return f.inputType()
+	}), ", ")
 }
 
 const sharedSDL = `"The authenticated user."

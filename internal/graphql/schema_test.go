@@ -6,33 +6,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/golden"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
 
 // Transliteration and the sanitiser: valid, stable, ASCII names.
 func TestNamesGolden(t *testing.T) {
@@ -46,7 +28,7 @@ func TestNamesGolden(t *testing.T) {
 	for _, in := range inputs {
 		fmt.Fprintf(&b, "%q\tpascal=%s\tcamel=%s\tplural=%s\n", in, pascalName(in), camelName(in), plural(pascalName(in)))
 	}
-	golden(t, "names.golden", b.String())
+	golden.Check(t, "names.golden", []byte(b.String()), *update)
 	for _, in := range inputs {
 		for _, n := range []string{pascalName(in), camelName(in)} {
 			for i, c := range n {
@@ -67,18 +49,14 @@ func TestNamesGolden(t *testing.T) {
 // The generated schema of the tracker space, in the schema language.
 func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	trackerSchema(t, st)
 	svc := New(Config{Store: st})
 	sdl, err := svc.SDL(context.Background(), "tracker")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tracker.graphql", sdl)
+	golden.Check(t, "tracker.graphql", []byte(sdl), *update)
 	if _, err := svc.SDL(context.Background(), "nowhere"); err != ErrNoSpace {
 		t.Errorf("unknown space: %v", err)
 	}
@@ -219,7 +197,7 @@ func TestIntrospectionGolden(t *testing.T) {
 			t.Fatalf("%v: %.300s", err, got)
 		}
 		pretty.WriteByte('\n')
-		golden(t, "introspection.golden.json", pretty.String())
+		golden.Check(t, "introspection.golden.json", pretty.Bytes(), *update)
 	})
 }
 

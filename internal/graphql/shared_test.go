@@ -2,11 +2,10 @@ package graphql
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -17,21 +16,9 @@ import (
 // round trip.
 func TestTwoProcessesQuery(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	var stores []*store.Store
-	for range 2 {
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		stores = append(stores, st)
-	}
-	a, b := stores[0], New(Config{Store: stores[1]})
+	a, other := apitest.TwoProcesses(t)
+	b := New(Config{Store: other})
 	trackerSchema(t, a)
 	if got := run(t, b, "tracker", `{ findProjects { name } }`, nil); got != `{"data":{"findProjects":[]}}` {
 		t.Fatalf("new space through b = %s", got)
@@ -44,32 +31,14 @@ func TestTwoProcessesQuery(t *testing.T) {
 	if got := run(t, b, "tracker", `{ findProjects { code } }`, nil); got != `{"data":{"findProjects":[]}}` {
 		t.Fatalf("new field through b = %s", got)
 	}
-	eventually(t, "b's catalog listener is up", stores[1].CatalogListening)
-	trips := stores[1].CatalogRoundTrips()
+	testkit.WaitUntil(t, "b's catalog listener", other.CatalogListening)
+	trips := other.CatalogRoundTrips()
 	for range 10 {
 		if got := run(t, b, "tracker", `{ findProjects { name code } }`, nil); strings.Contains(got, "errors") {
 			t.Fatal(got)
 		}
 	}
-	if got := stores[1].CatalogRoundTrips() - trips; got != 0 {
+	if got := other.CatalogRoundTrips() - trips; got != 0 {
 		t.Errorf("10 queries through b made %d catalog round trips, want 0", got)
-	}
-}
-
-// eventually waits until cond holds, checking it on a ticker, with a
-// generous bound that no loaded machine reaches (a wait for another
-// process's notification, which has no event of its own here).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(30 * time.Second)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout.C:
-			t.Fatalf("timed out waiting: %s", what)
-		}
 	}
 }

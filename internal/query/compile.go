@@ -120,6 +120,44 @@ func (p *sqlPart) wrap(o *sqlPart, f func(string) string) {
 	p.args = append(p.args, o.args...)
 }
 
+// from writes the FROM clause of the top-level scope base: its table, the
+// joins its fields added, and the WHERE clause of where unless it is nil.
+func (p *sqlPart) from(base *scope, where *sqlPart) {
+	p.WriteString(" FROM " + base.ty.Table + " " + base.alias)
+	p.joins(base)
+	if where != nil {
+		p.WriteString(" WHERE ")
+		p.add(where)
+	}
+}
+
+// joins writes the joins the fields of scope s added.
+func (p *sqlPart) joins(s *scope) {
+	for _, j := range *s.joins {
+		p.WriteString(" " + j)
+	}
+}
+
+// itemsWhere writes the joins of the items' scope t and their WHERE clause:
+// the correlation corr with their owner and, unless nil, their filter where.
+func (p *sqlPart) itemsWhere(t *scope, corr string, where *sqlPart) {
+	p.joins(t)
+	p.WriteString(" WHERE " + corr)
+	if where != nil {
+		p.WriteString(" AND (")
+		p.add(where)
+		p.WriteString(")")
+	}
+}
+
+// checkArgs fails a statement that binds more than MaxArgs values.
+func (p *sqlPart) checkArgs() error {
+	if len(p.args) > MaxArgs {
+		return store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(p.args), MaxArgs)
+	}
+	return nil
+}
+
 func qerr(format string, args ...any) error {
 	return store.Errorf(store.NameQueryInvalid, nil, format, args...)
 }
@@ -145,31 +183,18 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 	if err != nil {
 		return nil, err
 	}
-	var where sqlPart
-	if q.Where != nil {
-		if err := c.filter(base, q.Where, &where); err != nil {
-			return nil, err
-		}
-	}
-	order, err := c.order(base, q.Order)
+	where, order, err := c.filterOrder(base, q.Where, q.Order)
 	if err != nil {
 		return nil, err
 	}
 	var out sqlPart
 	out.WriteString("SELECT ")
 	out.add(&sel)
-	out.WriteString(" FROM " + ty.Table + " " + base.alias)
-	for _, j := range joins {
-		out.WriteString(" " + j)
-	}
-	if q.Where != nil {
-		out.WriteString(" WHERE ")
-		out.add(&where)
-	}
+	out.from(base, where)
 	out.WriteString(" ORDER BY " + order)
 	c.limit(q, &out)
-	if len(out.args) > MaxArgs {
-		return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(out.args), MaxArgs)
+	if err := out.checkArgs(); err != nil {
+		return nil, err
 	}
 	plan := &Plan{SQL: d.Rebind(out.String()), Args: out.args, MaxRows: MaxResultRows, MaxBytes: MaxResultBytes, shapes: shapes, ncols: ncols}
 	if c.fanOut {
@@ -181,17 +206,11 @@ func Compile(cat *store.Catalog, d store.Dialect, q *Query, params map[string]an
 			if err != nil {
 				return nil, err
 			}
-			if len(cq.args) > MaxArgs {
-				return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
-			}
 			plan.steps = append(plan.steps, countStep{sql: d.Rebind(cq.String()), args: cq.args})
 		}
 		cq, err := compileCount(cat, d, q, params)
 		if err != nil {
 			return nil, err
-		}
-		if len(cq.args) > MaxArgs {
-			return nil, store.Errorf(store.NameInvalidParam, nil, "the query binds %d values; at most %d", len(cq.args), MaxArgs)
 		}
 		plan.CountSQL, plan.CountArgs = d.Rebind(cq.String()), cq.args
 		if n := len(plan.steps); n > 0 && plan.steps[n-1].sql == plan.CountSQL {
@@ -280,13 +299,7 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	if err := c.countItems(base, q.Select, &n); err != nil {
 		return nil, err
 	}
-	var where sqlPart
-	if q.Where != nil {
-		if err := c.filter(base, q.Where, &where); err != nil {
-			return nil, err
-		}
-	}
-	order, err := c.order(base, q.Order)
+	where, order, err := c.filterOrder(base, q.Where, q.Order)
 	if err != nil {
 		return nil, err
 	}
@@ -294,20 +307,39 @@ func compileCount(cat *store.Catalog, d store.Dialect, q *Query, params map[stri
 	out.WriteString("SELECT " + c.d.BigInt("COALESCE(SUM(1 + r.n), 0)"))
 	out.WriteString(" FROM (SELECT ")
 	out.add(&n)
-	out.WriteString(" AS n FROM " + base.ty.Table + " " + base.alias)
-	for _, j := range joins {
-		out.WriteString(" " + j)
-	}
-	if q.Where != nil {
-		out.WriteString(" WHERE ")
-		out.add(&where)
-	}
+	out.WriteString(" AS n")
+	out.from(base, where)
 	if !q.NoLimit || q.Offset > 0 {
 		out.WriteString(" ORDER BY " + order)
 	}
 	c.limit(q, out)
 	out.WriteString(") r")
+	if err := out.checkArgs(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// where compiles the filter f in scope s: nil without one.
+func (c *compiler) where(s *scope, f *Filter) (*sqlPart, error) {
+	if f == nil {
+		return nil, nil
+	}
+	var w sqlPart
+	if err := c.filter(s, f, &w); err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// filterOrder compiles the filter f (nil without one) and the ORDER BY list
+// of o in scope s.
+func (c *compiler) filterOrder(s *scope, f *Filter, o []Order) (where *sqlPart, order string, err error) {
+	if where, err = c.where(s, f); err != nil {
+		return nil, "", err
+	}
+	order, err = c.order(s, o)
+	return where, order, err
 }
 
 // countItems writes the expression counting the collection items that the
@@ -363,16 +395,13 @@ func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sql
 	} else {
 		inner.WriteString("0")
 	}
-	var where sqlPart
-	if it.Where != nil {
-		if err := c.filter(t, it.Where, &where); err != nil {
-			return err
-		}
+	where, err := c.where(t, it.Where)
+	if err != nil {
+		return err
 	}
 	limited := it.Kind == SelectCollection && it.Limit > 0
 	order := ""
 	if limited {
-		var err error
 		if order, err = c.order(t, it.Order); err != nil {
 			return err
 		}
@@ -384,24 +413,14 @@ func (c *compiler) countCollection(s *scope, f *store.Field, it Select, out *sql
 		out.WriteString("(SELECT COALESCE(SUM(1 + (SELECT ")
 		out.add(&inner)
 		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
-		for _, j := range *t.joins {
-			out.WriteString(" " + j)
-		}
+		out.joins(t)
 		out.WriteString(" WHERE " + t.alias + ".id = s.id)), 0) FROM (SELECT " + t.alias + ".id AS id FROM " + from)
 	} else {
 		out.WriteString("(SELECT COALESCE(SUM(1 + s.n), 0) FROM (SELECT ")
 		out.add(&inner)
 		out.WriteString(" AS n FROM " + from)
 	}
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
-	out.WriteString(" WHERE " + corr)
-	if it.Where != nil {
-		out.WriteString(" AND (")
-		out.add(&where)
-		out.WriteString(")")
-	}
+	out.itemsWhere(t, corr, where)
 	if limited {
 		out.WriteString(" ORDER BY " + order + " LIMIT ")
 		out.arg(int64(it.Limit))
@@ -557,26 +576,12 @@ func (c *compiler) collectionColumn(s *scope, f *store.Field, it Select, out *sq
 	return sh, nil
 }
 
-// from writes "FROM <target> x ... WHERE <correlation>" for collection f of
-// scope s, returning the item scope; the caller appends joins and conditions.
+// collectionFrom is collectionKeys with the correlation of an item with its
+// owner in scope s ("<owner key> = <s>.id") in place of the owner key; the
+// caller appends joins and conditions.
 func (c *compiler) collectionFrom(s *scope, f *store.Field) (*scope, string, string) {
-	target := c.cat.Target(f)
-	var joins []string
-	t := c.newScope(target, &joins)
-	switch f.Storage {
-	case store.StoreReverse:
-		p := c.cat.FieldByID(f.PartnerID)
-		return t, target.Table + " " + t.alias, fmt.Sprintf("%s.%s = %s.id", t.alias, p.Col, s.alias)
-	default: // link
-		self, other := f.LinkSide, "b"
-		if self == "b" {
-			other = "a"
-		}
-		c.n++
-		lk := "l" + strconv.Itoa(c.n)
-		return t, fmt.Sprintf("%s %s JOIN %s %s ON %s.id = %s.%s", f.Link, lk, target.Table, t.alias, t.alias, lk, other),
-			fmt.Sprintf("%s.%s = %s.id", lk, self, s.alias)
-	}
+	t, from, key := c.collectionKeys(s, f)
+	return t, from, key + " = " + s.alias + ".id"
 }
 
 // collectionKeys is collectionFrom for a filter: the item scope, its FROM,
@@ -610,9 +615,7 @@ func (c *compiler) collectionKeys(s *scope, f *store.Field) (*scope, string, str
 // (a to-one path that leads nowhere) too.
 func (c *compiler) inItems(s, t *scope, from, key string, out *sqlPart) {
 	out.WriteString("(" + s.alias + ".id IS NOT NULL AND " + s.alias + ".id IN (SELECT " + key + " FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
+	out.joins(t)
 	out.WriteString(" WHERE " + key + " IS NOT NULL")
 }
 
@@ -630,13 +633,7 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 	if err != nil {
 		return shape{}, err
 	}
-	var where sqlPart
-	if it.Where != nil {
-		if err := c.filter(t, it.Where, &where); err != nil {
-			return shape{}, err
-		}
-	}
-	order, err := c.order(t, it.Order)
+	where, order, err := c.filterOrder(t, it.Where, it.Order)
 	if err != nil {
 		return shape{}, err
 	}
@@ -649,24 +646,14 @@ func (c *compiler) collection(s *scope, f *store.Field, it Select, out *sqlPart)
 		out.WriteString(" FROM (SELECT (SELECT ")
 		out.add(&obj)
 		out.WriteString(" FROM " + t.ty.Table + " " + t.alias)
-		for _, j := range *t.joins {
-			out.WriteString(" " + j)
-		}
+		out.joins(t)
 		out.WriteString(" WHERE " + t.alias + ".id = p.id) AS j, p.rn FROM (SELECT " + t.alias + ".id AS id, ROW_NUMBER() OVER (ORDER BY " + order + ") AS rn")
 	} else {
 		out.WriteString("SELECT ")
 		out.wrap(&obj, func(o string) string { return c.d.JSONArrayAgg(o, order) })
 	}
 	out.WriteString(" FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
-	out.WriteString(" WHERE " + corr)
-	if it.Where != nil {
-		out.WriteString(" AND (")
-		out.add(&where)
-		out.WriteString(")")
-	}
+	out.itemsWhere(t, corr, where)
 	if it.Limit > 0 {
 		out.WriteString(" ORDER BY " + order + " LIMIT ")
 		out.arg(int64(it.Limit))
@@ -841,9 +828,7 @@ func (c *compiler) aggregate(s *scope, f *store.Field, it Select, out *sqlPart) 
 		return shape{}, qerr("unknown aggregate %q", it.Agg)
 	}
 	out.WriteString("(SELECT " + sel + " FROM " + from)
-	for _, j := range *t.joins {
-		out.WriteString(" " + j)
-	}
+	out.joins(t)
 	out.WriteString(" WHERE " + corr + ")")
 	return shape{key: it.Key, kind: shAggregate, prim: outPrim}, nil
 }

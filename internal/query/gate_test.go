@@ -10,6 +10,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // slowDB is a store whose queries wait for a release: a client's slow
@@ -45,20 +46,9 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 // runs meanwhile.
 func TestGateKeepsOneClientFromStarvingOthers(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	limitsFixture(t, st, 1, 2)
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := query.Compile(cat, st.Dialect(), &query.Query{From: "P/Task", Select: sel("P/name")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := compile(t, st, &query.Query{From: "P/Task", Select: sel("P/name")}, nil)
 	gate := query.NewGate(query.DefaultQueriesPerClient)
 	waits := make(chan string, 10)
 	gate.OnWait = func(client string) { waits <- client }
@@ -127,11 +117,7 @@ func TestGateKeepsOneClientFromStarvingOthers(t *testing.T) {
 // on the client's reads that wait for that connection.
 func TestGateLeavesTransactionsAlone(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:") // one connection
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:") // one connection
 	limitsFixture(t, st, 1, 2)
 	gate := query.NewGate(1)
 	base, cancel := context.WithCancel(context.Background())

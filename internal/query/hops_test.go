@@ -7,6 +7,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // Filters through collections compile to sub-queries that do not depend on
@@ -18,20 +19,13 @@ import (
 // nowhere too.
 func TestFiltersThroughCollectionsAreUncorrelated(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	limitsFixture(t, st, 2, 3)
 	write(t, st, func(tx *store.Tx) error {
 		_, err := tx.Create("P/Task", map[string]any{"P/name": "orphan"})
 		return err
 	})
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalog(t, st)
 	name := func(op query.Op, v string) *query.Filter {
 		return &query.Filter{Op: op, Path: query.Path{Fields: []string{"P/name"}}, Value: query.Value{Literal: v}}
 	}
@@ -89,16 +83,9 @@ func TestFiltersThroughCollectionsAreUncorrelated(t *testing.T) {
 // bounds, before anything runs.
 func TestShapeBounds(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	limitsFixture(t, st, 1, 1)
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalog(t, st)
 	// nested: a task's project and that project's tasks, to depth lists
 	// below the top one.
 	nested := func(depth int) []query.Select {
@@ -159,25 +146,14 @@ func TestShapeBounds(t *testing.T) {
 // selection of limited lists nested six deep ran for the whole timeout).
 func TestLimitedCollectionsBuildPickedItemsOnly(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, "sqlite::memory:")
 	limitsFixture(t, st, 2, 3)
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := sel("P/name")
 	for range 3 {
 		s = []query.Select{{Kind: query.SelectCollection, Key: "t", Field: "P/tasks", Limit: 2, Sub: []query.Select{
 			{Kind: query.SelectField, Key: "n", Field: "P/name"}, {Kind: query.SelectObject, Key: "p", Field: "P/project", Sub: s}}}}
 	}
-	plan, err := query.Compile(cat, st.Dialect(), &query.Query{From: "P/Project", Select: s}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := compile(t, st, &query.Query{From: "P/Project", Select: s}, nil)
 	if got := run(t, st, &query.Query{From: "P/Project", Select: s}, nil); strings.Count(got, `"P/name"`) != 2*2*2*2 {
 		t.Errorf("result: %s", got)
 	}

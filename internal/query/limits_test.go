@@ -150,14 +150,7 @@ func TestCountMatchesResult(t *testing.T) {
 				Select: []query.Select{{Kind: query.SelectObject, Key: "P/project", Field: "P/project", Sub: backAndForth(1)}}}, 5 + 5*4 + 0},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				cat, err := st.Catalog(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				plan, err := query.Compile(cat, st.Dialect(), c.q, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				plan := compile(t, st, c.q, nil)
 				rows, err := plan.Run(context.Background(), st.DB())
 				if err != nil {
 					t.Fatal(err)
@@ -259,16 +252,9 @@ func TestBackAndForthRefused(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		limitsFixture(t, st, 1, 18)
-		cat, err := st.Catalog(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := query.Compile(cat, st.Dialect(), &query.Query{From: "P/Project", Select: backAndForth(4)}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		plan := compile(t, st, &query.Query{From: "P/Project", Select: backAndForth(4)}, nil)
 		rec := &recorder{db: st.DB()}
-		_, err = plan.Run(context.Background(), rec)
+		_, err := plan.Run(context.Background(), rec)
 		tooLarge(t, err, "max-rows", query.MaxResultRows)
 		if slices.Contains(rec.sql, plan.SQL) {
 			t.Errorf("the query ran: %d statements, want the counts only", len(rec.sql))

@@ -12,20 +12,11 @@ import (
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 func forEachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			fn(t, st)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) { fn(t, teststore.Open(t, dsn)) })
 }
 
 func write(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
@@ -35,16 +26,29 @@ func write(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
 	}
 }
 
-func run(t *testing.T, st *store.Store, q *query.Query, params map[string]any) string {
+// catalog is st's catalog, failing the test when it cannot be read.
+func catalog(t *testing.T, st *store.Store) *store.Catalog {
 	t.Helper()
 	cat, err := st.Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := query.Compile(cat, st.Dialect(), q, params)
+	return cat
+}
+
+// compile compiles q on st's catalog, failing the test on an error.
+func compile(t *testing.T, st *store.Store, q *query.Query, params map[string]any) *query.Plan {
+	t.Helper()
+	plan, err := query.Compile(catalog(t, st), st.Dialect(), q, params)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
+	return plan
+}
+
+func run(t *testing.T, st *store.Store, q *query.Query, params map[string]any) string {
+	t.Helper()
+	plan := compile(t, st, q, params)
 	rows, err := plan.Run(context.Background(), st.DB())
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, plan.SQL)
@@ -233,16 +237,12 @@ func TestRelationStorage(t *testing.T) {
 // Compiled SQL holds generated identifiers and placeholders only.
 func TestCompileNoUserStrings(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	name := `X/it's "quoted"; DROP TABLE t_1 --?`
 	write(t, st, func(tx *store.Tx) error {
 		return tx.CreateType(store.TypeSpec{Name: "X/T", Fields: []store.FieldSpec{{Name: name, Type: store.TText}}})
 	})
-	cat, _ := st.Catalog(context.Background())
+	cat := catalog(t, st)
 	q := &query.Query{From: "X/T", Select: sel(name), Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{name}}, Value: query.Value{IsParam: true, Param: "v"}}}
 	for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
 		plan, err := query.Compile(cat, d, q, map[string]any{"v": "'; DROP TABLE x; --"})
@@ -485,15 +485,11 @@ func TestSelfRelation(t *testing.T) {
 
 func TestCompileTooManyValues(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), "sqlite::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite::memory:")
 	write(t, st, func(tx *store.Tx) error {
 		return tx.CreateType(store.TypeSpec{Name: "X/T", Fields: []store.FieldSpec{{Name: "X/n", Type: store.TInt}}})
 	})
-	cat, _ := st.Catalog(context.Background())
+	cat := catalog(t, st)
 	vals := make([]any, 10000)
 	for i := range vals {
 		vals[i] = int64(i)
@@ -502,7 +498,7 @@ func TestCompileTooManyValues(t *testing.T) {
 		return &query.Filter{Op: query.OpIn, Path: query.Path{Fields: []string{"X/n"}}, Value: query.Value{Literal: vals}}
 	}
 	q := &query.Query{From: "X/T", Select: sel("X/n"), Where: &query.Filter{Op: query.OpOr, Sub: []*query.Filter{in(), in(), in(), in()}}}
-	_, err = query.Compile(cat, st.Dialect(), q, nil)
+	_, err := query.Compile(cat, st.Dialect(), q, nil)
 	if e, ok := store.AsError(err); !ok || e.Name != store.NameInvalidParam {
 		t.Errorf("40,000 values: %v", err)
 	}
@@ -549,10 +545,7 @@ func TestContainsRefusesBadText(t *testing.T) {
 		write(t, st, func(tx *store.Tx) error {
 			return tx.CreateType(store.TypeSpec{Name: "C/T", Fields: []store.FieldSpec{{Name: "C/name", Type: store.TText}}})
 		})
-		cat, err := st.Catalog(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		cat := catalog(t, st)
 		for _, op := range []query.Op{query.OpContains, query.OpNotContains} {
 			for _, bad := range []string{"a\x00b", "\xff"} {
 				q := &query.Query{From: "C/T", Select: sel("C/name"),

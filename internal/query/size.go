@@ -46,35 +46,30 @@ func EncodedSize(v any) int {
 		}
 		return n
 	case []any:
-		if x == nil {
-			return 4
-		}
-		n := 2
-		if len(x) > 0 {
-			n += len(x) - 1
-		}
-		for _, e := range x {
-			n += EncodedSize(e)
-		}
-		return n
+		return arraySize(x)
 	case []map[string]any:
-		if x == nil {
-			return 4
-		}
-		n := 2
-		if len(x) > 0 {
-			n += len(x) - 1
-		}
-		for _, e := range x {
-			n += EncodedSize(e)
-		}
-		return n
+		return arraySize(x)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return 4
 	}
 	return len(b)
+}
+
+// arraySize is the encoded size of the array xs ("null" when nil).
+func arraySize[T any](xs []T) int {
+	if xs == nil {
+		return 4
+	}
+	n := 2
+	if len(xs) > 0 {
+		n += len(xs) - 1 // commas
+	}
+	for _, e := range xs {
+		n += EncodedSize(e)
+	}
+	return n
 }
 
 func intSize(i int64) int {
