@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -463,18 +464,50 @@ func (w *pageWriter) valueHashes(rows []*row) []string {
 		return nil
 	}
 	hashes := make([]string, len(rows))
-	h := sha256.New()
-	var sum [sha256.Size]byte
+	var buf []byte
 	for i, r := range rows {
-		h.Reset()
+		buf = buf[:0]
 		for c, v := range r.vals {
 			if v != absent {
-				fmt.Fprintf(h, "%s\x00%#v\x00", w.cols.ids[c], v)
+				buf = appendHashed(appendHashed(buf, w.cols.ids[c]), v)
 			}
 		}
-		hashes[i] = base64.RawStdEncoding.EncodeToString(h.Sum(sum[:0])[:16])
+		sum := sha256.Sum256(buf)
+		hashes[i] = base64.RawStdEncoding.EncodeToString(sum[:16])
 	}
 	return hashes
+}
+
+// appendHashed appends a converted value to what a row's hash is taken
+// of, so that different values never append the same bytes: a kind byte,
+// then the value (a string or a list with its length first).
+func appendHashed(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case string:
+		b = strconv.AppendInt(append(b, 's'), int64(len(x)), 10)
+		return append(append(b, ':'), x...)
+	case int64:
+		return strconv.AppendInt(append(b, 'i'), x, 10)
+	case bool:
+		if x {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case []string:
+		b = append(strconv.AppendInt(append(b, 'l'), int64(len(x)), 10), ':')
+		for _, e := range x {
+			b = appendHashed(b, e)
+		}
+		return b
+	case [2]any:
+		return appendHashed(appendHashed(append(b, 'r'), x[0]), x[1])
+	}
+	// Not a kind convert makes; still distinct from all of the above.
+	s := fmt.Sprintf("%T:%#v", v, v)
+	b = strconv.AppendInt(append(b, '?'), int64(len(s)), 10)
+	return append(append(b, ':'), s...)
 }
 
 // targets are the entity ids a collection's value links to.
