@@ -104,9 +104,7 @@ type pageWriter struct {
 	cols       *columns
 	runF, appF *store.Field
 	hashF      *store.Field
-	// hashes are the values' hashes of the batch's rows; prevHash those
-	// stored with the entities that exist.
-	hashes   []string
+	// prevHash are the hashes stored with the entities that exist.
 	prevHash map[string]string
 	// batch maps the batch's app ids to their entities' ids.
 	batch map[string]string
@@ -116,7 +114,6 @@ type pageWriter struct {
 // resolved, select options created, then the entities grouped by the set
 // of fields they carry, their links and their rich texts.
 func (w *pageWriter) write(rows []*row) error {
-	w.hashes = w.valueHashes(rows)
 	ids, dupOf, existing, err := w.identify(rows)
 	if err != nil {
 		return err
@@ -433,7 +430,7 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 		}
 		vals = append(vals, rows[i].appID, w.run.Seq)
 		if w.hashF != nil {
-			vals = append(vals, w.hashes[i])
+			vals = append(vals, rows[i].hash)
 		}
 		brows[j] = store.BulkRow{ID: ids[i], Values: vals}
 	}
@@ -447,7 +444,7 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 		case dupOf[id]:
 		case c:
 			w.tr.Created++
-		case w.hashF != nil && w.prevHash[id] == w.hashes[group[j]]:
+		case w.hashF != nil && w.prevHash[id] == rows[group[j]].hash:
 			w.tr.Unchanged++
 		default:
 			w.tr.Updated++
@@ -456,26 +453,22 @@ func (w *pageWriter) writeGroup(rows []*row, ids []string, group []int, dupOf, e
 	return nil
 }
 
-// valueHashes hashes each row's values as the app sent them (the fields it
+// rowHasher hashes rows' values as the app sent them (the fields a row
 // carries, relations by the app's ids, rich texts and collections
-// included).
-func (w *pageWriter) valueHashes(rows []*row) []string {
-	if w.hashF == nil {
-		return nil
-	}
-	hashes := make([]string, len(rows))
-	var buf []byte
-	for i, r := range rows {
-		buf = buf[:0]
-		for c, v := range r.vals {
-			if v != absent {
-				buf = appendHashed(appendHashed(buf, w.cols.ids[c]), v)
-			}
+// included): an item written again with the same values is counted
+// unchanged.
+type rowHasher struct{ buf []byte }
+
+// of is the hash of a row's values by column.
+func (h *rowHasher) of(cols *columns, vals []any) string {
+	h.buf = h.buf[:0]
+	for c, v := range vals {
+		if v != absent {
+			h.buf = appendHashed(appendHashed(h.buf, cols.ids[c]), v)
 		}
-		sum := sha256.Sum256(buf)
-		hashes[i] = base64.RawStdEncoding.EncodeToString(sum[:16])
 	}
-	return hashes
+	sum := sha256.Sum256(h.buf)
+	return base64.RawStdEncoding.EncodeToString(sum[:16])
 }
 
 // appendHashed appends a converted value to what a row's hash is taken

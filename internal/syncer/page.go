@@ -43,6 +43,9 @@ var absent any = absentValue{}
 type row struct {
 	appID string
 	vals  []any
+	// hash is the hash of the values as the app sent them (rowHash),
+	// taken while the page is decoded, off the writer's path.
+	hash string
 }
 
 // page is one answer of the data endpoint, decoded and converted: what is
@@ -75,6 +78,7 @@ type pageBuilder struct {
 	pageNo  int
 	byID    map[string]int // app id -> index in rows
 	removed map[string]bool
+	hash    rowHasher
 }
 
 func newPageBuilder(cols *columns, pageNo int) *pageBuilder {
@@ -133,6 +137,7 @@ func (b *pageBuilder) add(obj map[string]any, v any) {
 		}
 		r.vals[i] = cv
 	}
+	r.hash = b.hash.of(p.cols, r.vals)
 	delete(b.removed, aid)
 	if i, dup := b.byID[aid]; dup {
 		p.dups++
