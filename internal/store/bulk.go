@@ -193,21 +193,29 @@ func (t *Tx) queryEachKeys(query, expr string, lead []any, keys []string, scan f
 		hi := min(lo+per, len(keys))
 		cond, keyArgs := t.s.drv.keysIn(expr, keys[lo:hi])
 		args := append(append(make([]any, 0, len(lead)+len(keyArgs)), lead...), keyArgs...)
-		rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(fmt.Sprintf(query, cond)), args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		if err := rows.Close(); err != nil {
+		if err := t.queryRows(fmt.Sprintf(query, cond), args, scan); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// queryRows runs a query (placeholders ?) and calls scan for each row.
+func (t *Tx) queryRows(query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // reservePublicIDs hands out n consecutive public ids and returns the first.

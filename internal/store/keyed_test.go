@@ -328,3 +328,60 @@ func TestMatchByValueUsesTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// MatchOrTakeReserved answers in one statement what MatchByValue and
+// TakeReservedIDs would: entities by key, and the reservations (of the
+// scope named after the type) of the keys with none, which it ends; an
+// entity wins over a reservation of its key.
+func TestMatchOrTakeReserved(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		st := keyedFixture(t, dsn)
+		ctx := context.Background()
+		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
+			t.Fatal(err)
+		}
+		y := store.NewEntityID()
+		var res map[string]string
+		err := st.Write(ctx, func(tx *store.Tx) (err error) {
+			if res, err = tx.ReserveIDs("K/T", []string{"x", "y"}); err != nil {
+				return err
+			}
+			if _, err := tx.ReserveIDs("other", []string{"z"}); err != nil {
+				return err
+			}
+			ty := tx.Catalog().Type("K/T")
+			_, err = tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key"), ty.Field("K/n")}, []store.BulkRow{{ID: y, Values: []any{"y", int64(3)}}})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := []string{"x", "y", "z"}
+		for i := range 1100 { // several statements on SQLite
+			keys = append(keys, fmt.Sprint("k", i))
+		}
+		var found map[string]store.Match
+		var reserved, again map[string]string
+		err = st.Write(ctx, func(tx *store.Tx) (err error) {
+			ty := tx.Catalog().Type("K/T")
+			if found, reserved, err = tx.MatchOrTakeReserved(ty, ty.Field("K/key"), keys, ty.Field("K/n")); err != nil {
+				return err
+			}
+			_, again, err = tx.MatchOrTakeReserved(ty, ty.Field("K/key"), keys)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]store.Match{"y": {ID: y, Values: []any{int64(3)}}}; !reflect.DeepEqual(found, want) {
+			t.Errorf("found %v, want %v", found, want)
+		}
+		if want := map[string]string{"x": res["x"]}; !reflect.DeepEqual(reserved, want) {
+			t.Errorf("reserved %v, want %v (z is another scope's, y has an entity)", reserved, want)
+		}
+		if len(again) != 0 {
+			t.Errorf("the reservation was not ended: %v", again)
+		}
+	})
+}

@@ -168,17 +168,7 @@ func (w *pageWriter) identify(rows []*row) (ids []string, dupOf, existing map[st
 	if w.hashF != nil {
 		read = append(read, w.hashF)
 	}
-	found, err := w.tx.MatchByValue(w.ty, w.appF, appIDs, read...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var missing []string
-	for _, a := range appIDs {
-		if _, ok := found[a]; !ok {
-			missing = append(missing, a)
-		}
-	}
-	reserved, err := w.tx.TakeReservedIDs(w.ty.Name, missing)
+	found, reserved, err := w.tx.MatchOrTakeReserved(w.ty, w.appF, appIDs, read...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
