@@ -30,9 +30,13 @@
 //     removed, references to entities that never arrived are cleared and
 //     reported, and the run is recorded as the last successful one.
 //
-// Entities get deterministic platform/ids derived from the space and the
-// app's ids, so a relation can be written before its target arrives,
-// whatever the order of pages and types.
+// Entities get fresh time-ordered platform/ids (UUIDv7: inserts append to
+// the primary-key index) and are found by their app ids, kept in a hidden
+// field that is a unique key of the type. A relation can be written before
+// its target arrives, whatever the order of pages and types: the target's
+// id is set aside (store.Tx.ReserveIDs) and the item takes it when it
+// comes; one that never comes is cleared at the end of the run and
+// reported. [EntityIDs] finds the entities of app ids.
 //
 // # Spaces
 //
@@ -95,14 +99,12 @@
 // # Speed
 //
 // go run ./internal/syncer/bench synchronizes N items (10 fields and a
-// relation) from an appkit app over loopback into a SQLite file and inserts
-// the same rows into a table of the same shape and indexes of the same store
-// with one transaction of prepared 500-row INSERTs. Measured on 2 shared
-// cores (the ratio is sync/raw; target at least 0.5):
-//
-//	   items   sync items/s   raw items/s   ratio   peak RSS
-//	 100,000     27,000-38,000 46,000-54,000  0.56-0.74   43 MiB
-//	1,000,000     19,000-26,000 27,000-30,000  0.65-0.96   45 MiB
+// relation) from an appkit app over loopback into a fresh store (SQLite or
+// PostgreSQL) and fills two more tables of the same store with the same
+// rows: raw (the same columns, indexes and kind of keys) and the engine's
+// floor (sequential keys, no secondary index). Each line gives items/s,
+// the ratios to raw and to the floor, and the peak RSS; the figures and
+// the commands are in docs/performance.md.
 //
 // Memory stays flat: one page is written at a time while the next one is
 // fetched and decoded (a pipeline of two steps: a page and the position

@@ -5,8 +5,8 @@
 //
 //   - raw: a table with the synchronized table's columns, types and indexes,
 //     filled the fastest way the engine offers (SQLite: prepared multi-row
-//     INSERT OR FAIL in one transaction; PostgreSQL: one COPY), with random uuid
-//     keys like the synchronized rows';
+//     INSERT OR FAIL in one transaction; PostgreSQL: one COPY), with
+//     time-ordered (UUIDv7) keys like the synchronized rows';
 //   - floor: the same columns with sequential integer keys and no secondary
 //     index, filled the same way: what the engine can take at best.
 //
