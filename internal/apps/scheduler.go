@@ -257,11 +257,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.reg.App(ctx, sy.AppID)
-	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
-	}
-	acc, fields, err := s.reg.account(ctx, sy.AccountID)
+	a, acc, fields, err := s.reg.syncApp(ctx, sy)
 	if err != nil {
 		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
