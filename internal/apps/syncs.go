@@ -485,17 +485,16 @@ func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 		}
 		now := s.now()
 		if sy.RunID != "" {
-			var status string
-			err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
-			if err == nil && (status == StatusQueued || status == StatusRunning || status == StatusPaused) {
+			status, err := s.hist.unfinished(ctx, tx, sy.RunID)
+			if err != nil {
+				return err
+			}
+			if status != "" {
 				runID = sy.RunID
 				if status == StatusRunning && sy.LeaseOwner != "" {
 					return nil // already running
 				}
 				_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
-				return err
-			}
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}
