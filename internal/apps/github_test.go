@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,9 +19,9 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/examples/github/githubapp"
 	"github.com/appkitgo/appkit/examples/github/standin"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // githubTypes are the GitHub example's types, all synchronized.
@@ -123,38 +122,6 @@ func served(d *standin.Data, owner string) map[string][]string {
 	return out
 }
 
-// spaceIDs is the sorted ids of the entities of a store type (nil when the
-// type does not exist).
-func spaceIDs(t *testing.T, st *store.Store, typeName string) []string {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		return nil
-	}
-	rows, err := st.DB().Query("SELECT id FROM " + ty.Table + " ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // Two syncs of the GitHub example, for two owners (two accounts with the
 // same token, a different owner filter), run over the live stand-in on two
 // host processes sharing one store: the child process runs both until it is
@@ -168,15 +135,7 @@ func TestTwoGitHubOwnersSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "github.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testTwoGitHubOwners(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testTwoGitHubOwners) // SQLite in a file, shared with the child
 }
 
 func testTwoGitHubOwners(t *testing.T, dsn string) {
@@ -190,11 +149,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		}
 	}
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-parent", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +184,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 					ids = append(ids, syncer.EntityID(sy.Space, typ, id))
 				}
 				slices.Sort(ids)
-				if got := spaceIDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {
+				if got := teststore.IDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {
 					t.Errorf("%s: %s's space %s holds %d %s entities, want exactly the %d of %s",
 						when, owner, sy.Space, len(got), typ, len(ids), owner)
 				}
