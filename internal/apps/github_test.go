@@ -2,15 +2,10 @@ package apps
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,14 +24,11 @@ var githubTypes = []string{"repository", "issue", "pull_request", "label", "mile
 
 // githubApp serves the GitHub example over the stand-in; while hold is set,
 // a data call for an issue page after the first whose owner filter is
-// holdOwner waits until its request ends (held gets a value when one
-// waits).
+// holdOwner waits until its request ends (release is never closed).
 type githubApp struct {
-	url       string
-	gh        *standin.Server
-	holdOwner string
-	hold      atomic.Bool
-	held      chan struct{}
+	url string
+	gh  *standin.Server
+	pageHold
 }
 
 func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
@@ -52,27 +44,10 @@ func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &githubApp{gh: gh, holdOwner: holdOwner, held: make(chan struct{}, 10)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == protocol.PathData && a.hold.Load() {
-			b, _ := io.ReadAll(r.Body)
-			var req struct {
-				Type       string         `json:"requestedType"`
-				Filter     map[string]any `json:"filter"`
-				Pagination any            `json:"pagination"`
-			}
-			json.Unmarshal(b, &req)
-			if req.Type == "issue" && req.Filter["owner"] == holdOwner && req.Pagination != nil {
-				a.held <- struct{}{}
-				<-r.Context().Done()
-				return
-			}
-			r.Body = io.NopCloser(strings.NewReader(string(b)))
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	a.url = srv.URL
+	a := &githubApp{gh: gh, pageHold: newPageHold(func(c dataCall) bool {
+		return c.Type == "issue" && c.Filter["owner"] == holdOwner && c.Pagination != nil
+	})}
+	a.url = a.serve(t, h)
 	return a
 }
 

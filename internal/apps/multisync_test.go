@@ -24,15 +24,57 @@ import (
 // trackerNow is the tracker's clock in these tests.
 var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
 
-// trackerApp serves the tracker; a data call for a task page after the
-// first of a sync whose filter is empty waits, while hold is set, until
-// its request ends or release is closed (held gets a value when one
-// waits).
-type trackerApp struct {
-	url     string
+// dataCall is what a pageHold looks at in a data call.
+type dataCall struct {
+	Type       string         `json:"requestedType"`
+	Filter     map[string]any `json:"filter"`
+	Pagination any            `json:"pagination"`
+}
+
+// pageHold holds an app's data calls: while hold is set, a data call that
+// match accepts waits until its request ends or release is closed (held
+// gets a value when one waits).
+type pageHold struct {
 	hold    atomic.Bool
 	held    chan struct{}
 	release chan struct{}
+	match   func(dataCall) bool
+}
+
+func newPageHold(match func(dataCall) bool) pageHold {
+	return pageHold{held: make(chan struct{}, 10), release: make(chan struct{}), match: match}
+}
+
+// serve serves the app's handler h on a test server, holding its data
+// calls, and returns the server's URL.
+func (p *pageHold) serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == protocol.PathData && p.hold.Load() {
+			b, _ := io.ReadAll(r.Body)
+			var c dataCall
+			json.Unmarshal(b, &c)
+			if p.match(c) {
+				p.held <- struct{}{}
+				select {
+				case <-r.Context().Done():
+					return
+				case <-p.release:
+				}
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// trackerApp serves the tracker; a data call for a task page after the
+// first of a sync whose filter is empty is held (see pageHold).
+type trackerApp struct {
+	url string
+	pageHold
 }
 
 func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
@@ -44,30 +86,10 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &trackerApp{held: make(chan struct{}, 10), release: make(chan struct{})}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == protocol.PathData && app.hold.Load() {
-			b, _ := io.ReadAll(r.Body)
-			var req struct {
-				Type       string         `json:"requestedType"`
-				Filter     map[string]any `json:"filter"`
-				Pagination any            `json:"pagination"`
-			}
-			json.Unmarshal(b, &req)
-			if req.Type == "task" && len(req.Filter) == 0 && req.Pagination != nil {
-				app.held <- struct{}{}
-				select {
-				case <-r.Context().Done():
-					return
-				case <-app.release:
-				}
-			}
-			r.Body = io.NopCloser(strings.NewReader(string(b)))
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	app.url = srv.URL
+	app := &trackerApp{pageHold: newPageHold(func(c dataCall) bool {
+		return c.Type == "task" && len(c.Filter) == 0 && c.Pagination != nil
+	})}
+	app.url = app.serve(t, h)
 	return app
 }
 
