@@ -153,14 +153,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 		b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 10*time.Second })
 		st := a.core.st
 
-		reg, err := a.RegisterApp(ctx, app.url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc1, err := a.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-		if err != nil {
-			t.Fatal(err)
-		}
+		reg, acc1 := registerWithToken(t, a, app.url, tracker.DemoToken)
 		acc2, err := b.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
 		if err != nil {
 			t.Fatal(err)
@@ -405,14 +398,7 @@ func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
 		app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
 		app.hold.Store(true)
 		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
-		reg, err := svc.RegisterApp(ctx, app.url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-		if err != nil {
-			t.Fatal(err)
-		}
+		reg, acc := registerWithToken(t, svc, app.url, tracker.DemoToken)
 		sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
 		if err != nil {
 			t.Fatal(err)

@@ -122,12 +122,19 @@ func answer(status int, body string) http.HandlerFunc {
 // with the token "account-token-42".
 func registerWithAccount(t *testing.T, svc *Service, url string) (*App, *Account) {
 	t.Helper()
+	return registerWithToken(t, svc, url, "account-token-42")
+}
+
+// registerWithToken registers the app at url and sets up an account with
+// the token.
+func registerWithToken(t *testing.T, svc *Service, url, token string) (*App, *Account) {
+	t.Helper()
 	ctx := context.Background()
 	a, err := svc.RegisterApp(ctx, url)
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
-	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
+	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": token})
 	if err != nil {
 		t.Fatalf("account: %v", err)
 	}
