@@ -22,31 +22,13 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
-// logBuffer collects a service's log lines (safe for concurrent writes).
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // testService opens a store on dsn and the service on it, without its
 // scheduler (tests drive it).
-func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *logBuffer) {
+func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *testkit.Buffer) {
 	t.Helper()
 	ctx := context.Background()
 	st := teststore.Open(t, dsn)
-	logs := &logBuffer{}
+	logs := &testkit.Buffer{}
 	cfg := Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize), Poll: 20 * time.Millisecond, RequestTimeout: time.Minute,
 		Logger: zerolog.New(logs), BaseURL: "http://host.test"}
 	if tune != nil {

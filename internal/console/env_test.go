@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 const (
@@ -29,24 +28,6 @@ const (
 )
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
-
-// lockedBuffer collects logs written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // env is a host with the apps service (scheduler running) and the console
 // at /, on dsn.
@@ -75,7 +56,7 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	logs := &lockedBuffer{}
+	logs := &testkit.Buffer{}
 	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second,
 		RequestTimeout: 30 * time.Second, Logger: zerolog.New(logs)})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/devloop"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -103,8 +104,7 @@ func TestStartStop(t *testing.T) {
 		if stubborn {
 			env = append(env, "STUBBORN=1")
 		}
-		var out bytes.Buffer
-		p, err := devloop.Start(bin, dir, port, env, &syncWriter{b: &out})
+		p, err := devloop.Start(bin, dir, port, env, &testkit.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +36,7 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	t.Helper()
 	ctx := context.Background()
 	st := teststore.Open(t, dsn)
-	logs := &syncWriter{buf: &bytes.Buffer{}}
+	logs := &testkit.Buffer{}
 	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
 		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
 	if tune != nil {
