@@ -22,13 +22,8 @@ type actionData struct {
 }
 
 func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return nil
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return nil
 	}
 	var act *protocol.Action

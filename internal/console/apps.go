@@ -72,6 +72,21 @@ func (c *Console) pathApp(w http.ResponseWriter, r *http.Request) (svc *apps.Ser
 	return svc, a, true
 }
 
+// syncApp returns the sync id names and its app; ok is false when the
+// page answering that either does not exist was written.
+func (c *Console) syncApp(w http.ResponseWriter, r *http.Request, svc *apps.Service, id string) (sy *apps.Sync, a *apps.App, ok bool) {
+	sy, err := svc.Sync(r.Context(), id)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil, nil, false
+	}
+	if a, err = svc.App(r.Context(), sy.AppID); err != nil {
+		c.fail(w, r, err)
+		return nil, nil, false
+	}
+	return sy, a, true
+}
+
 type appsData struct {
 	Apps []*apps.App
 }
@@ -545,14 +560,8 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 	if svc == nil {
 		return nil
 	}
-	sy, err := svc.Sync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
-		return nil
-	}
-	a, err := svc.App(r.Context(), sy.AppID)
-	if err != nil {
-		c.fail(w, r, err)
+	sy, a, ok := c.syncApp(w, r, svc, r.PathValue("id"))
+	if !ok {
 		return nil
 	}
 	runs, err := svc.Runs(r.Context(), sy.ID, 20)

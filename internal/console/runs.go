@@ -60,14 +60,8 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	sy, err := svc.Sync(r.Context(), run.SyncID)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	a, err := svc.App(r.Context(), sy.AppID)
-	if err != nil {
-		c.fail(w, r, err)
+	sy, a, ok := c.syncApp(w, r, svc, run.SyncID)
+	if !ok {
 		return
 	}
 	d := &runData{Run: run, Sync: sy, App: a, Exchanges: checkExchanges(run.Exchanges)}
