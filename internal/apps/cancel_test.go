@@ -65,10 +65,7 @@ func twoHosts(t *testing.T, dsn string) (a, b *Service) {
 	t.Helper()
 	a, _ = testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 	b = sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 3*time.Second })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); a.Schedule(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	schedule(t, a)
 	return a, b
 }
 
@@ -309,10 +306,7 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	if err != nil || got.Status != StatusRunning {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Schedule(sctx) }()
-	defer func() { cancel(); <-done }()
+	schedule(t, svc)
 	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
 	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
 		t.Errorf("the cancelled run still ran (%d config calls)", n)

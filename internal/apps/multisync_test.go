@@ -108,18 +108,7 @@ func liveTasks(ds tracker.Dataset, p int) int {
 // schedule runs s's scheduler until the returned stop is called.
 func schedule(t *testing.T, s *Service) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.Schedule(ctx) }()
-	var once atomic.Bool
-	stop = func() {
-		if once.CompareAndSwap(false, true) {
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return testkit.Background(t, s.Schedule)
 }
 
 // lastRun waits until the sync's latest run has ended and returns it.

@@ -70,17 +70,7 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if schedule {
-			_ = svc.Schedule(sctx)
-		}
-	}()
 	t.Cleanup(func() {
-		cancel()
-		<-done
 		if t.Failed() {
 			s := logs.String()
 			if len(s) > 6000 {
@@ -89,6 +79,9 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 			t.Logf("host log:\n%s", s)
 		}
 	})
+	if schedule {
+		testkit.Background(t, svc.Schedule) // stopped before the log is shown
+	}
 	return &env{t: t, srv: srv, svc: svc, st: st, h: h}
 }
 

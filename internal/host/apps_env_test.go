@@ -54,16 +54,12 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Schedule(sctx) }()
 	t.Cleanup(func() {
-		cancel()
-		<-done
 		if t.Failed() {
 			t.Logf("host log:\n%s", tail(logs.String(), 6000))
 		}
 	})
+	testkit.Background(t, svc.Schedule) // stopped before the log is shown
 	return &appsEnv{env: &env{t: t, srv: srv, client: srv.Client(), host: h, logs: logs}, svc: svc, st: st}
 }
 
