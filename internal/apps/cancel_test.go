@@ -3,8 +3,6 @@ package apps
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // receive waits for a value on ch (a minute at most).
@@ -51,11 +50,7 @@ func blockingApp(t *testing.T) (url string, started, ended chan struct{}) {
 			return nil, ctx.Err()
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newFakeAppServer(t, h), started, ended
+	return testapp.Serve(t, app), started, ended
 }
 
 // twoHosts opens two services (two host processes) on one store, the
@@ -274,14 +269,6 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 			t.Errorf("the run was ended by the host that lost it: %+v", r)
 		}
 	})
-}
-
-// newFakeAppServer serves h on loopback.
-func newFakeAppServer(t *testing.T, h http.Handler) string {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // A run whose holder died (its lease lapsed unreleased) is cancelled by

@@ -16,6 +16,7 @@ import (
 	"github.com/appkitgo/appkit/examples/github/standin"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -40,14 +41,10 @@ func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := &githubApp{gh: gh, pageHold: newPageHold(func(c dataCall) bool {
 		return c.Type == "issue" && c.Filter["owner"] == holdOwner && c.Pagination != nil
 	})}
-	a.url = a.serve(t, h)
+	a.url = a.serve(t, testapp.Handler(t, app))
 	return a
 }
 

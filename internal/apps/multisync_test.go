@@ -18,6 +18,7 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -82,14 +83,10 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 	nop := zerolog.Nop()
 	cfg.Logger = &nop
 	cfg.Now = func() time.Time { return trackerNow }
-	h, err := tracker.New(cfg).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	app := &trackerApp{pageHold: newPageHold(func(c dataCall) bool {
 		return c.Type == "task" && len(c.Filter) == 0 && c.Pagination != nil
 	})}
-	app.url = app.serve(t, h)
+	app.url = app.serve(t, testapp.Handler(t, tracker.New(cfg)))
 	return app
 }
 

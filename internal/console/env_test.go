@@ -20,6 +20,7 @@ import (
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 const (
@@ -89,26 +90,14 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 func trackerURL(t *testing.T, tasks int) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testapp.Serve(t, tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}))
 }
 
 // notifyURL serves the notify example on loopback.
 func notifyURL(t *testing.T) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := notify.New(notify.Config{Logger: &nop, AllowHTTP: true, AllowPrivateNetworks: true}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testapp.Serve(t, notify.New(notify.Config{Logger: &nop, AllowHTTP: true, AllowPrivateNetworks: true}))
 }
 
 // browser is a cookie-keeping client of the console that does not follow

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -35,16 +35,11 @@ func TestOAuthConnect(t *testing.T) {
 			return nil, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	appURL := testapp.Serve(t, app)
 
 	b := e.browser()
 	tok := b.signIn()
-	r := b.post("/apps", url.Values{"url": {srv.URL}, "csrf": {tok}})
+	r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
 	if r.code != http.StatusSeeOther {
 		t.Fatalf("register: %d\n%s", r.code, r.body)
 	}

@@ -3,7 +3,6 @@ package console_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 type slowItem struct {
@@ -54,14 +54,9 @@ func TestLiveProgress(t *testing.T) {
 			return &appkit.Page[slowItem, slowCursor]{Items: []slowItem{{ID: "last", Title: "last"}}}, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	appURL := testapp.Serve(t, app)
 	ctx := context.Background()
-	a, err := e.svc.RegisterApp(ctx, srv.URL)
+	a, err := e.svc.RegisterApp(ctx, appURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -130,10 +131,7 @@ func newHookApp(t *testing.T) *hookApp {
 			},
 		},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := testapp.Handler(t, app)
 	a.url = serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
