@@ -1,11 +1,9 @@
 package host
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -33,21 +31,7 @@ const (
 // (action arguments may be long texts); it answers the error itself and
 // reports whether to go on.
 func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAppsBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxAppsBody))
-			return false
-		}
-		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
-		return false
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		httpjson.Message(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
-		return false
-	}
-	return true
+	return readJSON(w, r, v, maxAppsBody, false)
 }
 
 // mountApps mounts the apps API under /api/apps:
@@ -504,14 +488,8 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
-			return
-		}
-		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
+	body, ok := readBody(w, r, maxEventBody)
+	if !ok {
 		return
 	}
 	out := a.hooks.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
