@@ -103,13 +103,10 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := c.cfg.Apps.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		p.Error = msg
-		c.render(w, r, status, "action", p)
+		c.failWith(w, r, err, func(status int, msg string) {
+			p.Error = msg
+			c.render(w, r, status, "action", p)
+		})
 		return
 	}
 	d.Result = res

@@ -42,12 +42,21 @@ func serviceMessage(ctx context.Context, err error) (string, int, bool) {
 
 // fail shows a service error on the error page (internal ones logged).
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	c.failWith(w, r, err, func(status int, msg string) {
+		c.render(w, r, status, "error", &page{Title: "Not done", Error: msg})
+	})
+}
+
+// failWith shows a service error with show (the page or form the request
+// came from, with the message and its status); an internal error is
+// logged and gets the internal error page instead.
+func (c *Console) failWith(w http.ResponseWriter, r *http.Request, err error, show func(status int, msg string)) {
 	msg, status, ok := serviceMessage(r.Context(), err)
 	if !ok {
 		c.internal(w, r, err)
 		return
 	}
-	c.render(w, r, status, "error", &page{Title: "Not done", Error: msg})
+	show(status, msg)
 }
 
 // svc returns the apps service or answers that there is none.
@@ -121,12 +130,9 @@ func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := svc.RegisterApp(r.Context(), raw)
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+		})
 		return
 	}
 	redirect(w, r, "/apps/"+a.ID)
@@ -204,12 +210,9 @@ func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := svc.RegisterApp(r.Context(), a.URL); err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+		})
 		return
 	}
 	c.showApp(w, r, http.StatusOK, &page{Notice: "The descriptor was read again."})
@@ -348,12 +351,9 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) {
 		_, err = svc.CreateAccount(r.Context(), a.ID, au.ID, fields)
 	}
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showAccountForm(w, r, status, &page{Error: "The account was not saved: " + msg, Form: back}, au.ID)
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showAccountForm(w, r, status, &page{Error: "The account was not saved: " + msg, Form: back}, au.ID)
+		})
 		return
 	}
 	c.showApp(w, r, http.StatusOK, &page{Notice: "The account was validated by the app and saved."})
@@ -374,12 +374,9 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", base)
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
+		})
 		return
 	}
 	redirect(w, r, out.RedirectURI)
@@ -523,12 +520,9 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	}
 	sy, err := svc.CreateSync(r.Context(), apps.SyncSpec{App: a.ID, Account: acc.ID, Types: types, Filter: filter, Every: &every})
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
+		})
 		return
 	}
 	redirect(w, r, "/syncs/"+sy.ID)
@@ -616,12 +610,9 @@ func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		})
 		return
 	}
 	redirect(w, r, "/syncs/"+r.PathValue("id"))
