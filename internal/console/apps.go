@@ -228,11 +228,17 @@ func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	notice := "The app was removed (its data stays in the store)."
+	c.appsList(w, r, http.StatusOK, &page{Notice: removedNotice("app", warns)})
+}
+
+// removedNotice says that the app or sync was removed, its data kept, and
+// what went wrong on the way (the service's warnings).
+func removedNotice(what string, warns []string) string {
+	notice := "The " + what + " was removed (its data stays in the store)."
 	if len(warns) > 0 {
 		notice += " " + strings.Join(warns, "; ")
 	}
-	c.appsList(w, r, http.StatusOK, &page{Notice: notice})
+	return notice
 }
 
 // ---- accounts
@@ -477,6 +483,18 @@ func syncFilter(cfg *protocol.ConfigResponse, form map[string][]string, fe map[s
 	return out
 }
 
+// everyProblem says what is wrong with a sync's schedule as typed in the
+// form ("" when it is fine: a duration, or empty for runs on demand).
+func everyProblem(every string) string {
+	if every == "" {
+		return ""
+	}
+	if _, err := apps.ParseEvery(every); err != nil {
+		return "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()
+	}
+	return ""
+}
+
 func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	svc, a, ok := c.pathApp(w, r)
 	if !ok {
@@ -509,10 +527,8 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	}
 	filter := syncFilter(cfg, r.PostForm, fe)
 	every := strings.TrimSpace(r.PostForm.Get("every"))
-	if every != "" {
-		if _, err := apps.ParseEvery(every); err != nil {
-			fe["every"] = "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()
-		}
+	if msg := everyProblem(every); msg != "" {
+		fe["every"] = msg
 	}
 	if len(fe) > 0 {
 		c.showSyncForm(w, r, http.StatusBadRequest, &page{FieldErrors: fe, Form: r.PostForm}, acc.ID)
@@ -603,11 +619,9 @@ func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	every := strings.TrimSpace(r.PostForm.Get("every"))
-	if every != "" {
-		if _, err := apps.ParseEvery(every); err != nil {
-			c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()}})
-			return
-		}
+	if msg := everyProblem(every); msg != "" {
+		c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		return
 	}
 	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
@@ -654,10 +668,6 @@ func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	notice := "The sync was removed (its data stays in the store)."
-	if len(warns) > 0 {
-		notice += " " + strings.Join(warns, "; ")
-	}
 	r.SetPathValue("id", sy.AppID)
-	c.showApp(w, r, http.StatusOK, &page{Notice: notice})
+	c.showApp(w, r, http.StatusOK, &page{Notice: removedNotice("sync", warns)})
 }
