@@ -370,15 +370,7 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 	if svc == nil {
 		return
 	}
-	base := svc.BaseURL()
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
-	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", base)
+	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", svc.BaseURLFor(r))
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))

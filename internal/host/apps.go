@@ -238,18 +238,6 @@ func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// base is the host's own address: the configured one, else the request's.
-func (a *appsAPI) base(r *http.Request) string {
-	if b := a.svc.BaseURL(); b != "" {
-		return b
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
 	cfg, err := a.registry.Config(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, cfg, err)
@@ -264,7 +252,7 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
+	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.svc.BaseURLFor(r))
 	a.reply(w, r, http.StatusOK, out, err)
 }
 
