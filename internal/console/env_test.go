@@ -21,6 +21,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/testapp"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const (
@@ -52,11 +53,7 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	// store.Open calls uuid.EnableRandPool, which writes a global that
 	// every new uuid reads: the tests that open stores do not run in
 	// parallel.
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	logs := &testkit.Buffer{}
 	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second,
 		RequestTimeout: 30 * time.Second, Logger: zerolog.New(logs)})
@@ -71,15 +68,7 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	t.Cleanup(func() {
-		if t.Failed() {
-			s := logs.String()
-			if len(s) > 6000 {
-				s = s[len(s)-6000:]
-			}
-			t.Logf("host log:\n%s", s)
-		}
-	})
+	logs.ShowOnFailure(t, "host log")
 	if schedule {
 		testkit.Background(t, svc.Schedule) // stopped before the log is shown
 	}

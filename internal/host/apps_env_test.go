@@ -54,11 +54,7 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("host log:\n%s", tail(logs.String(), 6000))
-		}
-	})
+	logs.ShowOnFailure(t, "host log")
 	testkit.Background(t, svc.Schedule) // stopped before the log is shown
 	return &appsEnv{env: &env{t: t, srv: srv, client: srv.Client(), host: h, logs: logs}, svc: svc, st: st}
 }
