@@ -166,3 +166,14 @@ func (b *browser) signIn() string {
 	}
 	return csrf(b.t, b.get("/tokens").body)
 }
+
+// register registers the app at appURL with the console's form (tok is
+// the CSRF token of signIn) and returns the path of the app's page.
+func (b *browser) register(tok, appURL string) string {
+	b.t.Helper()
+	r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
+	if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, "/apps/") {
+		b.t.Fatalf("register %s: %d %s\n%s", appURL, r.code, r.location, r.body)
+	}
+	return r.location
+}

@@ -39,16 +39,12 @@ func TestOAuthConnect(t *testing.T) {
 
 	b := e.browser()
 	tok := b.signIn()
-	r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
-	if r.code != http.StatusSeeOther {
-		t.Fatalf("register: %d\n%s", r.code, r.body)
-	}
-	appPath := r.location
+	appPath := b.register(tok, appURL)
 	form := b.get(appPath + "/accounts/new?auth=oauth2")
 	if !strings.Contains(form.body, `action="`+appPath+`/oauth"`) || strings.Contains(form.body, `type="password"`) {
 		t.Fatalf("the OAuth form is not a connect button:\n%s", form.body)
 	}
-	r = b.post(appPath+"/oauth", url.Values{"auth": {"oauth2"}, "csrf": {tok}})
+	r := b.post(appPath+"/oauth", url.Values{"auth": {"oauth2"}, "csrf": {tok}})
 	if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, p.AuthURL) {
 		t.Fatalf("connect: %d %q", r.code, r.location)
 	}
