@@ -143,16 +143,7 @@ func (s *Registry) Apps(ctx context.Context) ([]*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list apps: %w", err)
 	}
-	defer rows.Close()
-	out := []*App{}
-	for rows.Next() {
-		a, err := scanApp(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanApp)
 }
 
 // App returns one app (ErrNotFound when there is none).

@@ -245,16 +245,7 @@ func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) 
 	if err != nil {
 		return nil, fmt.Errorf("list syncs: %w", err)
 	}
-	defer rows.Close()
-	out := []*Sync{}
-	for rows.Next() {
-		sy, err := scanSync(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sy)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanSync)
 }
 
 // UpdateSync changes a sync's account, types, filter or schedule. Changed
@@ -459,16 +450,7 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	defer rows.Close()
-	out := []*Run{}
-	for rows.Next() {
-		run, err := scanRun(rows, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, rows.Err()
+	return scanAll(rows, func(r rowScanner) (*Run, error) { return scanRun(r, false) })
 }
 
 // RunNow queues a run of the sync (or answers the one queued, in progress
