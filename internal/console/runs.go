@@ -65,14 +65,21 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := &runData{Run: run, Sync: sy, App: a, Exchanges: checkExchanges(run.Exchanges)}
-	for _, ex := range d.Exchanges {
+	d.Bad = badItems(d.Exchanges)
+	c.render(w, r, http.StatusOK, "run", &page{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps", Data: d})
+}
+
+// badItems counts the items of the exchanges with a finding.
+func badItems(exs []exchangeView) int {
+	n := 0
+	for _, ex := range exs {
 		for _, it := range ex.Items {
 			if len(it.Problems) > 0 {
-				d.Bad++
+				n++
 			}
 		}
 	}
-	c.render(w, r, http.StatusOK, "run", &page{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps", Data: d})
+	return n
 }
 
 // pretty indents a JSON body; anything else is returned as it is.
