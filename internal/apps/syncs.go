@@ -233,6 +233,17 @@ func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
 	return sy, nil
 }
 
+// lockSync reads one sync in tx, its row locked until tx ends (FOR UPDATE
+// on PostgreSQL; SQLite serializes write transactions); ErrNotFound when
+// there is none.
+func (s *core) lockSync(ctx context.Context, tx *sql.Tx, id string) (*Sync, error) {
+	sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
+	}
+	return sy, err
+}
+
 // Syncs lists the syncs, of one app when appID is not empty.
 func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 	q := "SELECT " + syncCols + " FROM apps_syncs"
@@ -458,10 +469,7 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: no sync %q", ErrNotFound, syncID)
-		}
+		sy, err := s.lockSync(ctx, tx, syncID)
 		if err != nil {
 			return err
 		}
