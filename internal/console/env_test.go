@@ -75,6 +75,26 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	return &env{t: t, srv: srv, svc: svc, st: st, h: h}
 }
 
+// newSync registers the app at appURL with the service, sets up an
+// account with fields and a sync of it (due at once).
+func (e *env) newSync(appURL string, fields map[string]any) *apps.Sync {
+	e.t.Helper()
+	ctx := context.Background()
+	a, err := e.svc.RegisterApp(ctx, appURL)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	acc, err := e.svc.CreateAccount(ctx, a.ID, "", fields)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sy
+}
+
 // trackerURL serves the tracker example on loopback.
 func trackerURL(t *testing.T, tasks int) string {
 	t.Helper()
