@@ -88,10 +88,7 @@ func (s *SyncService) cancelRun(ctx context.Context, syncID, reason string) (str
 	}
 	s.held.cancelHere(syncID, reason)
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: no sync %q", ErrNotFound, syncID)
-		}
+		sy, err := s.lockSync(ctx, tx, syncID)
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,6 @@ package apps
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // receive waits for a value on ch (a minute at most).
@@ -51,11 +50,7 @@ func blockingApp(t *testing.T) (url string, started, ended chan struct{}) {
 			return nil, ctx.Err()
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newFakeAppServer(t, h), started, ended
+	return testapp.Serve(t, app), started, ended
 }
 
 // twoHosts opens two services (two host processes) on one store, the
@@ -65,10 +60,7 @@ func twoHosts(t *testing.T, dsn string) (a, b *Service) {
 	t.Helper()
 	a, _ = testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 	b = sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 3*time.Second })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); a.Schedule(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	schedule(t, a)
 	return a, b
 }
 
@@ -279,14 +271,6 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 	})
 }
 
-// newFakeAppServer serves h on loopback.
-func newFakeAppServer(t *testing.T, h http.Handler) string {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // A run whose holder died (its lease lapsed unreleased) is cancelled by
 // the next host that takes the sync, before anything runs.
 func TestCancelRunOfADeadHost(t *testing.T) {
@@ -309,10 +293,7 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	if err != nil || got.Status != StatusRunning {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Schedule(sctx) }()
-	defer func() { cancel(); <-done }()
+	schedule(t, svc)
 	testkit.WaitUntil(t, "the run to be cancelled", func() bool { return runStatus(t, svc, run.ID).Status == StatusCancelled })
 	if n := app.count("POST " + "/api/v1/synchronizer/config"); n != 0 {
 		t.Errorf("the cancelled run still ran (%d config calls)", n)

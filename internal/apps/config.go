@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -114,27 +115,13 @@ func (c Config) WithDefaults() Config {
 		rand.Read(b)
 		c.HostID = "host-" + base64.RawURLEncoding.EncodeToString(b)
 	}
-	if c.RequestTimeout == 0 {
-		c.RequestTimeout = DefaultRequestTimeout
-	}
-	if c.LeaseTTL == 0 {
-		c.LeaseTTL = DefaultLeaseTTL
-	}
-	if c.Poll == 0 {
-		c.Poll = DefaultPoll
-	}
-	if c.Workers == 0 {
-		c.Workers = DefaultWorkers
-	}
-	if c.PauseDelay == 0 {
-		c.PauseDelay = DefaultPauseDelay
-	}
-	if c.KeepExchanges == 0 {
-		c.KeepExchanges = DefaultKeepExchanges
-	}
-	if c.KeepActionRuns == 0 {
-		c.KeepActionRuns = DefaultKeepActionRuns
-	}
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, DefaultRequestTimeout)
+	c.LeaseTTL = cmp.Or(c.LeaseTTL, DefaultLeaseTTL)
+	c.Poll = cmp.Or(c.Poll, DefaultPoll)
+	c.Workers = cmp.Or(c.Workers, DefaultWorkers)
+	c.PauseDelay = cmp.Or(c.PauseDelay, DefaultPauseDelay)
+	c.KeepExchanges = cmp.Or(c.KeepExchanges, DefaultKeepExchanges)
+	c.KeepActionRuns = cmp.Or(c.KeepActionRuns, DefaultKeepActionRuns)
 	if c.Networks.IsZero() {
 		c.Networks = DefaultNetworks
 	}

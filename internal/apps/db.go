@@ -259,3 +259,18 @@ func mustJSON(v any) string {
 }
 
 type rowScanner interface{ Scan(dest ...any) error }
+
+// scanAll reads every row with scan (an empty list when there are none)
+// and closes rows.
+func scanAll[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

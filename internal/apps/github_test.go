@@ -2,16 +2,10 @@ package apps
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"maps"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,9 +14,10 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/examples/github/githubapp"
 	"github.com/appkitgo/appkit/examples/github/standin"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // githubTypes are the GitHub example's types, all synchronized.
@@ -30,14 +25,11 @@ var githubTypes = []string{"repository", "issue", "pull_request", "label", "mile
 
 // githubApp serves the GitHub example over the stand-in; while hold is set,
 // a data call for an issue page after the first whose owner filter is
-// holdOwner waits until its request ends (held gets a value when one
-// waits).
+// holdOwner waits until its request ends (release is never closed).
 type githubApp struct {
-	url       string
-	gh        *standin.Server
-	holdOwner string
-	hold      atomic.Bool
-	held      chan struct{}
+	url string
+	gh  *standin.Server
+	pageHold
 }
 
 func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
@@ -49,31 +41,10 @@ func newGitHubApp(t *testing.T, holdOwner string) *githubApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &githubApp{gh: gh, holdOwner: holdOwner, held: make(chan struct{}, 10)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == protocol.PathData && a.hold.Load() {
-			b, _ := io.ReadAll(r.Body)
-			var req struct {
-				Type       string         `json:"requestedType"`
-				Filter     map[string]any `json:"filter"`
-				Pagination any            `json:"pagination"`
-			}
-			json.Unmarshal(b, &req)
-			if req.Type == "issue" && req.Filter["owner"] == holdOwner && req.Pagination != nil {
-				a.held <- struct{}{}
-				<-r.Context().Done()
-				return
-			}
-			r.Body = io.NopCloser(strings.NewReader(string(b)))
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	a.url = srv.URL
+	a := &githubApp{gh: gh, pageHold: newPageHold(func(c dataCall) bool {
+		return c.Type == "issue" && c.Filter["owner"] == holdOwner && c.Pagination != nil
+	})}
+	a.url = a.serve(t, testapp.Handler(t, app))
 	return a
 }
 
@@ -123,38 +94,6 @@ func served(d *standin.Data, owner string) map[string][]string {
 	return out
 }
 
-// spaceIDs is the sorted ids of the entities of a store type (nil when the
-// type does not exist).
-func spaceIDs(t *testing.T, st *store.Store, typeName string) []string {
-	t.Helper()
-	cat, err := st.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ty := cat.Type(typeName)
-	if ty == nil {
-		return nil
-	}
-	rows, err := st.DB().Query("SELECT id FROM " + ty.Table + " ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // Two syncs of the GitHub example, for two owners (two accounts with the
 // same token, a different owner filter), run over the live stand-in on two
 // host processes sharing one store: the child process runs both until it is
@@ -168,15 +107,7 @@ func TestTwoGitHubOwnersSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
-	for name, dsn := range testkit.StoreDSNs(t) {
-		if name == "sqlite" {
-			dsn = "sqlite:" + filepath.Join(t.TempDir(), "github.db") // shared with the child
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testTwoGitHubOwners(t, dsn)
-		})
-	}
+	testkit.EachSharedStore(t, testTwoGitHubOwners) // SQLite in a file, shared with the child
 }
 
 func testTwoGitHubOwners(t *testing.T, dsn string) {
@@ -190,11 +121,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		}
 	}
 
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Open(t, dsn)
 	svc, err := New(ctx, Config{Store: st, Key: killKey, HostID: "host-parent", LeaseTTL: 2 * time.Second, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +164,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 					ids = append(ids, id)
 				}
 				slices.Sort(ids)
-				if got := spaceIDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {
+				if got := teststore.IDs(t, st, sy.Space+"/"+typ); !slices.Equal(got, ids) {
 					t.Errorf("%s: %s's space %s holds %d %s entities, want exactly the %d of %s",
 						when, owner, sy.Space, len(got), typ, len(ids), owner)
 				}

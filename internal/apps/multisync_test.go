@@ -18,48 +18,49 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerNow is the tracker's clock in these tests.
 var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
 
-// trackerApp serves the tracker; a data call for a task page after the
-// first of a sync whose filter is empty waits, while hold is set, until
-// its request ends or release is closed (held gets a value when one
-// waits).
-type trackerApp struct {
-	url     string
+// dataCall is what a pageHold looks at in a data call.
+type dataCall struct {
+	Type       string         `json:"requestedType"`
+	Filter     map[string]any `json:"filter"`
+	Pagination any            `json:"pagination"`
+}
+
+// pageHold holds an app's data calls: while hold is set, a data call that
+// match accepts waits until its request ends or release is closed (held
+// gets a value when one waits).
+type pageHold struct {
 	hold    atomic.Bool
 	held    chan struct{}
 	release chan struct{}
+	match   func(dataCall) bool
 }
 
-func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
+func newPageHold(match func(dataCall) bool) pageHold {
+	return pageHold{held: make(chan struct{}, 10), release: make(chan struct{}), match: match}
+}
+
+// serve serves the app's handler h on a test server, holding its data
+// calls, and returns the server's URL.
+func (p *pageHold) serve(t *testing.T, h http.Handler) string {
 	t.Helper()
-	nop := zerolog.Nop()
-	cfg.Logger = &nop
-	cfg.Now = func() time.Time { return trackerNow }
-	h, err := tracker.New(cfg).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := &trackerApp{held: make(chan struct{}, 10), release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == protocol.PathData && app.hold.Load() {
+		if r.URL.Path == protocol.PathData && p.hold.Load() {
 			b, _ := io.ReadAll(r.Body)
-			var req struct {
-				Type       string         `json:"requestedType"`
-				Filter     map[string]any `json:"filter"`
-				Pagination any            `json:"pagination"`
-			}
-			json.Unmarshal(b, &req)
-			if req.Type == "task" && len(req.Filter) == 0 && req.Pagination != nil {
-				app.held <- struct{}{}
+			var c dataCall
+			json.Unmarshal(b, &c)
+			if p.match(c) {
+				p.held <- struct{}{}
 				select {
 				case <-r.Context().Done():
 					return
-				case <-app.release:
+				case <-p.release:
 				}
 			}
 			r.Body = io.NopCloser(strings.NewReader(string(b)))
@@ -67,7 +68,25 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	app.url = srv.URL
+	return srv.URL
+}
+
+// trackerApp serves the tracker; a data call for a task page after the
+// first of a sync whose filter is empty is held (see pageHold).
+type trackerApp struct {
+	url string
+	pageHold
+}
+
+func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
+	t.Helper()
+	nop := zerolog.Nop()
+	cfg.Logger = &nop
+	cfg.Now = func() time.Time { return trackerNow }
+	app := &trackerApp{pageHold: newPageHold(func(c dataCall) bool {
+		return c.Type == "task" && len(c.Filter) == 0 && c.Pagination != nil
+	})}
+	app.url = app.serve(t, testapp.Handler(t, tracker.New(cfg)))
 	return app
 }
 
@@ -86,18 +105,7 @@ func liveTasks(ds tracker.Dataset, p int) int {
 // schedule runs s's scheduler until the returned stop is called.
 func schedule(t *testing.T, s *Service) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.Schedule(ctx) }()
-	var once atomic.Bool
-	stop = func() {
-		if once.CompareAndSwap(false, true) {
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return testkit.Background(t, s.Schedule)
 }
 
 // lastRun waits until the sync's latest run has ended and returns it.
@@ -131,14 +139,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 		b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 10*time.Second })
 		st := a.core.st
 
-		reg, err := a.RegisterApp(ctx, app.url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc1, err := a.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-		if err != nil {
-			t.Fatal(err)
-		}
+		reg, acc1 := registerWithToken(t, a, app.url, tracker.DemoToken)
 		acc2, err := b.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
 		if err != nil {
 			t.Fatal(err)
@@ -278,100 +279,97 @@ const oldSyncsTable = `CREATE TABLE apps_syncs (
 // second sync of the app can be set up beside it.
 func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			cfg := tracker.Config{Projects: 3, Tasks: 300}
-			ds := tracker.DatasetOf(cfg)
-			app := newTrackerApp(t, cfg)
-			st := teststore.Open(t, dsn)
-			key := bytes.Repeat([]byte{3}, KeySize)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		cfg := tracker.Config{Projects: 3, Tasks: 300}
+		ds := tracker.DatasetOf(cfg)
+		app := newTrackerApp(t, cfg)
+		st := teststore.Open(t, dsn)
+		key := bytes.Repeat([]byte{3}, KeySize)
 
-			// The old store: its tables, one app, account and sync, and
-			// the engine's run into the app's space.
-			for _, q := range migrations {
-				if strings.Contains(q, "TABLE IF NOT EXISTS apps_syncs") {
-					q = oldSyncsTable
-				}
-				if _, err := st.DB().ExecContext(ctx, q); err != nil {
-					t.Fatal(err)
-				}
+		// The old store: its tables, one app, account and sync, and
+		// the engine's run into the app's space.
+		for _, q := range migrations {
+			if strings.Contains(q, "TABLE IF NOT EXISTS apps_syncs") {
+				q = oldSyncsTable
 			}
-			desc, err := syncer.Describe(ctx, syncer.Options{AppURL: app.url})
-			if err != nil {
+			if _, err := st.DB().ExecContext(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			seal, _ := newSealer(key)
-			fields := `{"auth":"token","token":"` + tracker.DemoToken + `"}`
-			now := time.Now().UnixMilli()
-			for _, q := range []struct {
-				sql  string
-				args []any
-			}{
-				{"INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-					[]any{"app-1", app.url, desc.Descriptor.Name, desc.Space, mustJSON(desc.Descriptor), now}},
-				{"INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-					[]any{"acc-1", "app-1", "token", "Demo", seal.seal([]byte(fields), "account:acc-1"), now, now}},
-				{`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
+		}
+		desc, err := syncer.Describe(ctx, syncer.Options{AppURL: app.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seal, _ := newSealer(key)
+		fields := `{"auth":"token","token":"` + tracker.DemoToken + `"}`
+		now := time.Now().UnixMilli()
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{"INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+				[]any{"app-1", app.url, desc.Descriptor.Name, desc.Space, mustJSON(desc.Descriptor), now}},
+			{"INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+				[]any{"acc-1", "app-1", "token", "Demo", seal.seal([]byte(fields), "account:acc-1"), now, now}},
+			{`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
 VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-1", `{"types":["project","task"],"filter":null}`, now}},
-			} {
-				if _, err := st.DB().ExecContext(ctx, st.Dialect().Rebind(q.sql), q.args...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.url, Auth: "token", AccountElsewhere: true,
-				StoredAccount: map[string]any{"auth": "token", "token": tracker.DemoToken}, Types: []string{"project", "task"}}); err != nil {
-				t.Fatalf("the old run: %v", err)
-			}
-			all := liveTasks(ds, 0)
-			if got := teststore.Count(t, st, "tracker/task"); got != all {
-				t.Fatalf("the old run stored %d tasks, want %d", got, all)
-			}
-
-			svc, err := New(ctx, Config{Store: st, Key: key, Poll: 20 * time.Millisecond, HostID: "host-new"})
-			if err != nil {
-				t.Fatalf("open the old store: %v", err)
-			}
-			sy, err := svc.Sync(ctx, "sync-1")
-			if err != nil || sy.Space != "tracker" || sy.AppID != "app-1" || len(sy.Types) != 2 {
-				t.Fatalf("the upgraded sync: %+v %v", sy, err)
-			}
-			if _, err := svc.RunNow(ctx, sy.ID); err != nil {
+		} {
+			if _, err := st.DB().ExecContext(ctx, st.Dialect().Rebind(q.sql), q.args...); err != nil {
 				t.Fatal(err)
 			}
-			schedule(t, svc)
-			r := lastRun(t, svc, sy.ID, 0)
-			if r.Status != StatusSucceeded || r.Report == nil {
-				t.Fatalf("the first run after the upgrade: %+v", r)
+		}
+		if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.url, Auth: "token", AccountElsewhere: true,
+			StoredAccount: map[string]any{"auth": "token", "token": tracker.DemoToken}, Types: []string{"project", "task"}}); err != nil {
+			t.Fatalf("the old run: %v", err)
+		}
+		all := liveTasks(ds, 0)
+		if got := teststore.Count(t, st, "tracker/task"); got != all {
+			t.Fatalf("the old run stored %d tasks, want %d", got, all)
+		}
+
+		svc, err := New(ctx, Config{Store: st, Key: key, Poll: 20 * time.Millisecond, HostID: "host-new"})
+		if err != nil {
+			t.Fatalf("open the old store: %v", err)
+		}
+		sy, err := svc.Sync(ctx, "sync-1")
+		if err != nil || sy.Space != "tracker" || sy.AppID != "app-1" || len(sy.Types) != 2 {
+			t.Fatalf("the upgraded sync: %+v %v", sy, err)
+		}
+		if _, err := svc.RunNow(ctx, sy.ID); err != nil {
+			t.Fatal(err)
+		}
+		schedule(t, svc)
+		r := lastRun(t, svc, sy.ID, 0)
+		if r.Status != StatusSucceeded || r.Report == nil {
+			t.Fatalf("the first run after the upgrade: %+v", r)
+		}
+		for _, tr := range r.Report.Types {
+			if tr.Created != 0 || tr.Removed != 0 {
+				t.Errorf("%s: %d created, %d removed after the upgrade; want the same entities", tr.Type, tr.Created, tr.Removed)
 			}
-			for _, tr := range r.Report.Types {
-				if tr.Created != 0 || tr.Removed != 0 {
-					t.Errorf("%s: %d created, %d removed after the upgrade; want the same entities", tr.Type, tr.Created, tr.Removed)
-				}
-			}
-			if got := teststore.Count(t, st, "tracker/task"); got != all {
-				t.Errorf("after the upgrade: %d tasks, want %d", got, all)
-			}
-			two, err := svc.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
-			if err != nil || two.Space != "tracker-2" {
-				t.Fatalf("a second sync after the upgrade: %+v %v", two, err)
-			}
-			if r := lastRun(t, svc, two.ID, 0); r.Status != StatusSucceeded {
-				t.Fatalf("the second sync's run: %+v", r)
-			}
-			if got := teststore.Count(t, st, "tracker-2/task"); got != all {
-				t.Errorf("the second sync: %d tasks, want %d", got, all)
-			}
-			// Opening it again changes nothing.
-			if _, err := New(ctx, Config{Store: st, Key: key}); err != nil {
-				t.Fatalf("open again: %v", err)
-			}
-			if list, err := svc.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
-				t.Errorf("syncs after opening again: %d %v", len(list), err)
-			}
-		})
-	}
+		}
+		if got := teststore.Count(t, st, "tracker/task"); got != all {
+			t.Errorf("after the upgrade: %d tasks, want %d", got, all)
+		}
+		two, err := svc.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
+		if err != nil || two.Space != "tracker-2" {
+			t.Fatalf("a second sync after the upgrade: %+v %v", two, err)
+		}
+		if r := lastRun(t, svc, two.ID, 0); r.Status != StatusSucceeded {
+			t.Fatalf("the second sync's run: %+v", r)
+		}
+		if got := teststore.Count(t, st, "tracker-2/task"); got != all {
+			t.Errorf("the second sync: %d tasks, want %d", got, all)
+		}
+		// Opening it again changes nothing.
+		if _, err := New(ctx, Config{Store: st, Key: key}); err != nil {
+			t.Fatalf("open again: %v", err)
+		}
+		if list, err := svc.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
+			t.Errorf("syncs after opening again: %d %v", len(list), err)
+		}
+	})
 }
 
 // A host whose lease on the sync it runs lapsed (a renewal late on a
@@ -381,43 +379,33 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 // its lease and ends with one attempt.
 func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
-			app.hold.Store(true)
-			svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
-			reg, err := svc.RegisterApp(ctx, app.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			schedule(t, svc)
-			receive(t, "the run's second task page", app.held)
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
+		app.hold.Store(true)
+		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
+		reg, acc := registerWithToken(t, svc, app.url, tracker.DemoToken)
+		sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schedule(t, svc)
+		receive(t, "the run's second task page", app.held)
 
-			// The lease lapses under the running run; the scheduler polls
-			// (and is woken) until the run's renewal takes the lease back.
-			if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_until = 0 WHERE id = ?", sy.ID); err != nil {
-				t.Fatal(err)
-			}
-			svc.Wake()
-			testkit.WaitUntil(t, "the run to renew its lease", func() bool {
-				got, err := svc.Sync(ctx, sy.ID)
-				return err == nil && got.LeaseUntil != nil && got.LeaseOwner == "host-a"
-			})
-			close(app.release)
-			r := lastRun(t, svc, sy.ID, 0)
-			if r.Status != StatusSucceeded || r.Attempts != 1 {
-				t.Fatalf("the run: %+v, want one attempt that succeeded", r)
-			}
+		// The lease lapses under the running run; the scheduler polls
+		// (and is woken) until the run's renewal takes the lease back.
+		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_until = 0 WHERE id = ?", sy.ID); err != nil {
+			t.Fatal(err)
+		}
+		svc.Wake()
+		testkit.WaitUntil(t, "the run to renew its lease", func() bool {
+			got, err := svc.Sync(ctx, sy.ID)
+			return err == nil && got.LeaseUntil != nil && got.LeaseOwner == "host-a"
 		})
-	}
+		close(app.release)
+		r := lastRun(t, svc, sy.ID, 0)
+		if r.Status != StatusSucceeded || r.Attempts != 1 {
+			t.Fatalf("the run: %+v, want one attempt that succeeded", r)
+		}
+	})
 }

@@ -143,16 +143,7 @@ func (s *Registry) Apps(ctx context.Context) ([]*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list apps: %w", err)
 	}
-	defer rows.Close()
-	out := []*App{}
-	for rows.Next() {
-		a, err := scanApp(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanApp)
 }
 
 // App returns one app (ErrNotFound when there is none).
@@ -340,11 +331,7 @@ func (s *Registry) sealFields(accountID string, fields map[string]any) (string, 
 // UpdateAccount merges fields over the stored ones (a null value removes
 // a field), validates the result and stores it.
 func (s *Registry) UpdateAccount(ctx context.Context, id string, fields map[string]any) (*Account, error) {
-	acc, stored, err := s.account(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.App(ctx, acc.AppID)
+	acc, stored, a, err := s.accountApp(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -415,6 +402,33 @@ func (s *Registry) account(ctx context.Context, id string) (*Account, map[string
 	}
 	acc.Fields = keys(fields)
 	return &acc, fields, nil
+}
+
+// accountApp returns an account, its opened fields and its app.
+func (s *Registry) accountApp(ctx context.Context, accountID string) (*Account, map[string]any, *App, error) {
+	acc, fields, err := s.account(ctx, accountID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a, err := s.App(ctx, acc.AppID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return acc, fields, a, nil
+}
+
+// syncApp returns a sync's app, its account and the account's opened
+// fields.
+func (s *Registry) syncApp(ctx context.Context, sy *Sync) (*App, *Account, map[string]any, error) {
+	a, err := s.App(ctx, sy.AppID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	acc, fields, err := s.account(ctx, sy.AccountID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return a, acc, fields, nil
 }
 
 // Account returns one account (keys only).
@@ -524,11 +538,7 @@ func (s *Registry) appConfig(ctx context.Context, a *App, account map[string]any
 // webhook support) with the account, for choosing a sync's types and
 // filter.
 func (s *Registry) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
-	acc, fields, err := s.account(ctx, accountID)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.App(ctx, acc.AppID)
+	_, fields, a, err := s.accountApp(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}

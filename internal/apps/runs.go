@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -127,6 +128,22 @@ func (s *history) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, st
 	_, err := tx.ExecContext(ctx, s.q("INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')"),
 		id, syncID, seq, trigger, status, owner, attempts, ms(now), started)
 	return id, err
+}
+
+// unfinished is the status of run id (in tx) when it is queued, running
+// or paused: "" when it has ended or there is no such run.
+func (s *history) unfinished(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+	var status string
+	err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), id).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", nil
+	case err != nil:
+		return "", err
+	case status == StatusQueued || status == StatusRunning || status == StatusPaused:
+		return status, nil
+	}
+	return "", nil
 }
 
 // Bounds of the history.

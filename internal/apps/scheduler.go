@@ -226,15 +226,14 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now()
 		if sy.RunID != "" {
-			var status string
-			err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
-			if err == nil && (status == StatusQueued || status == StatusRunning || status == StatusPaused) {
+			status, err := s.hist.unfinished(ctx, tx, sy.RunID)
+			if err != nil {
+				return err
+			}
+			if status != "" {
 				runID = sy.RunID
 				_, err = tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
  started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`), StatusRunning, s.cfg.HostID, ms(now), runID)
-				return err
-			}
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}
@@ -257,11 +256,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.reg.App(ctx, sy.AppID)
-	if err != nil {
-		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
-	}
-	acc, fields, err := s.reg.account(ctx, sy.AccountID)
+	a, acc, fields, err := s.reg.syncApp(ctx, sy)
 	if err != nil {
 		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 )
 
 // Service is the apps service, made of one part per job, each a type of
@@ -70,6 +71,19 @@ func (s *Service) SetBaseURL(u string) { s.core.SetBaseURL(u) }
 
 // BaseURL is the host's own address, "" when unknown.
 func (s *Service) BaseURL() string { return s.core.BaseURL() }
+
+// BaseURLFor is the host's own address: BaseURL when known, else the
+// address r was sent to (its scheme and Host).
+func (s *Service) BaseURLFor(r *http.Request) string {
+	if b := s.BaseURL(); b != "" {
+		return b
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
 
 // Wake makes the scheduler look for due syncs now.
 func (s *Service) Wake() { s.core.Wake() }

@@ -22,31 +22,13 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
-// logBuffer collects a service's log lines (safe for concurrent writes).
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // testService opens a store on dsn and the service on it, without its
 // scheduler (tests drive it).
-func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *logBuffer) {
+func testService(t *testing.T, dsn string, tune func(*Config)) (*Service, *testkit.Buffer) {
 	t.Helper()
 	ctx := context.Background()
 	st := teststore.Open(t, dsn)
-	logs := &logBuffer{}
+	logs := &testkit.Buffer{}
 	cfg := Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize), Poll: 20 * time.Millisecond, RequestTimeout: time.Minute,
 		Logger: zerolog.New(logs), BaseURL: "http://host.test"}
 	if tune != nil {
@@ -122,12 +104,19 @@ func answer(status int, body string) http.HandlerFunc {
 // with the token "account-token-42".
 func registerWithAccount(t *testing.T, svc *Service, url string) (*App, *Account) {
 	t.Helper()
+	return registerWithToken(t, svc, url, "account-token-42")
+}
+
+// registerWithToken registers the app at url and sets up an account with
+// the token.
+func registerWithToken(t *testing.T, svc *Service, url, token string) (*App, *Account) {
+	t.Helper()
 	ctx := context.Background()
 	a, err := svc.RegisterApp(ctx, url)
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
-	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
+	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": token})
 	if err != nil {
 		t.Fatalf("account: %v", err)
 	}
@@ -417,30 +406,27 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 // A store whose apps_syncs table predates the cancel columns gets them.
 func TestMigrateAddsColumns(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			st := teststore.Open(t, dsn)
-			if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st := teststore.Open(t, dsn)
+		if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
 selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
 run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {
-				t.Fatal(err)
+			t.Fatal(err)
+		}
+		if _, err := st.DB().ExecContext(ctx, `INSERT INTO apps_syncs VALUES ('s1', 'a1', 'c1', '{}', 0, 0, '', '', '', '', 0, 1)`); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // and again, once they exist
+			if _, err := New(ctx, Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize)}); err != nil {
+				t.Fatalf("migrate: %v", err)
 			}
-			if _, err := st.DB().ExecContext(ctx, `INSERT INTO apps_syncs VALUES ('s1', 'a1', 'c1', '{}', 0, 0, '', '', '', '', 0, 1)`); err != nil {
-				t.Fatal(err)
-			}
-			for range 2 { // and again, once they exist
-				if _, err := New(ctx, Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize)}); err != nil {
-					t.Fatalf("migrate: %v", err)
-				}
-			}
-			var flag, reason string
-			if err := st.DB().QueryRowContext(ctx, "SELECT cancel_run, cancel_reason FROM apps_syncs WHERE id = 's1'").Scan(&flag, &reason); err != nil || flag != "" || reason != "" {
-				t.Errorf("the added columns: %q %q %v", flag, reason, err)
-			}
-		})
-	}
+		}
+		var flag, reason string
+		if err := st.DB().QueryRowContext(ctx, "SELECT cancel_run, cancel_reason FROM apps_syncs WHERE id = 's1'").Scan(&flag, &reason); err != nil || flag != "" || reason != "" {
+			t.Errorf("the added columns: %q %q %v", flag, reason, err)
+		}
+	})
 }
 
 // An account's values never leave the service: its keys are listed, its

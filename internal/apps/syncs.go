@@ -233,6 +233,17 @@ func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
 	return sy, nil
 }
 
+// lockSync reads one sync in tx, its row locked until tx ends (FOR UPDATE
+// on PostgreSQL; SQLite serializes write transactions); ErrNotFound when
+// there is none.
+func (s *core) lockSync(ctx context.Context, tx *sql.Tx, id string) (*Sync, error) {
+	sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
+	}
+	return sy, err
+}
+
 // Syncs lists the syncs, of one app when appID is not empty.
 func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
 	q := "SELECT " + syncCols + " FROM apps_syncs"
@@ -245,16 +256,7 @@ func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) 
 	if err != nil {
 		return nil, fmt.Errorf("list syncs: %w", err)
 	}
-	defer rows.Close()
-	out := []*Sync{}
-	for rows.Next() {
-		sy, err := scanSync(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sy)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanSync)
 }
 
 // UpdateSync changes a sync's account, types, filter or schedule. Changed
@@ -459,16 +461,7 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	defer rows.Close()
-	out := []*Run{}
-	for rows.Next() {
-		run, err := scanRun(rows, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, rows.Err()
+	return scanAll(rows, func(r rowScanner) (*Run, error) { return scanRun(r, false) })
 }
 
 // RunNow queues a run of the sync (or answers the one queued, in progress
@@ -476,26 +469,22 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), syncID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: no sync %q", ErrNotFound, syncID)
-		}
+		sy, err := s.lockSync(ctx, tx, syncID)
 		if err != nil {
 			return err
 		}
 		now := s.now()
 		if sy.RunID != "" {
-			var status string
-			err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
-			if err == nil && (status == StatusQueued || status == StatusRunning || status == StatusPaused) {
+			status, err := s.hist.unfinished(ctx, tx, sy.RunID)
+			if err != nil {
+				return err
+			}
+			if status != "" {
 				runID = sy.RunID
 				if status == StatusRunning && sy.LeaseOwner != "" {
 					return nil // already running
 				}
 				_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
-				return err
-			}
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}

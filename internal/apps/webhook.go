@@ -87,11 +87,7 @@ func (s *Webhooks) ensureWebhook(ctx context.Context, sy *Sync, a *App, account 
 
 // deleteWebhook deletes the sync's webhook at the app.
 func (s *Webhooks) deleteWebhook(ctx context.Context, sy *Sync) error {
-	a, err := s.reg.App(ctx, sy.AppID)
-	if err != nil {
-		return err
-	}
-	_, account, err := s.reg.account(ctx, sy.AccountID)
+	a, _, account, err := s.reg.syncApp(ctx, sy)
 	if err != nil {
 		return err
 	}
@@ -235,11 +231,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	if evs = opened; len(evs) == 0 {
 		return nil
 	}
-	a, err := s.reg.App(ctx, sy.AppID)
-	if err != nil {
-		return err
-	}
-	_, account, err := s.reg.account(ctx, sy.AccountID)
+	a, _, account, err := s.reg.syncApp(ctx, sy)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,8 @@ type actionData struct {
 }
 
 func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return nil
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, a, ok := c.pathApp(w, r)
+	if !ok {
 		return nil
 	}
 	var act *protocol.Action
@@ -108,13 +103,10 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := c.cfg.Apps.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		p.Error = msg
-		c.render(w, r, status, "action", p)
+		c.failWith(w, r, err, func(status int, msg string) {
+			p.Error = msg
+			c.render(w, r, status, "action", p)
+		})
 		return
 	}
 	d.Result = res

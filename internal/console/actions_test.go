@@ -35,11 +35,7 @@ func TestRunAction(t *testing.T) {
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	tok := b.signIn()
-	r := b.post("/apps", url.Values{"url": {notifyURL(t)}, "csrf": {tok}})
-	if r.code != http.StatusSeeOther {
-		t.Fatalf("register notify: %d\n%s", r.code, r.body)
-	}
-	appPath := r.location
+	appPath := b.register(tok, notifyURL(t))
 	page := b.get(appPath)
 	if !strings.Contains(page.body, `href="`+appPath+`/actions/post-message"`) {
 		t.Fatalf("no action link:\n%s", page.body)
@@ -51,7 +47,7 @@ func TestRunAction(t *testing.T) {
 		t.Errorf("unknown action: %d", r.code)
 	}
 	// Without an account the form says so.
-	r = b.post(appPath+"/actions/post-message", url.Values{"arg.text": {"hi"}, "csrf": {tok}})
+	r := b.post(appPath+"/actions/post-message", url.Values{"arg.text": {"hi"}, "csrf": {tok}})
 	if r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="account-error"`) {
 		t.Errorf("no account: %d\n%s", r.code, r.body)
 	}

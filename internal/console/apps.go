@@ -42,12 +42,21 @@ func serviceMessage(ctx context.Context, err error) (string, int, bool) {
 
 // fail shows a service error on the error page (internal ones logged).
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	c.failWith(w, r, err, func(status int, msg string) {
+		c.render(w, r, status, "error", &page{Title: "Not done", Error: msg})
+	})
+}
+
+// failWith shows a service error with show (the page or form the request
+// came from, with the message and its status); an internal error is
+// logged and gets the internal error page instead.
+func (c *Console) failWith(w http.ResponseWriter, r *http.Request, err error, show func(status int, msg string)) {
 	msg, status, ok := serviceMessage(r.Context(), err)
 	if !ok {
 		c.internal(w, r, err)
 		return
 	}
-	c.render(w, r, status, "error", &page{Title: "Not done", Error: msg})
+	show(status, msg)
 }
 
 // svc returns the apps service or answers that there is none.
@@ -70,6 +79,21 @@ func (c *Console) pathApp(w http.ResponseWriter, r *http.Request) (svc *apps.Ser
 		return nil, nil, false
 	}
 	return svc, a, true
+}
+
+// syncApp returns the sync id names and its app; ok is false when the
+// page answering that either does not exist was written.
+func (c *Console) syncApp(w http.ResponseWriter, r *http.Request, svc *apps.Service, id string) (sy *apps.Sync, a *apps.App, ok bool) {
+	sy, err := svc.Sync(r.Context(), id)
+	if err != nil {
+		c.fail(w, r, err)
+		return nil, nil, false
+	}
+	if a, err = svc.App(r.Context(), sy.AppID); err != nil {
+		c.fail(w, r, err)
+		return nil, nil, false
+	}
+	return sy, a, true
 }
 
 type appsData struct {
@@ -106,12 +130,9 @@ func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := svc.RegisterApp(r.Context(), raw)
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+		})
 		return
 	}
 	redirect(w, r, "/apps/"+a.ID)
@@ -189,12 +210,9 @@ func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := svc.RegisterApp(r.Context(), a.URL); err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+		})
 		return
 	}
 	c.showApp(w, r, http.StatusOK, &page{Notice: "The descriptor was read again."})
@@ -210,11 +228,17 @@ func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	notice := "The app was removed (its data stays in the store)."
+	c.appsList(w, r, http.StatusOK, &page{Notice: removedNotice("app", warns)})
+}
+
+// removedNotice says that the app or sync was removed, its data kept, and
+// what went wrong on the way (the service's warnings).
+func removedNotice(what string, warns []string) string {
+	notice := "The " + what + " was removed (its data stays in the store)."
 	if len(warns) > 0 {
 		notice += " " + strings.Join(warns, "; ")
 	}
-	c.appsList(w, r, http.StatusOK, &page{Notice: notice})
+	return notice
 }
 
 // ---- accounts
@@ -333,12 +357,9 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) {
 		_, err = svc.CreateAccount(r.Context(), a.ID, au.ID, fields)
 	}
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showAccountForm(w, r, status, &page{Error: "The account was not saved: " + msg, Form: back}, au.ID)
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showAccountForm(w, r, status, &page{Error: "The account was not saved: " + msg, Form: back}, au.ID)
+		})
 		return
 	}
 	c.showApp(w, r, http.StatusOK, &page{Notice: "The account was validated by the app and saved."})
@@ -349,22 +370,11 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 	if svc == nil {
 		return
 	}
-	base := svc.BaseURL()
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
-	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", base)
+	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", svc.BaseURLFor(r))
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
+		})
 		return
 	}
 	redirect(w, r, out.RedirectURI)
@@ -465,6 +475,18 @@ func syncFilter(cfg *protocol.ConfigResponse, form map[string][]string, fe map[s
 	return out
 }
 
+// everyProblem says what is wrong with a sync's schedule as typed in the
+// form ("" when it is fine: a duration, or empty for runs on demand).
+func everyProblem(every string) string {
+	if every == "" {
+		return ""
+	}
+	if _, err := apps.ParseEvery(every); err != nil {
+		return "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()
+	}
+	return ""
+}
+
 func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	svc, a, ok := c.pathApp(w, r)
 	if !ok {
@@ -497,10 +519,8 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	}
 	filter := syncFilter(cfg, r.PostForm, fe)
 	every := strings.TrimSpace(r.PostForm.Get("every"))
-	if every != "" {
-		if _, err := apps.ParseEvery(every); err != nil {
-			fe["every"] = "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()
-		}
+	if msg := everyProblem(every); msg != "" {
+		fe["every"] = msg
 	}
 	if len(fe) > 0 {
 		c.showSyncForm(w, r, http.StatusBadRequest, &page{FieldErrors: fe, Form: r.PostForm}, acc.ID)
@@ -508,12 +528,9 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 	}
 	sy, err := svc.CreateSync(r.Context(), apps.SyncSpec{App: a.ID, Account: acc.ID, Types: types, Filter: filter, Every: &every})
 	if err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
+		})
 		return
 	}
 	redirect(w, r, "/syncs/"+sy.ID)
@@ -545,14 +562,8 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 	if svc == nil {
 		return nil
 	}
-	sy, err := svc.Sync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
-		return nil
-	}
-	a, err := svc.App(r.Context(), sy.AppID)
-	if err != nil {
-		c.fail(w, r, err)
+	sy, a, ok := c.syncApp(w, r, svc, r.PathValue("id"))
+	if !ok {
 		return nil
 	}
 	runs, err := svc.Runs(r.Context(), sy.ID, 20)
@@ -600,19 +611,14 @@ func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	every := strings.TrimSpace(r.PostForm.Get("every"))
-	if every != "" {
-		if _, err := apps.ParseEvery(every); err != nil {
-			c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": "Enter a duration such as 15m or 1h, or leave it empty for runs on demand: " + err.Error()}})
-			return
-		}
+	if msg := everyProblem(every); msg != "" {
+		c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		return
 	}
 	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
-		msg, status, ok := serviceMessage(r.Context(), err)
-		if !ok {
-			c.internal(w, r, err)
-			return
-		}
-		c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		c.failWith(w, r, err, func(status int, msg string) {
+			c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+		})
 		return
 	}
 	redirect(w, r, "/syncs/"+r.PathValue("id"))
@@ -654,10 +660,6 @@ func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	notice := "The sync was removed (its data stays in the store)."
-	if len(warns) > 0 {
-		notice += " " + strings.Join(warns, "; ")
-	}
 	r.SetPathValue("id", sy.AppID)
-	c.showApp(w, r, http.StatusOK, &page{Notice: notice})
+	c.showApp(w, r, http.StatusOK, &page{Notice: removedNotice("sync", warns)})
 }

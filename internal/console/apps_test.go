@@ -66,11 +66,7 @@ func TestAppsToData(t *testing.T) {
 			if list, _ := e.svc.Apps(context.Background()); len(list) != 0 {
 				t.Fatalf("a refused address was registered: %+v", list)
 			}
-			r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
-			if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, "/apps/") {
-				t.Fatalf("register: %d %s\n%s", r.code, r.location, r.body)
-			}
-			appPath := r.location
+			appPath := b.register(tok, appURL)
 			page := b.get(appPath)
 			for _, want := range []string{"Conformance of the descriptor", "Connect an account with", appURL + "/logo", "Read the descriptor again", "&#34;authentication&#34;"} {
 				if !strings.Contains(page.body, want) {
@@ -89,7 +85,7 @@ func TestAppsToData(t *testing.T) {
 			if r := b.get(appPath + "/accounts/new?auth=nope"); r.code != http.StatusNotFound {
 				t.Errorf("unknown authentication: %d", r.code)
 			}
-			r = b.post(appPath+"/accounts", url.Values{"auth": {"token"}, "csrf": {tok}})
+			r := b.post(appPath+"/accounts", url.Values{"auth": {"token"}, "csrf": {tok}})
 			if r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="f.token-error"`) {
 				t.Errorf("empty token: %d\n%.3000s", r.code, r.body)
 			}

@@ -3,7 +3,6 @@ package console_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 )
@@ -24,11 +23,7 @@ func TestDescriptorFindings(t *testing.T) {
 	t.Cleanup(bare.Close)
 	b := e.browser()
 	tok := b.signIn()
-	r := b.post("/apps", url.Values{"url": {bare.URL}, "csrf": {tok}})
-	if r.code != http.StatusSeeOther {
-		t.Fatalf("register: %d\n%s", r.code, r.body)
-	}
-	page := b.get(r.location)
+	page := b.get(b.register(tok, bare.URL))
 	if !strings.Contains(page.body, `<li class="warning"><strong>warning</strong> descriptor.id-and-type`) || strings.Contains(page.body, "follows the conformance suite") {
 		t.Errorf("the descriptor's findings are not listed:\n%s", page.body)
 	}

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,9 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 const (
@@ -29,24 +30,6 @@ const (
 )
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
-
-// lockedBuffer collects logs written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // env is a host with the apps service (scheduler running) and the console
 // at /, on dsn.
@@ -70,12 +53,8 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	// store.Open calls uuid.EnableRandPool, which writes a global that
 	// every new uuid reads: the tests that open stores do not run in
 	// parallel.
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logs := &lockedBuffer{}
+	st := teststore.Open(t, dsn)
+	logs := &testkit.Buffer{}
 	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second,
 		RequestTimeout: 30 * time.Second, Logger: zerolog.New(logs)})
 	if err != nil {
@@ -89,52 +68,45 @@ func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if schedule {
-			_ = svc.Schedule(sctx)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if t.Failed() {
-			s := logs.String()
-			if len(s) > 6000 {
-				s = s[len(s)-6000:]
-			}
-			t.Logf("host log:\n%s", s)
-		}
-	})
+	logs.ShowOnFailure(t, "host log")
+	if schedule {
+		testkit.Background(t, svc.Schedule) // stopped before the log is shown
+	}
 	return &env{t: t, srv: srv, svc: svc, st: st, h: h}
+}
+
+// newSync registers the app at appURL with the service, sets up an
+// account with fields and a sync of it (due at once).
+func (e *env) newSync(appURL string, fields map[string]any) *apps.Sync {
+	e.t.Helper()
+	ctx := context.Background()
+	a, err := e.svc.RegisterApp(ctx, appURL)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	acc, err := e.svc.CreateAccount(ctx, a.ID, "", fields)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sy
 }
 
 // trackerURL serves the tracker example on loopback.
 func trackerURL(t *testing.T, tasks int) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testapp.Serve(t, tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}))
 }
 
 // notifyURL serves the notify example on loopback.
 func notifyURL(t *testing.T) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := notify.New(notify.Config{Logger: &nop, AllowHTTP: true, AllowPrivateNetworks: true}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testapp.Serve(t, notify.New(notify.Config{Logger: &nop, AllowHTTP: true, AllowPrivateNetworks: true}))
 }
 
 // browser is a cookie-keeping client of the console that does not follow
@@ -213,4 +185,15 @@ func (b *browser) signIn() string {
 		b.t.Fatalf("sign-in: %d %s", r.code, r.body)
 	}
 	return csrf(b.t, b.get("/tokens").body)
+}
+
+// register registers the app at appURL with the console's form (tok is
+// the CSRF token of signIn) and returns the path of the app's page.
+func (b *browser) register(tok, appURL string) string {
+	b.t.Helper()
+	r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
+	if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, "/apps/") {
+		b.t.Fatalf("register %s: %d %s\n%s", appURL, r.code, r.location, r.body)
+	}
+	return r.location
 }

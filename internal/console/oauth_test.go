@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -35,25 +35,16 @@ func TestOAuthConnect(t *testing.T) {
 			return nil, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	appURL := testapp.Serve(t, app)
 
 	b := e.browser()
 	tok := b.signIn()
-	r := b.post("/apps", url.Values{"url": {srv.URL}, "csrf": {tok}})
-	if r.code != http.StatusSeeOther {
-		t.Fatalf("register: %d\n%s", r.code, r.body)
-	}
-	appPath := r.location
+	appPath := b.register(tok, appURL)
 	form := b.get(appPath + "/accounts/new?auth=oauth2")
 	if !strings.Contains(form.body, `action="`+appPath+`/oauth"`) || strings.Contains(form.body, `type="password"`) {
 		t.Fatalf("the OAuth form is not a connect button:\n%s", form.body)
 	}
-	r = b.post(appPath+"/oauth", url.Values{"auth": {"oauth2"}, "csrf": {tok}})
+	r := b.post(appPath+"/oauth", url.Values{"auth": {"oauth2"}, "csrf": {tok}})
 	if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, p.AuthURL) {
 		t.Fatalf("connect: %d %q", r.code, r.location)
 	}

@@ -3,7 +3,6 @@ package console_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
-	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 type slowItem struct {
@@ -54,25 +53,8 @@ func TestLiveProgress(t *testing.T) {
 			return &appkit.Page[slowItem, slowCursor]{Items: []slowItem{{ID: "last", Title: "last"}}}, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	a, err := e.svc.RegisterApp(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := e.svc.CreateAccount(ctx, a.ID, "", map[string]any{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	appURL := testapp.Serve(t, app)
+	sy := e.newSync(appURL, map[string]any{})
 	select {
 	case <-reached:
 	case <-time.After(time.Minute): // a bound for a loaded machine
@@ -97,19 +79,7 @@ func TestLiveProgress(t *testing.T) {
 // the page shows the run once it starts, without a reload.
 func TestDueSyncPolls(t *testing.T) {
 	e := newEnvScheduled(t, "sqlite::memory:", false)
-	ctx := context.Background()
-	a, err := e.svc.RegisterApp(ctx, trackerURL(t, 5))
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := e.svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": tracker.DemoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sy := e.newSync(trackerURL(t, 5), map[string]any{"token": tracker.DemoToken})
 	b := e.browser()
 	b.signIn()
 	r := b.get("/syncs/" + sy.ID)

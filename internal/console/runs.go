@@ -60,25 +60,26 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	sy, err := svc.Sync(r.Context(), run.SyncID)
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	a, err := svc.App(r.Context(), sy.AppID)
-	if err != nil {
-		c.fail(w, r, err)
+	sy, a, ok := c.syncApp(w, r, svc, run.SyncID)
+	if !ok {
 		return
 	}
 	d := &runData{Run: run, Sync: sy, App: a, Exchanges: checkExchanges(run.Exchanges)}
-	for _, ex := range d.Exchanges {
+	d.Bad = badItems(d.Exchanges)
+	c.render(w, r, http.StatusOK, "run", &page{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps", Data: d})
+}
+
+// badItems counts the items of the exchanges with a finding.
+func badItems(exs []exchangeView) int {
+	n := 0
+	for _, ex := range exs {
 		for _, it := range ex.Items {
 			if len(it.Problems) > 0 {
-				d.Bad++
+				n++
 			}
 		}
 	}
-	c.render(w, r, http.StatusOK, "run", &page{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps", Data: d})
+	return n
 }
 
 // pretty indents a JSON body; anything else is returned as it is.

@@ -154,13 +154,7 @@ func (c *Console) testRead(w http.ResponseWriter, r *http.Request) {
 				p.Error, status = msg, st
 			} else {
 				d.Exchanges = checkExchanges(res.Exchanges)
-				for _, ex := range d.Exchanges {
-					for _, it := range ex.Items {
-						if len(it.Problems) > 0 {
-							d.Bad++
-						}
-					}
-				}
+				d.Bad = badItems(d.Exchanges)
 			}
 		} else {
 			status = http.StatusBadRequest

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/devloop"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -103,8 +104,7 @@ func TestStartStop(t *testing.T) {
 		if stubborn {
 			env = append(env, "STUBBORN=1")
 		}
-		var out bytes.Buffer
-		p, err := devloop.Start(bin, dir, port, env, &syncWriter{b: &out})
+		p, err := devloop.Start(bin, dir, port, env, &testkit.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,13 +150,7 @@ func TestWaitReadyExited(t *testing.T) {
 func trackerURL(t *testing.T) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 2, Tasks: 5, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testapp.Serve(t, tracker.New(tracker.Config{Projects: 2, Tasks: 5, Logger: &nop}))
 }
 
 // The fast subset: the descriptor, account, config and schema checks, no

@@ -1,11 +1,9 @@
 package host
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -33,21 +31,7 @@ const (
 // (action arguments may be long texts); it answers the error itself and
 // reports whether to go on.
 func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAppsBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxAppsBody))
-			return false
-		}
-		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
-		return false
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		httpjson.Message(w, http.StatusBadRequest, "the body must be a JSON object: "+jsonProblem(err))
-		return false
-	}
-	return true
+	return readJSON(w, r, v, maxAppsBody, false)
 }
 
 // mountApps mounts the apps API under /api/apps:
@@ -171,6 +155,15 @@ func (a *appsAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// reply answers v with status, or err when it is not nil (see fail).
+func (a *appsAPI) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	httpjson.Write(w, status, v)
+}
+
 // isAppFailure tells failures of a call to the app from internal ones.
 func isAppFailure(err error) bool {
 	var ae interface{ Retryable() bool }
@@ -179,11 +172,7 @@ func isAppFailure(err error) bool {
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
 	list, err := a.registry.Apps(r.Context())
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, list)
+	a.reply(w, r, http.StatusOK, list, err)
 }
 
 func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
@@ -194,38 +183,22 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	app, err := a.registry.RegisterApp(r.Context(), body.URL)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusCreated, app)
+	a.reply(w, r, http.StatusCreated, app, err)
 }
 
 func (a *appsAPI) getApp(w http.ResponseWriter, r *http.Request) {
 	app, err := a.registry.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, app)
+	a.reply(w, r, http.StatusOK, app, err)
 }
 
 func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
 	warns, err := a.svc.DeleteApp(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)})
+	a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
 }
 
 func (a *appsAPI) listAccounts(w http.ResponseWriter, r *http.Request) {
 	list, err := a.registry.Accounts(r.Context(), r.URL.Query().Get("app"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, list)
+	a.reply(w, r, http.StatusOK, list, err)
 }
 
 type accountBody struct {
@@ -240,20 +213,12 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acc, err := a.registry.CreateAccount(r.Context(), body.App, body.Auth, body.Fields)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusCreated, acc)
+	a.reply(w, r, http.StatusCreated, acc, err)
 }
 
 func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
 	acc, err := a.registry.Account(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, acc)
+	a.reply(w, r, http.StatusOK, acc, err)
 }
 
 func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
@@ -262,11 +227,7 @@ func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acc, err := a.registry.UpdateAccount(r.Context(), r.PathValue("id"), body.Fields)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, acc)
+	a.reply(w, r, http.StatusOK, acc, err)
 }
 
 func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
@@ -277,25 +238,9 @@ func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// base is the host's own address: the configured one, else the request's.
-func (a *appsAPI) base(r *http.Request) string {
-	if b := a.svc.BaseURL(); b != "" {
-		return b
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
 	cfg, err := a.registry.Config(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, cfg)
+	a.reply(w, r, http.StatusOK, cfg, err)
 }
 
 func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
@@ -307,12 +252,8 @@ func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.base(r))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	out, err := a.oauth.StartOAuth(r.Context(), body.App, body.Auth, body.Account, a.svc.BaseURLFor(r))
+	a.reply(w, r, http.StatusOK, out, err)
 }
 
 // oauthCallback is the page the provider sends the user back to.
@@ -341,11 +282,7 @@ func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
 	list, err := a.syncs.Syncs(r.Context(), r.URL.Query().Get("app"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, list)
+	a.reply(w, r, http.StatusOK, list, err)
 }
 
 func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
@@ -354,20 +291,12 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sy, err := a.syncs.CreateSync(r.Context(), body)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusCreated, sy)
+	a.reply(w, r, http.StatusCreated, sy, err)
 }
 
 func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
 	sy, err := a.syncs.Sync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, sy)
+	a.reply(w, r, http.StatusOK, sy, err)
 }
 
 func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
@@ -376,38 +305,22 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sy, err := a.syncs.UpdateSync(r.Context(), r.PathValue("id"), body)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, sy)
+	a.reply(w, r, http.StatusOK, sy, err)
 }
 
 func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
 	warns, err := a.syncs.DeleteSync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)})
+	a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
 }
 
 func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
 	run, err := a.syncs.RunNow(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusAccepted, run)
+	a.reply(w, r, http.StatusAccepted, run, err)
 }
 
 func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
 	run, err := a.syncs.CancelSync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusAccepted, run)
+	a.reply(w, r, http.StatusAccepted, run, err)
 }
 
 // queryLimit reads ?limit=N (1 to 1000; 0 when absent); it answers a bad
@@ -435,20 +348,12 @@ func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := a.syncs.Runs(r.Context(), r.PathValue("id"), limit)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, list)
+	a.reply(w, r, http.StatusOK, list, err)
 }
 
 func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
 	run, err := a.syncs.Run(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, run)
+	a.reply(w, r, http.StatusOK, run, err)
 }
 
 func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
@@ -463,11 +368,7 @@ func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	res, err := a.actions.RunAction(r.Context(), body)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, res)
+	a.reply(w, r, http.StatusOK, res, err)
 }
 
 func (a *appsAPI) listActionRuns(w http.ResponseWriter, r *http.Request) {
@@ -481,11 +382,7 @@ func (a *appsAPI) listActionRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := a.actions.ActionRuns(r.Context(), app, limit)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, list)
+	a.reply(w, r, http.StatusOK, list, err)
 }
 
 // event receives a webhook event; the app verifies it. Refused events and
@@ -504,14 +401,8 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
-			return
-		}
-		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
+	body, ok := readBody(w, r, maxEventBody)
+	if !ok {
 		return
 	}
 	out := a.hooks.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)

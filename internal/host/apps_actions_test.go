@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // An action app's action runs from the host with its arguments; those
@@ -53,12 +54,8 @@ func testActionWithTemplate(t *testing.T, dsn string) {
 	}))
 	defer chat.Close()
 	nop := zerolog.Nop()
-	h, err := notify.New(notify.Config{AllowHTTP: true, AllowPrivateNetworks: true, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var nfy apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &nfy)
+	e.api("POST", "/api/apps", map[string]any{"url": testapp.Serve(t, notify.New(notify.Config{AllowHTTP: true, AllowPrivateNetworks: true, Logger: &nop}))}, 201, &nfy)
 	var acc apps.Account
 	e.api("POST", "/api/apps/accounts", map[string]any{"app": nfy.ID, "auth": "token", "fields": map[string]any{"token": notify.DefaultToken, "webhook_url": chat.URL + "/hook/secret-path"}}, 201, &acc)
 

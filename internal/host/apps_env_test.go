@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +36,7 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	t.Helper()
 	ctx := context.Background()
 	st := teststore.Open(t, dsn)
-	logs := &syncWriter{buf: &bytes.Buffer{}}
+	logs := &testkit.Buffer{}
 	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
 		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
 	if tune != nil {
@@ -55,16 +54,8 @@ func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	svc.SetBaseURL(srv.URL)
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Schedule(sctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if t.Failed() {
-			t.Logf("host log:\n%s", tail(logs.String(), 6000))
-		}
-	})
+	logs.ShowOnFailure(t, "host log")
+	testkit.Background(t, svc.Schedule) // stopped before the log is shown
 	return &appsEnv{env: &env{t: t, srv: srv, client: srv.Client(), host: h, logs: logs}, svc: svc, st: st}
 }
 

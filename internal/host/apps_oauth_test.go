@@ -18,6 +18,7 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -87,11 +88,7 @@ func oauthApp(t *testing.T, p *oauthtest.OAuth2Server) (string, *ageing) {
 			return out, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	aged := &ageing{next: h}
+	aged := &ageing{next: testapp.Handler(t, app)}
 	return serveApp(t, aged), aged
 }
 
@@ -213,12 +210,8 @@ func TestAppsOAuth1Account(t *testing.T) {
 			return []oauthItem{{ID: "1", Title: "one"}}, nil
 		})}}},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var a apps.App
-	e.api("POST", "/api/apps", map[string]any{"url": serveApp(t, h)}, 201, &a)
+	e.api("POST", "/api/apps", map[string]any{"url": testapp.Serve(t, app)}, 201, &a)
 	var start apps.OAuthStart
 	e.api("POST", "/api/apps/oauth/start", map[string]any{"app": a.ID, "auth": "oauth"}, 200, &start)
 	if !strings.HasPrefix(start.CallbackURI, e.srv.URL+"/api/apps/oauth/callback?state=") {

@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -87,12 +88,8 @@ func newScaleServer(t *testing.T) *scaleServer {
 					}
 					return p, nil
 				})}}}}
-		h, err := app.Handler()
-		if err != nil {
-			t.Fatal(err)
-		}
 		prefix := fmt.Sprintf("/a%02d", i)
-		mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
+		mux.Handle(prefix+"/", http.StripPrefix(prefix, testapp.Handler(t, app)))
 	}
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.srv.Close)

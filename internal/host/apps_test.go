@@ -17,17 +17,14 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 func trackerURL(t *testing.T, tasks int) string {
 	t.Helper()
 	nop := zerolog.Nop()
-	h, err := tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serveApp(t, h)
+	return testapp.Serve(t, tracker.New(tracker.Config{Projects: 3, Tasks: tasks, Logger: &nop}))
 }
 
 // The apps API end to end on the tracker: register, an account (sealed,
@@ -221,11 +218,7 @@ func TestAppsPausedRunResumes(t *testing.T) {
 				}
 				return p, nil
 			})}}}}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
+	_, _, sy := e.newSync(testapp.Serve(t, app), nil, nil)
 	var run apps.Run
 	testkit.WaitUntil(t, "the run to succeed", func() bool {
 		runs := e.runs(sy.ID)
@@ -311,11 +304,7 @@ func TestAppsPausedRunResumesWhenTheAppAsks(t *testing.T) {
 			Data: appkit.Pages(func(ctx context.Context, req *appkit.DataRequest, c *scaleCursor) (*appkit.Page[scaleItem, scaleCursor], error) {
 				return nil, appkit.TryLaterAfter(errors.New("rate limited"), 2*time.Hour)
 			})}}}}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
+	_, _, sy := e.newSync(testapp.Serve(t, app), nil, nil)
 	start := time.Now()
 	testkit.WaitUntil(t, "the run to pause", func() bool {
 		runs := e.runs(sy.ID)
@@ -347,10 +336,6 @@ func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
 			return nil, ctx.Err()
 		})}}},
 	}
-	h, err := blocker.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	wait := func(what string, ch chan struct{}) {
 		t.Helper()
 		select {
@@ -359,7 +344,7 @@ func TestAppsCancelAndDeleteRunningSync(t *testing.T) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	_, _, sy := e.newSync(serveApp(t, h), nil, nil)
+	_, _, sy := e.newSync(testapp.Serve(t, blocker), nil, nil)
 	wait("the first run", started)
 	var run apps.Run
 	e.api("POST", "/api/apps/syncs/"+sy.ID+"/cancel", nil, 202, &run)

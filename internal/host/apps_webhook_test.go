@@ -22,6 +22,7 @@ import (
 	"github.com/appkitgo/appkit/daterange"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -130,10 +131,7 @@ func newHookApp(t *testing.T) *hookApp {
 			},
 		},
 	}
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := testapp.Handler(t, app)
 	a.url = serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
@@ -434,54 +432,51 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 // still applies.
 func TestAppsTwoSyncsWebhooks(t *testing.T) {
 	t.Parallel()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newAppsEnv(t, dsn, nil)
-			hook := newHookApp(t)
-			var app apps.App
-			e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
-			var syncs [2]apps.Sync
-			for i := range syncs {
-				var acc apps.Account
-				e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
-				e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"}}, 201, &syncs[i])
-				if first := e.waitRuns(syncs[i].ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
-					t.Fatalf("first run of sync %d: %+v", i, first)
-				}
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		e := newAppsEnv(t, dsn, nil)
+		hook := newHookApp(t)
+		var app apps.App
+		e.api("POST", "/api/apps", map[string]any{"url": hook.url}, 201, &app)
+		var syncs [2]apps.Sync
+		for i := range syncs {
+			var acc apps.Account
+			e.api("POST", "/api/apps/accounts", map[string]any{"app": app.ID, "fields": map[string]any{"token": hookToken}}, 201, &acc)
+			e.api("POST", "/api/apps/syncs", map[string]any{"app": app.ID, "account": acc.ID, "types": []string{"note"}}, 201, &syncs[i])
+			if first := e.waitRuns(syncs[i].ID, apps.TriggerSchedule, 1)[0]; first.Status != apps.StatusSucceeded || first.Report.Webhook != "installed" {
+				t.Fatalf("first run of sync %d: %+v", i, first)
 			}
-			if syncs[0].Space != "hooks" || syncs[1].Space != "hooks-2" {
-				t.Fatalf("spaces %q %q", syncs[0].Space, syncs[1].Space)
-			}
-			ev := `{"set":[{"id":"n3","name":"three","size":3}],"remove":["n1"]}`
-			if code, msg := send(t, e.srv.URL+"/api/apps/events/"+syncs[1].ID, ev, sign([]byte(ev))); code != 202 {
-				t.Fatalf("event: %d %q", code, msg)
-			}
-			testkit.WaitUntil(t, "the event to be applied", func() bool {
-				var n int
-				e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
-				return n == 1
-			})
-			if got := readPairs(t, e.st, "hooks-2/note", "hooks-2.note/name", "hooks-2.note/size"); len(got) != 2 || got["three"] != "3" || got["two"] != "2" {
-				t.Errorf("the second sync's notes: %v", got)
-			}
-			if got := noteRows(t, e); len(got) != 2 || got["one"] != "1" || got["two"] != "2" {
-				t.Errorf("the first sync's notes changed: %v", got)
-			}
-			// An event kept in clear (sealed = 0) by an earlier version.
-			old := `{"set":[{"id":"n7","name":"seven","size":7}]}`
-			if _, err := e.st.DB().ExecContext(context.Background(), e.st.Dialect().Rebind(`INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
-VALUES (?, ?, ?, '{}', ?, 'pending', '', 0)`), "old-event", syncs[0].ID, time.Now().UnixMilli(), old); err != nil {
-				t.Fatal(err)
-			}
-			testkit.WaitUntil(t, "the clear event to be applied", func() bool {
-				var status string
-				e.st.DB().QueryRowContext(context.Background(), "SELECT status FROM apps_events WHERE id = 'old-event'").Scan(&status)
-				return status == "applied"
-			})
-			if got := noteRows(t, e); got["seven"] != "7" || len(got) != 3 {
-				t.Errorf("the first sync's notes after the clear event: %v", got)
-			}
+		}
+		if syncs[0].Space != "hooks" || syncs[1].Space != "hooks-2" {
+			t.Fatalf("spaces %q %q", syncs[0].Space, syncs[1].Space)
+		}
+		ev := `{"set":[{"id":"n3","name":"three","size":3}],"remove":["n1"]}`
+		if code, msg := send(t, e.srv.URL+"/api/apps/events/"+syncs[1].ID, ev, sign([]byte(ev))); code != 202 {
+			t.Fatalf("event: %d %q", code, msg)
+		}
+		testkit.WaitUntil(t, "the event to be applied", func() bool {
+			var n int
+			e.st.DB().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM apps_events WHERE status = 'applied'").Scan(&n)
+			return n == 1
 		})
-	}
+		if got := readPairs(t, e.st, "hooks-2/note", "hooks-2.note/name", "hooks-2.note/size"); len(got) != 2 || got["three"] != "3" || got["two"] != "2" {
+			t.Errorf("the second sync's notes: %v", got)
+		}
+		if got := noteRows(t, e); len(got) != 2 || got["one"] != "1" || got["two"] != "2" {
+			t.Errorf("the first sync's notes changed: %v", got)
+		}
+		// An event kept in clear (sealed = 0) by an earlier version.
+		old := `{"set":[{"id":"n7","name":"seven","size":7}]}`
+		if _, err := e.st.DB().ExecContext(context.Background(), e.st.Dialect().Rebind(`INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try)
+VALUES (?, ?, ?, '{}', ?, 'pending', '', 0)`), "old-event", syncs[0].ID, time.Now().UnixMilli(), old); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitUntil(t, "the clear event to be applied", func() bool {
+			var status string
+			e.st.DB().QueryRowContext(context.Background(), "SELECT status FROM apps_events WHERE id = 'old-event'").Scan(&status)
+			return status == "applied"
+		})
+		if got := noteRows(t, e); got["seven"] != "7" || len(got) != 3 {
+			t.Errorf("the first sync's notes after the clear event: %v", got)
+		}
+	})
 }

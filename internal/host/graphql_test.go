@@ -64,13 +64,7 @@ func (e *gqlEnv) post(t *testing.T, path, body string, token bool) (int, string,
 	if token {
 		req.Header.Set("Authorization", "Token "+gqlToken)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
+	return roundTrip(t, http.DefaultClient.Do, req)
 }
 
 func (e *gqlEnv) get(t *testing.T, path string, hdr map[string]string) (int, string, http.Header) {
@@ -79,7 +73,13 @@ func (e *gqlEnv) get(t *testing.T, path string, hdr map[string]string) (int, str
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	return roundTrip(t, http.DefaultTransport.RoundTrip, req) // redirects not followed
+}
+
+// roundTrip sends req with do and returns the answer's status, body and header.
+func roundTrip(t *testing.T, do func(*http.Request) (*http.Response, error), req *http.Request) (int, string, http.Header) {
+	t.Helper()
+	resp, err := do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +28,7 @@ type env struct {
 	srv    *httptest.Server
 	client *http.Client
 	host   *host.Host
-	logs   *syncWriter
+	logs   *testkit.Buffer
 }
 
 // forEachStore runs fn against a fresh host on SQLite, and on PostgreSQL
@@ -44,7 +42,7 @@ func forEachStore(t *testing.T, cfg host.Config, fn func(t *testing.T, e *env)) 
 func newEnv(t *testing.T, dsn string, cfg host.Config) *env {
 	t.Helper()
 	st := teststore.Open(t, dsn)
-	logs := &syncWriter{buf: &bytes.Buffer{}}
+	logs := &testkit.Buffer{}
 	cfg.Store = st
 	cfg.PasswordCost = 4
 	if cfg.AdminEmail == "" {
@@ -62,24 +60,6 @@ func newEnv(t *testing.T, dsn string, cfg host.Config) *env {
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
 	return &env{t: t, srv: srv, client: &http.Client{Jar: jar}, host: h, logs: logs}
-}
-
-// syncWriter serializes log writes from the server's goroutines.
-type syncWriter struct {
-	mu  sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }
 
 type response struct {

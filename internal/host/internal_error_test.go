@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -20,7 +20,7 @@ func TestInternalCommandErrorsAreLogged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := teststore.Open(t, "sqlite::memory:")
-	logs := &syncWriter{buf: new(bytes.Buffer)}
+	logs := &testkit.Buffer{}
 	const token = "internal-error-test-token-0123456789"
 	h, err := host.New(ctx, host.Config{Store: st, Token: token, AdminEmail: adminEmail, AdminPassword: adminPass,
 		PasswordCost: 4, Logger: zerolog.New(logs), Notice: io.Discard})

@@ -16,14 +16,31 @@ import (
 // leaves v as it is when emptyOK. It answers the error itself and reports
 // whether to go on.
 func readSmallJSON(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) bool {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSmallBody))
+	return readJSON(w, r, v, maxSmallBody, emptyOK)
+}
+
+// readBody reads a request body of at most limit bytes; it answers the
+// error itself and reports whether to go on.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxSmallBody))
-			return false
+			httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
+			return nil, false
 		}
 		httpjson.Message(w, http.StatusBadRequest, "cannot read the body")
+		return nil, false
+	}
+	return raw, true
+}
+
+// readJSON decodes a JSON object body of at most limit bytes into v; an
+// empty body leaves v as it is when emptyOK. It answers the error itself
+// and reports whether to go on.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, emptyOK bool) bool {
+	raw, ok := readBody(w, r, limit)
+	if !ok {
 		return false
 	}
 	if len(raw) == 0 && emptyOK {
