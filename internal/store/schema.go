@@ -210,12 +210,9 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	holder := t.cat.Type(fs.Holder)
-	if holder == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": fs.Holder}, "type %s not found", fs.Holder)
-	}
-	if holder.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": fs.Holder}, "type %s is built in", fs.Holder)
+	holder, err := t.userType(fs.Holder)
+	if err != nil {
+		return err
 	}
 	if !validName(fs.Name) {
 		return Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
@@ -411,12 +408,9 @@ func (t *Tx) RenameType(from, to string) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty := t.cat.Type(from)
-	if ty == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": from}, "type %s not found", from)
-	}
-	if ty.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": from}, "type %s is built in", from)
+	ty, err := t.userType(from)
+	if err != nil {
+		return err
 	}
 	if !validName(to) {
 		return Errorf(NameInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
@@ -477,6 +471,19 @@ func protectedField(ty *Type, f *Field) error {
 	return nil
 }
 
+// userType is the type a schema change names: the schema-type-not-found
+// error when the catalog has none, builtin-protected for a built-in type.
+func (t *Tx) userType(name string) (*Type, error) {
+	ty := t.cat.Type(name)
+	if ty == nil {
+		return nil, Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
+	}
+	if ty.Kind == KindBuiltin {
+		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+	}
+	return ty, nil
+}
+
 func (t *Tx) field(holder, name string) (*Type, *Field, error) {
 	ty := t.cat.Type(holder)
 	if ty == nil {
@@ -532,12 +539,9 @@ func (t *Tx) InstallMixins(types map[string][]string) error {
 		return err
 	}
 	for name, mixins := range types {
-		ty := t.cat.Type(name)
-		if ty == nil {
-			return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
-		}
-		if ty.Kind == KindBuiltin {
-			return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+		ty, err := t.userType(name)
+		if err != nil {
+			return err
 		}
 		m, _ := ty.Meta["app/mixins"].(map[string]any)
 		if m == nil {
@@ -704,12 +708,9 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty := t.cat.Type(name)
-	if ty == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
-	}
-	if ty.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+	ty, err := t.userType(name)
+	if err != nil {
+		return err
 	}
 	if !deleteEntities {
 		has, err := t.exists("SELECT 1 FROM " + ty.Table + " LIMIT 1")
