@@ -12,22 +12,13 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // eachStore runs fn on a fresh store on every engine under test.
 func eachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 	t.Helper()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			fn(t, st)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) { fn(t, teststore.Open(t, dsn)) })
 }
 
 // wantError fails unless err is a store error with the given name.
@@ -315,16 +306,8 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates sixteen hundred columns")
 	}
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, postgresDSN(t))
 	createTask(t, st) // 5 columns
 	add := func(prefix string, n int) {
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -346,7 +329,7 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 		return nil
 	})
 	add("new", 1600-905) // the engine's 1,600 reached, 700 live columns
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+	err := st.WriteSchema(ctx, func(tx *store.Tx) error {
 		return tx.CreateField(store.FieldSpec{Holder: "A/Task", Name: "A/last", Type: store.TText})
 	})
 	wantError(t, "past 1,600 with dropped columns", err, store.NameTooManyFields)

@@ -10,19 +10,15 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // keyedFixture opens a store with a type K/T of a text key, an int and a
 // text field.
 func keyedFixture(t *testing.T, dsn string) *store.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+	st := teststore.Open(t, dsn)
+	err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
 		return tx.CreateType(store.TypeSpec{Name: "K/T", Fields: []store.FieldSpec{
 			{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
 		}})
@@ -238,11 +234,7 @@ func TestReservedIDs(t *testing.T) {
 // takes the first's id rather than failing or keeping its own).
 func TestReserveIDsConcurrently(t *testing.T) {
 	t.Parallel()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES is not set")
-	}
-	st := keyedFixture(t, dsn)
+	st := keyedFixture(t, postgresDSN(t))
 	ctx := context.Background()
 	reserved, release := make(chan string), make(chan struct{})
 	first := make(chan error, 1)
@@ -293,11 +285,7 @@ func TestReserveIDsConcurrently(t *testing.T) {
 // than reading the whole table for each page of a synchronization.
 func TestMatchByValueUsesTheIndex(t *testing.T) {
 	t.Parallel()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES is not set")
-	}
-	st := keyedFixture(t, dsn)
+	st := keyedFixture(t, postgresDSN(t))
 	ctx := context.Background()
 	if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
 		t.Fatal(err)
