@@ -22,6 +22,19 @@ func twoProcesses(t *testing.T) (a, b *store.Store) {
 	return a, b
 }
 
+// twoProcessesWithTask is twoProcesses after createTask through a, once b
+// sees A/Task.
+func twoProcessesWithTask(t *testing.T) (a, b *store.Store) {
+	t.Helper()
+	a, b = twoProcesses(t)
+	createTask(t, a)
+	testkit.WaitUntil(t, "b to see A/Task", func() bool {
+		cat, err := b.Catalog(context.Background())
+		return err == nil && cat.Type("A/Task") != nil
+	})
+	return a, b
+}
+
 var errNoField = errors.New("no such field in this catalog")
 
 // countPoints reads through View: the number of A/Task rows with A/points
@@ -82,12 +95,7 @@ func TestCatalogNotified(t *testing.T) {
 func TestCatalogRaceWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b := twoProcesses(t)
-	createTask(t, a)
-	testkit.WaitUntil(t, "b to see A/Task", func() bool {
-		cat, _ := b.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	a, b := twoProcessesWithTask(t)
 	release := make(chan struct{})
 	b.HoldNotifications(func() { <-release })
 	defer func() {
@@ -138,12 +146,7 @@ func TestCatalogRaceWindow(t *testing.T) {
 func TestCatalogListenerRecovers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b := twoProcesses(t)
-	createTask(t, a)
-	testkit.WaitUntil(t, "b to see A/Task", func() bool {
-		cat, _ := b.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	a, b := twoProcessesWithTask(t)
 	release := make(chan struct{})
 	b.HoldReconnect(func() { <-release })
 	pid := b.ListenerPID()
@@ -199,12 +202,7 @@ func TestCatalogOtherSchemaIgnored(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, _ := twoProcesses(t)
-	o1, o2 := twoProcesses(t)
-	createTask(t, o1)
-	testkit.WaitUntil(t, "the other host to see its change", func() bool {
-		cat, _ := o2.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	twoProcessesWithTask(t) // another host, whose catalog changes
 	trips := a.CatalogRoundTrips()
 	for range 5 {
 		if _, err := a.Catalog(ctx); err != nil {
