@@ -428,11 +428,8 @@ func (t *Tx) RenameField(holder, from, to string) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, from)
+	ty, f, err := t.userField(holder, from)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	if !validName(to) {
@@ -462,15 +459,6 @@ func builtin(ty *Type, f *Field) bool {
 	return false
 }
 
-// protectedField is the schema.error/builtin-protected error of a change to
-// a built-in field, or nil.
-func protectedField(ty *Type, f *Field) error {
-	if builtin(ty, f) {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
-	}
-	return nil
-}
-
 // userType is the type a schema change names: the schema-type-not-found
 // error when the catalog has none, builtin-protected for a built-in type.
 func (t *Tx) userType(name string) (*Type, error) {
@@ -484,7 +472,10 @@ func (t *Tx) userType(name string) (*Type, error) {
 	return ty, nil
 }
 
-func (t *Tx) field(holder, name string) (*Type, *Field, error) {
+// userField is the field a schema change names, with its type: the
+// not-found error of the type or the field, builtin-protected for a built-in
+// field.
+func (t *Tx) userField(holder, name string) (*Type, *Field, error) {
 	ty := t.cat.Type(holder)
 	if ty == nil {
 		return nil, nil, Errorf(NameTypeNotFound, map[string]any{"type": holder}, "type %s not found", holder)
@@ -492,6 +483,9 @@ func (t *Tx) field(holder, name string) (*Type, *Field, error) {
 	f := ty.Field(name)
 	if f == nil {
 		return nil, nil, Errorf(NameFieldNotFound, map[string]any{"type": holder, "field": name}, "field %s not found on %s", name, holder)
+	}
+	if builtin(ty, f) {
+		return nil, nil, Errorf(NameBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
 	}
 	return ty, f, nil
 }
@@ -501,11 +495,8 @@ func (t *Tx) SetFieldMeta(holder, name, key string, value any) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, name)
+	_, f, err := t.userField(holder, name)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	switch key {
@@ -591,11 +582,8 @@ func (t *Tx) DeleteField(holder, name string, deleteValues bool) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, name)
+	ty, f, err := t.userField(holder, name)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	if !deleteValues {
