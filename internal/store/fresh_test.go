@@ -5,17 +5,16 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
-	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // twoProcesses opens two stores on one fresh PostgreSQL schema (two host
 // processes) and waits until both catalog listeners are up.
 func twoProcesses(t *testing.T) (a, b *store.Store) {
 	t.Helper()
-	dsn := postgresDSN(t)
-	a, b = teststore.Open(t, dsn), teststore.Open(t, dsn)
+	a, b = apitest.TwoProcesses(t)
 	for _, st := range []*store.Store{a, b} {
 		testkit.WaitUntil(t, "the listener to be up", st.CatalogListening)
 	}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
-	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // postgresDSN is a fresh PostgreSQL schema of testkit.StoreDSNs; it skips
@@ -83,8 +83,7 @@ func TestSQLiteFileReopen(t *testing.T) {
 func TestPostgresTwoProcesses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := postgresDSN(t)
-	a, b := teststore.Open(t, dsn), teststore.Open(t, dsn)
+	a, b := apitest.TwoProcesses(t)
 	createTask(t, a)
 	// b's snapshot is stale; a write transaction reloads it.
 	if e := create(t, b, "A/Task", map[string]any{"A/name": "from b"}); e["platform/public-id"] != "1" {
@@ -113,8 +112,8 @@ func TestPostgresTwoProcesses(t *testing.T) {
 func TestPostgresConcurrentSchemaChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := postgresDSN(t)
-	stores := []*store.Store{teststore.Open(t, dsn), teststore.Open(t, dsn)}
+	a, b := apitest.TwoProcesses(t)
+	stores := []*store.Store{a, b}
 	createTask(t, stores[0])
 	errs := make(chan error, 10)
 	for i := 0; i < 2; i++ {
