@@ -39,6 +39,13 @@ func count(t *testing.T, st *store.Store, table string) int {
 	return n
 }
 
+// createType creates the type name with fields, failing the test on an
+// error.
+func createType(t *testing.T, st *store.Store, name string, fields []store.FieldSpec) {
+	t.Helper()
+	writeSchema(t, st, func(tx *store.Tx) error { return tx.CreateType(store.TypeSpec{Name: name, Fields: fields}) })
+}
+
 func writeSchema(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
 	t.Helper()
 	if err := st.WriteSchema(context.Background(), fn); err != nil {
@@ -128,10 +135,8 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText}, {Name: "A/body", Type: store.DocumentType}, {Name: "A/notes", Type: store.DocumentType},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText}, {Name: "A/body", Type: store.DocumentType}, {Name: "A/notes", Type: store.DocumentType},
 		})
 		cat, err := st.Catalog(ctx)
 		if err != nil {
@@ -191,11 +196,9 @@ func TestTextWithNULIsRefused(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText}, {Name: "A/mail", Type: store.TEmail}, {Name: "A/icon", Type: store.TEmoji},
-				{Name: "A/data", Type: store.TJSON},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText}, {Name: "A/mail", Type: store.TEmail}, {Name: "A/icon", Type: store.TEmoji},
+			{Name: "A/data", Type: store.TJSON},
 		})
 		for _, tc := range []struct {
 			name  string
@@ -341,10 +344,8 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText, Meta: map[string]any{"platform/required?": true}}, {Name: "A/body", Type: store.DocumentType},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText, Meta: map[string]any{"platform/required?": true}}, {Name: "A/body", Type: store.DocumentType},
 		})
 		cat, _ := st.Catalog(ctx)
 		version := cat.Version

@@ -16,15 +16,9 @@ import (
 func TestCreatedIDsAreTimeOrdered(t *testing.T) {
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		err := st.WriteSchema(ctx, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "I/T", Fields: []store.FieldSpec{
-				{Name: "I/name", Type: store.TText}, {Name: "I/body", Type: store.DocumentType}}})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		createType(t, st, "I/T", []store.FieldSpec{{Name: "I/name", Type: store.TText}, {Name: "I/body", Type: store.DocumentType}})
 		var ids []string
-		err = st.Write(ctx, func(tx *store.Tx) error {
+		err := st.Write(ctx, func(tx *store.Tx) error {
 			for range 50 {
 				e, err := tx.Create("I/T", map[string]any{"I/name": "x"})
 				if err != nil {
@@ -94,11 +88,7 @@ func mustType(t *testing.T, st *store.Store, name string) *store.Type {
 func TestPublicIDsAcrossBulkAndCreate(t *testing.T) {
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		if err := st.WriteSchema(ctx, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "C/T", Fields: []store.FieldSpec{{Name: "C/name", Type: store.TText}}})
-		}); err != nil {
-			t.Fatal(err)
-		}
+		createType(t, st, "C/T", []store.FieldSpec{{Name: "C/name", Type: store.TText}})
 		var ids []string
 		bulk := func(tx *store.Tx, n int) error {
 			ty := tx.Catalog().Type("C/T")

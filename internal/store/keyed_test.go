@@ -18,14 +18,9 @@ import (
 func keyedFixture(t *testing.T, dsn string) *store.Store {
 	t.Helper()
 	st := teststore.Open(t, dsn)
-	err := st.WriteSchema(context.Background(), func(tx *store.Tx) error {
-		return tx.CreateType(store.TypeSpec{Name: "K/T", Fields: []store.FieldSpec{
-			{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
-		}})
+	createType(t, st, "K/T", []store.FieldSpec{
+		{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return st
 }
 
@@ -90,9 +85,7 @@ func TestKeyField(t *testing.T) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
 		for range 2 {
-			if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-				t.Fatal(err)
-			}
+			writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 		}
 		cat, err := st.Catalog(ctx)
 		if err != nil {
@@ -213,9 +206,7 @@ func TestReservedIDs(t *testing.T) {
 		if len(after) != 0 {
 			t.Fatalf("a rolled back reservation is there: %v", after)
 		}
-		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) }); err != nil {
-			t.Fatal(err)
-		}
+		writeSchema(t, st, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) })
 		write(func(tx *store.Tx) (err error) {
 			if after, err = tx.TakeReservedIDs("K/T", []string{"y", "z"}); err != nil {
 				return err
@@ -287,9 +278,7 @@ func TestMatchByValueUsesTheIndex(t *testing.T) {
 	t.Parallel()
 	st := keyedFixture(t, postgresDSN(t))
 	ctx := context.Background()
-	if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-		t.Fatal(err)
-	}
+	writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 	err := st.Write(ctx, func(tx *store.Tx) error {
 		ty := tx.Catalog().Type("K/T")
 		rows := make([]store.BulkRow, 50000)
@@ -326,9 +315,7 @@ func TestMatchOrTakeReserved(t *testing.T) {
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
-		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-			t.Fatal(err)
-		}
+		writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 		y := store.NewEntityID()
 		var res map[string]string
 		err := st.Write(ctx, func(tx *store.Tx) (err error) {
