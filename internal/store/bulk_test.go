@@ -36,7 +36,7 @@ func TestBulkWrites(t *testing.T) {
 		}
 		p1, t1, t2, open, todo := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
 		var secret string
-		err = st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			cat := tx.Catalog()
 			pt, tt := cat.Type("B/P"), cat.Type("B/T")
 			if _, err := tx.BulkUpsert(pt, []*store.Field{pt.Field("B/name")}, []store.BulkRow{{ID: p1, Values: []any{"P1"}}}); err != nil {
@@ -96,14 +96,11 @@ func TestBulkWrites(t *testing.T) {
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if ok, err := st.DocumentSecretExists(ctx, secret); !ok || err != nil {
 			t.Errorf("document %s: %v %v", secret, ok, err)
 		}
 		// The sync state round-trips.
-		err = st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			if b, err := tx.SyncState("k"); err != nil || b != nil {
 				t.Errorf("empty state %q %v", b, err)
 			}
@@ -116,8 +113,5 @@ func TestBulkWrites(t *testing.T) {
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	})
 }

@@ -46,6 +46,14 @@ func createType(t *testing.T, st *store.Store, name string, fields []store.Field
 	writeSchema(t, st, func(tx *store.Tx) error { return tx.CreateType(store.TypeSpec{Name: name, Fields: fields}) })
 }
 
+// write runs fn in a write transaction, failing the test on an error.
+func write(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
+	t.Helper()
+	if err := st.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func writeSchema(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
 	t.Helper()
 	if err := st.WriteSchema(context.Background(), fn); err != nil {
@@ -146,7 +154,7 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 		// newTask creates a task and writes content into both its documents.
 		newTask := func() string {
 			id := create(t, st, "A/Task", map[string]any{"A/name": "t"})["platform/id"].(string)
-			err := st.Write(ctx, func(tx *store.Tx) error {
+			write(t, st, func(tx *store.Tx) error {
 				ty := tx.Catalog().Type("A/Task")
 				contents := map[string]string{}
 				for _, f := range []string{"A/body", "A/notes"} {
@@ -158,9 +166,6 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 				}
 				return tx.PutDocuments(contents)
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			return id
 		}
 		a, b := newTask(), newTask()
@@ -388,7 +393,6 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 func TestUpdateMovesModificationDate(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
 		now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 		st.SetClock(func() time.Time { return now })
 		createTask(t, st)
@@ -400,14 +404,11 @@ func TestUpdateMovesModificationDate(t *testing.T) {
 		update := func(m map[string]any) map[string]any {
 			t.Helper()
 			var out map[string]any
-			err := st.Write(ctx, func(tx *store.Tx) error {
+			write(t, st, func(tx *store.Tx) error {
 				var err error
 				out, err = tx.Update("A/Task", m)
 				return err
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			return out
 		}
 		now = now.Add(90*time.Minute + 250*time.Millisecond)
@@ -459,12 +460,9 @@ func TestRequiredFieldsOfEveryKind(t *testing.T) {
 			return err
 		})
 		option := uuid.NewString()
-		err := st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			return tx.EnsureEnumOptions(tx.Catalog().Type("A/state"), map[string]string{option: "open"})
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		full := map[string]any{"A/project": map[string]any{"platform/id": project}, "A/state": map[string]any{"platform/id": option}}
 		for _, p := range prims {
 			full["A/"+strings.TrimPrefix(p, "platform/")] = valid[p]

@@ -18,7 +18,7 @@ func TestCreatedIDsAreTimeOrdered(t *testing.T) {
 		ctx := context.Background()
 		createType(t, st, "I/T", []store.FieldSpec{{Name: "I/name", Type: store.TText}, {Name: "I/body", Type: store.DocumentType}})
 		var ids []string
-		err := st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			for range 50 {
 				e, err := tx.Create("I/T", map[string]any{"I/name": "x"})
 				if err != nil {
@@ -39,9 +39,6 @@ func TestCreatedIDsAreTimeOrdered(t *testing.T) {
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		for i, id := range ids {
 			u, err := uuid.Parse(id)
 			if err != nil || u.String() != id || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
@@ -87,7 +84,6 @@ func mustType(t *testing.T, st *store.Store, name string) *store.Type {
 // and across transactions.
 func TestPublicIDsAcrossBulkAndCreate(t *testing.T) {
 	eachStore(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
 		createType(t, st, "C/T", []store.FieldSpec{{Name: "C/name", Type: store.TText}})
 		var ids []string
 		bulk := func(tx *store.Tx, n int) error {
@@ -114,18 +110,16 @@ func TestPublicIDsAcrossBulkAndCreate(t *testing.T) {
 			{create},
 			{func(tx *store.Tx) error { return bulk(tx, 1) }},
 		} {
-			if err := st.Write(ctx, func(tx *store.Tx) error {
+			write(t, st, func(tx *store.Tx) error {
 				for _, s := range steps {
 					if err := s(tx); err != nil {
 						return err
 					}
 				}
 				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
+			})
 		}
-		err := st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			ty := tx.Catalog().Type("C/T")
 			for i, id := range ids {
 				e, err := tx.Read(ty, id)
@@ -138,8 +132,5 @@ func TestPublicIDsAcrossBulkAndCreate(t *testing.T) {
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	})
 }
