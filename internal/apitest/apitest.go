@@ -1,6 +1,6 @@
 // Package apitest holds fixtures shared by the tests and benchmarks of the
 // host's two data APIs, the command API (internal/commands) and GraphQL
-// (internal/graphql).
+// (internal/graphql), and of the store beneath them (TwoProcesses).
 package apitest
 
 import (

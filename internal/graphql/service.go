@@ -171,46 +171,31 @@ type Service struct {
 
 // New returns a service on cfg.Store.
 func New(cfg Config) *Service {
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.MaxQueryBytes <= 0 {
-		cfg.MaxQueryBytes = DefaultMaxQueryBytes
-	}
-	if cfg.MaxTokens <= 0 {
-		cfg.MaxTokens = DefaultMaxTokens
-	}
-	if cfg.MaxDepth <= 0 {
-		cfg.MaxDepth = DefaultMaxDepth
-	}
-	if cfg.MaxComplexity <= 0 {
-		cfg.MaxComplexity = DefaultMaxComplexity
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxSelected <= 0 {
-		cfg.MaxSelected = MaxSelected
-	}
+	positiveOr(&cfg.MaxBody, DefaultMaxBody)
+	positiveOr(&cfg.MaxQueryBytes, DefaultMaxQueryBytes)
+	positiveOr(&cfg.MaxTokens, DefaultMaxTokens)
+	positiveOr(&cfg.MaxDepth, DefaultMaxDepth)
+	positiveOr(&cfg.MaxComplexity, DefaultMaxComplexity)
+	positiveOr(&cfg.Timeout, DefaultTimeout)
+	positiveOr(&cfg.MaxSelected, MaxSelected)
 	if cfg.Gate == nil {
 		cfg.Gate = query.NewGate(query.DefaultQueriesPerClient)
 	}
-	if cfg.MaxWriteBytes <= 0 {
-		cfg.MaxWriteBytes = MaxWriteBytes
-	}
-	if cfg.MaxAnswerBytes <= 0 {
-		cfg.MaxAnswerBytes = query.MaxAnswerBytes
-	}
+	positiveOr(&cfg.MaxWriteBytes, MaxWriteBytes)
+	positiveOr(&cfg.MaxAnswerBytes, query.MaxAnswerBytes)
 	if cfg.FilesPath == "" {
 		cfg.FilesPath = "/api/graphql/files/"
 	}
-	if cfg.MaxFileBytes <= 0 {
-		cfg.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if cfg.FetchTimeout <= 0 {
-		cfg.FetchTimeout = DefaultFetchTimeout
-	}
+	positiveOr(&cfg.MaxFileBytes, DefaultMaxFileBytes)
+	positiveOr(&cfg.FetchTimeout, DefaultFetchTimeout)
 	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}
+}
+
+// positiveOr sets the bound *v to d unless it is set (positive).
+func positiveOr[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // ErrNoSpace reports a space without databases.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // BenchmarkBulkWrite writes pages of 1000 new entities (six fields, one
@@ -28,12 +29,8 @@ func BenchmarkBulkWrite(b *testing.B) {
 
 func benchBulkWrite(b *testing.B, dsn string) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+	st := teststore.Open(b, dsn)
+	err := st.WriteSchema(ctx, func(tx *store.Tx) error {
 		if err := tx.CreateType(store.TypeSpec{Name: "W/G", Fields: []store.FieldSpec{{Name: "W/name", Type: store.TText}}}); err != nil {
 			return err
 		}

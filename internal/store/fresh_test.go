@@ -3,10 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
-	"time"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -15,41 +14,24 @@ import (
 // processes) and waits until both catalog listeners are up.
 func twoProcesses(t *testing.T) (a, b *store.Store) {
 	t.Helper()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
+	a, b = apitest.TwoProcesses(t)
+	for _, st := range []*store.Store{a, b} {
+		testkit.WaitUntil(t, "the listener to be up", st.CatalogListening)
 	}
-	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	var out []*store.Store
-	for range 2 {
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		out = append(out, st)
-	}
-	for _, st := range out {
-		waitFor(t, "the listener is up", st.CatalogListening)
-	}
-	return out[0], out[1]
+	return a, b
 }
 
-// waitFor polls cond (the listener works in the background); it fails the
-// test when cond is still false after a generous bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// twoProcessesWithTask is twoProcesses after createTask through a, once b
+// sees A/Task.
+func twoProcessesWithTask(t *testing.T) (a, b *store.Store) {
 	t.Helper()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.NewTimer(20 * time.Second)
-	defer deadline.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting: %s", what)
-		}
-	}
+	a, b = twoProcesses(t)
+	createTask(t, a)
+	testkit.WaitUntil(t, "b to see A/Task", func() bool {
+		cat, err := b.Catalog(context.Background())
+		return err == nil && cat.Type("A/Task") != nil
+	})
+	return a, b
 }
 
 var errNoField = errors.New("no such field in this catalog")
@@ -89,7 +71,7 @@ func TestCatalogNotified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "b sees A/points", hasField(b, "A/Task", "A/points"))
+	testkit.WaitUntil(t, "b to see A/points", hasField(b, "A/Task", "A/points"))
 	create(t, a, "A/Task", map[string]any{"A/name": "x", "A/points": 3})
 	before := b.CatalogRoundTrips()
 	for range 20 {
@@ -112,12 +94,7 @@ func TestCatalogNotified(t *testing.T) {
 func TestCatalogRaceWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b := twoProcesses(t)
-	createTask(t, a)
-	waitFor(t, "b sees A/Task", func() bool {
-		cat, _ := b.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	a, b := twoProcessesWithTask(t)
 	release := make(chan struct{})
 	b.HoldNotifications(func() { <-release })
 	defer func() {
@@ -168,19 +145,14 @@ func TestCatalogRaceWindow(t *testing.T) {
 func TestCatalogListenerRecovers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b := twoProcesses(t)
-	createTask(t, a)
-	waitFor(t, "b sees A/Task", func() bool {
-		cat, _ := b.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	a, b := twoProcessesWithTask(t)
 	release := make(chan struct{})
 	b.HoldReconnect(func() { <-release })
 	pid := b.ListenerPID()
 	if _, err := a.DB().ExecContext(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the listener is down", func() bool { return !b.CatalogListening() })
+	testkit.WaitUntil(t, "the listener to go down", func() bool { return !b.CatalogListening() })
 
 	trips := b.CatalogRoundTrips()
 	err := a.WriteSchema(ctx, func(tx *store.Tx) error {
@@ -202,7 +174,7 @@ func TestCatalogListenerRecovers(t *testing.T) {
 
 	close(release)
 	b.HoldReconnect(nil)
-	waitFor(t, "the listener is back", func() bool { return b.CatalogListening() && b.ListenerPID() != pid })
+	testkit.WaitUntil(t, "the listener to come back", func() bool { return b.CatalogListening() && b.ListenerPID() != pid })
 	trips = b.CatalogRoundTrips()
 	for range 5 {
 		runs := 0
@@ -220,7 +192,7 @@ func TestCatalogListenerRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "b sees the rename", hasField(b, "A/Task", "A/score"))
+	testkit.WaitUntil(t, "b to see the rename", hasField(b, "A/Task", "A/score"))
 }
 
 // A catalog notification of another schema in the same database (another
@@ -229,12 +201,7 @@ func TestCatalogOtherSchemaIgnored(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, _ := twoProcesses(t)
-	o1, o2 := twoProcesses(t)
-	createTask(t, o1)
-	waitFor(t, "the other host sees its change", func() bool {
-		cat, _ := o2.Catalog(ctx)
-		return cat.Type("A/Task") != nil
-	})
+	twoProcessesWithTask(t) // another host, whose catalog changes
 	trips := a.CatalogRoundTrips()
 	for range 5 {
 		if _, err := a.Catalog(ctx); err != nil {

@@ -12,22 +12,13 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // eachStore runs fn on a fresh store on every engine under test.
 func eachStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 	t.Helper()
-	for name, dsn := range testkit.StoreDSNs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			fn(t, st)
-		})
-	}
+	testkit.EachStore(t, func(t *testing.T, dsn string) { fn(t, teststore.Open(t, dsn)) })
 }
 
 // wantError fails unless err is a store error with the given name.
@@ -46,6 +37,21 @@ func count(t *testing.T, st *store.Store, table string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// createType creates the type name with fields, failing the test on an
+// error.
+func createType(t *testing.T, st *store.Store, name string, fields []store.FieldSpec) {
+	t.Helper()
+	writeSchema(t, st, func(tx *store.Tx) error { return tx.CreateType(store.TypeSpec{Name: name, Fields: fields}) })
+}
+
+// write runs fn in a write transaction, failing the test on an error.
+func write(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
+	t.Helper()
+	if err := st.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func writeSchema(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) {
@@ -137,10 +143,8 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText}, {Name: "A/body", Type: store.DocumentType}, {Name: "A/notes", Type: store.DocumentType},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText}, {Name: "A/body", Type: store.DocumentType}, {Name: "A/notes", Type: store.DocumentType},
 		})
 		cat, err := st.Catalog(ctx)
 		if err != nil {
@@ -150,7 +154,7 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 		// newTask creates a task and writes content into both its documents.
 		newTask := func() string {
 			id := create(t, st, "A/Task", map[string]any{"A/name": "t"})["platform/id"].(string)
-			err := st.Write(ctx, func(tx *store.Tx) error {
+			write(t, st, func(tx *store.Tx) error {
 				ty := tx.Catalog().Type("A/Task")
 				contents := map[string]string{}
 				for _, f := range []string{"A/body", "A/notes"} {
@@ -162,9 +166,6 @@ func TestDeletesLeaveNoDocuments(t *testing.T) {
 				}
 				return tx.PutDocuments(contents)
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			return id
 		}
 		a, b := newTask(), newTask()
@@ -200,11 +201,9 @@ func TestTextWithNULIsRefused(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText}, {Name: "A/mail", Type: store.TEmail}, {Name: "A/icon", Type: store.TEmoji},
-				{Name: "A/data", Type: store.TJSON},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText}, {Name: "A/mail", Type: store.TEmail}, {Name: "A/icon", Type: store.TEmoji},
+			{Name: "A/data", Type: store.TJSON},
 		})
 		for _, tc := range []struct {
 			name  string
@@ -315,16 +314,8 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates sixteen hundred columns")
 	}
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, postgresDSN(t))
 	createTask(t, st) // 5 columns
 	add := func(prefix string, n int) {
 		writeSchema(t, st, func(tx *store.Tx) error {
@@ -346,7 +337,7 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 		return nil
 	})
 	add("new", 1600-905) // the engine's 1,600 reached, 700 live columns
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+	err := st.WriteSchema(ctx, func(tx *store.Tx) error {
 		return tx.CreateField(store.FieldSpec{Holder: "A/Task", Name: "A/last", Type: store.TText})
 	})
 	wantError(t, "past 1,600 with dropped columns", err, store.NameTooManyFields)
@@ -358,10 +349,8 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		writeSchema(t, st, func(tx *store.Tx) error {
-			return tx.CreateType(store.TypeSpec{Name: "A/Task", Fields: []store.FieldSpec{
-				{Name: "A/name", Type: store.TText, Meta: map[string]any{"platform/required?": true}}, {Name: "A/body", Type: store.DocumentType},
-			}})
+		createType(t, st, "A/Task", []store.FieldSpec{
+			{Name: "A/name", Type: store.TText, Meta: map[string]any{"platform/required?": true}}, {Name: "A/body", Type: store.DocumentType},
 		})
 		cat, _ := st.Catalog(ctx)
 		version := cat.Version
@@ -404,7 +393,6 @@ func TestFailedWriteLeavesNoRows(t *testing.T) {
 func TestUpdateMovesModificationDate(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
 		now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 		st.SetClock(func() time.Time { return now })
 		createTask(t, st)
@@ -416,14 +404,11 @@ func TestUpdateMovesModificationDate(t *testing.T) {
 		update := func(m map[string]any) map[string]any {
 			t.Helper()
 			var out map[string]any
-			err := st.Write(ctx, func(tx *store.Tx) error {
+			write(t, st, func(tx *store.Tx) error {
 				var err error
 				out, err = tx.Update("A/Task", m)
 				return err
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			return out
 		}
 		now = now.Add(90*time.Minute + 250*time.Millisecond)
@@ -475,12 +460,9 @@ func TestRequiredFieldsOfEveryKind(t *testing.T) {
 			return err
 		})
 		option := uuid.NewString()
-		err := st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			return tx.EnsureEnumOptions(tx.Catalog().Type("A/state"), map[string]string{option: "open"})
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		full := map[string]any{"A/project": map[string]any{"platform/id": project}, "A/state": map[string]any{"platform/id": option}}
 		for _, p := range prims {
 			full["A/"+strings.TrimPrefix(p, "platform/")] = valid[p]

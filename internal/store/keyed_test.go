@@ -10,26 +10,17 @@ import (
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // keyedFixture opens a store with a type K/T of a text key, an int and a
 // text field.
 func keyedFixture(t *testing.T, dsn string) *store.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
-		return tx.CreateType(store.TypeSpec{Name: "K/T", Fields: []store.FieldSpec{
-			{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
-		}})
+	st := teststore.Open(t, dsn)
+	createType(t, st, "K/T", []store.FieldSpec{
+		{Name: "K/key", Type: store.TText}, {Name: "K/n", Type: store.TInt}, {Name: "K/note", Type: store.TText},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return st
 }
 
@@ -39,9 +30,8 @@ func TestMatchByValue(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
-		ctx := context.Background()
 		a, b := store.NewEntityID(), store.NewEntityID()
-		err := st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			ty := tx.Catalog().Type("K/T")
 			_, err := tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key"), ty.Field("K/n"), ty.Field("K/note")}, []store.BulkRow{
 				{ID: a, Values: []any{"a-1", int64(7), "seven"}},
@@ -49,23 +39,17 @@ func TestMatchByValue(t *testing.T) {
 			})
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		// Enough keys to take several statements on SQLite (500 a query).
 		keys := []string{"a-1", "A-1", "B%", "B", "b%", "missing"}
 		for i := range 1200 {
 			keys = append(keys, "k"+strings.Repeat("x", i%7)+string(rune('a'+i%26)))
 		}
 		var got map[string]store.Match
-		err = st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) (err error) {
 			ty := tx.Catalog().Type("K/T")
 			got, err = tx.MatchByValue(ty, ty.Field("K/key"), keys, ty.Field("K/n"), ty.Field("K/note"))
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := map[string]store.Match{
 			"a-1": {ID: a, Values: []any{int64(7), "seven"}},
 			"B%":  {ID: b, Values: []any{nil, nil}},
@@ -73,16 +57,13 @@ func TestMatchByValue(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("MatchByValue = %#v, want %#v", got, want)
 		}
-		err = st.Write(ctx, func(tx *store.Tx) error {
+		write(t, st, func(tx *store.Tx) error {
 			ty := tx.Catalog().Type("K/T")
 			if _, err := tx.MatchByValue(ty, ty.Field("K/n"), []string{"7"}); err == nil {
 				t.Error("MatchByValue on an int field: no error")
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	})
 }
 
@@ -94,9 +75,7 @@ func TestKeyField(t *testing.T) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
 		for range 2 {
-			if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-				t.Fatal(err)
-			}
+			writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 		}
 		cat, err := st.Catalog(ctx)
 		if err != nil {
@@ -163,21 +142,15 @@ func TestReservedIDs(t *testing.T) {
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
-		write := func(fn func(tx *store.Tx) error) {
-			t.Helper()
-			if err := st.Write(ctx, fn); err != nil {
-				t.Fatal(err)
-			}
-		}
 		var first, again, other, taken, after map[string]string
-		write(func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			first, err = tx.ReserveIDs("K/T", []string{"x", "y", "x"})
 			return err
 		})
 		if len(first) != 2 || first["x"] == "" || first["y"] == "" || first["x"] == first["y"] {
 			t.Fatalf("ReserveIDs = %v, want two distinct ids", first)
 		}
-		write(func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			if again, err = tx.ReserveIDs("K/T", []string{"y", "x", "z"}); err != nil {
 				return err
 			}
@@ -190,7 +163,7 @@ func TestReservedIDs(t *testing.T) {
 		if other["x"] == first["x"] {
 			t.Fatal("two scopes share a reservation")
 		}
-		write(func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			if taken, err = tx.TakeReservedIDs("K/T", []string{"x", "w"}); err != nil {
 				return err
 			}
@@ -210,17 +183,15 @@ func TestReservedIDs(t *testing.T) {
 		}); !errors.Is(err, boom) {
 			t.Fatal(err)
 		}
-		write(func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			after, err = tx.TakeReservedIDs("K/T", []string{"v"})
 			return err
 		})
 		if len(after) != 0 {
 			t.Fatalf("a rolled back reservation is there: %v", after)
 		}
-		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) }); err != nil {
-			t.Fatal(err)
-		}
-		write(func(tx *store.Tx) (err error) {
+		writeSchema(t, st, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) })
+		write(t, st, func(tx *store.Tx) (err error) {
 			if after, err = tx.TakeReservedIDs("K/T", []string{"y", "z"}); err != nil {
 				return err
 			}
@@ -238,11 +209,7 @@ func TestReservedIDs(t *testing.T) {
 // takes the first's id rather than failing or keeping its own).
 func TestReserveIDsConcurrently(t *testing.T) {
 	t.Parallel()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES is not set")
-	}
-	st := keyedFixture(t, dsn)
+	st := keyedFixture(t, postgresDSN(t))
 	ctx := context.Background()
 	reserved, release := make(chan string), make(chan struct{})
 	first := make(chan error, 1)
@@ -293,16 +260,9 @@ func TestReserveIDsConcurrently(t *testing.T) {
 // than reading the whole table for each page of a synchronization.
 func TestMatchByValueUsesTheIndex(t *testing.T) {
 	t.Parallel()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES is not set")
-	}
-	st := keyedFixture(t, dsn)
-	ctx := context.Background()
-	if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-		t.Fatal(err)
-	}
-	err := st.Write(ctx, func(tx *store.Tx) error {
+	st := keyedFixture(t, postgresDSN(t))
+	writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
+	write(t, st, func(tx *store.Tx) error {
 		ty := tx.Catalog().Type("K/T")
 		rows := make([]store.BulkRow, 50000)
 		for i := range rows {
@@ -324,9 +284,6 @@ func TestMatchByValueUsesTheIndex(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // MatchOrTakeReserved answers in one statement what MatchByValue and
@@ -337,13 +294,10 @@ func TestMatchOrTakeReserved(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
-		ctx := context.Background()
-		if err := st.WriteSchema(ctx, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") }); err != nil {
-			t.Fatal(err)
-		}
+		writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 		y := store.NewEntityID()
 		var res map[string]string
-		err := st.Write(ctx, func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			if res, err = tx.ReserveIDs("K/T", []string{"x", "y"}); err != nil {
 				return err
 			}
@@ -354,16 +308,13 @@ func TestMatchOrTakeReserved(t *testing.T) {
 			_, err = tx.BulkUpsert(ty, []*store.Field{ty.Field("K/key"), ty.Field("K/n")}, []store.BulkRow{{ID: y, Values: []any{"y", int64(3)}}})
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		keys := []string{"x", "y", "z"}
 		for i := range 1100 { // several statements on SQLite
 			keys = append(keys, fmt.Sprint("k", i))
 		}
 		var found map[string]store.Match
 		var reserved, again map[string]string
-		err = st.Write(ctx, func(tx *store.Tx) (err error) {
+		write(t, st, func(tx *store.Tx) (err error) {
 			ty := tx.Catalog().Type("K/T")
 			if found, reserved, err = tx.MatchOrTakeReserved(ty, ty.Field("K/key"), keys, ty.Field("K/n")); err != nil {
 				return err
@@ -371,9 +322,6 @@ func TestMatchOrTakeReserved(t *testing.T) {
 			_, again, err = tx.MatchOrTakeReserved(ty, ty.Field("K/key"), keys)
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if want := map[string]store.Match{"y": {ID: y, Values: []any{int64(3)}}}; !reflect.DeepEqual(found, want) {
 			t.Errorf("found %v, want %v", found, want)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // The main reads and the sync's lookups use an index on SQLite (EXPLAIN
@@ -19,13 +20,9 @@ import (
 func TestQueryPlansUseIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "plan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "plan.db"))
 	rel, link := "33333333-3333-3333-3333-333333333333", "44444444-4444-4444-4444-444444444444"
-	err = st.WriteSchema(ctx, func(tx *store.Tx) error {
+	err := st.WriteSchema(ctx, func(tx *store.Tx) error {
 		if err := tx.CreateType(store.TypeSpec{Name: "Q/P", Fields: []store.FieldSpec{{Name: "Q/name", Type: store.TText}}}); err != nil {
 			return err
 		}

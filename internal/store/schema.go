@@ -210,12 +210,9 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	holder := t.cat.Type(fs.Holder)
-	if holder == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": fs.Holder}, "type %s not found", fs.Holder)
-	}
-	if holder.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": fs.Holder}, "type %s is built in", fs.Holder)
+	holder, err := t.userType(fs.Holder)
+	if err != nil {
+		return err
 	}
 	if !validName(fs.Name) {
 		return Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
@@ -411,12 +408,9 @@ func (t *Tx) RenameType(from, to string) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty := t.cat.Type(from)
-	if ty == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": from}, "type %s not found", from)
-	}
-	if ty.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": from}, "type %s is built in", from)
+	ty, err := t.userType(from)
+	if err != nil {
+		return err
 	}
 	if !validName(to) {
 		return Errorf(NameInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
@@ -434,11 +428,8 @@ func (t *Tx) RenameField(holder, from, to string) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, from)
+	ty, f, err := t.userField(holder, from)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	if !validName(to) {
@@ -468,16 +459,23 @@ func builtin(ty *Type, f *Field) bool {
 	return false
 }
 
-// protectedField is the schema.error/builtin-protected error of a change to
-// a built-in field, or nil.
-func protectedField(ty *Type, f *Field) error {
-	if builtin(ty, f) {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
+// userType is the type a schema change names: the schema-type-not-found
+// error when the catalog has none, builtin-protected for a built-in type.
+func (t *Tx) userType(name string) (*Type, error) {
+	ty := t.cat.Type(name)
+	if ty == nil {
+		return nil, Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
 	}
-	return nil
+	if ty.Kind == KindBuiltin {
+		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+	}
+	return ty, nil
 }
 
-func (t *Tx) field(holder, name string) (*Type, *Field, error) {
+// userField is the field a schema change names, with its type: the
+// not-found error of the type or the field, builtin-protected for a built-in
+// field.
+func (t *Tx) userField(holder, name string) (*Type, *Field, error) {
 	ty := t.cat.Type(holder)
 	if ty == nil {
 		return nil, nil, Errorf(NameTypeNotFound, map[string]any{"type": holder}, "type %s not found", holder)
@@ -485,6 +483,9 @@ func (t *Tx) field(holder, name string) (*Type, *Field, error) {
 	f := ty.Field(name)
 	if f == nil {
 		return nil, nil, Errorf(NameFieldNotFound, map[string]any{"type": holder, "field": name}, "field %s not found on %s", name, holder)
+	}
+	if builtin(ty, f) {
+		return nil, nil, Errorf(NameBuiltinProtected, map[string]any{"type": ty.Name, "field": f.Name}, "field %s of %s is built in", f.Name, ty.Name)
 	}
 	return ty, f, nil
 }
@@ -494,11 +495,8 @@ func (t *Tx) SetFieldMeta(holder, name, key string, value any) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, name)
+	_, f, err := t.userField(holder, name)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	switch key {
@@ -532,12 +530,9 @@ func (t *Tx) InstallMixins(types map[string][]string) error {
 		return err
 	}
 	for name, mixins := range types {
-		ty := t.cat.Type(name)
-		if ty == nil {
-			return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
-		}
-		if ty.Kind == KindBuiltin {
-			return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+		ty, err := t.userType(name)
+		if err != nil {
+			return err
 		}
 		m, _ := ty.Meta["app/mixins"].(map[string]any)
 		if m == nil {
@@ -587,11 +582,8 @@ func (t *Tx) DeleteField(holder, name string, deleteValues bool) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty, f, err := t.field(holder, name)
+	ty, f, err := t.userField(holder, name)
 	if err != nil {
-		return err
-	}
-	if err := protectedField(ty, f); err != nil {
 		return err
 	}
 	if !deleteValues {
@@ -704,12 +696,9 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	ty := t.cat.Type(name)
-	if ty == nil {
-		return Errorf(NameTypeNotFound, map[string]any{"type": name}, "type %s not found", name)
-	}
-	if ty.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": name}, "type %s is built in", name)
+	ty, err := t.userType(name)
+	if err != nil {
+		return err
 	}
 	if !deleteEntities {
 		has, err := t.exists("SELECT 1 FROM " + ty.Table + " LIMIT 1")

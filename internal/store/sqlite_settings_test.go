@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // Every connection of a SQLite file store runs with the settings the
@@ -15,11 +15,7 @@ import (
 func TestSQLiteFileSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "s.db"))
 	want := []struct {
 		pragma string
 		value  string

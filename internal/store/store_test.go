@@ -7,9 +7,21 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
+
+// postgresDSN is a fresh PostgreSQL schema of testkit.StoreDSNs; it skips
+// the test when APPKIT_TEST_POSTGRES is not set.
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	dsn, ok := testkit.StoreDSNs(t)["postgres"]
+	if !ok {
+		t.Skip("APPKIT_TEST_POSTGRES not set")
+	}
+	return dsn
+}
 
 func createTask(t *testing.T, st *store.Store) {
 	t.Helper()
@@ -70,21 +82,8 @@ func TestSQLiteFileReopen(t *testing.T) {
 // through one store is seen by the other, and a stale write reloads.
 func TestPostgresTwoProcesses(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	a, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := apitest.TwoProcesses(t)
 	createTask(t, a)
 	// b's snapshot is stale; a write transaction reloads it.
 	if e := create(t, b, "A/Task", map[string]any{"A/name": "from b"}); e["platform/public-id"] != "1" {
@@ -93,7 +92,7 @@ func TestPostgresTwoProcesses(t *testing.T) {
 	if e := create(t, a, "A/Task", map[string]any{"A/name": "from a"}); e["platform/public-id"] != "2" {
 		t.Fatalf("create through a = %v", e)
 	}
-	err = b.Write(ctx, func(tx *store.Tx) error {
+	err := b.Write(ctx, func(tx *store.Tx) error {
 		return tx.CreateField(store.FieldSpec{Holder: "A/Task", Name: "A/points", Type: store.TInt})
 	})
 	if err != nil {
@@ -112,20 +111,9 @@ func TestPostgresTwoProcesses(t *testing.T) {
 // none fails, none is lost.
 func TestPostgresConcurrentSchemaChanges(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
 	ctx := context.Background()
-	dsn := testkit.StoreDSNs(t)["postgres"]
-	var stores []*store.Store
-	for i := 0; i < 2; i++ {
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		stores = append(stores, st)
-	}
+	a, b := apitest.TwoProcesses(t)
+	stores := []*store.Store{a, b}
 	createTask(t, stores[0])
 	errs := make(chan error, 10)
 	for i := 0; i < 2; i++ {
