@@ -15,32 +15,24 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while the host writes; a
-// write is signalled on written (made by newLockedBuffer).
+// lockedBuffer is a testkit.Buffer (safe to read while the host writes)
+// whose writes are signalled on written (made by newLockedBuffer).
 type lockedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
+	testkit.Buffer
 	written chan struct{}
 }
 
 func newLockedBuffer() *lockedBuffer { return &lockedBuffer{written: make(chan struct{}, 1)} }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	n, err := l.Buffer.Write(p)
 	if l.written != nil {
 		select {
 		case l.written <- struct{}{}:
 		default:
 		}
 	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return n, err
 }
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
