@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/appkitgo/appkit/internal/image"
+	"github.com/appkitgo/appkit/internal/image/imagetest"
 )
 
 // appkit image builds a stand-in app and the health check, and writes an
@@ -33,29 +33,11 @@ func TestImage_buildsLayoutAndTarball(t *testing.T) {
 	if !strings.Contains(stdout.String(), "as v1") || !strings.Contains(stdout.String(), "imageapp:v1 written to") {
 		t.Errorf("stdout: %s", stdout.String())
 	}
-	p, err := layout.FromPath(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ii, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := ii.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, im := imagetest.Index(t, out)
 	if len(im.Manifests) != 1 || im.Manifests[0].Annotations[image.RefNameAnnotation] != "v1" {
 		t.Fatalf("index %+v", im.Manifests)
 	}
-	img, err := p.Image(im.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, cf := imagetest.Image(t, p, im.Manifests[0].Digest)
 	c := cf.Config
 	if !slices.Equal(c.Entrypoint, []string{"/imageapp"}) || c.User != "65532:65532" || !slices.Contains(c.Env, "PORT=9000") {
 		t.Errorf("config %+v", c)
