@@ -179,7 +179,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 	select {
 	case <-app.held:
 	case <-time.After(time.Minute):
-		t.Fatalf("the child never reached %s's second issue page:\n%s", ownerB, child.kill())
+		t.Fatalf("the child never reached %s's second issue page", ownerB)
 	}
 	app.hold.Store(false)
 	mid, err := svc.Sync(ctx, syncs[ownerB].ID)
@@ -187,7 +187,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		t.Fatalf("the child's sync: %+v %v", mid, err)
 	}
 	schedule(t, svc) // side by side with the child, which holds the second run's lease
-	child.kill()
+	child.Kill()
 
 	rB := lastRun(t, svc, syncs[ownerB].ID, 0)
 	if rB.Status != StatusSucceeded || rB.ID != mid.RunID || rB.Owner != "host-parent" || rB.Report == nil || !rB.Report.Resumed {
