@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-
 	"github.com/appkitgo/appkit/internal/image"
 	"github.com/appkitgo/appkit/internal/image/imagetest"
 )
@@ -58,14 +56,7 @@ func TestImage_buildsLayoutAndTarball(t *testing.T) {
 	if got := layers[len(layers)-1]; !slices.Equal(got, []string{"-rwxr-xr-x 0:0 /imageapp", "-rwxr-xr-x 0:0 /healthcheck"}) {
 		t.Errorf("app layer %q", got)
 	}
-	back, err := tarball.ImageFromPath(tarPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := img.ConfigName()
-	if got, _ := back.ConfigName(); got != want {
-		t.Errorf("tarball config %s, want %s", got, want)
-	}
+	imagetest.CheckTarball(t, tarPath, img)
 }
 
 func TestImage_refused(t *testing.T) {

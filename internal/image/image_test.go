@@ -12,7 +12,6 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/appkitgo/appkit/internal/image/imagetest"
@@ -311,14 +310,7 @@ func TestWriteTarball(t *testing.T) {
 	if len(manifest) != 1 || len(manifest[0].Layers) != 2 || len(manifest[0].RepoTags) != 1 || !strings.HasSuffix(manifest[0].RepoTags[0], "appkit-demo:1.0") {
 		t.Fatalf("manifest.json = %+v", manifest)
 	}
-	back, err := tarball.ImageFromPath(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := img.ConfigName()
-	if got, _ := back.ConfigName(); got != want {
-		t.Errorf("config %s, want %s", got, want)
-	}
+	imagetest.CheckTarball(t, path, img)
 	if err := WriteTarball(filepath.Join(t.TempDir(), "x.tar"), "Not A Ref!", img); err == nil {
 		t.Error("a malformed reference was accepted")
 	}

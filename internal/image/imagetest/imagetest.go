@@ -1,5 +1,5 @@
-// Package imagetest reads back, in tests, the OCI layouts that package
-// image writes (its own tests and appkit image's).
+// Package imagetest reads back, in tests, the OCI layouts and tarballs
+// that package image writes (its own tests and appkit image's).
 package imagetest
 
 import (
@@ -7,6 +7,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // Index opens the OCI layout at dir and reads its index.
@@ -39,4 +40,18 @@ func Image(t testing.TB, p layout.Path, d v1.Hash) (v1.Image, *v1.ConfigFile) {
 		t.Fatal(err)
 	}
 	return img, cf
+}
+
+// CheckTarball fails the test unless the tarball at path holds img (the
+// same config).
+func CheckTarball(t testing.TB, path string, img v1.Image) {
+	t.Helper()
+	back, err := tarball.ImageFromPath(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := img.ConfigName()
+	if got, _ := back.ConfigName(); got != want {
+		t.Errorf("the tarball's config %s, want %s", got, want)
+	}
 }
