@@ -11,12 +11,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 func TestEndpoints(t *testing.T) {
 	t.Parallel()
 	var s seen
-	h := handler(t, newTestApp(&s, quietLogger()))
+	h := testapp.Handler(t, newTestApp(&s, quietLogger()))
 	type check func(t *testing.T, r response)
 	message := func(sub string) check {
 		return func(t *testing.T, r response) {
@@ -278,7 +279,7 @@ func TestUndeclaredFeaturesAnswer404(t *testing.T) {
 		Auth:    []appkit.Auth{appkit.NoAuth()},
 		Actions: []appkit.Action{{ID: "a", Name: "A", Run: noRun}},
 	}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	for _, p := range []string{"/api/v1/synchronizer/config", "/api/v1/synchronizer/schema", "/api/v1/synchronizer/data",
 		"/api/v1/synchronizer/datalist", "/api/v1/synchronizer/filter/validate", "/api/v1/synchronizer/webhooks",
 		"/api/v1/synchronizer/webhooks/verify", "/api/v1/synchronizer/webhooks/transform", "/api/v1/synchronizer/resource",
@@ -308,7 +309,7 @@ func TestLogoURLRedirects(t *testing.T) {
 	t.Parallel()
 	app := &appkit.App{ID: "x", Name: "x", Version: "1", Logger: quietLogger(), Auth: []appkit.Auth{appkit.NoAuth()}, Logo: appkit.LogoURL("https://cdn.example.com/logo.svg"),
 		Actions: []appkit.Action{{ID: "a", Name: "A", Run: noRun}}}
-	r := call(t, handler(t, app), "GET", "/logo", "")
+	r := call(t, testapp.Handler(t, app), "GET", "/logo", "")
 	if r.status != http.StatusFound || r.header.Get("Location") != "https://cdn.example.com/logo.svg" {
 		t.Fatalf("logo = %d %v", r.status, r.header)
 	}
@@ -319,7 +320,7 @@ func TestBodySizeLimit(t *testing.T) {
 	var s seen
 	app := newTestApp(&s, quietLogger())
 	app.MaxBodyBytes = 1024
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	big := `{"id":"token","fields":{"token":"` + strings.Repeat("a", 2048) + `"}}`
 	r := call(t, h, "POST", "/validate", big)
 	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body["message"].(string), "1024") {
@@ -332,7 +333,7 @@ func TestRequestLogLineMasksSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	l := zerolog.New(&buf)
 	var s seen
-	h := handler(t, newTestApp(&s, &l))
+	h := testapp.Handler(t, newTestApp(&s, &l))
 	call(t, h, "POST", "/validate", `{"id":"token","fields":{"token":"s3cr3t-value"}}`)
 	call(t, h, "POST", "/api/v1/synchronizer/data", `{"requestedType":"task"}`)
 	call(t, h, "POST", "/api/v1/automations/action/execute", `{"action":{"action":"notify","args":{"to":"x"}}}`)
@@ -366,7 +367,7 @@ func TestRequestLogLineMasksSecrets(t *testing.T) {
 func TestRequestIDIsEchoed(t *testing.T) {
 	t.Parallel()
 	var s seen
-	h := handler(t, newTestApp(&s, quietLogger()))
+	h := testapp.Handler(t, newTestApp(&s, quietLogger()))
 	req, _ := http.NewRequest("GET", "/", nil)
 	req.Header.Set("X-Request-Id", "abc-123")
 	rec := newRecorder()

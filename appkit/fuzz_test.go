@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // FuzzRequestDecoding sends arbitrary bodies to every POST endpoint: the app
@@ -31,7 +33,7 @@ func FuzzRequestDecoding(f *testing.F) {
 		}
 	}
 	var s seen
-	h := handler(f, newTestApp(&s, quietLogger()))
+	h := testapp.Handler(f, newTestApp(&s, quietLogger()))
 	f.Fuzz(func(t *testing.T, pathIndex int, body string) {
 		if pathIndex < 0 {
 			pathIndex = -pathIndex

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 func TestAccountFieldOf_Get(t *testing.T) {
@@ -88,7 +89,7 @@ func TestForm_declaresAndReads(t *testing.T) {
 				return &appkit.Validation{Name: s}, nil
 			}}},
 		Actions: []appkit.Action{{ID: "x", Name: "X", Run: noRun}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	d := call(t, h, "GET", "/", "")
 	fields := d.body["authentication"].([]any)[0].(map[string]any)["fields"].([]any)
 	var ids []string
@@ -118,7 +119,7 @@ func TestTokenAuthToken(t *testing.T) {
 			got, _ = appkit.TokenAuthToken.Get(r.Account)
 			return nil
 		}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	if r := call(t, h, "POST", "/api/v1/automations/action/execute", `{"action":{"action":"x"},"account":{"token":"t-1"}}`); r.status != 200 || got != "t-1" {
 		t.Fatalf("execute = %d %s, token %q", r.status, r.raw, got)
 	}
@@ -149,7 +150,7 @@ func TestArgOf(t *testing.T) {
 			g.text, g.hasText = text.Get(r.Args)
 			return nil
 		}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	d := call(t, h, "GET", "/", "")
 	args, _ := json.Marshal(d.body["actions"].([]any)[0].(map[string]any)["args"])
 	if want := `[{"description":"The recipient","id":"to","name":"To","type":"text"},{"id":"text","name":"Text","textTemplateSupported":true,"type":"textArea"}]`; string(args) != want {
@@ -185,7 +186,7 @@ func TestDeltaHelpers(t *testing.T) {
 				s.any = r.Filter.Any()
 				return nil, nil
 			})}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	last := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		body string
@@ -244,7 +245,7 @@ func TestDecodeItem_roundTrip(t *testing.T) {
 			{ID: "t", Name: "T", Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]everyKind, error) { return items, nil })},
 			{ID: "user", Name: "U", Data: noItems[struct{ ID, Name string }]()},
 		}}}
-	r := call(t, handler(t, app), "POST", "/api/v1/synchronizer/data", `{"requestedType":"t"}`)
+	r := call(t, testapp.Handler(t, app), "POST", "/api/v1/synchronizer/data", `{"requestedType":"t"}`)
 	wire := r.body["items"].([]any)
 	for i, w := range wire {
 		got, err := appkit.DecodeItem[everyKind](w.(map[string]any))

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // The service may send shapes the protocol does not pin down; none of them is
@@ -25,7 +26,7 @@ import (
 func TestLenientRequestShapes(t *testing.T) {
 	t.Parallel()
 	var s seen
-	h := handler(t, newTestApp(&s, quietLogger()))
+	h := testapp.Handler(t, newTestApp(&s, quietLogger()))
 	tests := []struct{ name, body string }{
 		{"numeric version and operationId", `{"requestedType":"task","version":1,"operationId":12345}`},
 		{"empty array filter and account", `{"requestedType":"task","filter":[],"account":[]}`},
@@ -68,7 +69,7 @@ func TestDeltaDoesNotMutateSharedItems(t *testing.T) {
 				return &appkit.Page[appkit.Item, cursor]{Items: shared, Delta: true}, nil
 			}),
 		}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -108,7 +109,7 @@ func TestResourceOfUnknownSizeIsStreamed(t *testing.T) {
 				return res, nil
 			},
 		}}
-	srv := httptest.NewServer(handler(t, app))
+	srv := httptest.NewServer(testapp.Handler(t, app))
 	defer srv.Close()
 	resp, got := fetch(t, "POST", srv.URL+"/api/v1/synchronizer/resource", `{"params":{}}`)
 	if resp.StatusCode != 200 || string(got) != body {
@@ -160,7 +161,7 @@ func TestErrorBodiesHideSecrets(t *testing.T) {
 			resp.Body.Close()
 			return nil
 		}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	r := call(t, h, "POST", "/validate", `{"id":"token","fields":{"token":"SECRETVALUE"}}`)
 	if r.status != 401 || strings.Contains(string(r.raw), "SECRETVALUE") || !strings.Contains(r.body["message"].(string), "***") {
 		t.Fatalf("validate = %d %s", r.status, r.raw)
@@ -178,7 +179,7 @@ func TestErrorBodiesHideSecrets(t *testing.T) {
 func TestHeadRequests(t *testing.T) {
 	t.Parallel()
 	var s seen
-	srv := httptest.NewServer(handler(t, newTestApp(&s, quietLogger())))
+	srv := httptest.NewServer(testapp.Handler(t, newTestApp(&s, quietLogger())))
 	defer srv.Close()
 	for _, p := range []string{"/", "/logo"} {
 		get, body := fetch(t, "GET", srv.URL+p, "")
@@ -219,7 +220,7 @@ func TestSecretsMaskedAsWholeValues(t *testing.T) {
 			buf.Reset()
 			var s seen
 			app := newTestApp(&s, &logger)
-			h := handler(t, app)
+			h := testapp.Handler(t, app)
 			body := strings.TrimSuffix(tc.body, "}") + `,"account":{"token":"` + tc.token + `"}}`
 			r := call(t, h, "POST", "/api/v1/synchronizer/data", body)
 			if r.status != 400 {
@@ -267,7 +268,7 @@ func TestUnreachableUpstreamIsTemporary(t *testing.T) {
 					resp.Body.Close()
 					return nil
 				}}}}
-			r := call(t, handler(t, app), "POST", "/api/v1/automations/action/execute", `{"action":{"action":"call"}}`)
+			r := call(t, testapp.Handler(t, app), "POST", "/api/v1/automations/action/execute", `{"action":{"action":"call"}}`)
 			if r.status != 503 || r.body["tryLater"] != true || !strings.Contains(r.body["message"].(string), "unreachable") {
 				t.Fatalf("got %d %s, want 503 tryLater", r.status, r.raw)
 			}
@@ -286,7 +287,7 @@ func TestHandlerMistakesAreRefused(t *testing.T) {
 	var buf bytes.Buffer
 	logger := zerolog.New(&buf)
 	mk := func(delta bool, page appkit.PageFunc[appkit.Item, cursor]) http.Handler {
-		return handler(t, &appkit.App{ID: "m", Name: "m", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
+		return testapp.Handler(t, &appkit.App{ID: "m", Name: "m", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
 			Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Delta: delta, Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N")}, Data: appkit.Pages(page)}},
 				Webhooks: &appkit.Webhooks{
 					Install: func(context.Context, *appkit.WebhookRequest) (*appkit.Webhook, error) { return nil, nil },
@@ -353,7 +354,7 @@ func TestViolationsLoggedOncePerTypeAndRule(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	logger := zerolog.New(&buf)
-	h := handler(t, &appkit.App{ID: "v", Name: "v", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
+	h := testapp.Handler(t, &appkit.App{ID: "v", Name: "v", Version: "1", Logger: &logger, Auth: []appkit.Auth{appkit.NoAuth()},
 		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "t", Name: "T", Fields: []appkit.Field{appkit.ID(), appkit.Text("name", "N"), appkit.Integer("n", "N")},
 			Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]appkit.Item, error) {
 				return []appkit.Item{{"id": "1", "n": 1.5, "x": 1}, {"id": "2", "n": 2.5, "y": 2}}, nil

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/oauth"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
@@ -92,7 +93,7 @@ func TestOAuth2FlowThroughEndpoints(t *testing.T) {
 			return map[string]any{"name": me.Name, "account_id": me.ID}, nil
 		},
 	}
-	h := handler(t, oauthApp(appkit.OAuth2Auth("Example", p), prov.ItemsURL, &logger))
+	h := testapp.Handler(t, oauthApp(appkit.OAuth2Auth("Example", p), prov.ItemsURL, &logger))
 
 	// The descriptor shows the oauth field, so the service renders the connect form.
 	d := call(t, h, "GET", "/", "")
@@ -189,7 +190,7 @@ func TestOAuth2FailuresAnswer401(t *testing.T) {
 	t.Parallel()
 	prov := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
 	p := &oauth.OAuth2{ClientID: prov.ClientID, ClientSecret: prov.ClientSecret, AuthURL: prov.AuthURL, TokenURL: prov.TokenURL}
-	h := handler(t, oauthApp(appkit.OAuth2Auth("Example", p), prov.ItemsURL, quietLogger()))
+	h := testapp.Handler(t, oauthApp(appkit.OAuth2Auth("Example", p), prov.ItemsURL, quietLogger()))
 	r := postJSON(t, h, "/oauth2/v1/access_token", map[string]any{"fields": map[string]any{"callback_uri": "https://svc/cb"}, "code": "not-a-code"})
 	if r.status != 401 || r.body["message"] == "" || strings.Contains(string(r.raw), prov.ClientSecret) {
 		t.Fatalf("bad code = %d %s", r.status, r.raw)
@@ -213,7 +214,7 @@ func TestOAuth1FlowThroughEndpoints(t *testing.T) {
 	p := &oauth.OAuth1{ConsumerKey: prov.ConsumerKey, ConsumerSecret: prov.ConsumerSecret,
 		RequestTokenURL: prov.RequestTokenURL, AuthorizeURL: prov.AuthorizeURL, AccessTokenURL: prov.AccessTokenURL,
 		Signature: oauth.HMACSHA256}
-	h := handler(t, oauthApp(appkit.OAuth1Auth("Example", p), prov.UserURL, quietLogger()))
+	h := testapp.Handler(t, oauthApp(appkit.OAuth1Auth("Example", p), prov.UserURL, quietLogger()))
 	callback := "https://service.example.com/oauth1/callback?state=xyz"
 	r := postJSON(t, h, "/oauth1/v1/authorize", map[string]any{"callback_uri": callback})
 	if r.status != 200 || r.body["token"] == "" || r.body["secret"] == "" {

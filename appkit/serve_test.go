@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 func TestServeShutsDownGracefully(t *testing.T) {
@@ -129,7 +130,7 @@ func TestComputedSchema(t *testing.T) {
 					return nil, nil
 				}),
 			}}}}
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	r := call(t, h, "POST", "/api/v1/synchronizer/schema", `{"types":["row"],"filter":{"extra":"colour"}}`)
 	row := r.body["row"].(map[string]any)
 	if r.status != 200 || row["colour"].(map[string]any)["name"] != "COLOUR" || row["colour"].(map[string]any)["order"] != 3.0 {
@@ -156,7 +157,7 @@ func TestConcurrentRequests(t *testing.T) {
 		mode, _ := s.f.mode.Get(r.Filter)
 		return &appkit.Page[task, cursor]{Items: []task{{ID: mode, Name: "x"}}}, nil
 	})
-	h := handler(t, app)
+	h := testapp.Handler(t, app)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)

@@ -220,15 +220,6 @@ func call(t testing.TB, h http.Handler, method, path, body string) response {
 	return out
 }
 
-func handler(t testing.TB, app *appkit.App) http.Handler {
-	t.Helper()
-	h, err := app.Handler()
-	if err != nil {
-		t.Fatalf("Handler: %v", err)
-	}
-	return h
-}
-
 func quietLogger() *zerolog.Logger {
 	l := zerolog.Nop()
 	return &l

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/conformance"
+	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/oauth/oauthtest"
 )
 
@@ -47,7 +48,7 @@ func TestOAuth2Example(t *testing.T) {
 		"PORT=" + port, "OAUTH2_CLIENT_ID=" + provider.ClientID, "OAUTH2_CLIENT_SECRET=" + provider.ClientSecret,
 		"OAUTH2_AUTH_URL=" + provider.AuthURL, "OAUTH2_TOKEN_URL=" + provider.TokenURL, "OAUTH2_API_URL=" + provider.URL + "/api",
 	}
-	var logs lockedBuffer
+	var logs testkit.Buffer // the app's stdout and stderr copiers write it
 	listening := make(chan struct{})
 	cmd.Stdout = &logs
 	cmd.Stderr = &lineWatcher{w: &logs, line: "listening on", seen: listening}
@@ -129,25 +130,6 @@ func postJSON(t *testing.T, url string, body, out any) {
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that two writers (the app's stdout and
-// stderr copiers) and the test can share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // lineWatcher copies to w and closes seen once line has been written.

@@ -1,7 +1,6 @@
 package upstream_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/appkit/upstream"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 const secret = "s3cr3t-token-value"
@@ -312,30 +311,24 @@ func TestUnreachable(t *testing.T) {
 
 func TestDebugLog(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	log := zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) }))).Level(zerolog.DebugLevel)
+	var buf testkit.Buffer
+	log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 	c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) })
 	c.Auth = upstream.QueryKey("key", "token")
 	c.Logger = &log
 	_, _ = upstream.Get[any](t.Context(), c.For(acct), "/items/"+secret, nil)
-	mu.Lock()
-	defer mu.Unlock()
+	logged := buf.String()
 	var line map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
-		t.Fatalf("log %q: %v", buf.String(), err)
+	if err := json.Unmarshal([]byte(logged), &line); err != nil {
+		t.Fatalf("log %q: %v", logged, err)
 	}
 	if line["level"] != "debug" || line["method"] != "GET" || line["path"] != "/api/items/***" || line["status"] != 404.0 || line["duration"] == nil || !strings.HasPrefix(line["host"].(string), "127.0.0.1:") {
 		t.Errorf("log line %v", line)
 	}
-	if strings.Contains(buf.String(), secret) || strings.Contains(buf.String(), "key=") {
-		t.Errorf("the log shows the secret: %s", buf.String())
+	if strings.Contains(logged, secret) || strings.Contains(logged, "key=") {
+		t.Errorf("the log shows the secret: %s", logged)
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // TestCancellation: a cancelled handler request stops the call.
 func TestCancellation(t *testing.T) {

@@ -28,11 +28,11 @@ var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) ski
 
 func TestConformPassingApp(t *testing.T) {
 	t.Parallel()
-	srv := trackerServer(t, tracker.Config{})
+	appURL := serveTracker(t, tracker.Config{})
 	junit := filepath.Join(t.TempDir(), "report.xml")
 	var out, errb bytes.Buffer
 	// flags before and after the URL
-	code := run(context.Background(), []string{"conform", "--account", "token=" + tracker.DemoToken, srv.URL, "--types", "project,task", "--junit", junit}, &out, &errb)
+	code := run(context.Background(), []string{"conform", "--account", "token=" + tracker.DemoToken, appURL, "--types", "project,task", "--junit", junit}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out.String(), errb.String())
 	}

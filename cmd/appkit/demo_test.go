@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 var (
@@ -18,7 +20,7 @@ var (
 
 // runDemo runs "appkit host --demo" on dsn until it prints how to query it,
 // and returns its stdout so far and the function that stops it.
-func runDemo(t *testing.T, dsn string) (stdout *lockedBuffer, stop func() int) {
+func runDemo(t *testing.T, dsn string) (stdout *testkit.Buffer, stop func() int) {
 	t.Helper()
 	h := launchHost(context.Background(), "--demo", "--addr", "127.0.0.1:0", "--store", dsn, "--rate-limit", "0", "--admin-password", "pw-for-the-demo")
 	h.waitFor(t, demoIDELine)

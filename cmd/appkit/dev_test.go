@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -20,30 +20,8 @@ import (
 // test waits on: each wait looks for a pattern in what was written since
 // the previous match.
 type lineWaiter struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	seen    int           // the end of the last match
-	changed chan struct{} // closed and replaced at every write
-	mirror  io.Writer     // also receives the output (nil: none)
-}
-
-func newLineWaiter() *lineWaiter { return &lineWaiter{changed: make(chan struct{})} }
-
-func (w *lineWaiter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	close(w.changed)
-	w.changed = make(chan struct{})
-	if w.mirror != nil {
-		w.mirror.Write(p)
-	}
-	return w.buf.Write(p)
-}
-
-func (w *lineWaiter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+	testkit.Buffer
+	seen int // the end of the last match
 }
 
 // devWait bounds one wait: a build on a loaded 2-core machine takes tens of
@@ -57,10 +35,9 @@ func (w *lineWaiter) waitFor(t *testing.T, re *regexp.Regexp) []string {
 	timeout := time.NewTimer(devWait)
 	defer timeout.Stop()
 	for {
-		w.mu.Lock()
-		rest := w.buf.String()[w.seen:]
+		out, changed := w.Changes()
+		rest := out[w.seen:]
 		loc := re.FindStringSubmatchIndex(rest)
-		changed := w.changed
 		if loc != nil {
 			var subs []string
 			for i := 0; i < len(loc); i += 2 {
@@ -71,10 +48,8 @@ func (w *lineWaiter) waitFor(t *testing.T, re *regexp.Regexp) []string {
 				subs = append(subs, rest[loc[i]:loc[i+1]])
 			}
 			w.seen += loc[1]
-			w.mu.Unlock()
 			return subs
 		}
-		w.mu.Unlock()
 		select {
 		case <-changed:
 		case <-timeout.C:
@@ -124,15 +99,16 @@ func TestDev(t *testing.T) {
 				t.Fatalf("appkit new: exit %d\n%s", code, newErr.String())
 			}
 			appGo := filepath.Join(dir, "app", "app.go")
-			out, errOut := newLineWaiter(), newLineWaiter()
+			out, errOut := &lineWaiter{}, &lineWaiter{}
+			var stdout io.Writer = out
 			if testing.Verbose() {
-				out.mirror = os.Stdout // progress of a slow run, as it goes
+				stdout = io.MultiWriter(out, os.Stdout) // progress of a slow run, as it goes
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			exited := make(chan int, 1)
 			go func() {
-				exited <- run(ctx, []string{"dev", dir, "--addr", "127.0.0.1:0", "--store", tc.dsn, "--account", "token=demo"}, out, errOut)
+				exited <- run(ctx, []string{"dev", dir, "--addr", "127.0.0.1:0", "--store", tc.dsn, "--account", "token=demo"}, stdout, errOut)
 			}()
 			defer func() {
 				if t.Failed() {

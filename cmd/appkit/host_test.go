@@ -15,39 +15,11 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while the host writes; a
-// write is signalled on written (made by newLockedBuffer).
-type lockedBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{}
-}
-
-func newLockedBuffer() *lockedBuffer { return &lockedBuffer{written: make(chan struct{}, 1)} }
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.written != nil {
-		select {
-		case l.written <- struct{}{}:
-		default:
-		}
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 
 // hostRun is "appkit host" running in-process.
 type hostRun struct {
-	stdout, stderr *lockedBuffer
+	stdout, stderr *testkit.Buffer
 	cancel         context.CancelFunc // stops the host
 	done           chan int           // its exit code
 }
@@ -55,7 +27,7 @@ type hostRun struct {
 // launchHost starts "appkit host args..." in-process.
 func launchHost(parent context.Context, args ...string) *hostRun {
 	ctx, cancel := context.WithCancel(parent)
-	h := &hostRun{stdout: newLockedBuffer(), stderr: &lockedBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	h := &hostRun{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() { h.done <- run(ctx, append([]string{"host"}, args...), h.stdout, h.stderr) }()
 	return h
 }
@@ -68,11 +40,12 @@ func (h *hostRun) waitFor(t *testing.T, re *regexp.Regexp) []string {
 	deadline := time.NewTimer(time.Minute) // a bound for a loaded machine
 	defer deadline.Stop()
 	for {
-		if m := re.FindStringSubmatch(h.stdout.String()); m != nil {
+		out, changed := h.stdout.Changes()
+		if m := re.FindStringSubmatch(out); m != nil {
 			return m
 		}
 		select {
-		case <-h.stdout.written:
+		case <-changed:
 		case code := <-h.done:
 			h.done <- code
 			h.cancel()
@@ -86,13 +59,13 @@ func (h *hostRun) waitFor(t *testing.T, re *regexp.Regexp) []string {
 
 // startHost runs "appkit host" in-process and returns its base URL and a
 // function that stops it and returns the exit code.
-func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
+func startHost(t *testing.T, args ...string) (base string, stop func() int, stderr *testkit.Buffer) {
 	t.Helper()
 	return startHostCtx(t, context.Background(), args...)
 }
 
 // startHostCtx is startHost with a context of the test's (a clock).
-func startHostCtx(t *testing.T, parent context.Context, args ...string) (base string, stop func() int, stderr *lockedBuffer) {
+func startHostCtx(t *testing.T, parent context.Context, args ...string) (base string, stop func() int, stderr *testkit.Buffer) {
 	t.Helper()
 	h := launchHost(parent, args...)
 	base = h.waitFor(t, listening)[1]

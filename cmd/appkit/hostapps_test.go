@@ -40,12 +40,12 @@ type cliRun struct {
 func TestHostAppFlags(t *testing.T) {
 	t.Setenv("APPKIT_SECRET_KEY", "")
 	t.Setenv("APPKIT_SECRET_KEY_FILE", "")
-	app := trackerServer(t, tracker.Config{Projects: 2, Tasks: 12})
+	appURL := serveTracker(t, tracker.Config{Projects: 2, Tasks: 12})
 	const token = "cli-apps-token-0042"
 	dbPath := filepath.Join(t.TempDir(), "host.db")
 	args := []string{"--addr", "127.0.0.1:0", "--store", "sqlite:" + dbPath, "--token", token, "--rate-limit", "0",
 		"--admin-password", "pw-for-tests-1"}
-	base, stop, stderr := startHost(t, append(args, "--app", app.URL, "--account", "token="+tracker.DemoToken, "--every", "1s")...)
+	base, stop, stderr := startHost(t, append(args, "--app", appURL, "--account", "token="+tracker.DemoToken, "--every", "1s")...)
 
 	var syncs []struct {
 		ID      string `json:"id"`
@@ -99,7 +99,7 @@ func TestHostAppFlags(t *testing.T) {
 
 	// Restart: --app alone keeps the account and the sync (and its
 	// schedule).
-	base, stop, _ = startHost(t, append(args, "--app", app.URL)...)
+	base, stop, _ = startHost(t, append(args, "--app", appURL)...)
 	var again []struct {
 		ID      string `json:"id"`
 		Every   string `json:"every"`
@@ -114,7 +114,7 @@ func TestHostAppFlags(t *testing.T) {
 	stop()
 	// Again with the account and a new schedule: the account is updated in
 	// place, the schedule replaced.
-	base, stop, _ = startHost(t, append(args, "--app", app.URL, "--account", "token="+tracker.DemoToken, "--every", "2h")...)
+	base, stop, _ = startHost(t, append(args, "--app", appURL, "--account", "token="+tracker.DemoToken, "--every", "2h")...)
 	getJSON(t, base+"/api/apps/syncs", token, &again)
 	getJSON(t, base+"/api/apps/accounts", token, &accounts)
 	if len(again) != 1 || again[0].Account != syncs[0].Account || again[0].Every != "2h" || len(accounts) != 1 {
@@ -147,15 +147,15 @@ func TestHostAppFlagErrors(t *testing.T) {
 // the default lets it register.
 func TestHostAppNetworks(t *testing.T) {
 	t.Parallel()
-	app := trackerServer(t, tracker.Config{Projects: 1, Tasks: 2})
+	appURL := serveTracker(t, tracker.Config{Projects: 1, Tasks: 2})
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"host", "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--app-networks", "public",
-		"--app", app.URL, "--account", "token=" + tracker.DemoToken}, &out, &errb)
+		"--app", appURL, "--account", "token=" + tracker.DemoToken}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "--app: the app did not answer: no app answered") {
 		t.Fatalf("a loopback app under --app-networks public: exit %d\n%s", code, errb.String())
 	}
 	base, stop, stderr := startHost(t, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--token", "nets-token-0123456789",
-		"--app", app.URL, "--account", "token="+tracker.DemoToken)
+		"--app", appURL, "--account", "token="+tracker.DemoToken)
 	var list []map[string]any
 	getJSON(t, base+"/api/apps", "nets-token-0123456789", &list)
 	if len(list) != 1 {

@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-
 	"github.com/appkitgo/appkit/internal/image"
+	"github.com/appkitgo/appkit/internal/image/imagetest"
 )
 
 // appkit image builds a stand-in app and the health check, and writes an
@@ -33,29 +31,11 @@ func TestImage_buildsLayoutAndTarball(t *testing.T) {
 	if !strings.Contains(stdout.String(), "as v1") || !strings.Contains(stdout.String(), "imageapp:v1 written to") {
 		t.Errorf("stdout: %s", stdout.String())
 	}
-	p, err := layout.FromPath(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ii, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := ii.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, im := imagetest.Index(t, out)
 	if len(im.Manifests) != 1 || im.Manifests[0].Annotations[image.RefNameAnnotation] != "v1" {
 		t.Fatalf("index %+v", im.Manifests)
 	}
-	img, err := p.Image(im.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, cf := imagetest.Image(t, p, im.Manifests[0].Digest)
 	c := cf.Config
 	if !slices.Equal(c.Entrypoint, []string{"/imageapp"}) || c.User != "65532:65532" || !slices.Contains(c.Env, "PORT=9000") {
 		t.Errorf("config %+v", c)
@@ -76,14 +56,7 @@ func TestImage_buildsLayoutAndTarball(t *testing.T) {
 	if got := layers[len(layers)-1]; !slices.Equal(got, []string{"-rwxr-xr-x 0:0 /imageapp", "-rwxr-xr-x 0:0 /healthcheck"}) {
 		t.Errorf("app layer %q", got)
 	}
-	back, err := tarball.ImageFromPath(tarPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := img.ConfigName()
-	if got, _ := back.ConfigName(); got != want {
-		t.Errorf("tarball config %s, want %s", got, want)
-	}
+	imagetest.CheckTarball(t, tarPath, img)
 }
 
 func TestImage_refused(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,26 +13,23 @@ import (
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
-func trackerServer(t *testing.T, cfg tracker.Config) *httptest.Server {
+// serveTracker serves the tracker (quiet) until the test ends and returns
+// its URL.
+func serveTracker(t *testing.T, cfg tracker.Config) string {
 	t.Helper()
 	nop := zerolog.Nop()
 	cfg.Logger = &nop
-	h, err := tracker.New(cfg).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
+	return testapp.Serve(t, tracker.New(cfg))
 }
 
 func TestSyncCommand(t *testing.T) {
-	srv := trackerServer(t, tracker.Config{Projects: 2, Tasks: 30})
+	appURL := serveTracker(t, tracker.Config{Projects: 2, Tasks: 30})
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"sync", "--store", dsn, "--app", srv.URL, "--account", "token=demo", "--type", "project"}, &out, &errb)
+	code := run(context.Background(), []string{"sync", "--store", dsn, "--app", appURL, "--account", "token=demo", "--type", "project"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
@@ -48,7 +44,7 @@ func TestSyncCommand(t *testing.T) {
 	// projects are unchanged, none updated.
 	out.Reset()
 	errb.Reset()
-	if code := run(context.Background(), []string{"sync", "--store", dsn, "--app", srv.URL}, &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"sync", "--store", dsn, "--app", appURL}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !regexp.MustCompile(`project\s+full\s+1\s+2\s+0\s+0\s+2\s+0\s+0`).MatchString(out.String()) || strings.Contains(out.String(), "task") {
@@ -57,7 +53,7 @@ func TestSyncCommand(t *testing.T) {
 }
 
 func TestSyncCommandFailures(t *testing.T) {
-	srv := trackerServer(t, tracker.Config{Projects: 1, Tasks: 1})
+	appURL := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	for _, tc := range []struct {
 		args []string
@@ -65,10 +61,10 @@ func TestSyncCommandFailures(t *testing.T) {
 		want string
 	}{
 		{[]string{"--store", dsn}, 2, "--app is required"},
-		{[]string{"--store", dsn, "--app", srv.URL, "--account", "token"}, 2, "want KEY=VALUE"},
-		{[]string{"--store", dsn, "--app", srv.URL, "--account", "token=bad"}, 1, "account rejected: invalid token"},
-		{[]string{"--store", dsn, "--app", srv.URL, "--account", "token=demo", "--type", "nope"}, 1, `the app has no type "nope"`},
-		{[]string{"--store", dsn, "--app", srv.URL, "--account", "token=demo", "--filter", "status=Nope"}, 1, `filter rejected`},
+		{[]string{"--store", dsn, "--app", appURL, "--account", "token"}, 2, "want KEY=VALUE"},
+		{[]string{"--store", dsn, "--app", appURL, "--account", "token=bad"}, 1, "account rejected: invalid token"},
+		{[]string{"--store", dsn, "--app", appURL, "--account", "token=demo", "--type", "nope"}, 1, `the app has no type "nope"`},
+		{[]string{"--store", dsn, "--app", appURL, "--account", "token=demo", "--filter", "status=Nope"}, 1, `filter rejected`},
 		{[]string{"--store", dsn, "--app", "ftp://x"}, 1, "want http(s)://"},
 	} {
 		var out, errb bytes.Buffer

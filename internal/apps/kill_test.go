@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,37 +35,13 @@ func TestKillHostMidRunChild(t *testing.T) {
 	t.Fatal("the host was not killed")
 }
 
-// childHost is a host process (TestKillHostMidRunChild) running the
-// scheduler of a store until it is killed.
-type childHost struct {
-	cmd  *exec.Cmd
-	out  strings.Builder
-	once sync.Once
-}
-
-// startChildHost starts a host process on the store at dsn (a file or a
-// server both processes reach); it is killed when the test ends at the
-// latest.
-func startChildHost(t *testing.T, dsn string) *childHost {
+// startChildHost starts a host process (TestKillHostMidRunChild) running
+// the scheduler of the store at dsn (a file or a server both processes
+// reach) until it is killed (SIGKILL: no chance to release its leases),
+// when the test ends at the latest.
+func startChildHost(t *testing.T, dsn string) *testkit.Child {
 	t.Helper()
-	c := &childHost{cmd: exec.Command(os.Args[0], "-test.run=^TestKillHostMidRunChild$", "-test.count=1")}
-	c.cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn)
-	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.kill() })
-	return c
-}
-
-// kill kills the process with SIGKILL (no chance to release its leases),
-// waits for its end and returns its output.
-func (c *childHost) kill() string {
-	c.once.Do(func() {
-		c.cmd.Process.Kill() // SIGKILL
-		c.cmd.Wait()
-	})
-	return c.out.String()
+	return testkit.StartChild(t, "the child host's output", "TestKillHostMidRunChild", "APPKIT_APPS_CHILD_DSN="+dsn)
 }
 
 // Two syncs of the tracker run in a host process that is killed (SIGKILL)
@@ -127,9 +100,9 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	select {
 	case <-app.held:
 	case <-time.After(time.Minute):
-		t.Fatalf("the child never reached the second sync's second task page:\n%s", child.kill())
+		t.Fatal("the child never reached the second sync's second task page")
 	}
-	child.kill()
+	child.Kill()
 	app.hold.Store(false)
 
 	st := teststore.Open(t, dsn)
@@ -161,11 +134,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	}
 	check("after the take-over")
 	for _, sy := range []*Sync{one, two} {
-		last, _ := svc.Runs(ctx, sy.ID, 1)
-		if _, err := svc.RunNow(ctx, sy.ID); err != nil {
-			t.Fatal(err)
-		}
-		if r := lastRun(t, svc, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
+		if r := runNow(t, svc, sy.ID); r.Status != StatusSucceeded {
 			t.Fatalf("the next run: %+v", r)
 		}
 	}

@@ -123,6 +123,18 @@ func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 	return got
 }
 
+// runNow asks s for a run of the sync now and returns it once it has
+// ended.
+func runNow(t *testing.T, s *Service, syncID string) *Run {
+	t.Helper()
+	ctx := context.Background()
+	last, _ := s.Runs(ctx, syncID, 1)
+	if _, err := s.RunNow(ctx, syncID); err != nil {
+		t.Fatal(err)
+	}
+	return lastRun(t, s, syncID, last[0].Seq)
+}
+
 // Two syncs of the tracker (two accounts, one with a project filter, one
 // without, whose second run is a delta) run side by side on two host
 // processes sharing one store: each owns its space and keeps exactly its
@@ -210,11 +222,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 		// Again, on either host: a full run of the first (its filter
 		// asks for full pages), a delta of the second.
 		for _, sy := range []*Sync{one, two} {
-			last, _ := a.Runs(ctx, sy.ID, 1)
-			if _, err := a.RunNow(ctx, sy.ID); err != nil {
-				t.Fatal(err)
-			}
-			if r := lastRun(t, a, sy.ID, last[0].Seq); r.Status != StatusSucceeded {
+			if r := runNow(t, a, sy.ID); r.Status != StatusSucceeded {
 				t.Fatalf("second run: %+v", r)
 			}
 		}

@@ -7,50 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/devloop"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
-// lines is the loop's output, which the test waits on.
-type lines struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	changed chan struct{}
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	close(l.changed)
-	l.changed = make(chan struct{})
-	return l.buf.Write(p)
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// waitFor waits until the output holds s n times.
-func (l *lines) waitFor(t *testing.T, s string, n int) {
+// waitFor waits until out holds s n times.
+func waitFor(t *testing.T, out *testkit.Buffer, s string, n int) {
 	t.Helper()
 	timeout := time.NewTimer(5 * time.Minute)
 	defer timeout.Stop()
 	for {
-		l.mu.Lock()
-		got, ch := strings.Count(l.buf.String(), s), l.changed
-		l.mu.Unlock()
-		if got >= n {
+		got, changed := out.Changes()
+		if strings.Count(got, s) >= n {
 			return
 		}
 		select {
-		case <-ch:
+		case <-changed:
 		case <-timeout.C:
-			t.Fatalf("no %q (%d times) in:\n%s", s, n, l.String())
+			t.Fatalf("no %q (%d times) in:\n%s", s, n, out.String())
 		}
 	}
 }
@@ -66,7 +43,7 @@ func TestLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &lines{changed: make(chan struct{})}
+	out := &testkit.Buffer{} // the loop's output, which the test waits on
 	ready := make(chan string, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -112,9 +89,9 @@ func TestLoop(t *testing.T) {
 		t.Fatalf("after an edit: %s answered %q", u, get())
 	}
 	write(server + "\nfunc {\n")
-	out.waitFor(t, "build failed:", 1)
-	out.waitFor(t, "syntax error", 1)
-	out.waitFor(t, "the last good app keeps serving at "+url, 1)
+	waitFor(t, out, "build failed:", 1)
+	waitFor(t, out, "syntax error", 1)
+	waitFor(t, out, "the last good app keeps serving at "+url, 1)
 	if got := get(); got != "hello again" {
 		t.Fatalf("the last good app answered %q", got)
 	}
@@ -126,7 +103,7 @@ func TestLoop(t *testing.T) {
 	if err := <-ended; err != nil {
 		t.Fatal(err)
 	}
-	out.waitFor(t, "app stopped", 1)
+	waitFor(t, out, "app stopped", 1)
 	if _, err := http.Get(url); err == nil {
 		t.Error("the app serves after the loop ended")
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -174,25 +173,10 @@ func TestAppsScaleOut(t *testing.T) {
 	// Both hosts are up before the syncs are set up, so that they share
 	// them.
 	dir := t.TempDir()
-	children := map[string]*exec.Cmd{}
-	outs := map[string]*strings.Builder{}
+	children := map[string]*testkit.Child{}
 	for _, id := range []string{"host-a", "host-b"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAppsScaleChild$", "-test.count=1")
-		ready := filepath.Join(dir, id)
-		cmd.Env = append(os.Environ(), "APPKIT_APPS_CHILD_DSN="+dsn, "APPKIT_APPS_CHILD_ID="+id, "APPKIT_APPS_CHILD_READY="+ready)
-		out := &strings.Builder{}
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		children[id], outs[id] = cmd, out
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-			if t.Failed() {
-				t.Logf("%s:\n%s", id, tail(out.String(), 4000))
-			}
-		})
+		children[id] = testkit.StartChild(t, id, "TestAppsScaleChild",
+			"APPKIT_APPS_CHILD_DSN="+dsn, "APPKIT_APPS_CHILD_ID="+id, "APPKIT_APPS_CHILD_READY="+filepath.Join(dir, id))
 	}
 	testkit.WaitUntil(t, "both hosts", func() bool {
 		_, errA := os.Stat(filepath.Join(dir, "host-a"))
@@ -233,10 +217,7 @@ func TestAppsScaleOut(t *testing.T) {
 	if survivor == "" {
 		t.Fatalf("app 0's sync is leased by %q", victim)
 	}
-	if err := children[victim].Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	children[victim].Wait()
+	children[victim].Kill() // SIGKILL
 	close(release)
 
 	db := st.DB()
@@ -343,13 +324,6 @@ func readPairs(t *testing.T, st *store.Store, typ, key, value string) map[string
 		t.Fatal(err)
 	}
 	return out
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }
 
 // failedRuns describes the runs that did not succeed.

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/appkitgo/appkit/internal/image/imagetest"
 )
 
 // spec returns a valid spec over two small stand-in binaries.
@@ -247,18 +247,7 @@ func TestWriteLayout(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"imageLayoutVersion"`) {
 		t.Fatalf("oci-layout = %s, %v", b, err)
 	}
-	p, err := layout.FromPath(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ii, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := ii.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, im := imagetest.Index(t, dir)
 	tags := map[string]v1.Hash{}
 	for _, d := range im.Manifests {
 		if d.MediaType != types.OCIManifestSchema1 {
@@ -271,14 +260,7 @@ func TestWriteLayout(t *testing.T) {
 	if len(tags) != 2 || tags["latest"] != d2 || tags["v1"] != d1 {
 		t.Errorf("index %v, want latest=%s v1=%s", tags, d2, d1)
 	}
-	back, err := p.Image(d2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := back.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cf := imagetest.Image(t, p, d2)
 	if _, ok := cf.Config.ExposedPorts["9090/tcp"]; !ok {
 		t.Errorf("the layout's latest image exposes %v", cf.Config.ExposedPorts)
 	}
@@ -328,14 +310,7 @@ func TestWriteTarball(t *testing.T) {
 	if len(manifest) != 1 || len(manifest[0].Layers) != 2 || len(manifest[0].RepoTags) != 1 || !strings.HasSuffix(manifest[0].RepoTags[0], "appkit-demo:1.0") {
 		t.Fatalf("manifest.json = %+v", manifest)
 	}
-	back, err := tarball.ImageFromPath(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := img.ConfigName()
-	if got, _ := back.ConfigName(); got != want {
-		t.Errorf("config %s, want %s", got, want)
-	}
+	imagetest.CheckTarball(t, path, img)
 	if err := WriteTarball(filepath.Join(t.TempDir(), "x.tar"), "Not A Ref!", img); err == nil {
 		t.Error("a malformed reference was accepted")
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
@@ -175,23 +174,13 @@ func testKillMidRun(t *testing.T, dsn string) {
 		return 0, "", false
 	})
 	defer close(release)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidRunChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "APPKIT_SYNC_CHILD_DSN="+dsn, "APPKIT_SYNC_CHILD_APP="+app.srv.URL)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := testkit.StartChild(t, "the child run's output", "TestKillMidRunChild", "APPKIT_SYNC_CHILD_DSN="+dsn, "APPKIT_SYNC_CHILD_APP="+app.srv.URL)
 	select {
 	case <-hang:
 	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the child never reached page 4:\n%s", out.String())
+		t.Fatal("the child never reached page 4")
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	child.Kill() // SIGKILL
 	mu.Lock()
 	blocking = false
 	mu.Unlock()

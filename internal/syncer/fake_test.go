@@ -6,12 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"sync"
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // dataCall is one data request as the fake app received it.
@@ -120,24 +120,13 @@ func (a *fakeApp) serve(w http.ResponseWriter, r *http.Request) {
 func rows(t testing.TB, st *store.Store, typeName string) map[string]map[string]any {
 	t.Helper()
 	out := map[string]map[string]any{}
+	ids := teststore.IDs(t, st, typeName)
 	err := st.Write(context.Background(), func(tx *store.Tx) error {
 		cat := tx.Catalog()
 		ty := cat.Type(typeName)
 		if ty == nil {
 			t.Fatalf("no type %s in %v", typeName, cat.TypeNames())
 		}
-		var ids []string
-		r, err := tx.Querier().QueryContext(context.Background(), "SELECT id FROM "+ty.Table)
-		if err != nil {
-			return err
-		}
-		for r.Next() {
-			var id string
-			r.Scan(&id)
-			ids = append(ids, id)
-		}
-		r.Close()
-		sort.Strings(ids)
 		for _, id := range ids {
 			e, err := tx.Read(ty, id)
 			if err != nil {

@@ -55,32 +55,16 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // memoryApp serves one page of n items, gzip-compressed when gz is set.
 func memoryApp(t testing.TB, n int, gz bool) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/":
-			io.WriteString(w, `{"id":"mem","name":"Mem","version":"1","description":"d","website":"https://example.com","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true}}`)
-		case "/logo":
-			w.WriteHeader(http.StatusNoContent)
-		case "/validate":
-			io.WriteString(w, `{"name":"account"}`)
-		case "/api/v1/synchronizer/config":
-			io.WriteString(w, `{"types":[{"id":"item","name":"Items"}]}`)
-		case "/api/v1/synchronizer/schema":
-			io.WriteString(w, memorySchema)
-		case "/api/v1/synchronizer/data":
-			if gz {
-				w.Header().Set("Content-Encoding", "gzip")
-				z := gzip.NewWriter(w)
-				writePage(z, n)
-				z.Close()
-				return
-			}
-			writePage(w, n)
+	return stubApp(t, "mem", "Mem", `{"types":[{"id":"item","name":"Items"}]}`, memorySchema, func(w http.ResponseWriter, _ *http.Request) {
+		if gz {
+			w.Header().Set("Content-Encoding", "gzip")
+			z := gzip.NewWriter(w)
+			writePage(z, n)
+			z.Close()
+			return
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		writePage(w, n)
+	})
 }
 
 // liveHeap is the heap in use after a collection.

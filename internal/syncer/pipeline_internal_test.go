@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -23,20 +22,9 @@ func TestNextPageFetchedWhileWriting(t *testing.T) {
 		asked[i] = make(chan struct{})
 	}
 	var once [pages + 1]sync.Once
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/":
-			io.WriteString(w, `{"id":"pipe","name":"Pipe","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true}}`)
-		case "/logo":
-			w.WriteHeader(http.StatusNoContent)
-		case "/validate":
-			io.WriteString(w, `{"name":"account"}`)
-		case "/api/v1/synchronizer/config":
-			io.WriteString(w, `{"types":[{"id":"item","name":"Items"}]}`)
-		case "/api/v1/synchronizer/schema":
-			io.WriteString(w, `{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`)
-		case "/api/v1/synchronizer/data":
+	srv := stubApp(t, "pipe", "Pipe", `{"types":[{"id":"item","name":"Items"}]}`,
+		`{"item":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}}}`,
+		func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			n := 1
 			if i := strings.Index(string(body), `"pagination":{"n":`); i >= 0 {
@@ -44,9 +32,7 @@ func TestNextPageFetchedWhileWriting(t *testing.T) {
 			}
 			once[n].Do(func() { close(asked[n]) })
 			fmt.Fprintf(w, `{"items":[{"id":"i%d","name":"Item %d"}],"pagination":{"hasNext":%v,"nextPageConfig":{"n":%d}}}`, n, n, n < pages, n+1)
-		}
-	}))
-	defer srv.Close()
+		})
 	st := openTestStore(t)
 	e, err := newEngine(st, Options{AppURL: srv.URL, CommitItems: 1})
 	if err != nil {

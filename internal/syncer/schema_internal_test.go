@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -17,34 +18,45 @@ import (
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
+// stubApp serves, until the test ends, an app of the given id and name
+// that asks for no authentication (its account is "account"), answers
+// config and schema (JSON) and its data calls with data.
+func stubApp(t testing.TB, id, name, config, schema string, data http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	descriptor := fmt.Sprintf(`{"id":%q,"name":%q,"version":"1","description":"d","website":"https://example.com","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true}}`, id, name)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, descriptor)
+		case "/logo":
+			w.WriteHeader(http.StatusNoContent)
+		case "/validate":
+			io.WriteString(w, `{"name":"account"}`)
+		case "/api/v1/synchronizer/config":
+			io.WriteString(w, config)
+		case "/api/v1/synchronizer/schema":
+			io.WriteString(w, schema)
+		case "/api/v1/synchronizer/data":
+			data(w, r)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"message":"not found"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // schemaApp serves an app with the given config and schema whose data
 // pages are empty.
 func schemaApp(t testing.TB, config, schema any) *httptest.Server {
 	t.Helper()
 	cfg, _ := json.Marshal(config)
 	sch, _ := json.Marshal(schema)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/":
-			w.Write([]byte(`{"id":"wide","name":"Wide","version":"1","description":"d","website":"https://example.com","authentication":[{"id":"none","name":"None"}],"responsibleFor":{"dataSynchronization":true}}`))
-		case "/logo":
-			w.WriteHeader(http.StatusNoContent)
-		case "/validate":
-			w.Write([]byte(`{"name":"account"}`))
-		case "/api/v1/synchronizer/config":
-			w.Write(cfg)
-		case "/api/v1/synchronizer/schema":
-			w.Write(sch)
-		case "/api/v1/synchronizer/data":
-			w.Write([]byte(`{"items":[],"synchronizationType":"full"}`))
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(`{"message":"not found"}`))
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return stubApp(t, "wide", "Wide", string(cfg), string(sch), func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"items":[],"synchronizationType":"full"}`)
+	})
 }
 
 // wideSchema is a config and schema of n types with the given fields each

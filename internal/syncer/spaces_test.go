@@ -23,7 +23,7 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		cfg := tracker.Config{Projects: 4, Tasks: 400}
-		srv := serveTracker(t, cfg)
+		appURL := serveTracker(t, cfg)
 		st := teststore.Open(t, dsn)
 		ds := tracker.DatasetOf(cfg)
 		tasksOf := func(p int) int {
@@ -37,7 +37,7 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 		}
 		run := func(space string, project int) *syncer.Report {
 			t.Helper()
-			rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: space,
+			rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: appURL, Account: map[string]string{"token": "demo"}, Space: space,
 				Types: []string{"project", "task"}, Now: func() time.Time { return trackerNow },
 				Filter: map[string][]string{"projects": {ds.Project(project).Name}}})
 			if err != nil {
@@ -76,7 +76,7 @@ func TestSyncsOfOneAppInSpacesOfTheirOwn(t *testing.T) {
 		if got := teststore.Count(t, st, "tracker-b/task"); got != b {
 			t.Errorf("tracker-b after its own second run: %d, want %d", got, b)
 		}
-		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
+		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: appURL, Account: map[string]string{"token": "demo"}, Space: "Not A Space",
 			Types: []string{"project"}, Now: func() time.Time { return trackerNow }})
 		if err == nil || !strings.Contains(err.Error(), `space "Not A Space"`) {
 			t.Errorf("an invalid space: %v", err)

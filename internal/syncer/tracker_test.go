@@ -3,7 +3,6 @@ package syncer_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,26 +14,23 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
 // trackerNow is the tracker's clock in these tests.
 var trackerNow = tracker.Epoch.Add(200 * 24 * time.Hour)
 
-func serveTracker(t testing.TB, cfg tracker.Config) *httptest.Server {
+// serveTracker serves the tracker (quiet, its clock at trackerNow unless
+// cfg sets one) until the test ends and returns its URL.
+func serveTracker(t testing.TB, cfg tracker.Config) string {
 	t.Helper()
 	nop := zerolog.Nop()
 	cfg.Logger = &nop
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return trackerNow }
 	}
-	h, err := tracker.New(cfg).Handler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
+	return testapp.Serve(t, tracker.New(cfg))
 }
 
 func openStore(t testing.TB) *store.Store {
@@ -80,10 +76,10 @@ func TestTrackerFullThenDelta(t *testing.T) {
 
 func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	ctx := context.Background()
-	srv := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
+	appURL := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200})
 	st := teststore.Open(t, dsn)
 	var events []syncer.Event
-	opts := syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"},
+	opts := syncer.Options{AppURL: appURL, Account: map[string]string{"token": "demo"},
 		Now: func() time.Time { return trackerNow }, Progress: func(e syncer.Event) { events = append(events, e) }}
 	rep, err := syncer.Run(ctx, st, opts)
 	if err != nil {
@@ -155,8 +151,7 @@ func testTrackerFullThenDelta(t *testing.T, dsn string) {
 	// A second run 30 days later is a delta: changed tasks updated, removed
 	// ones removed, nothing else touched.
 	later := trackerNow.Add(30 * 24 * time.Hour)
-	srv2 := serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200, Now: func() time.Time { return later }})
-	opts.AppURL = srv2.URL
+	opts.AppURL = serveTracker(t, tracker.Config{Projects: 3, Tasks: 1200, Now: func() time.Time { return later }})
 	opts.Now = func() time.Time { return later }
 	opts.Account = nil // the stored account is used
 	rep2, err := syncer.Run(ctx, st, opts)
@@ -218,8 +213,8 @@ func equalJSON(a, b any) bool {
 
 func TestAccountRejected(t *testing.T) {
 	t.Parallel()
-	srv := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
-	_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "nope"}})
+	appURL := serveTracker(t, tracker.Config{Projects: 1, Tasks: 1})
+	_, err := syncer.Run(context.Background(), openStore(t), syncer.Options{AppURL: appURL, Account: map[string]string{"token": "nope"}})
 	if !errors.Is(err, syncer.ErrAccountRejected) || !strings.Contains(err.Error(), "account rejected: invalid token") {
 		t.Fatalf("err = %v", err)
 	}
@@ -232,11 +227,11 @@ func TestTrackerFilters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := tracker.Config{Projects: 4, Tasks: 900}
-	srv := serveTracker(t, cfg)
+	appURL := serveTracker(t, cfg)
 	st := openStore(t)
 	ds := tracker.DatasetOf(cfg)
 	p2 := ds.Project(2)
-	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Types: []string{"task"},
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: appURL, Account: map[string]string{"token": "demo"}, Types: []string{"task"},
 		Now:    func() time.Time { return trackerNow },
 		Filter: map[string][]string{"projects": {p2.Name}, "status": {"todo,doing"}, "due": {"this year"}}})
 	if err != nil {
@@ -255,11 +250,11 @@ func TestTrackerFilters(t *testing.T) {
 	if got := teststore.Count(t, st, "tracker/task"); got != want || rep.Types[0].Created != want {
 		t.Errorf("%d tasks stored, %d created; want %d", got, rep.Types[0].Created, want)
 	}
-	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Filter: map[string][]string{"projects": {"No such project"}}})
+	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: appURL, Filter: map[string][]string{"projects": {"No such project"}}})
 	if !errors.Is(err, syncer.ErrFilterRejected) || !strings.Contains(err.Error(), `"No such project" is not one of the app's values`) {
 		t.Errorf("unknown project: %v", err)
 	}
-	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: srv.URL, Filter: map[string][]string{"due": {"next week"}}})
+	_, err = syncer.Run(ctx, st, syncer.Options{AppURL: appURL, Filter: map[string][]string{"due": {"next week"}}})
 	if !errors.Is(err, syncer.ErrFilterRejected) || !strings.Contains(err.Error(), "filter due (Due)") {
 		t.Errorf("bad date statement: %v", err)
 	}

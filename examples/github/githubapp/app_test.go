@@ -1,7 +1,6 @@
 package githubapp_test
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/appkitgo/appkit/appkit/appkittest"
 	"github.com/appkitgo/appkit/examples/github/githubapp"
 	"github.com/appkitgo/appkit/examples/github/standin"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // clock is a settable clock shared by the app and the stand-in.
@@ -30,20 +30,6 @@ type clock struct {
 func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
 
-// syncedBuffer is a log sink safe for concurrent writes.
-type syncedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncedBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // fixture is the app over a stand-in: 3 repos per owner, 12 issues and
 // pull requests per repo, at most 2 items a page (so every list spans
 // several Link pages).
@@ -52,14 +38,14 @@ type fixture struct {
 	clk *clock
 	app *appkit.App
 	c   *appkittest.Client
-	log *syncedBuffer
+	log *testkit.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	// The clock starts now: the toolkit reads X-RateLimit-Reset against
 	// the wall clock.
-	f := &fixture{clk: &clock{t: time.Now().Truncate(time.Second)}, log: &syncedBuffer{}}
+	f := &fixture{clk: &clock{t: time.Now().Truncate(time.Second)}, log: &testkit.Buffer{}}
 	f.gh = standin.New(t, standin.Generate(3, 12), f.clk.now)
 	f.gh.MaxPerPage = 2
 	logger := zerolog.New(f.log).Level(zerolog.DebugLevel)
