@@ -412,22 +412,6 @@ func (t *Tx) IDsWhereNot(ty *Type, f *Field, v int64) ([]string, error) {
 	return out, nil
 }
 
-// IntValues returns the value of the int field f for each of the entities
-// that exist (an empty value reads as 0).
-func (t *Tx) IntValues(ty *Type, f *Field, ids []string) (map[string]int64, error) {
-	if f.Role != RolePrimitive || f.Prim != TInt {
-		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
-	}
-	out := make(map[string]int64, len(ids))
-	err := t.queryKeys("SELECT id, CAST(COALESCE("+f.Col+", 0) AS TEXT) FROM "+ty.Table+" WHERE %s", "id", ids, func(k, v string) {
-		out[k], _ = strconv.ParseInt(v, 10, 64)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", f.Name, err)
-	}
-	return out, nil
-}
-
 // TextValues returns the value of the text field f for each of the entities
 // that have one.
 func (t *Tx) TextValues(ty *Type, f *Field, ids []string) (map[string]string, error) {

@@ -34,9 +34,12 @@ func benchBulkWrite(b *testing.B, dsn string) {
 		if err := tx.CreateType(store.TypeSpec{Name: "W/G", Fields: []store.FieldSpec{{Name: "W/name", Type: store.TText}}}); err != nil {
 			return err
 		}
-		return tx.CreateType(store.TypeSpec{Name: "W/R", Fields: []store.FieldSpec{
+		if err := tx.CreateType(store.TypeSpec{Name: "W/R", Fields: []store.FieldSpec{
 			{Name: "W/name", Type: store.TText}, {Name: "W/n", Type: store.TInt}, {Name: "W/amount", Type: store.TDecimal},
-			{Name: "W/at", Type: store.TDateTime}, {Name: "W/done", Type: store.TBool}, {Name: "W/g", Type: "W/G"}}})
+			{Name: "W/at", Type: store.TDateTime}, {Name: "W/done", Type: store.TBool}, {Name: "W/g", Type: "W/G"}}}); err != nil {
+			return err
+		}
+		return tx.KeyField("W/R", "W/name") // as the engine's app id
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -57,15 +60,16 @@ func benchBulkWrite(b *testing.B, dsn string) {
 	b.ResetTimer()
 	for b.Loop() {
 		for k := range rows {
-			rows[k] = store.BulkRow{ID: uuid.NewString(), Values: []any{fmt.Sprint("row ", i), int64(i), "12.50", int64(i) * 60000, i%3 == 0, groups[i%100]}}
+			rows[k] = store.BulkRow{ID: store.NewEntityID(), Values: []any{fmt.Sprint("row ", i), int64(i), "12.50", int64(i) * 60000, i%3 == 0, groups[i%100]}}
 			i++
 		}
 		err := st.Write(ctx, func(tx *store.Tx) error {
-			ids := make([]string, len(rows))
+			keys := make([]string, len(rows))
 			for k, r := range rows {
-				ids[k] = r.ID
+				keys[k] = r.Values[0].(string)
 			}
-			if _, err := tx.IntValues(ty, ty.Field("W/n"), ids); err != nil { // the engine's lookup
+			// The engine's lookup of a page's entities by app id.
+			if _, _, err := tx.MatchOrTakeReserved(ty, ty.Field("W/name"), keys, ty.Field("W/n")); err != nil {
 				return err
 			}
 			_, err := tx.BulkWrite(ty, fields, rows, nil)
