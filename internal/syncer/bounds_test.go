@@ -165,7 +165,8 @@ func TestRunCanceled(t *testing.T) {
 // when the transport takes a while to give a cancelled call up (a
 // connection being torn down): nothing of a run, such as the record of its
 // last call, outlives it. The app's handler is called in memory inside a
-// synctest bubble, so the transport's delay is fake time.
+// synctest bubble: once everything else is blocked, Run must still be
+// waiting for the held call, and returns after it is let go.
 func TestRunReturnsAfterItsCallInFlight(t *testing.T) {
 	t.Parallel()
 	var cancel context.CancelFunc
@@ -181,9 +182,20 @@ func TestRunReturnsAfterItsCallInFlight(t *testing.T) {
 		var ctx context.Context
 		ctx, cancel = context.WithCancel(t.Context())
 		defer cancel()
-		slow := &slowToGiveUp{h: app.srv.Config.Handler}
-		_, err := syncer.Run(ctx, st, syncer.Options{AppURL: "http://app.test", HTTPClient: &http.Client{Transport: slow}})
-		if !errors.Is(err, syncer.ErrCanceled) {
+		slow := &slowToGiveUp{h: app.srv.Config.Handler, release: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() {
+			_, err := syncer.Run(ctx, st, syncer.Options{AppURL: "http://app.test", HTTPClient: &http.Client{Transport: slow}})
+			done <- err
+		}()
+		synctest.Wait() // the cancelled call is held; all else waits
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned (%v) while its call to the app was still in flight", err)
+		default:
+		}
+		close(slow.release)
+		if err := <-done; !errors.Is(err, syncer.ErrCanceled) {
 			t.Fatalf("err = %v, want ErrCanceled", err)
 		}
 		if n := slow.inFlight.Load(); n != 0 {
@@ -192,10 +204,11 @@ func TestRunReturnsAfterItsCallInFlight(t *testing.T) {
 	})
 }
 
-// slowToGiveUp serves calls with h in memory and takes a second (of the
-// bubble's fake clock) to return a call whose context was cancelled.
+// slowToGiveUp serves calls with h in memory and holds a call whose context
+// was cancelled until release is closed.
 type slowToGiveUp struct {
 	h        http.Handler
+	release  chan struct{}
 	inFlight atomic.Int32
 }
 
@@ -209,7 +222,7 @@ func (s *slowToGiveUp) RoundTrip(r *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
 	s.h.ServeHTTP(rec, in)
 	if err := r.Context().Err(); err != nil {
-		time.Sleep(time.Second) // fake time: the teardown of the cancelled call
+		<-s.release // the teardown of the cancelled call
 		return nil, err
 	}
 	return rec.Result(), nil
