@@ -4,7 +4,6 @@
 package apitest
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 // skips the test when APPKIT_TEST_POSTGRES is not set.
 func TwoProcesses(t *testing.T) (a, b *store.Store) {
 	t.Helper()
-	if os.Getenv("APPKIT_TEST_POSTGRES") == "" {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
-	dsn := testkit.StoreDSNs(t)["postgres"]
+	dsn := testkit.PostgresDSN(t)
 	return teststore.Open(t, dsn), teststore.Open(t, dsn)
 }
 

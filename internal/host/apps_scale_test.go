@@ -136,10 +136,7 @@ func TestAppsScaleChild(t *testing.T) {
 // after a clean run.
 func TestAppsScaleOut(t *testing.T) {
 	t.Parallel()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("needs APPKIT_TEST_POSTGRES")
-	}
+	dsn := testkit.PostgresDSN(t)
 	if testing.Short() {
 		t.Skip("starts processes")
 	}

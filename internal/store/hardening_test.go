@@ -315,7 +315,7 @@ func TestColumnLimitCountsDroppedColumnsOnPostgres(t *testing.T) {
 		t.Skip("creates sixteen hundred columns")
 	}
 	ctx := context.Background()
-	st := teststore.Open(t, postgresDSN(t))
+	st := teststore.Open(t, testkit.PostgresDSN(t))
 	createTask(t, st) // 5 columns
 	add := func(prefix string, n int) {
 		writeSchema(t, st, func(tx *store.Tx) error {

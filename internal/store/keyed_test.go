@@ -142,7 +142,7 @@ func TestReservedIDs(t *testing.T) {
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		st := keyedFixture(t, dsn)
 		ctx := context.Background()
-		var first, again, other, taken, after map[string]string
+		var first, again, other map[string]string
 		write(t, st, func(tx *store.Tx) (err error) {
 			first, err = tx.ReserveIDs("K/T", []string{"x", "y", "x"})
 			return err
@@ -163,14 +163,18 @@ func TestReservedIDs(t *testing.T) {
 		if other["x"] == first["x"] {
 			t.Fatal("two scopes share a reservation")
 		}
-		write(t, st, func(tx *store.Tx) (err error) {
-			if taken, err = tx.TakeReservedIDs("K/T", []string{"x", "w"}); err != nil {
+		// take ends the reservations of keys in K/T, as the engine takes
+		// them when their items arrive.
+		take := func(keys ...string) (taken map[string]string) {
+			t.Helper()
+			write(t, st, func(tx *store.Tx) (err error) {
+				ty := tx.Catalog().Type("K/T")
+				_, taken, err = tx.MatchOrTakeReserved(ty, ty.Field("K/key"), keys)
 				return err
-			}
-			after, err = tx.TakeReservedIDs("K/T", []string{"x"})
-			return err
-		})
-		if !reflect.DeepEqual(taken, map[string]string{"x": first["x"]}) || len(after) != 0 {
+			})
+			return taken
+		}
+		if taken, after := take("x", "w"), take("x"); !reflect.DeepEqual(taken, map[string]string{"x": first["x"]}) || len(after) != 0 {
 			t.Fatalf("take = %v then %v, want x's id once", taken, after)
 		}
 		// A rolled back reservation is gone with its transaction.
@@ -183,23 +187,22 @@ func TestReservedIDs(t *testing.T) {
 		}); !errors.Is(err, boom) {
 			t.Fatal(err)
 		}
-		write(t, st, func(tx *store.Tx) (err error) {
-			after, err = tx.TakeReservedIDs("K/T", []string{"v"})
-			return err
-		})
-		if len(after) != 0 {
+		if after := take("v"); len(after) != 0 {
 			t.Fatalf("a rolled back reservation is there: %v", after)
 		}
+		// Dropping K/T ends its reservations (y gets a new id), not
+		// another scope's (other's x keeps its own).
 		writeSchema(t, st, func(tx *store.Tx) error { return tx.DeleteType("K/T", true, true) })
+		var afterY, afterOther map[string]string
 		write(t, st, func(tx *store.Tx) (err error) {
-			if after, err = tx.TakeReservedIDs("K/T", []string{"y", "z"}); err != nil {
+			if afterY, err = tx.ReserveIDs("K/T", []string{"y"}); err != nil {
 				return err
 			}
-			other, err = tx.TakeReservedIDs("other", []string{"x"})
+			afterOther, err = tx.ReserveIDs("other", []string{"x"})
 			return err
 		})
-		if len(after) != 0 || len(other) != 1 {
-			t.Fatalf("after dropping K/T: its reservations %v (want none), other's %v (want x)", after, other)
+		if afterY["y"] == again["y"] || afterOther["x"] != other["x"] {
+			t.Fatalf("after dropping K/T: y %s (was %s, want a new id), other's x %s (want %s)", afterY["y"], again["y"], afterOther["x"], other["x"])
 		}
 	})
 }
@@ -209,7 +212,7 @@ func TestReservedIDs(t *testing.T) {
 // takes the first's id rather than failing or keeping its own).
 func TestReserveIDsConcurrently(t *testing.T) {
 	t.Parallel()
-	st := keyedFixture(t, postgresDSN(t))
+	st := keyedFixture(t, testkit.PostgresDSN(t))
 	ctx := context.Background()
 	reserved, release := make(chan string), make(chan struct{})
 	first := make(chan error, 1)
@@ -260,7 +263,7 @@ func TestReserveIDsConcurrently(t *testing.T) {
 // than reading the whole table for each page of a synchronization.
 func TestMatchByValueUsesTheIndex(t *testing.T) {
 	t.Parallel()
-	st := keyedFixture(t, postgresDSN(t))
+	st := keyedFixture(t, testkit.PostgresDSN(t))
 	writeSchema(t, st, func(tx *store.Tx) error { return tx.KeyField("K/T", "K/key") })
 	write(t, st, func(tx *store.Tx) error {
 		ty := tx.Catalog().Type("K/T")
@@ -287,7 +290,7 @@ func TestMatchByValueUsesTheIndex(t *testing.T) {
 }
 
 // MatchOrTakeReserved answers in one statement what MatchByValue and
-// TakeReservedIDs would: entities by key, and the reservations (of the
+// taking their reservations would: entities by key, and the reservations (of the
 // scope named after the type) of the keys with none, which it ends; an
 // entity wins over a reservation of its key.
 func TestMatchOrTakeReserved(t *testing.T) {

@@ -9,20 +9,10 @@ import (
 
 	"github.com/appkitgo/appkit/internal/apitest"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 // postgresDSN is a fresh PostgreSQL schema of testkit.StoreDSNs; it skips
 // the test when APPKIT_TEST_POSTGRES is not set.
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	dsn, ok := testkit.StoreDSNs(t)["postgres"]
-	if !ok {
-		t.Skip("APPKIT_TEST_POSTGRES not set")
-	}
-	return dsn
-}
-
 func createTask(t *testing.T, st *store.Store) {
 	t.Helper()
 	err := st.Write(context.Background(), func(tx *store.Tx) error {

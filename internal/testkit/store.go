@@ -28,6 +28,18 @@ func StoreDSNs(t testing.TB) map[string]string {
 	return out
 }
 
+// PostgresDSN returns a fresh PostgreSQL schema's DSN, as StoreDSNs does,
+// and skips the test when APPKIT_TEST_POSTGRES is not set: for tests of
+// what only PostgreSQL does (two processes on one database, its plans).
+func PostgresDSN(t testing.TB) string {
+	t.Helper()
+	dsn, ok := StoreDSNs(t)["postgres"]
+	if !ok {
+		t.Skip("APPKIT_TEST_POSTGRES is not set")
+	}
+	return dsn
+}
+
 func testPostgresDSN(t testing.TB, base string) string {
 	t.Helper()
 	db, err := sql.Open("pgx", base)
