@@ -75,9 +75,10 @@ func (t *Tx) MatchByValue(ty *Type, key *Field, values []string, fields ...*Fiel
 	return found, err
 }
 
-// MatchOrTakeReserved is MatchByValue and [Tx.TakeReservedIDs] of the
-// values with no entity, in the scope named after ty, in one statement: the
-// ids the entities of those values are to be created with. (A
+// MatchOrTakeReserved is MatchByValue, and for the values with no entity
+// the ids set aside for them in the scope named after ty ([Tx.ReserveIDs]),
+// whose reservations it ends, in one statement: the ids the entities of
+// those values are to be created with. (A
 // synchronization asks it for every page: one round trip to the engine
 // instead of two.)
 func (t *Tx) MatchOrTakeReserved(ty *Type, key *Field, values []string, fields ...*Field) (found map[string]Match, reserved map[string]string, err error) {
@@ -112,6 +113,9 @@ func (t *Tx) match(ty *Type, key *Field, values []string, fields []*Field, withR
 	}
 	found := make(map[string]Match, len(values))
 	var reserved map[string]string
+	if withReserved {
+		reserved = map[string]string{}
+	}
 	scan := func(rows *sql.Rows) error {
 		var k, id string
 		var isReserved int64
@@ -145,9 +149,6 @@ func (t *Tx) match(ty *Type, key *Field, values []string, fields []*Field, withR
 		cond, args := t.s.drv.keysIn(key.Col, chunk)
 		q := "SELECT " + cols + " FROM " + ty.Table + " WHERE " + cond
 		if withReserved {
-			if reserved == nil {
-				reserved = map[string]string{}
-			}
 			rcond, rargs := t.s.drv.keysIn("key", chunk)
 			q = "SELECT " + cols + ", 0 FROM " + ty.Table + " WHERE " + cond +
 				" UNION ALL SELECT key, id" + nulls + ", 1 FROM " + reservedTable + " WHERE scope = ? AND " + rcond
@@ -168,7 +169,7 @@ func (t *Tx) match(ty *Type, key *Field, values []string, fields []*Field, withR
 // ReserveIDs returns the entity ids set aside for keys in scope, setting
 // aside a fresh time-ordered id (NewEntityID) for each key that has none:
 // what a relation points at before its target exists. The reservation holds
-// until [Tx.TakeReservedIDs] takes it, when the target is created with that
+// until [Tx.MatchOrTakeReserved] takes it, when the target is created with that
 // id.
 func (t *Tx) ReserveIDs(scope string, keys []string) (map[string]string, error) {
 	out, err := t.reservedIDs(scope, keys)
@@ -203,23 +204,6 @@ func (t *Tx) ReserveIDs(scope string, keys []string) (map[string]string, error) 
 	return out, nil
 }
 
-// TakeReservedIDs returns the ids set aside for keys in scope and ends
-// their reservations.
-func (t *Tx) TakeReservedIDs(scope string, keys []string) (map[string]string, error) {
-	out, err := t.reservedIDs(scope, keys)
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
-	taken := make([]string, 0, len(out))
-	for k := range out {
-		taken = append(taken, k)
-	}
-	if err := t.endReservations(scope, taken); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // endReservations deletes the reservations of keys in scope.
 func (t *Tx) endReservations(scope string, keys []string) error {
 	sort.Strings(keys)
@@ -234,9 +218,9 @@ func (t *Tx) endReservations(scope string, keys []string) error {
 	return nil
 }
 
-// DropReservedIDs ends every reservation of scope (dropping a type ends
+// dropReservedIDs ends every reservation of scope (dropping a type ends
 // those of the scope named after it).
-func (t *Tx) DropReservedIDs(scope string) error {
+func (t *Tx) dropReservedIDs(scope string) error {
 	q := t.s.dialect.Rebind("DELETE FROM " + reservedTable + " WHERE scope = ?")
 	if _, err := t.tx.ExecContext(t.ctx, q, scope); err != nil {
 		return fmt.Errorf("store: drop reserved ids of %s: %w", scope, err)

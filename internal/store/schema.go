@@ -753,7 +753,7 @@ func (t *Tx) dropType(ty *Type) error {
 		return fmt.Errorf("store: counter: %w", err)
 	}
 	delete(t.counters, ty.ID)
-	if err := t.DropReservedIDs(ty.Name); err != nil {
+	if err := t.dropReservedIDs(ty.Name); err != nil {
 		return err
 	}
 	for i, o := range t.cat.Types {
