@@ -3,9 +3,6 @@ package auth
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 type testDB struct {
@@ -33,28 +31,11 @@ func testDBs(t *testing.T) []testDB {
 	}
 	t.Cleanup(func() { lite.Close() })
 	out := []testDB{{"sqlite", lite, store.SQLite}}
-	dsn := os.Getenv("APPKIT_TEST_POSTGRES")
-	if dsn == "" {
+	dsn, ok := testkit.StoreDSNs(t)["postgres"] // a fresh schema
+	if !ok {
 		return out
 	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	schema := fmt.Sprintf("auth_test_%d", time.Now().UnixNano())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pg, err := sql.Open("pgx", u.String())
+	pg, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
