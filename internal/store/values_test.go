@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -129,3 +130,19 @@ func FuzzRebind(f *testing.F) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// decimalPattern is the grammar isDecimal checks by hand.
+var decimalPattern = regexp.MustCompile(`^[-+]?[0-9]{1,30}(\.[0-9]{1,30})?$`)
+
+// FuzzIsDecimal: the hand-written check accepts exactly what the pattern
+// matches.
+func FuzzIsDecimal(f *testing.F) {
+	for _, s := range []string{"1", "-1.5", "+0.0", ".5", "5.", "1e3", "--1", "", "١", strings.Repeat("9", 30) + "." + strings.Repeat("9", 30), strings.Repeat("9", 31), "1.2.3", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isDecimal(s), decimalPattern.MatchString(s); got != want {
+			t.Fatalf("isDecimal(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
+}

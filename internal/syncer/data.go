@@ -454,7 +454,7 @@ func (h *rowHasher) of(cols *columns, vals []any) string {
 	h.buf = h.buf[:0]
 	for c, v := range vals {
 		if v != absent {
-			h.buf = appendHashed(appendHashed(h.buf, cols.ids[c]), v)
+			h.buf = appendHashed(appendHashedString(h.buf, cols.ids[c]), v)
 		}
 	}
 	sum := sha256.Sum256(h.buf)
@@ -469,8 +469,7 @@ func appendHashed(b []byte, v any) []byte {
 	case nil:
 		return append(b, 'n')
 	case string:
-		b = strconv.AppendInt(append(b, 's'), int64(len(x)), 10)
-		return append(append(b, ':'), x...)
+		return appendHashedString(b, x)
 	case int64:
 		return strconv.AppendInt(append(b, 'i'), x, 10)
 	case bool:
@@ -490,6 +489,12 @@ func appendHashed(b []byte, v any) []byte {
 	// Not a kind convert makes; still distinct from all of the above.
 	s := fmt.Sprintf("%T:%#v", v, v)
 	b = strconv.AppendInt(append(b, '?'), int64(len(s)), 10)
+	return append(append(b, ':'), s...)
+}
+
+// appendHashedString appends a string as appendHashed does.
+func appendHashedString(b []byte, s string) []byte {
+	b = strconv.AppendInt(append(b, 's'), int64(len(s)), 10)
 	return append(append(b, ':'), s...)
 }
 

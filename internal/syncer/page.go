@@ -1,12 +1,16 @@
 package syncer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
@@ -79,30 +83,71 @@ type pageBuilder struct {
 	byID    map[string]int // app id -> index in rows
 	removed map[string]bool
 	hash    rowHasher
+	scratch item // the item being read
 }
 
 func newPageBuilder(cols *columns, pageNo int) *pageBuilder {
 	return &pageBuilder{p: &page{cols: cols}, pageNo: pageNo, byID: map[string]int{}, removed: map[string]bool{}}
 }
 
+// item is one item of a page as read, before conversion: its id, its
+// sync action and the raw JSON value of each column (as encoding/json
+// decodes into an any, numbers as json.Number), present where the item
+// carries the field.
+type item struct {
+	id, action       any
+	hasID, hasAction bool
+	vals             []any
+	present          []bool
+}
+
+// reset empties it for the next item of a page with n columns.
+func (it *item) reset(n int) {
+	it.id, it.action, it.hasID, it.hasAction = nil, nil, false, false
+	if cap(it.vals) < n {
+		it.vals, it.present = make([]any, n), make([]bool, n)
+	}
+	it.vals, it.present = it.vals[:n], it.present[:n]
+	clear(it.vals)
+	clear(it.present)
+}
+
 // add takes the next item (nil obj: not an object, v describes it).
 func (b *pageBuilder) add(obj map[string]any, v any) {
-	p := b.p
-	n := p.items
-	p.items++
 	if obj == nil {
-		p.skipped++
-		p.problem("item %d of page %d: not an object (%s)", n+1, b.pageNo, describe(v))
+		b.notObject(v)
 		return
 	}
-	aid, ok := appID(obj["id"])
+	it := &b.scratch
+	it.reset(len(b.p.cols.ids))
+	it.id, it.hasID = obj["id"]
+	it.action, it.hasAction = obj[protocol.SyncAction]
+	for i, fid := range b.p.cols.ids {
+		it.vals[i], it.present[i] = obj[fid]
+	}
+	b.addItem(it)
+}
+
+// notObject counts an item that is not a JSON object (v describes it).
+func (b *pageBuilder) notObject(v any) {
+	p := b.p
+	p.items++
+	p.skipped++
+	p.problem("item %d of page %d: not an object (%s)", p.items, b.pageNo, describe(v))
+}
+
+// addItem takes the next item, an object read into it.
+func (b *pageBuilder) addItem(it *item) {
+	p := b.p
+	p.items++
+	aid, ok := appID(it.id)
 	if !ok {
 		p.skipped++
-		p.problem("item %d of page %d: no id", n+1, b.pageNo)
+		p.problem("item %d of page %d: no id", p.items, b.pageNo)
 		return
 	}
 	action := protocol.ActionSet
-	if a, ok := obj[protocol.SyncAction].(string); ok && a != "" {
+	if a, ok := it.action.(string); ok && a != "" {
 		action = strings.ToUpper(a)
 	}
 	switch action {
@@ -124,12 +169,11 @@ func (b *pageBuilder) add(obj map[string]any, v any) {
 	}
 	r := &row{appID: aid, vals: make([]any, len(p.cols.ids))}
 	for i, fid := range p.cols.ids {
-		v, present := obj[fid]
-		if !present {
+		if !it.present[i] {
 			r.vals[i] = absent
 			continue
 		}
-		cv, err := convert(p.cols.maps[i].Kind, fid, v)
+		cv, err := convert(p.cols.maps[i].Kind, fid, it.vals[i])
 		if err != nil {
 			p.skipped++
 			p.problem("item %q skipped: %v", aid, err)
@@ -196,16 +240,29 @@ func collectItems(cols *columns, items []any, mode string, pageNo int) *page {
 // but not a data page.
 var errNotPage = errors.New("not a data page")
 
-// pageDecoder reads a data answer as a stream: each item is decoded and
+// pageDecoder reads a data answer as a stream: each item is read and
 // converted as it arrives and only the converted values of the mapping's
 // fields are kept, so a page costs memory in proportion to the values
 // kept, not to its text.
+//
+// The answer is tokenized by jsontext (github.com/go-json-experiment/json,
+// the implementation behind encoding/json/v2): an item's members are read
+// as raw values straight into their columns, with no map or interface
+// tree built per item, and members the mapping does not know are skipped
+// unread. Every value means what encoding/json makes of it: strings that
+// need unescaping or hold invalid UTF-8, and arrays and objects, are
+// decoded by encoding/json itself (FuzzDecodePage holds the two to the
+// same pages).
 type pageDecoder struct {
 	space string
 	tm    *typeMap
 	cols  *columns
 	page  int // the page's number in the run, for problems
 }
+
+// decodeOptions read JSON as encoding/json does: a repeated member's last
+// value wins, and invalid UTF-8 is taken (and replaced).
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // decode reads one answer: {"items": [...], "pagination": {...},
 // "synchronizationType": "..."} in any order, other keys skipped. A
@@ -216,9 +273,8 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 	if cols == nil {
 		cols = newColumns(d.tm)
 	}
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	if err := expectDelim(dec, '{'); err != nil {
+	dec := jsontext.NewDecoder(r, decodeOptions...)
+	if err := expectKind(dec, '{'); err != nil {
 		return nil, err
 	}
 	b := newPageBuilder(cols, d.page)
@@ -227,13 +283,13 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 		NextPageConfig json.RawMessage `json:"nextPageConfig"`
 	}
 	mode := protocol.SyncFull
-	for dec.More() {
-		tok, err := dec.Token()
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, err
 		}
 		// Keys match regardless of case, as encoding/json matches them.
-		key, _ := tok.(string)
+		key := tok.String()
 		switch {
 		case strings.EqualFold(key, "items"):
 			b = newPageBuilder(cols, d.page) // a repeated key: the last wins
@@ -241,12 +297,20 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 				return nil, err
 			}
 		case strings.EqualFold(key, "pagination"):
-			if err := dec.Decode(&pag); err != nil {
+			v, err := dec.ReadValue()
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(v, &pag); err != nil {
 				return nil, fmt.Errorf("pagination: %w", err)
 			}
 		case strings.EqualFold(key, "synchronizationType"):
+			v, err := dec.ReadValue()
+			if err != nil {
+				return nil, err
+			}
 			var st any
-			if err := dec.Decode(&st); err != nil {
+			if err := json.Unmarshal(v, &st); err != nil {
 				return nil, err
 			}
 			if s, _ := st.(string); strings.EqualFold(s, protocol.SyncDelta) {
@@ -255,12 +319,12 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 				mode = protocol.SyncFull
 			}
 		default:
-			if err := skipValue(dec); err != nil {
+			if err := dec.SkipValue(); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.ReadToken(); err != nil { // '}'
 		return nil, err
 	}
 	p := b.done(mode)
@@ -269,60 +333,187 @@ func (d pageDecoder) decode(r io.Reader) (*page, error) {
 }
 
 // items reads the items array (null: none), an item at a time.
-func (d pageDecoder) items(dec *json.Decoder, b *pageBuilder) error {
-	tok, err := dec.Token()
-	if err != nil {
+func (d pageDecoder) items(dec *jsontext.Decoder, b *pageBuilder) error {
+	switch k := dec.PeekKind(); k {
+	case 'n':
+		_, err := dec.ReadToken()
 		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if tok != json.Delim('[') {
-		return fmt.Errorf("%w: items is %v, not an array", errNotPage, tok)
-	}
-	for dec.More() {
-		// One item at a time into an any: encoding/json builds maps and
-		// slices for an any without reflection, and the item is garbage
-		// once converted.
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return err
-		}
-		obj, _ := v.(map[string]any)
-		b.add(obj, v)
-	}
-	_, err = dec.Token() // ']'
-	return err
-}
-
-// expectDelim reads the next token, which must be the delimiter want.
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != want {
-		return fmt.Errorf("%w: want %v, got %v", errNotPage, want, tok)
-	}
-	return nil
-}
-
-// skipValue reads past the next JSON value without keeping it.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
+	case '[':
+	default:
+		v, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		switch tok {
-		case json.Delim('['), json.Delim('{'):
-			depth++
-		case json.Delim(']'), json.Delim('}'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
+		return fmt.Errorf("%w: items is %s, not an array", errNotPage, kindName(v.Kind()))
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		switch dec.PeekKind() {
+		case ']':
+			_, err := dec.ReadToken()
+			return err
+		case '{':
+			if err := b.readItem(dec); err != nil {
+				return err
+			}
+		default:
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			x, err := jsonValue(v)
+			if err != nil {
+				return err
+			}
+			b.notObject(x)
 		}
 	}
+}
+
+// readItem reads one item object into the builder's scratch item and adds
+// it. Only the id, the sync action and the mapping's fields are read;
+// other members are skipped.
+func (b *pageBuilder) readItem(dec *jsontext.Decoder) error {
+	if _, err := dec.ReadToken(); err != nil { // '{'
+		return err
+	}
+	it := &b.scratch
+	cols := b.p.cols
+	it.reset(len(cols.ids))
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		var c int
+		var isCol, isID, isAction bool
+		if raw, plain := plainString(name); plain {
+			// Looked up and compared without a copy of the name.
+			c, isCol = cols.index[string(raw)]
+			isID, isAction = string(raw) == "id", string(raw) == protocol.SyncAction
+		} else {
+			key, err := unquote(name)
+			if err != nil {
+				return err
+			}
+			c, isCol = cols.index[key]
+			isID, isAction = key == "id", key == protocol.SyncAction
+		}
+		if !isCol && !isID && !isAction {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		x, err := jsonValue(v)
+		if err != nil {
+			return err
+		}
+		if isCol {
+			it.vals[c], it.present[c] = x, true
+		}
+		if isID {
+			it.id, it.hasID = x, true
+		}
+		if isAction {
+			it.action, it.hasAction = x, true
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // '}'
+		return err
+	}
+	b.addItem(it)
+	return nil
+}
+
+// jsonValue is what encoding/json (with UseNumber) decodes a raw JSON
+// value into as an any: nil, a bool, a json.Number, a string, a []any or a
+// map[string]any. Literals, numbers and plain strings are read here;
+// strings with escapes or invalid UTF-8, arrays and objects by
+// encoding/json.
+func jsonValue(v jsontext.Value) (any, error) {
+	switch v.Kind() {
+	case 'n':
+		return nil, nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case '0':
+		return json.Number(v), nil
+	case '"':
+		if raw, ok := plainString(v); ok {
+			return string(raw), nil
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// unquote reads a raw JSON string as encoding/json does.
+func unquote(v []byte) (string, error) {
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
+// plainString is the text of a raw JSON string that needs no unescaping
+// and is valid UTF-8 (so that encoding/json would read it unchanged).
+func plainString(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	in := v[1 : len(v)-1]
+	for _, c := range in {
+		if c == '\\' {
+			return nil, false
+		}
+		if c >= utf8.RuneSelf {
+			return in, utf8.Valid(in)
+		}
+	}
+	return in, true
+}
+
+// expectKind reads the next token, which must be the delimiter want.
+func expectKind(dec *jsontext.Decoder, want jsontext.Kind) error {
+	if k := dec.PeekKind(); k != want && k != 0 {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: want %v, got %s", errNotPage, want, kindName(v.Kind()))
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// kindName describes a kind of JSON value.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '0':
+		return "a number"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	}
+	return "nothing"
 }

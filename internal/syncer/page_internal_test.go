@@ -30,6 +30,9 @@ func FuzzDecodePage(f *testing.F) {
 		`{"items":[{"id":"a"},{"id":"a","name":"twice"},5,null,{"name":"no id"},{"id":"r","__syncAction":"remove"},{"id":"r","__syncAction":"SET","when":{"start":"2024-01-01","end":"2024-01-02"}}]}`,
 		`{"other":{"deep":[1,[2,{"x":null}]]},"items":null,"pagination":null}`,
 		`{"items":[],"items":[{"id":"last"}],"pagination":{"hasNext":true},"pagination":{"nextPageConfig":"n"}}`,
+		`{"items":[{"i\u0064":"esc","n\u0061me":"A\nB","size":"12","owner":["u"]},{"id":"a","id":"b","name":"caf\u00e9 \xff"}]}`,
+		"{\"items\":[{\"id\":\"\xffx\",\"name\":\"\xc3\xa9t\xe9\",\"\xff\":1,\"skip\":{\"a\":[[{}]]}}]}",
+		`{"items":["a",true,[1],{"id":2,"__syncAction":"remove","size":[]}],"ITEMS":[{"id":3,"tags":"x"}]}`,
 		`{"items":{}}`, `[]`, `null`, `{"items":[{"id":"a"`, `{"items":[1,2,3]} trailing`, `{"items":[{"id":"a","size":1e400}]}`,
 	} {
 		f.Add([]byte(s))

@@ -220,6 +220,13 @@ func stringList(field string, v any) ([]string, error) {
 	return []string{id}, nil
 }
 
+// timeLayouts are the forms of a date-time string, tried in order (each
+// failed try costs an error value: the common forms come first).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.DateOnly}
+
+// dayLayout is the one layout of timeLayouts a 10-byte string can match.
+var dayLayout = []string{time.DateOnly}
+
 // parseTime reads an ISO 8601 date-time (with or without zone; naive times
 // are UTC), a date, or Unix milliseconds.
 func parseTime(v any) (time.Time, error) {
@@ -232,7 +239,11 @@ func parseTime(v any) (time.Time, error) {
 		return time.UnixMilli(ms).UTC(), nil
 	case string:
 		s := strings.TrimSpace(x)
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.DateOnly} {
+		layouts := timeLayouts
+		if len(s) == len(time.DateOnly) {
+			layouts = dayLayout // the one layout a string of that length can match
+		}
+		for _, layout := range layouts {
 			if t, err := time.Parse(layout, s); err == nil {
 				if t.Year() < 1 || t.Year() > 9999 {
 					break

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 func decodeValue(t testing.TB, s string) any {
@@ -125,6 +127,31 @@ func FuzzErrorFromBody(f *testing.F) {
 		e := errorFromBody("/x", 500, []byte(s))
 		if e.Message == "" || len(e.Message) > 504 {
 			t.Fatalf("message %q", e.Message)
+		}
+	})
+}
+
+// FuzzParseTime: parseTime, which tries only the day layout for a string
+// of a day's length, reads every string as trying every layout in order
+// does.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"2024-01-31", "2024-1-31", " 2024-01-31 ", "2024-01-31T10:00:00Z", "2024-01-31T1:00", "0000-01-01", "9999-12-31T23:59:59.999+01:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gerr := parseTime(s)
+		var want time.Time
+		found := false
+		for _, layout := range timeLayouts {
+			if tm, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+				if tm.Year() >= 1 && tm.Year() <= 9999 {
+					want, found = tm.UTC(), true
+				}
+				break
+			}
+		}
+		if found != (gerr == nil) || !got.Equal(want) {
+			t.Fatalf("%q: got %v, %v; trying every layout gives %v (found %v)", s, got, gerr, want, found)
 		}
 	})
 }
