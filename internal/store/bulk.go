@@ -97,15 +97,23 @@ func (t *Tx) BulkWrite(ty *Type, fields []*Field, rows []BulkRow, existing map[s
 			docFields = append(docFields, f)
 		}
 	}
+	decimal := make([]bool, len(fields))
+	for k, f := range fields {
+		decimal[k] = f.Role == RolePrimitive && f.Prim == TDecimal
+	}
 	ms := t.now.UnixMilli()
 	// values appends one row's column values.
 	values := func(args []any, r BulkRow) []any {
 		for k, v := range r.Values {
-			switch rv, ok := v.([2]any); {
-			case ok:
+			rv, isRange := v.([2]any)
+			text, isText := v.(string)
+			switch {
+			case isRange:
 				args = append(args, rv[0], rv[1])
 			case IsRange(fields[k].Prim) && fields[k].Role == RolePrimitive:
 				args = append(args, nil, nil) // an empty range
+			case decimal[k] && isText:
+				args = append(args, t.s.drv.decimalArg(text))
 			default:
 				args = append(args, v)
 			}

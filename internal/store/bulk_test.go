@@ -115,3 +115,38 @@ func TestBulkWrites(t *testing.T) {
 		})
 	})
 }
+
+// Decimals written in bulk, new and updated, read back with every digit
+// (on PostgreSQL they are bound as NUMERIC values, not text).
+func TestBulkDecimalsKeepEveryDigit(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		writeSchema(t, st, func(tx *store.Tx) error {
+			return tx.CreateType(store.TypeSpec{Name: "D/T", Fields: []store.FieldSpec{{Name: "D/x", Type: store.TDecimal}}})
+		})
+		long := "-123456789012345678901234567890.123456789012345678901234567890"
+		ids := []string{uuid.NewString(), uuid.NewString(), uuid.NewString()}
+		write(t, st, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("D/T")
+			f := []*store.Field{ty.Field("D/x")}
+			if _, err := tx.BulkUpsert(ty, f, []store.BulkRow{{ID: ids[0], Values: []any{long}}, {ID: ids[1], Values: []any{"0.10"}}, {ID: ids[2], Values: []any{nil}}}); err != nil {
+				return err
+			}
+			_, err := tx.BulkUpsert(ty, f, []store.BulkRow{{ID: ids[1], Values: []any{"7"}}})
+			return err
+		})
+		write(t, st, func(tx *store.Tx) error {
+			ty := tx.Catalog().Type("D/T")
+			for i, want := range []any{long, "7", nil} {
+				e, err := tx.Read(ty, ids[i])
+				if err != nil {
+					return err
+				}
+				if e["D/x"] != want {
+					t.Errorf("entity %d: D/x = %#v, want %#v", i, e["D/x"], want)
+				}
+			}
+			return nil
+		})
+	})
+}

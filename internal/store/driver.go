@@ -43,6 +43,10 @@ type driver interface {
 	// statement its statement journal, a copy of every page it changes.)
 	insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error
 
+	// decimalArg is the value to bind for a decimal column's text s (as
+	// ScalarArg makes it): what the engine's client encodes directly.
+	decimalArg(s string) any
+
 	// keysIn is the condition that expr is one of keys, with its
 	// arguments; keysPerQuery bounds len(keys).
 	keysIn(expr string, keys []string) (cond string, args []any)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -77,6 +78,24 @@ func (postgresDriver) insertRows(t *Tx, table string, cols []string, n int, row 
 		return fmt.Errorf("store: copy into %s: %w", table, clientError(err))
 	}
 	return nil
+}
+
+// decimalArg hands pgx a NUMERIC value it encodes as it is. Given the
+// text, pgx's COPY first tries to encode a string as a NUMERIC, fails, and
+// builds an error (with fmt) before it parses the text: for each value.
+func (postgresDriver) decimalArg(s string) any { return pgNumeric(s) }
+
+// pgNumeric is a decimal's text (ScalarArg's form) bound to a NUMERIC
+// column.
+type pgNumeric string
+
+// NumericValue parses the text (pgtype.NumericValuer).
+func (d pgNumeric) NumericValue() (pgtype.Numeric, error) {
+	var n pgtype.Numeric
+	if err := n.Scan(string(d)); err != nil {
+		return n, fmt.Errorf("store: decimal %q: %w", string(d), err)
+	}
+	return n, nil
 }
 
 // keysIn binds the keys as one text array: one statement (planned once)

@@ -65,3 +65,6 @@ func sqliteFileDSN(path string) string {
 			sqliteCacheKiB, sqliteCheckpointPages, sqliteJournalLimit) +
 		"&_txlock=immediate"
 }
+
+// decimalArg binds the text: decimals are TEXT columns on SQLite.
+func (sqliteDriver) decimalArg(s string) any { return s }

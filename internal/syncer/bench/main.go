@@ -44,12 +44,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
@@ -382,6 +384,7 @@ type tables struct {
 	cols     []string
 	groupIDs []string
 	now      int64
+	amount   int // the index of the decimal column in cols
 }
 
 func newTables(ty *store.Type) *tables {
@@ -393,6 +396,7 @@ func newTables(ty *store.Type) *tables {
 	for i := range tb.groupIDs {
 		tb.groupIDs[i] = uuid.NewString()
 	}
+	tb.amount = slices.Index(tb.cols, col("bench.row/amount"))
 	return tb
 }
 
@@ -507,6 +511,13 @@ func fillPostgres(ctx context.Context, dsn string, tb *tables, table string, n i
 			return nil, nil
 		}
 		vals = tb.row(vals[:0], i, key(i))
+		// The NUMERIC column gets a value pgx encodes as it is, as the
+		// store binds decimals.
+		var amount pgtype.Numeric
+		if err := amount.Scan(vals[tb.amount]); err != nil {
+			return nil, err
+		}
+		vals[tb.amount] = amount
 		i++
 		return vals, nil
 	}))
