@@ -422,6 +422,15 @@ func approvedCode(t *testing.T, srv *oauthtest.OAuth2Server, p *oauth.OAuth2, cb
 	return c
 }
 
+// connected is a provider of cfg, a flow for it and an account connected
+// through them.
+func connected(t *testing.T, cfg oauthtest.OAuth2Config) (*oauthtest.OAuth2Server, *oauth.OAuth2, map[string]any) {
+	t.Helper()
+	srv := oauthtest.NewOAuth2Server(t, cfg)
+	p := newOAuth2(srv, nil)
+	return srv, p, connect(t, srv, p)
+}
+
 func expiredCopy(acct map[string]any) map[string]any {
 	f := maps.Clone(acct)
 	f["expire_on"] = oauth.FormatExpiry(time.Now().Add(-time.Hour))
@@ -431,9 +440,7 @@ func expiredCopy(acct map[string]any) map[string]any {
 
 func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
 	t.Parallel()
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{})
 	rt := acct["refresh_token"].(string)
 	srv.RevokeRefreshToken(rt)
 	_, err := p.Validate(t.Context(), expiredCopy(acct))
@@ -446,9 +453,7 @@ func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
 
 func TestOAuth2ValidateProviderDown(t *testing.T) {
 	t.Parallel()
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{})
 	srv.Close()
 	_, err := p.Validate(t.Context(), expiredCopy(acct))
 	if !errors.Is(err, oauth.ErrProviderUnreachable) {
@@ -460,9 +465,7 @@ func TestOAuth2ValidateProviderDown(t *testing.T) {
 func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 	t.Parallel()
 	// The delay keeps the refresh in flight while the others arrive.
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
 	fields := expiredCopy(acct)
 
 	const n = 16
@@ -498,9 +501,7 @@ func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 
 func TestOAuth2RefreshSurvivesCancelledCaller(t *testing.T) {
 	t.Parallel()
-	slow := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 300 * time.Millisecond})
-	ps := newOAuth2(slow, nil)
-	acct := connect(t, slow, ps)
+	slow, ps, acct := connected(t, oauthtest.OAuth2Config{TokenDelay: 300 * time.Millisecond})
 	fields := expiredCopy(acct)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
