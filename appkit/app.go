@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -490,7 +491,7 @@ func (b *built) checkRelations() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	relations := map[string]string{} // sorted pair of "type.relation name" → declaring field
-	for _, id := range sortedKeys(b.types) {
+	for _, id := range slices.Sorted(maps.Keys(b.types)) {
 		bt := b.types[id]
 		for _, f := range bt.fields {
 			r := f.Relation
@@ -555,13 +556,4 @@ func (b *built) addFilters(filters []Filter) []error {
 		b.config.Filters = []protocol.Filter{}
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,8 +2,10 @@ package appkit
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -547,7 +549,7 @@ func appendAny(dst []byte, v any) []byte {
 // appendMap appends a map with sorted keys and schema-free values.
 func appendMap(dst []byte, m map[string]any) []byte {
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v5"
@@ -265,7 +267,7 @@ func (s *server) filterValidate(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range sortedKeys(s.b.filters) {
+	for _, id := range slices.Sorted(maps.Keys(s.b.filters)) {
 		if f := s.b.filters[id]; !f.optional {
 			if _, has := base.Filter.values[id]; !has {
 				return BadRequest("filter %q (%s) is required", id, f.title)
@@ -386,7 +388,7 @@ func (s *server) webhookTransform(c *echo.Context) error {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	dst := append((*buf)[:0], `{"data":{`...)
-	for i, typ := range sortedKeys(changes) {
+	for i, typ := range slices.Sorted(maps.Keys(changes)) {
 		t, ok := s.b.types[typ]
 		if !ok {
 			return handlerMistake("webhook transform returned changes of undeclared type %q", typ)

@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
@@ -152,7 +154,7 @@ func transformProblems(out map[string]any) []problem {
 	if !ok {
 		return []problem{{"data: an object of item arrays by type", describeValue(out["data"], out["data"] != nil)}}
 	}
-	for _, t := range sortedTypes(data) {
+	for _, t := range slices.Sorted(maps.Keys(data)) {
 		items, isArr := data[t].([]any)
 		if !isArr {
 			ps = append(ps, problem{"data." + t + ": an array of items", describeValue(data[t], true)})

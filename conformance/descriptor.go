@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -220,7 +221,7 @@ func descriptorAuthFields(raw map[string]any, dup *[]problem) []problem {
 			seen[id] = true
 			typ, _ := f["type"].(string)
 			if _, isString := f["type"].(string); isString && !authFieldTypes[typ] {
-				ps = append(ps, problem{where + "type: one of " + strings.Join(sortedKeys(authFieldTypes), ", "), fmt.Sprintf("%q", typ)})
+				ps = append(ps, problem{where + "type: one of " + strings.Join(slices.Sorted(maps.Keys(authFieldTypes)), ", "), fmt.Sprintf("%q", typ)})
 			}
 			if v, _ := f["value"].(string); typ == "link" && v == "" {
 				ps = append(ps, problem{where + "value: the link's address (type link)", describeValue(f["value"], f["value"] != nil)})
@@ -270,13 +271,4 @@ func descriptorActions(raw map[string]any, dup *[]problem) []problem {
 		}
 	}
 	return ps
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

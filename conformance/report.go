@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,7 +103,7 @@ func (r *runner) report(d time.Duration) Report {
 			rep.Skipped++
 		}
 	}
-	for _, k := range sortedTypes(r.endpoints) {
+	for _, k := range slices.Sorted(maps.Keys(r.endpoints)) {
 		s := r.endpoints[k]
 		l := Latency{Endpoint: k, Calls: s.calls, Max: s.max, Slow: s.slow, Unanswered: s.unanswered}
 		if s.calls > 0 {

@@ -3,6 +3,8 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,7 +64,7 @@ func (r *runner) checkSchema(ctx context.Context) bool {
 	for _, t := range r.config.Types {
 		known[t.ID] = true
 	}
-	for _, t := range sortedTypes(fields) {
+	for _, t := range slices.Sorted(maps.Keys(fields)) {
 		r.verdict(CheckSchemaIDName, t, schemaIDName(fields[t]))
 		r.verdict(CheckSchemaFieldTypes, t, schemaFieldTypes(fields[t]))
 		r.verdict(CheckSchemaRelations, t, schemaRelations(t, fields, known))
@@ -115,7 +117,7 @@ func schemaIDName(fields map[string]map[string]any) []problem {
 
 func schemaFieldTypes(fields map[string]map[string]any) []problem {
 	var ps []problem
-	for _, id := range sortedTypes(fields) {
+	for _, id := range slices.Sorted(maps.Keys(fields)) {
 		f := fields[id]
 		where := id + "."
 		wantKeys(f, where, &ps, "name:string", "type:string", "description?:string", "readonly?:boolean", "ignore?:boolean")
@@ -127,7 +129,7 @@ func schemaFieldTypes(fields map[string]map[string]any) []problem {
 		}
 		if st, ok := f["subType"]; ok {
 			if s, isString := st.(string); !isString || !subTypes[s] {
-				ps = append(ps, problem{where + "subType: one of " + strings.Join(sortedKeys(subTypes), ", "), describeValue(st, true)})
+				ps = append(ps, problem{where + "subType: one of " + strings.Join(slices.Sorted(maps.Keys(subTypes)), ", "), describeValue(st, true)})
 			}
 		}
 	}
@@ -137,7 +139,7 @@ func schemaFieldTypes(fields map[string]map[string]any) []problem {
 func schemaRelations(t string, all map[string]map[string]map[string]any, known map[string]bool) []problem {
 	var ps []problem
 	fields := all[t]
-	for _, id := range sortedTypes(fields) {
+	for _, id := range slices.Sorted(maps.Keys(fields)) {
 		v, ok := fields[id]["relation"]
 		if !ok {
 			continue
@@ -183,8 +185,8 @@ func relationsOnce(all map[string]map[string]map[string]any) []problem {
 	type key struct{ typ, target, name string }
 	var sides []side
 	byName := map[key][]int{} // sides by (type, target, name) and (type, target, field id)
-	for _, t := range sortedTypes(all) {
-		for _, id := range sortedTypes(all[t]) {
+	for _, t := range slices.Sorted(maps.Keys(all)) {
+		for _, id := range slices.Sorted(maps.Keys(all[t])) {
 			rel, ok := all[t][id]["relation"].(map[string]any)
 			if !ok {
 				continue

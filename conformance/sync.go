@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -415,15 +414,5 @@ func (r *runner) unsetRequiredFilters() []string {
 			out = append(out, f.ID)
 		}
 	}
-	return out
-}
-
-// sortedTypes returns the keys of a schema in order.
-func sortedTypes[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -58,8 +58,9 @@ func newOAuth1Server(t *testing.T, method oauth.SignatureMethod, cfg oauthtest.O
 	return oauthtest.NewOAuth1Server(t, cfg)
 }
 
-// connect1 runs authorize → consent → callback → access_token.
-func connect1(t *testing.T, srv *oauthtest.OAuth1Server, p *oauth.OAuth1) map[string]any {
+// approved1 runs authorize → consent and returns the request token, its
+// secret and the verifier the callback carries.
+func approved1(t *testing.T, srv *oauthtest.OAuth1Server, p *oauth.OAuth1) (token, secret, verifier string) {
 	t.Helper()
 	redirect, token, secret, err := p.Authorize(t.Context(), callback1)
 	if err != nil {
@@ -75,7 +76,14 @@ func connect1(t *testing.T, srv *oauthtest.OAuth1Server, p *oauth.OAuth1) map[st
 	if back.Query().Get("state") != "st-77" || back.Query().Get("oauth_token") != token {
 		t.Fatalf("callback %s lost the state or the token", back)
 	}
-	acct, err := p.Exchange(t.Context(), token, secret, callback1, back.Query().Get("oauth_verifier"))
+	return token, secret, back.Query().Get("oauth_verifier")
+}
+
+// connect1 runs authorize → consent → callback → access_token.
+func connect1(t *testing.T, srv *oauthtest.OAuth1Server, p *oauth.OAuth1) map[string]any {
+	t.Helper()
+	token, secret, verifier := approved1(t, srv, p)
+	acct, err := p.Exchange(t.Context(), token, secret, callback1, verifier)
 	if err != nil {
 		t.Fatalf("Exchange: %v", err)
 	}
@@ -223,15 +231,7 @@ func TestOAuth1Refusals(t *testing.T) {
 				_, _, _, err = p.Authorize(t.Context(), callback1)
 				secrets = []string{p.ConsumerSecret, srv.ConsumerSecret}
 			default:
-				redirect, tok, sec, aerr := p.Authorize(t.Context(), callback1)
-				if aerr != nil {
-					t.Fatal(aerr)
-				}
-				back, aerr := srv.Approve(t.Context(), redirect)
-				if aerr != nil {
-					t.Fatal(aerr)
-				}
-				verifier := back.Query().Get("oauth_verifier")
+				tok, sec, verifier := approved1(t, srv, p)
 				secrets = []string{sec, verifier, srv.ConsumerSecret}
 				switch tc.step {
 				case "exchange":

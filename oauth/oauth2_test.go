@@ -66,27 +66,7 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any) error {
 // connect runs authorize → consent → callback → access_token.
 func connect(t *testing.T, srv *oauthtest.OAuth2Server, p *oauth.OAuth2) map[string]any {
 	t.Helper()
-	ctx := t.Context()
-	const state = "st-42 &/é"
-	redirect, err := p.Authorize(ctx, callback, state)
-	if err != nil {
-		t.Fatalf("Authorize: %v", err)
-	}
-	back, err := srv.Approve(ctx, redirect)
-	if err != nil {
-		t.Fatalf("consent: %v", err)
-	}
-	if got := back.Scheme + "://" + back.Host + back.Path; got != callback {
-		t.Fatalf("provider sent the user to %q, want the callback %q", got, callback)
-	}
-	if got := back.Query().Get("state"); got != state {
-		t.Fatalf("state = %q, want %q preserved", got, state)
-	}
-	code := back.Query().Get("code")
-	if code == "" {
-		t.Fatalf("no code in the callback %s", back)
-	}
-	acct, err := p.Exchange(ctx, callback, code)
+	acct, err := p.Exchange(t.Context(), callback, approvedCode(t, srv, p, callback))
 	if err != nil {
 		t.Fatalf("Exchange: %v", err)
 	}
@@ -405,21 +385,39 @@ func TestOAuth2ExchangeFailures(t *testing.T) {
 	})
 }
 
+// approvedCode runs authorize → consent and returns the code of the
+// callback, which must be cb with the state preserved.
 func approvedCode(t *testing.T, srv *oauthtest.OAuth2Server, p *oauth.OAuth2, cb string) string {
 	t.Helper()
-	redirect, err := p.Authorize(t.Context(), cb, "s")
+	const state = "st-42 &/é"
+	redirect, err := p.Authorize(t.Context(), cb, state)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Authorize: %v", err)
 	}
 	back, err := srv.Approve(t.Context(), redirect)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("consent: %v", err)
 	}
-	c := back.Query().Get("code")
-	if c == "" {
-		t.Fatalf("no code: %s", back)
+	if got := back.Scheme + "://" + back.Host + back.Path; got != cb {
+		t.Fatalf("provider sent the user to %q, want the callback %q", got, cb)
 	}
-	return c
+	if got := back.Query().Get("state"); got != state {
+		t.Fatalf("state = %q, want %q preserved", got, state)
+	}
+	code := back.Query().Get("code")
+	if code == "" {
+		t.Fatalf("no code in the callback %s", back)
+	}
+	return code
+}
+
+// connected is a provider of cfg, a flow for it and an account connected
+// through them.
+func connected(t *testing.T, cfg oauthtest.OAuth2Config) (*oauthtest.OAuth2Server, *oauth.OAuth2, map[string]any) {
+	t.Helper()
+	srv := oauthtest.NewOAuth2Server(t, cfg)
+	p := newOAuth2(srv, nil)
+	return srv, p, connect(t, srv, p)
 }
 
 func expiredCopy(acct map[string]any) map[string]any {
@@ -431,9 +429,7 @@ func expiredCopy(acct map[string]any) map[string]any {
 
 func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
 	t.Parallel()
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{})
 	rt := acct["refresh_token"].(string)
 	srv.RevokeRefreshToken(rt)
 	_, err := p.Validate(t.Context(), expiredCopy(acct))
@@ -446,9 +442,7 @@ func TestOAuth2ValidateRevokedRefreshToken(t *testing.T) {
 
 func TestOAuth2ValidateProviderDown(t *testing.T) {
 	t.Parallel()
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{})
 	srv.Close()
 	_, err := p.Validate(t.Context(), expiredCopy(acct))
 	if !errors.Is(err, oauth.ErrProviderUnreachable) {
@@ -460,9 +454,7 @@ func TestOAuth2ValidateProviderDown(t *testing.T) {
 func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 	t.Parallel()
 	// The delay keeps the refresh in flight while the others arrive.
-	srv := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
-	p := newOAuth2(srv, nil)
-	acct := connect(t, srv, p)
+	srv, p, acct := connected(t, oauthtest.OAuth2Config{TokenDelay: 100 * time.Millisecond})
 	fields := expiredCopy(acct)
 
 	const n = 16
@@ -498,9 +490,7 @@ func TestOAuth2ConcurrentValidateRefreshesOnce(t *testing.T) {
 
 func TestOAuth2RefreshSurvivesCancelledCaller(t *testing.T) {
 	t.Parallel()
-	slow := oauthtest.NewOAuth2Server(t, oauthtest.OAuth2Config{TokenDelay: 300 * time.Millisecond})
-	ps := newOAuth2(slow, nil)
-	acct := connect(t, slow, ps)
+	slow, ps, acct := connected(t, oauthtest.OAuth2Config{TokenDelay: 300 * time.Millisecond})
 	fields := expiredCopy(acct)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)

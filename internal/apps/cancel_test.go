@@ -213,18 +213,26 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 	}
 }
 
+// queuedRun is a service on SQLite in memory, with a sync of a fake app
+// and a run of it queued (no scheduler runs it).
+func queuedRun(t *testing.T) (*Service, *fakeApp, *Sync, *Run) {
+	t.Helper()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	app := newFakeApp(t, "token", nil)
+	_, sy := fakeSync(t, svc, app)
+	run, err := svc.RunNow(context.Background(), sy.ID)
+	if err != nil || run.Status != StatusQueued {
+		t.Fatalf("run now: %+v %v", run, err)
+	}
+	return svc, app, sy, run
+}
+
 // A queued run that no host holds is cancelled at once; a sync without a
 // run has nothing to cancel.
 func TestCancelQueuedRun(t *testing.T) {
 	t.Parallel()
-	svc, _ := testService(t, "sqlite::memory:", nil)
-	app := newFakeApp(t, "token", nil)
-	_, sy := fakeSync(t, svc, app)
+	svc, _, sy, queued := queuedRun(t)
 	ctx := context.Background()
-	queued, err := svc.RunNow(ctx, sy.ID)
-	if err != nil || queued.Status != StatusQueued {
-		t.Fatalf("run now: %+v %v", queued, err)
-	}
 	run, err := svc.CancelSync(ctx, sy.ID)
 	if err != nil || run.ID != queued.ID || run.Status != StatusCancelled {
 		t.Fatalf("cancel a queued run: %+v %v", run, err)
@@ -275,14 +283,8 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 // the next host that takes the sync, before anything runs.
 func TestCancelRunOfADeadHost(t *testing.T) {
 	t.Parallel()
-	svc, _ := testService(t, "sqlite::memory:", nil)
-	app := newFakeApp(t, "token", nil)
-	_, sy := fakeSync(t, svc, app)
+	svc, app, sy, run := queuedRun(t)
 	ctx := context.Background()
-	run, err := svc.RunNow(ctx, sy.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := svc.core.exec(ctx, "UPDATE apps_runs SET status = 'running', owner = 'dead-host' WHERE id = ?", run.ID); err != nil {
 		t.Fatal(err)
 	}

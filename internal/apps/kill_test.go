@@ -59,9 +59,7 @@ func TestKillHostMidRun(t *testing.T) {
 
 func testKillHostMidRun(t *testing.T, dsn string) {
 	ctx := context.Background()
-	cfg := tracker.Config{Projects: 3, Tasks: 1200}
-	ds := tracker.DatasetOf(cfg)
-	app := newTrackerApp(t, cfg)
+	app, ds := newTrackerApp(t, tracker.Config{Projects: 3, Tasks: 1200})
 	app.hold.Store(true)
 
 	// Set up by one process, which then leaves the store to the child.

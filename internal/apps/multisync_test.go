@@ -78,7 +78,8 @@ type trackerApp struct {
 	pageHold
 }
 
-func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
+// newTrackerApp serves the tracker of cfg and returns it with its dataset.
+func newTrackerApp(t *testing.T, cfg tracker.Config) (*trackerApp, tracker.Dataset) {
 	t.Helper()
 	nop := zerolog.Nop()
 	cfg.Logger = &nop
@@ -87,7 +88,7 @@ func newTrackerApp(t *testing.T, cfg tracker.Config) *trackerApp {
 		return c.Type == "task" && len(c.Filter) == 0 && c.Pagination != nil
 	})}
 	app.url = app.serve(t, testapp.Handler(t, tracker.New(cfg)))
-	return app
+	return app, tracker.DatasetOf(cfg)
 }
 
 // liveTasks counts the tracker's live tasks, of one project when p > 0.
@@ -144,9 +145,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		cfg := tracker.Config{Projects: 3, Tasks: 1200}
-		ds := tracker.DatasetOf(cfg)
-		app := newTrackerApp(t, cfg)
+		app, ds := newTrackerApp(t, tracker.Config{Projects: 3, Tasks: 1200})
 		a, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 10*time.Second })
 		b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 10*time.Second })
 		st := a.core.st
@@ -289,9 +288,7 @@ func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		cfg := tracker.Config{Projects: 3, Tasks: 300}
-		ds := tracker.DatasetOf(cfg)
-		app := newTrackerApp(t, cfg)
+		app, ds := newTrackerApp(t, tracker.Config{Projects: 3, Tasks: 300})
 		st := teststore.Open(t, dsn)
 		key := bytes.Repeat([]byte{3}, KeySize)
 
@@ -389,7 +386,7 @@ func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		app := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
+		app, _ := newTrackerApp(t, tracker.Config{Projects: 2, Tasks: 600})
 		app.hold.Store(true)
 		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 		reg, acc := registerWithToken(t, svc, app.url, tracker.DemoToken)

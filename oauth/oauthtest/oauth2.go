@@ -352,23 +352,21 @@ func (t *tokenStore) Create(_ context.Context, info goauth.TokenInfo) error {
 }
 
 func (t *tokenStore) RemoveByCode(_ context.Context, code string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.code, code)
-	return nil
+	return t.remove(t.code, code)
 }
 
 func (t *tokenStore) RemoveByAccess(_ context.Context, access string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.access, access)
-	return nil
+	return t.remove(t.access, access)
 }
 
 func (t *tokenStore) RemoveByRefresh(_ context.Context, refresh string) error {
+	return t.remove(t.refresh, refresh)
+}
+
+func (t *tokenStore) remove(m map[string]models.Token, key string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.refresh, refresh)
+	delete(m, key)
 	return nil
 }
 

@@ -98,6 +98,17 @@ func (tg *target) requests() []received {
 	return append([]received(nil), tg.got...)
 }
 
+// wantRequests returns the requests the target got, ending the test
+// unless there are n.
+func (tg *target) wantRequests(t *testing.T, n int) []received {
+	t.Helper()
+	got := tg.requests()
+	if len(got) != n {
+		t.Fatalf("target got %d requests, want %d", len(got), n)
+	}
+	return got
+}
+
 var tokenAccount = map[string]any{"token": "demo", "auth": "token"}
 
 func TestDescriptorGolden(t *testing.T) {
@@ -173,10 +184,7 @@ func TestPostMessage(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("got %d %s", code, body)
 	}
-	got := tg.requests()
-	if len(got) != 2 {
-		t.Fatalf("target got %d requests", len(got))
-	}
+	got := tg.wantRequests(t, 2)
 	first := got[0]
 	if first.Method != "POST" || first.Path != "/services/T0/B0/secret" || first.ContentType != "application/json" || first.UserAgent != UserAgent || first.Authorization != "" {
 		t.Errorf("first request: %+v", first)
@@ -201,10 +209,7 @@ func TestCreateIssue(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("got %d %s", code, body)
 	}
-	got := tg.requests()
-	if len(got) != 1 {
-		t.Fatalf("target got %d requests", len(got))
-	}
+	got := tg.wantRequests(t, 1)
 	r := got[0]
 	if r.Path != "/repos/acme/infra/issues" || r.Authorization != "Bearer ghp_abc123" || r.ContentType != "application/json" {
 		t.Errorf("request: %+v", r)

@@ -226,12 +226,16 @@ func (d *Desk) listTickets(w http.ResponseWriter, r *http.Request) {
 // now is the desk's time; d.mu is held.
 func (d *Desk) now() time.Time { return d.clock().Add(d.offset) }
 
-func (d *Desk) find(id string) *Ticket {
+// ticket returns the live ticket that the path's id names, or answers 404
+// and returns nil; d.mu is held.
+func (d *Desk) ticket(w http.ResponseWriter, r *http.Request) *Ticket {
+	id := r.PathValue("id")
 	for _, t := range d.tickets {
 		if t.ID == id && t.deleted.IsZero() {
 			return t
 		}
 	}
+	answer(w, 404, map[string]string{"message": "no such ticket"})
 	return nil
 }
 
@@ -245,9 +249,8 @@ func (d *Desk) close(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t := d.find(r.PathValue("id"))
+	t := d.ticket(w, r)
 	if t == nil {
-		answer(w, 404, map[string]string{"message": "no such ticket"})
 		return
 	}
 	t.Status, t.Updated = "closed", d.now()
@@ -260,9 +263,8 @@ func (d *Desk) close(w http.ResponseWriter, r *http.Request) {
 func (d *Desk) delete(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t := d.find(r.PathValue("id"))
+	t := d.ticket(w, r)
 	if t == nil {
-		answer(w, 404, map[string]string{"message": "no such ticket"})
 		return
 	}
 	t.deleted = d.now()

@@ -299,8 +299,12 @@ func statusOptions(_ context.Context, req *appkit.DatalistRequest) ([]appkit.Opt
 	return out, nil
 }
 
-// start checks a cursor against the size of the index space.
-func start(c *Cursor, size int) (int, error) {
+// start checks a data request's account, and its cursor against the size
+// of the index space, and returns where the page starts.
+func start(req *appkit.DataRequest, c *Cursor, size int) (int, error) {
+	if err := checkAccount(req.Account); err != nil {
+		return 0, err
+	}
 	if c == nil {
 		return 0, nil
 	}
@@ -311,10 +315,7 @@ func start(c *Cursor, size int) (int, error) {
 }
 
 func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[ProjectItem, Cursor], error) {
-	if err := checkAccount(req.Account); err != nil {
-		return nil, err
-	}
-	from, err := start(c, t.ds.Projects)
+	from, err := start(req, c, t.ds.Projects)
 	if err != nil {
 		return nil, err
 	}
@@ -334,10 +335,7 @@ func (t *tracker) projects(ctx context.Context, req *appkit.DataRequest, c *Curs
 }
 
 func (t *tracker) tasks(ctx context.Context, req *appkit.DataRequest, c *Cursor) (*appkit.Page[TaskItem, Cursor], error) {
-	if err := checkAccount(req.Account); err != nil {
-		return nil, err
-	}
-	from, err := start(c, t.ds.Tasks)
+	from, err := start(req, c, t.ds.Tasks)
 	if err != nil {
 		return nil, err
 	}

@@ -89,13 +89,30 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// postCase is a POST of body and the answer it must get: the status and a
+// substring of the body (an error answer carries a message).
+type postCase struct {
+	name, body string
+	code       int
+	want       string
+}
+
+// checkPosts posts the body of each case to path on h, a subtest a case.
+func checkPosts(t *testing.T, h http.Handler, path string, cases []postCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := post(t, h, path, tc.body)
+			if code != tc.code || !strings.Contains(string(body), tc.want) || code >= 400 && !strings.Contains(string(body), `"message"`) {
+				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
+			}
+		})
+	}
+}
+
 func TestValidate(t *testing.T) {
 	h := newHandler(t, Config{})
-	for _, tc := range []struct {
-		name, body string
-		code       int
-		want       string // a substring of the body
-	}{
+	checkPosts(t, h, "/validate", []postCase{
 		{"demo token", `{"id":"token","fields":{"token":"demo"}}`, 200, `{"name":"Demo tracker"}`},
 		{"other token", `{"id":"token","fields":{"token":"demo2"}}`, 401, `"message":"invalid token"`},
 		{"empty token", `{"id":"token","fields":{"token":""}}`, 401, `token is missing`},
@@ -103,14 +120,7 @@ func TestValidate(t *testing.T) {
 		{"missing id", `{"fields":{"token":"demo"}}`, 400, `id is required`},
 		{"unknown authentication", `{"id":"basic","fields":{"token":"demo"}}`, 401, `unknown authentication`},
 		{"malformed JSON", `{"id":"token",`, 400, `malformed JSON`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, "/validate", tc.body)
-			if code != tc.code || !strings.Contains(string(body), tc.want) {
-				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestLogo(t *testing.T) {
@@ -122,26 +132,17 @@ func TestLogo(t *testing.T) {
 
 func TestConfigAndSchemaErrors(t *testing.T) {
 	h := newHandler(t, Config{})
-	for _, tc := range []struct {
-		name, path, body string
-		code             int
-		want             string
-	}{
-		{"config without account", pathConfig, ``, 200, `"types":[{"id":"project"`},
-		{"config malformed", pathConfig, `{"account":`, 400, `malformed JSON`},
-		{"config wrong shape", pathConfig, `{"account":[1]}`, 400, `account`},
-		{"one type", pathSchema, `{"types":["task"]}`, 200, `"relation":{"cardinality":"many-to-one","name":"Project","targetType":"project","targetName":"Tasks","targetFieldId":"id"}`},
-		{"unknown type", pathSchema, `{"types":["task","bug"]}`, 400, `unknown type \"bug\"`},
-		{"no types", pathSchema, `{"types":[]}`, 400, `types`},
-		{"malformed", pathSchema, `{"types":`, 400, `malformed JSON`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, tc.path, tc.body)
-			if code != tc.code || !strings.Contains(string(body), tc.want) {
-				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
-			}
-		})
-	}
+	checkPosts(t, h, pathConfig, []postCase{
+		{"config without account", ``, 200, `"types":[{"id":"project"`},
+		{"config malformed", `{"account":`, 400, `malformed JSON`},
+		{"config wrong shape", `{"account":[1]}`, 400, `account`},
+	})
+	checkPosts(t, h, pathSchema, []postCase{
+		{"one type", `{"types":["task"]}`, 200, `"relation":{"cardinality":"many-to-one","name":"Project","targetType":"project","targetName":"Tasks","targetFieldId":"id"}`},
+		{"unknown type", `{"types":["task","bug"]}`, 400, `unknown type \"bug\"`},
+		{"no types", `{"types":[]}`, 400, `types`},
+		{"malformed", `{"types":`, 400, `malformed JSON`},
+	})
 }
 
 // dataPage is the decoded answer of one data call.
@@ -452,11 +453,7 @@ func TestDeltaIsPartialAndUsesTheMargin(t *testing.T) {
 
 func TestDataErrors(t *testing.T) {
 	h := newHandler(t, Config{Tasks: 1000})
-	for _, tc := range []struct {
-		name, body string
-		code       int
-		want       string
-	}{
+	checkPosts(t, h, pathData, []postCase{
 		{"unknown requestedType", `{"requestedType":"bug","account":{"token":"demo"}}`, 400, `unknown type \"bug\"`},
 		{"missing requestedType", `{"account":{"token":"demo"}}`, 400, `requestedType is required`},
 		{"malformed JSON", `{"requestedType":"task"`, 400, `malformed JSON`},
@@ -468,14 +465,7 @@ func TestDataErrors(t *testing.T) {
 		{"foreign cursor", `{"requestedType":"task","account":{"token":"demo"},"pagination":{"next":"x"}}`, 400, `pagination`},
 		{"bad lastSynchronizedAt", `{"requestedType":"task","account":{"token":"demo"},"lastSynchronizedAt":"yesterday"}`, 400, `lastSynchronizedAt`},
 		{"bad filter value", `{"requestedType":"task","account":{"token":"demo"},"filter":{"projects":{"a":1}}}`, 400, `filter \"projects\"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, pathData, tc.body)
-			if code != tc.code || !strings.Contains(string(body), tc.want) || !strings.Contains(string(body), `"message"`) {
-				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestDatalist(t *testing.T) {
@@ -499,33 +489,18 @@ func TestDatalist(t *testing.T) {
 			t.Errorf("option %d = %+v, want %s %q", i, it, p.ID, p.Name)
 		}
 	}
-	for _, tc := range []struct {
-		name, body string
-		code       int
-		want       string
-	}{
+	checkPosts(t, h, pathDatalist, []postCase{
 		{"status", `{"field":"status","account":{"token":"demo"}}`, 200, `{"items":[{"title":"todo","value":"todo"},{"title":"doing","value":"doing"},{"title":"done","value":"done"}]}`},
 		{"not a datalist filter", `{"field":"due","account":{"token":"demo"}}`, 400, `\"due\" is not a filter with a datalist`},
 		{"unknown field", `{"field":"owner","account":{"token":"demo"}}`, 400, `\"owner\" is not a filter with a datalist`},
 		{"missing field", `{"account":{"token":"demo"}}`, 400, `field is required`},
 		{"bad token", `{"field":"projects","account":{"token":"x"}}`, 401, `invalid token`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, pathDatalist, tc.body)
-			if code != tc.code || !strings.Contains(string(body), tc.want) {
-				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestFilterValidate(t *testing.T) {
 	h := newHandler(t, Config{Projects: 4})
-	for _, tc := range []struct {
-		name, body string
-		code       int
-		want       string
-	}{
+	checkPosts(t, h, pathFilter, []postCase{
 		{"empty", `{"types":["task"],"filter":{},"account":{"token":"demo"}}`, 204, ``},
 		{"good", `{"types":["task"],"filter":{"projects":["p1","p4"],"status":["done"],"due":{"_min":"2026-01-01T00:00:00.000"}},"account":{"token":"demo"}}`, 204, ``},
 		{"unknown project", `{"types":["task"],"filter":{"projects":["p1","p5","p01"]},"account":{"token":"demo"}}`, 400, `unknown project(s) \"p5\", \"p01\"`},
@@ -535,14 +510,7 @@ func TestFilterValidate(t *testing.T) {
 		// which projects exist.
 		{"wrong token, unknown project", `{"types":["task"],"filter":{"projects":["p5"]},"account":{"token":"x"}}`, 401, `invalid token`},
 		{"no account", `{"types":["task"],"filter":{}}`, 401, `invalid token`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, h, pathFilter, tc.body)
-			if code != tc.code || !strings.Contains(string(body), tc.want) {
-				t.Errorf("got %d %s, want %d containing %s", code, body, tc.code, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestMillionTasks shows that pages are generated on demand: the first page
