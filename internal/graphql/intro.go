@@ -1,7 +1,8 @@
 package graphql
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -162,13 +163,8 @@ func (e *executor) introSchemaField(f *cfield) any {
 	case "description":
 		return descOrNil(s.Description)
 	case "types":
-		names := make([]string, 0, len(s.Types))
-		for n := range s.Types {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		out := make([]any, 0, len(names))
-		for _, n := range names {
+		out := make([]any, 0, len(s.Types))
+		for _, n := range slices.Sorted(maps.Keys(s.Types)) {
 			out = append(out, &introType{def: s.Types[n]})
 		}
 		return out
@@ -182,13 +178,8 @@ func (e *executor) introSchemaField(f *cfield) any {
 	case "subscriptionType":
 		return nil
 	case "directives":
-		names := make([]string, 0, len(s.Directives))
-		for n := range s.Directives {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		out := make([]any, 0, len(names))
-		for _, n := range names {
+		out := make([]any, 0, len(s.Directives))
+		for _, n := range slices.Sorted(maps.Keys(s.Directives)) {
 			out = append(out, s.Directives[n])
 		}
 		return out

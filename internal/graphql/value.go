@@ -2,7 +2,8 @@ package graphql
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -88,13 +89,8 @@ func appendJSON(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -216,11 +212,7 @@ func value(v *ast.Value, vars map[string]any) any {
 func fromVariable(x any) any {
 	switch v := x.(type) {
 	case map[string]any:
-		o := &inputObj{fromVar: true}
-		for k := range v {
-			o.keys = append(o.keys, k)
-		}
-		sort.Strings(o.keys)
+		o := &inputObj{fromVar: true, keys: slices.Sorted(maps.Keys(v))}
 		for _, k := range o.keys {
 			o.vals = append(o.vals, fromVariable(v[k]))
 		}

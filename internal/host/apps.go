@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/appkitgo/appkit/internal/apps"
@@ -103,12 +104,7 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
 		return
 	}
-	allowed := make([]string, 0, len(m))
-	for k := range m {
-		allowed = append(allowed, k)
-	}
-	sort.Strings(allowed)
-	methods(nil, allowed...).ServeHTTP(w, r)
+	methods(nil, slices.Sorted(maps.Keys(m))...).ServeHTTP(w, r)
 }
 
 // appsAPI serves /api/apps over the parts of the apps service, each route
