@@ -74,16 +74,9 @@ func (e *executor) introObject(v any, c *cfield, path []any) any {
 		return nil
 	}
 	tn := introTypeName(v)
-	fields := e.sub(c, tn)
-	m := newOmap(len(fields))
-	for _, f := range fields {
-		if f.name == "__typename" {
-			m.set(f.key, tn)
-			continue
-		}
-		m.set(f.key, e.introValue(e.introField(v, f), f, extend2(path, f.key)))
-	}
-	return m
+	return objectOf(e.sub(c, tn), tn, func(f *cfield) any {
+		return e.introValue(e.introField(v, f), f, extend2(path, f.key))
+	})
 }
 
 // introValue writes a value of an introspection field: objects and lists

@@ -26,6 +26,20 @@ func (m *omap) set(k string, v any) {
 	m.vals = append(m.vals, v)
 }
 
+// objectOf answers an object of type typeName with the selected fields:
+// __typename is typeName, every other field the value value gives it.
+func objectOf(fields []*cfield, typeName string, value func(f *cfield) any) *omap {
+	m := newOmap(len(fields))
+	for _, f := range fields {
+		if f.name == "__typename" {
+			m.set(f.key, typeName)
+			continue
+		}
+		m.set(f.key, value(f))
+	}
+	return m
+}
+
 // MarshalJSON encodes the object with its keys in order.
 func (m *omap) MarshalJSON() ([]byte, error) { return appendJSON(nil, m), nil }
 
