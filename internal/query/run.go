@@ -301,11 +301,7 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 				m[sh.key] = nil
 				continue
 			}
-			o, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("query: nested object has type %T", v)
-			}
-			sub, err := decodeObject(sh.sub, o, b)
+			sub, err := decodeNested(sh.sub, v, "object", b)
 			if err != nil {
 				return nil, err
 			}
@@ -320,11 +316,7 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 			}
 			out := make([]any, 0, len(arr))
 			for _, e := range arr {
-				o, ok := e.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("query: nested item has type %T", e)
-				}
-				sub, err := decodeObject(sh.sub, o, b)
+				sub, err := decodeNested(sh.sub, e, "item", b)
 				if err != nil {
 					return nil, err
 				}
@@ -336,6 +328,16 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 		}
 	}
 	return m, nil
+}
+
+// decodeNested decodes v, a nested object or collection item (what), with
+// shapes.
+func decodeNested(shapes []shape, v any, what string, b *bounds) (map[string]any, error) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("query: nested %s has type %T", what, v)
+	}
+	return decodeObject(shapes, o, b)
 }
 
 // jsonScalar converts a value decoded from a JSON aggregate.
