@@ -232,11 +232,7 @@ func fromVariable(x any) any {
 		}
 		return o
 	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = fromVariable(e)
-		}
-		return out
+		return mapItems(v, fromVariable)
 	case int:
 		return int64(v)
 	case int32:
@@ -276,11 +272,16 @@ func plain(v any) any {
 		}
 		return m
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
+		return mapItems(x, plain)
 	}
 	return v
+}
+
+// mapItems returns the list of f of each item of xs.
+func mapItems(xs []any, f func(any) any) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }
