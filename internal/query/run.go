@@ -217,37 +217,28 @@ func ref(v any) any {
 	return map[string]any{"platform/id": store.OutScalar(store.TText, v)}
 }
 
+// aggValue is an aggregate's value: an average ("float") as a float64, any
+// other as store.OutScalar makes a value of its primitive.
 func aggValue(prim string, v any) any {
-	if v == nil {
-		return nil
+	if prim != "float" {
+		return store.OutScalar(prim, v)
 	}
 	if b, ok := v.([]byte); ok {
 		v = string(b)
 	}
-	switch prim {
-	case "float":
-		switch x := v.(type) {
-		case float64:
-			return x
-		case int64:
-			return float64(x)
-		case json.Number:
-			f, _ := x.Float64()
-			return f
-		case string:
-			f, _ := strconv.ParseFloat(x, 64)
-			return f
-		}
-		return v
-	case store.TDecimal:
-		switch x := v.(type) {
-		case float64:
-			return strconv.FormatFloat(x, 'f', -1, 64)
-		case int64:
-			return strconv.FormatInt(x, 10)
-		}
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case string:
+		f, _ := strconv.ParseFloat(x, 64)
+		return f
 	}
-	return store.OutScalar(prim, v)
+	return v
 }
 
 func decodeArray(shapes []shape, v any, b *bounds) ([]any, error) {
