@@ -37,6 +37,15 @@ func eachDB(t *testing.T, test func(t *testing.T, tdb testDB)) {
 	}
 }
 
+// eachClocked runs test on each database with a service whose time is a
+// fresh test clock.
+func eachClocked(t *testing.T, test func(t *testing.T, tdb testDB, s *Service, c *clock)) {
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		c := newClock()
+		test(t, tdb, newTestService(t, tdb, c.Now), c)
+	})
+}
+
 // createUser creates a user, failing the test on an error.
 func createUser(t *testing.T, s *Service, email, password string) User {
 	t.Helper()
@@ -112,9 +121,7 @@ func TestEnsureAdmin(t *testing.T) {
 func TestLoginSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eachDB(t, func(t *testing.T, tdb testDB) {
-		c := newClock()
-		s := newTestService(t, tdb, c.Now)
+	eachClocked(t, func(t *testing.T, tdb testDB, s *Service, c *clock) {
 		createUser(t, s, "ann@example.com", "correct horse")
 		for _, tc := range []struct{ email, pass string }{
 			{"ann@example.com", "wrong"},
@@ -158,9 +165,7 @@ func TestLoginSessions(t *testing.T) {
 func TestTokens(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eachDB(t, func(t *testing.T, tdb testDB) {
-		c := newClock()
-		s := newTestService(t, tdb, c.Now)
+	eachClocked(t, func(t *testing.T, tdb testDB, s *Service, c *clock) {
 		ann := createUser(t, s, "ann@example.com", "pw-ann")
 		bob := createUser(t, s, "bob@example.com", "pw-bob")
 		tok, value, err := s.CreateToken(ctx, ann.ID, " scripts ")
@@ -252,9 +257,7 @@ func TestRegisterToken(t *testing.T) {
 func TestAuthenticateCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eachDB(t, func(t *testing.T, tdb testDB) {
-		c := newClock()
-		s := newTestService(t, tdb, c.Now)
+	eachClocked(t, func(t *testing.T, tdb testDB, s *Service, c *clock) {
 		other := newTestService(t, tdb, c.Now)
 		u := createUser(t, s, "ann@example.com", "pw")
 		tok, value, err := s.CreateToken(ctx, u.ID, "")
@@ -283,9 +286,7 @@ func TestAuthenticateCache(t *testing.T) {
 func TestLoginSweepsExpiredSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eachDB(t, func(t *testing.T, tdb testDB) {
-		c := newClock()
-		s := newTestService(t, tdb, c.Now)
+	eachClocked(t, func(t *testing.T, tdb testDB, s *Service, c *clock) {
 		createUser(t, s, "ann@example.com", "correct horse")
 		count := func() int {
 			t.Helper()

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"encoding/json"
-	"sort"
 	"strconv"
 
 	"github.com/appkitgo/appkit/internal/jsonw"
@@ -35,13 +34,8 @@ func appendArray[T any](buf []byte, xs []T, appendItem func([]byte, T) ([]byte, 
 
 // appendObject writes m as a JSON object, keys sorted.
 func appendObject(buf []byte, m map[string]any) ([]byte, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	buf = append(buf, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}

@@ -38,6 +38,14 @@ func batchOf(cmds ...string) string {
 
 const emptyBatch = `{"command":"platform.command/batch","args":{"commands":[]}}`
 
+// withLimits runs fn against every backend with limitsSchema written.
+func withLimits(t *testing.T, fn func(t *testing.T, api *API)) {
+	forEachStore(t, func(t *testing.T, api *API, _ *store.Store) {
+		ok(t, api, limitsSchema)
+		fn(t, api)
+	})
+}
+
 // countM is the number of M/T entities.
 func countM(t *testing.T, api *API) int {
 	t.Helper()
@@ -50,8 +58,7 @@ func countM(t *testing.T, api *API) int {
 // nothing.
 func TestCommandCap(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
-		ok(t, api, limitsSchema)
+	withLimits(t, func(t *testing.T, api *API) {
 		for _, c := range []struct {
 			name  string
 			cmds  string // the request's commands after one create
@@ -103,8 +110,7 @@ func nest(cmd string, depth int) string {
 // applies nothing.
 func TestBatchNesting(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
-		ok(t, api, limitsSchema)
+	withLimits(t, func(t *testing.T, api *API) {
 		for _, c := range []struct {
 			depth int
 			ok    bool
@@ -149,8 +155,7 @@ func TestBatchNesting(t *testing.T) {
 // whatever command that is (a write or a batch is rolled back).
 func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
-		ok(t, api, limitsSchema)
+	withLimits(t, func(t *testing.T, api *API) {
 		ok(t, api, batchOf(createM("a"), createM("b\n\"quoted\" ünï \u2028")))
 		id := ok(t, api, createM("c")).(map[string]any)["platform/id"].(string)
 		q := `{"command":"platform.entity/query","args":{"query":{"q/from":"M/T","q/select":["M/name","platform/id","platform/modification-date"]}}}`
@@ -224,8 +229,7 @@ func lastModified(t *testing.T, api *API) string {
 // crossing command and those after it fail and run nothing.
 func TestAnswerBound(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, func(t *testing.T, api *API, st *store.Store) {
-		ok(t, api, limitsSchema)
+	withLimits(t, func(t *testing.T, api *API) {
 		big := strings.Repeat("x", 1<<20)
 		ok(t, api, createM(big))
 		q := `{"command":"platform.entity/query","args":{"query":{"q/from":"M/T","q/select":["M/name"]}}}`

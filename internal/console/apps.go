@@ -67,18 +67,25 @@ func (c *Console) svc(w http.ResponseWriter, r *http.Request) *apps.Service {
 	return c.cfg.Apps
 }
 
+// pathCall returns the apps service and what call (a method of it, such as
+// (*apps.Service).Run) gives for the request's {id}; ok is false when the
+// page answering that there is no service, or call's error, was written.
+func pathCall[T any](c *Console, w http.ResponseWriter, r *http.Request, call func(*apps.Service, context.Context, string) (T, error)) (svc *apps.Service, v T, ok bool) {
+	if svc = c.svc(w, r); svc == nil {
+		return nil, v, false
+	}
+	v, err := call(svc, r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, err)
+		return nil, v, false
+	}
+	return svc, v, true
+}
+
 // pathApp returns the apps service and the app the request's {id} names;
 // ok is false when the page answering that neither exists was written.
 func (c *Console) pathApp(w http.ResponseWriter, r *http.Request) (svc *apps.Service, a *apps.App, ok bool) {
-	if svc = c.svc(w, r); svc == nil {
-		return nil, nil, false
-	}
-	a, err := svc.App(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
-		return nil, nil, false
-	}
-	return svc, a, true
+	return pathCall(c, w, r, (*apps.Service).App)
 }
 
 // syncApp returns the sync id names and its app; ok is false when the
@@ -219,13 +226,8 @@ func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	warns, err := svc.DeleteApp(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	_, warns, ok := pathCall(c, w, r, (*apps.Service).DeleteApp)
+	if !ok {
 		return
 	}
 	c.appsList(w, r, http.StatusOK, &page{Notice: removedNotice("app", warns)})
@@ -381,13 +383,8 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) deleteAccount(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	acc, err := svc.Account(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, acc, ok := pathCall(c, w, r, (*apps.Service).Account)
+	if !ok {
 		return
 	}
 	if err := svc.DeleteAccount(r.Context(), acc.ID); err != nil {
@@ -634,25 +631,15 @@ func (c *Console) runsFragment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	if _, err := svc.RunNow(r.Context(), r.PathValue("id")); err != nil {
-		c.fail(w, r, err)
+	if _, _, ok := pathCall(c, w, r, (*apps.Service).RunNow); !ok {
 		return
 	}
 	redirect(w, r, "/syncs/"+r.PathValue("id"))
 }
 
 func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	sy, err := svc.Sync(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, sy, ok := pathCall(c, w, r, (*apps.Service).Sync)
+	if !ok {
 		return
 	}
 	warns, err := svc.DeleteSync(r.Context(), sy.ID)

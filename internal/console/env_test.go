@@ -19,8 +19,8 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
-	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/testapp"
+	"github.com/appkitgo/appkit/internal/testkit/testhost"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -49,30 +49,15 @@ func newEnv(t *testing.T, dsn string) *env {
 // newEnvScheduled is newEnv with the scheduler running or not.
 func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	t.Helper()
-	ctx := context.Background()
 	// store.Open calls uuid.EnableRandPool, which writes a global that
 	// every new uuid reads: the tests that open stores do not run in
 	// parallel.
 	st := teststore.Open(t, dsn)
-	logs := &testkit.Buffer{}
-	svc, err := apps.New(ctx, apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second,
-		RequestTimeout: 30 * time.Second, Logger: zerolog.New(logs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
-		Logger: zerolog.New(logs), Notice: io.Discard, Apps: host.AppsConfig{Service: svc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	svc.SetBaseURL(srv.URL)
-	logs.ShowOnFailure(t, "host log")
-	if schedule {
-		testkit.Background(t, svc.Schedule) // stopped before the log is shown
-	}
-	return &env{t: t, srv: srv, svc: svc, st: st, h: h}
+	a := testhost.StartApps(t,
+		apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second, RequestTimeout: 30 * time.Second},
+		host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass, Notice: io.Discard},
+		schedule)
+	return &env{t: t, srv: a.Srv, svc: a.Svc, st: st, h: a.Host}
 }
 
 // newSync registers the app at appURL with the service, sets up an

@@ -51,13 +51,8 @@ type runData struct {
 }
 
 func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	run, err := svc.Run(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, run, ok := pathCall(c, w, r, (*apps.Service).Run)
+	if !ok {
 		return
 	}
 	sy, a, ok := c.syncApp(w, r, svc, run.SyncID)

@@ -82,16 +82,11 @@ func (c *Console) datalist(r *http.Request, accountID string, cfg *protocol.Conf
 // datalistFragment re-reads one filter's options (htmx, when a filter it
 // requires changes).
 func (c *Console) datalistFragment(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
+	_, cfg, ok := pathCall(c, w, r, (*apps.Service).Config)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	cfg, err := svc.Config(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
 	i := slices.IndexFunc(cfg.Filters, func(f protocol.Filter) bool { return f.ID == q.Get("field") && f.Datalist })
 	if i < 0 {
 		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such filter", Error: "The app has no datalist filter " + q.Get("field") + "."})
@@ -115,13 +110,8 @@ type testReadData struct {
 // testRead shows the form, and with ?type= fetches one page of the type
 // with the filter through the apps service, writing nothing to the store.
 func (c *Console) testRead(w http.ResponseWriter, r *http.Request) {
-	svc := c.svc(w, r)
-	if svc == nil {
-		return
-	}
-	acc, err := svc.Account(r.Context(), r.PathValue("id"))
-	if err != nil {
-		c.fail(w, r, err)
+	svc, acc, ok := pathCall(c, w, r, (*apps.Service).Account)
+	if !ok {
 		return
 	}
 	a, err := svc.App(r.Context(), acc.AppID)

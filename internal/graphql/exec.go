@@ -280,25 +280,20 @@ func (e *executor) operation(op *ast.OperationDefinition) *omap {
 }
 
 func (e *executor) me(c *cfield) *omap {
-	fields := e.sub(c, tMe)
-	m := newOmap(len(fields))
-	for _, f := range fields {
+	return objectOf(e.sub(c, tMe), tMe, func(f *cfield) any {
 		switch f.name {
 		case "email":
-			m.set(f.key, e.viewer.Email)
+			return e.viewer.Email
 		case "notifications":
 			list, err := e.notifications(f)
 			if err != nil {
 				e.failErr(f.first(), []any{c.key, f.key}, err)
-				m.set(f.key, nil)
-				continue
+				return nil
 			}
-			m.set(f.key, list)
-		case "__typename":
-			m.set(f.key, tMe)
+			return list
 		}
-	}
-	return m
+		return nil
+	})
 }
 
 // idKey is the result key of the id every entity object reads (for
@@ -861,17 +856,7 @@ func (e *executor) entity(o *object, fields []*cfield, row map[string]any, path 
 				m.set(c.key, nil)
 				continue
 			}
-			sub := e.sub(c, tDateRange)
-			r := newOmap(len(sub))
-			for _, s := range sub {
-				switch s.name {
-				case "__typename":
-					r.set(s.key, tDateRange)
-				default:
-					r.set(s.key, rm[s.name])
-				}
-			}
-			m.set(c.key, r)
+			m.set(c.key, objectOf(e.sub(c, tDateRange), tDateRange, func(s *cfield) any { return rm[s.name] }))
 		case kRich:
 			rm, _ := v.(map[string]any)
 			secret, _ := rm[secretKey].(string)

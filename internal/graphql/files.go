@@ -50,26 +50,23 @@ func (e *executor) fileList(c *cfield, files []fileInfo) []any {
 	fields := e.sub(c, tFile)
 	out := make([]any, 0, len(files))
 	for _, f := range files {
-		m := newOmap(len(fields))
-		for _, s := range fields {
+		out = append(out, objectOf(fields, tFile, func(s *cfield) any {
 			switch s.name {
-			case "__typename":
-				m.set(s.key, tFile)
 			case "id":
-				m.set(s.key, f.id)
+				return f.id
 			case "name":
-				m.set(s.key, f.name)
+				return f.name
 			case "contentType":
-				m.set(s.key, f.contentType)
+				return f.contentType
 			case "size":
-				m.set(s.key, f.size)
+				return f.size
 			case "url":
-				m.set(s.key, e.svc.cfg.FilesPath+f.id)
+				return e.svc.cfg.FilesPath + f.id
 			case "createdAt":
-				m.set(s.key, store.FormatDateTime(f.created))
+				return store.FormatDateTime(f.created)
 			}
-		}
-		out = append(out, m)
+			return nil
+		}))
 	}
 	return out
 }

@@ -1,7 +1,8 @@
 package graphql
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -73,16 +74,9 @@ func (e *executor) introObject(v any, c *cfield, path []any) any {
 		return nil
 	}
 	tn := introTypeName(v)
-	fields := e.sub(c, tn)
-	m := newOmap(len(fields))
-	for _, f := range fields {
-		if f.name == "__typename" {
-			m.set(f.key, tn)
-			continue
-		}
-		m.set(f.key, e.introValue(e.introField(v, f), f, extend2(path, f.key)))
-	}
-	return m
+	return objectOf(e.sub(c, tn), tn, func(f *cfield) any {
+		return e.introValue(e.introField(v, f), f, extend2(path, f.key))
+	})
 }
 
 // introValue writes a value of an introspection field: objects and lists
@@ -162,13 +156,8 @@ func (e *executor) introSchemaField(f *cfield) any {
 	case "description":
 		return descOrNil(s.Description)
 	case "types":
-		names := make([]string, 0, len(s.Types))
-		for n := range s.Types {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		out := make([]any, 0, len(names))
-		for _, n := range names {
+		out := make([]any, 0, len(s.Types))
+		for _, n := range slices.Sorted(maps.Keys(s.Types)) {
 			out = append(out, &introType{def: s.Types[n]})
 		}
 		return out
@@ -182,13 +171,8 @@ func (e *executor) introSchemaField(f *cfield) any {
 	case "subscriptionType":
 		return nil
 	case "directives":
-		names := make([]string, 0, len(s.Directives))
-		for n := range s.Directives {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		out := make([]any, 0, len(names))
-		for _, n := range names {
+		out := make([]any, 0, len(s.Directives))
+		for _, n := range slices.Sorted(maps.Keys(s.Directives)) {
 			out = append(out, s.Directives[n])
 		}
 		return out

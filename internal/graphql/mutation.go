@@ -483,24 +483,20 @@ func argValue(o *inputObj, k string) any {
 
 // result writes an ActionResult.
 func (g *group) result(a *cfield, msg string, o *object, ids []string) *omap {
-	fields := g.e.sub(a, tResult)
-	m := newOmap(len(fields))
-	for _, f := range fields {
+	return objectOf(g.e.sub(a, tResult), tResult, func(f *cfield) any {
 		switch f.name {
-		case "__typename":
-			m.set(f.key, tResult)
 		case "message":
-			m.set(f.key, msg)
+			return msg
 		case "entities":
 			sub := g.e.sub(f, tEntityRef)
 			list := make([]any, 0, len(ids))
 			for _, id := range ids {
 				list = append(list, entityRef(sub, id, o.display()))
 			}
-			m.set(f.key, list)
+			return list
 		}
-	}
-	return m
+		return nil
+	})
 }
 
 // list answers listEntities: the entities by id, in the group's order.

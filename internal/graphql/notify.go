@@ -150,32 +150,28 @@ func (e *executor) notifications(c *cfield) ([]any, error) {
 		if err := scan(&sender, &subject, &message, &entityID, &entityType, &created); err != nil {
 			return err
 		}
-		m := newOmap(len(fields))
-		for _, f := range fields {
+		out = append(out, objectOf(fields, tNote, func(f *cfield) any {
 			switch f.name {
-			case "__typename":
-				m.set(f.key, tNote)
 			case "subject":
-				m.set(f.key, subject)
+				return subject
 			case "message":
-				m.set(f.key, message)
+				return message
 			case "sender":
-				m.set(f.key, sender)
+				return sender
 			case "createdAt":
-				m.set(f.key, store.FormatDateTime(created))
+				return store.FormatDateTime(created)
 			case "entity":
 				if entityID == nil {
-					m.set(f.key, nil)
-					continue
+					return nil
 				}
 				typ := ""
 				if entityType != nil {
 					typ = *entityType
 				}
-				m.set(f.key, entityRef(e.sub(f, tEntityRef), *entityID, typ))
+				return entityRef(e.sub(f, tEntityRef), *entityID, typ)
 			}
-		}
-		out = append(out, m)
+			return nil
+		}))
 		return nil
 	})
 	if err != nil {
@@ -185,16 +181,13 @@ func (e *executor) notifications(c *cfield) ([]any, error) {
 }
 
 func entityRef(fields []*cfield, id, typ string) *omap {
-	r := newOmap(len(fields))
-	for _, s := range fields {
+	return objectOf(fields, tEntityRef, func(s *cfield) any {
 		switch s.name {
-		case "__typename":
-			r.set(s.key, tEntityRef)
 		case "id":
-			r.set(s.key, id)
+			return id
 		case "type":
-			r.set(s.key, typ)
+			return typ
 		}
-	}
-	return r
+		return nil
+	})
 }

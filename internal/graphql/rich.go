@@ -178,47 +178,37 @@ func scanRows(ctx context.Context, db store.Querier, q string, args []any, fn fu
 
 // rich writes a RichText (or Comment) object of markdown md.
 func (e *executor) rich(c *cfield, typeName, md string, cm *comment, path []any) *omap {
-	fields := e.sub(c, typeName)
-	m := newOmap(len(fields))
-	for _, f := range fields {
+	return objectOf(e.sub(c, typeName), typeName, func(f *cfield) any {
 		switch f.name {
-		case "__typename":
-			m.set(f.key, typeName)
 		case "md":
-			m.set(f.key, md)
+			return md
 		case "html":
 			h, err := documents.MarkdownToHTML(md)
 			if err != nil {
 				e.failErr(f.first(), extend2(path, f.key), err)
-				m.set(f.key, nil)
-				continue
+				return nil
 			}
-			m.set(f.key, h)
+			return h
 		case "jsonString":
 			j, err := documents.Encode(md, documents.FormatJSON)
 			if err != nil {
 				e.failErr(f.first(), extend2(path, f.key), err)
-				m.set(f.key, nil)
-				continue
+				return nil
 			}
-			m.set(f.key, j)
+			return j
 		case "text":
-			m.set(f.key, plainText(documents.MarkdownToTree(md)))
+			return plainText(documents.MarkdownToTree(md))
 		case "author":
 			if cm != nil {
-				m.set(f.key, cm.author)
-			} else {
-				m.set(f.key, nil)
+				return cm.author
 			}
 		case "createdAt":
 			if cm != nil {
-				m.set(f.key, store.FormatDateTime(cm.created))
-			} else {
-				m.set(f.key, nil)
+				return store.FormatDateTime(cm.created)
 			}
 		}
-	}
-	return m
+		return nil
+	})
 }
 
 func (e *executor) comments(c *cfield, list []comment, path []any) []any {

@@ -2,7 +2,8 @@ package graphql
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -23,6 +24,20 @@ func newOmap(n int) *omap { return &omap{keys: make([]string, 0, n), vals: make(
 func (m *omap) set(k string, v any) {
 	m.keys = append(m.keys, k)
 	m.vals = append(m.vals, v)
+}
+
+// objectOf answers an object of type typeName with the selected fields:
+// __typename is typeName, every other field the value value gives it.
+func objectOf(fields []*cfield, typeName string, value func(f *cfield) any) *omap {
+	m := newOmap(len(fields))
+	for _, f := range fields {
+		if f.name == "__typename" {
+			m.set(f.key, typeName)
+			continue
+		}
+		m.set(f.key, value(f))
+	}
+	return m
 }
 
 // MarshalJSON encodes the object with its keys in order.
@@ -88,13 +103,8 @@ func appendJSON(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -216,21 +226,13 @@ func value(v *ast.Value, vars map[string]any) any {
 func fromVariable(x any) any {
 	switch v := x.(type) {
 	case map[string]any:
-		o := &inputObj{fromVar: true}
-		for k := range v {
-			o.keys = append(o.keys, k)
-		}
-		sort.Strings(o.keys)
+		o := &inputObj{fromVar: true, keys: slices.Sorted(maps.Keys(v))}
 		for _, k := range o.keys {
 			o.vals = append(o.vals, fromVariable(v[k]))
 		}
 		return o
 	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = fromVariable(e)
-		}
-		return out
+		return mapItems(v, fromVariable)
 	case int:
 		return int64(v)
 	case int32:
@@ -270,11 +272,16 @@ func plain(v any) any {
 		}
 		return m
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
+		return mapItems(x, plain)
 	}
 	return v
+}
+
+// mapItems returns the list of f of each item of xs.
+func mapItems(xs []any, f func(any) any) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }

@@ -1,11 +1,13 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/appkitgo/appkit/internal/apps"
@@ -78,18 +80,18 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	a := &appsAPI{h: h, svc: svc, registry: svc.Registry, syncs: svc.SyncService, hooks: svc.Webhooks, oauth: svc.OAuthSetup, actions: svc.Actions}
 	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
 	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(a.registerApp)})
-	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(a.getApp), "DELETE": tok(a.deleteApp)})
+	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.App)), "DELETE": tok(a.deleteApp)})
 	mux.Handle("/api/apps/accounts", byMethod{"GET": tok(a.listAccounts), "POST": tok(a.createAccount)})
-	mux.Handle("/api/apps/accounts/{id}", byMethod{"GET": tok(a.getAccount), "PATCH": tok(a.updateAccount), "DELETE": tok(a.deleteAccount)})
-	mux.Handle("/api/apps/accounts/{id}/config", byMethod{"GET": tok(a.accountConfig)})
+	mux.Handle("/api/apps/accounts/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.Account)), "PATCH": tok(a.updateAccount), "DELETE": tok(a.deleteAccount)})
+	mux.Handle("/api/apps/accounts/{id}/config", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.Config))})
 	mux.Handle("/api/apps/oauth/start", byMethod{"POST": tok(a.oauthStart)})
 	mux.Handle("/api/apps/oauth/callback", byMethod{"GET": http.HandlerFunc(a.oauthCallback)})
 	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
-	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(a.getSync), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
-	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(a.runNow)})
-	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(a.cancelRun)})
+	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Sync)), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
+	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(onID(a, http.StatusAccepted, a.syncs.RunNow))})
+	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(onID(a, http.StatusAccepted, a.syncs.CancelSync))})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
-	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(a.getRun)})
+	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Run))})
 	mux.Handle("/api/apps/actions", byMethod{"GET": tok(a.listActionRuns), "POST": tok(a.runAction)})
 	mux.Handle("/api/apps/events/{sync}", byMethod{"POST": http.HandlerFunc(a.event)})
 }
@@ -103,12 +105,7 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
 		return
 	}
-	allowed := make([]string, 0, len(m))
-	for k := range m {
-		allowed = append(allowed, k)
-	}
-	sort.Strings(allowed)
-	methods(nil, allowed...).ServeHTTP(w, r)
+	methods(nil, slices.Sorted(maps.Keys(m))...).ServeHTTP(w, r)
 }
 
 // appsAPI serves /api/apps over the parts of the apps service, each route
@@ -164,6 +161,15 @@ func (a *appsAPI) reply(w http.ResponseWriter, r *http.Request, status int, v an
 	httpjson.Write(w, status, v)
 }
 
+// onID answers with status what call gives for the request's {id} (see
+// reply).
+func onID[T any](a *appsAPI, status int, call func(context.Context, string) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := call(r.Context(), r.PathValue("id"))
+		a.reply(w, r, status, v, err)
+	}
+}
+
 // isAppFailure tells failures of a call to the app from internal ones.
 func isAppFailure(err error) bool {
 	var ae interface{ Retryable() bool }
@@ -184,11 +190,6 @@ func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
 	}
 	app, err := a.registry.RegisterApp(r.Context(), body.URL)
 	a.reply(w, r, http.StatusCreated, app, err)
-}
-
-func (a *appsAPI) getApp(w http.ResponseWriter, r *http.Request) {
-	app, err := a.registry.App(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, app, err)
 }
 
 func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
@@ -216,11 +217,6 @@ func (a *appsAPI) createAccount(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusCreated, acc, err)
 }
 
-func (a *appsAPI) getAccount(w http.ResponseWriter, r *http.Request) {
-	acc, err := a.registry.Account(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, acc, err)
-}
-
 func (a *appsAPI) updateAccount(w http.ResponseWriter, r *http.Request) {
 	var body accountBody
 	if !readAppsJSON(w, r, &body) {
@@ -236,11 +232,6 @@ func (a *appsAPI) deleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-func (a *appsAPI) accountConfig(w http.ResponseWriter, r *http.Request) {
-	cfg, err := a.registry.Config(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, cfg, err)
 }
 
 func (a *appsAPI) oauthStart(w http.ResponseWriter, r *http.Request) {
@@ -294,11 +285,6 @@ func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusCreated, sy, err)
 }
 
-func (a *appsAPI) getSync(w http.ResponseWriter, r *http.Request) {
-	sy, err := a.syncs.Sync(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, sy, err)
-}
-
 func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 	var body apps.SyncSpec
 	if !readAppsJSON(w, r, &body) {
@@ -311,16 +297,6 @@ func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
 func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
 	warns, err := a.syncs.DeleteSync(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
-}
-
-func (a *appsAPI) runNow(w http.ResponseWriter, r *http.Request) {
-	run, err := a.syncs.RunNow(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusAccepted, run, err)
-}
-
-func (a *appsAPI) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.syncs.CancelSync(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusAccepted, run, err)
 }
 
 // queryLimit reads ?limit=N (1 to 1000; 0 when absent); it answers a bad
@@ -349,11 +325,6 @@ func (a *appsAPI) listRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := a.syncs.Runs(r.Context(), r.PathValue("id"), limit)
 	a.reply(w, r, http.StatusOK, list, err)
-}
-
-func (a *appsAPI) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := a.syncs.Run(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, run, err)
 }
 
 func (a *appsAPI) runAction(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
+	"github.com/appkitgo/appkit/internal/testkit/testhost"
 	"github.com/appkitgo/appkit/internal/testkit/teststore"
 )
 
@@ -34,29 +32,15 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 // polls often so that tests wait milliseconds, not seconds.
 func newAppsEnv(t *testing.T, dsn string, tune func(*apps.Config)) *appsEnv {
 	t.Helper()
-	ctx := context.Background()
 	st := teststore.Open(t, dsn)
-	logs := &testkit.Buffer{}
-	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
-		RequestTimeout: 5 * time.Second, Logger: zerolog.New(logs)}
+	acfg := apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 3 * time.Second, RequestTimeout: 5 * time.Second}
 	if tune != nil {
 		tune(&acfg)
 	}
-	svc, err := apps.New(ctx, acfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(ctx, host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass,
-		Token: appsToken, Logger: zerolog.New(logs), Notice: io.Discard, Now: stoppedClock(), Apps: host.AppsConfig{Service: svc}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	svc.SetBaseURL(srv.URL)
-	logs.ShowOnFailure(t, "host log")
-	testkit.Background(t, svc.Schedule) // stopped before the log is shown
-	return &appsEnv{env: &env{t: t, srv: srv, client: srv.Client(), host: h, logs: logs}, svc: svc, st: st}
+	a := testhost.StartApps(t, acfg,
+		host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass, Token: appsToken, Notice: io.Discard, Now: stoppedClock()},
+		true)
+	return &appsEnv{env: &env{t: t, srv: a.Srv, client: a.Srv.Client(), host: a.Host, logs: a.Logs}, svc: a.Svc, st: st}
 }
 
 // api sends a request with the token and decodes the JSON answer into out

@@ -72,12 +72,7 @@ func (h *Host) serveGraphQL(svc *graphql.Service, w http.ResponseWriter, r *http
 		return
 	}
 	resp, err := svc.Execute(r.Context(), r.PathValue("space"), graphql.Viewer{ID: u.ID, Email: u.Email}, req)
-	if errors.Is(err, graphql.ErrNoSpace) {
-		httpjson.Message(w, http.StatusNotFound, "no space "+r.PathValue("space")+": GET /api/graphql lists the spaces")
-		return
-	}
-	if err != nil {
-		h.internalError(w, r, err)
+	if h.failed(w, r, err, graphql.ErrNoSpace, http.StatusNotFound, "no space "+r.PathValue("space")+": GET /api/graphql lists the spaces") {
 		return
 	}
 	body, err := resp.MarshalJSON()

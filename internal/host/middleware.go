@@ -124,6 +124,23 @@ func (h *Host) internalError(w http.ResponseWriter, r *http.Request, err error) 
 	httpjson.Message(w, http.StatusInternalServerError, "internal error")
 }
 
+// failed answers err, when there is one, and says whether it did: status
+// with msg (empty: err's own message) when err is want, an internal error
+// otherwise.
+func (h *Host) failed(w http.ResponseWriter, r *http.Request, err, want error, status int, msg string) bool {
+	switch {
+	case err == nil:
+		return false
+	case !errors.Is(err, want):
+		h.internalError(w, r, err)
+	case msg == "":
+		httpjson.Message(w, status, err.Error())
+	default:
+		httpjson.Message(w, status, msg)
+	}
+	return true
+}
+
 func (h *Host) logError(r *http.Request, err error) {
 	h.log.Error().Err(err).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Msg("request failed")
 }
@@ -274,12 +291,7 @@ func (h *Host) withSession(next http.Handler) http.Handler {
 			return
 		}
 		u, err := h.auth.SessionUser(r.Context(), c.Value)
-		if errors.Is(err, auth.ErrUnauthenticated) {
-			httpjson.Message(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
-			return
-		}
-		if err != nil {
-			h.internalError(w, r, err)
+		if h.failed(w, r, err, auth.ErrUnauthenticated, http.StatusUnauthorized, "the session has expired or is invalid: sign in again") {
 			return
 		}
 		info(r.Context()).userID = u.ID

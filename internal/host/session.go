@@ -85,12 +85,7 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid, u, err := h.auth.Login(r.Context(), body.Email, body.Password)
-	if errors.Is(err, auth.ErrInvalidCredentials) {
-		httpjson.Message(w, http.StatusUnauthorized, "invalid e-mail or password")
-		return
-	}
-	if err != nil {
-		h.internalError(w, r, err)
+	if h.failed(w, r, err, auth.ErrInvalidCredentials, http.StatusUnauthorized, "invalid e-mail or password") {
 		return
 	}
 	info(r.Context()).userID = u.ID
@@ -151,12 +146,7 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, value, err := h.auth.CreateToken(r.Context(), u.ID, body.Name)
-	if errors.Is(err, auth.ErrInvalid) {
-		httpjson.Message(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err != nil {
-		h.internalError(w, r, err)
+	if h.failed(w, r, err, auth.ErrInvalid, http.StatusBadRequest, "") {
 		return
 	}
 	info(r.Context()).tokenID = t.ID
@@ -167,12 +157,7 @@ func (h *Host) tokens(w http.ResponseWriter, r *http.Request) {
 func (h *Host) deleteToken(w http.ResponseWriter, r *http.Request) {
 	u, _ := userFrom(r.Context())
 	err := h.auth.DeleteToken(r.Context(), u.ID, r.PathValue("id"))
-	if errors.Is(err, auth.ErrNotFound) {
-		httpjson.Message(w, http.StatusNotFound, "no such token")
-		return
-	}
-	if err != nil {
-		h.internalError(w, r, err)
+	if h.failed(w, r, err, auth.ErrNotFound, http.StatusNotFound, "no such token") {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

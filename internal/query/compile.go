@@ -605,18 +605,23 @@ func (c *compiler) collectionKeys(s *scope, f *store.Field) (*scope, string, str
 	}
 }
 
-// inItems opens the test that an object of scope s has an item (scope t,
-// from, owner key) meeting the condition the caller writes next and closes
-// with "))": "(s.id IS NOT NULL AND s.id IN (SELECT key FROM ... WHERE key
-// IS NOT NULL". The sub-query does not depend on s, so the database
-// evaluates it once per statement instead of once per object (a
-// correlated EXISTS through several collections costs the product of their
-// sizes); NOT in front of it keeps NOT EXISTS's meaning, for an absent s
-// (a to-one path that leads nowhere) too.
-func (c *compiler) inItems(s, t *scope, from, key string, out *sqlPart) {
+// inItems writes the test that an object of scope s has an item (scope t,
+// from, owner key) meeting cond, negated with neg: "[NOT ](s.id IS NOT NULL
+// AND s.id IN (SELECT key FROM ... WHERE key IS NOT NULL AND cond))". The
+// sub-query does not depend on s, so the database evaluates it once per
+// statement instead of once per object (a correlated EXISTS through several
+// collections costs the product of their sizes); NOT in front of it keeps
+// NOT EXISTS's meaning, for an absent s (a to-one path that leads nowhere)
+// too.
+func (c *compiler) inItems(s, t *scope, from, key string, neg bool, cond, out *sqlPart) {
+	if neg {
+		out.WriteString("NOT ")
+	}
 	out.WriteString("(" + s.alias + ".id IS NOT NULL AND " + s.alias + ".id IN (SELECT " + key + " FROM " + from)
 	out.joins(t)
-	out.WriteString(" WHERE " + key + " IS NOT NULL")
+	out.WriteString(" WHERE " + key + " IS NOT NULL AND ")
+	out.add(cond)
+	out.WriteString("))")
 }
 
 // collection compiles a collection sub-select into a scalar sub-query giving
@@ -1014,13 +1019,7 @@ func (c *compiler) comparePath(s *scope, f *Filter, fields []string, out *sqlPar
 		if err := c.comparePath(t, &inner, rest, &cond); err != nil {
 			return err
 		}
-		if neg {
-			out.WriteString("NOT ")
-		}
-		c.inItems(s, t, from, key, out)
-		out.WriteString(" AND ")
-		out.add(&cond)
-		out.WriteString("))")
+		c.inItems(s, t, from, key, neg, &cond, out)
 		return nil
 	}
 	if len(rest) == 0 {
@@ -1254,15 +1253,11 @@ func (c *compiler) some(s *scope, f *Filter, out *sqlPart) error {
 	}
 	t, from, key := c.collectionKeys(cur, coll)
 	var cond sqlPart
+	cond.WriteString("(")
 	if err := c.filter(t, f.Sub[0], &cond); err != nil {
 		return err
 	}
-	if f.Op == OpNone {
-		out.WriteString("NOT ")
-	}
-	c.inItems(cur, t, from, key, out)
-	out.WriteString(" AND (")
-	out.add(&cond)
-	out.WriteString(")))")
+	cond.WriteString(")")
+	c.inItems(cur, t, from, key, f.Op == OpNone, &cond, out)
 	return nil
 }

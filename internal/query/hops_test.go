@@ -58,20 +58,10 @@ func TestFiltersThroughCollectionsAreUncorrelated(t *testing.T) {
 		if len(rows) != c.want {
 			t.Errorf("%s: %d tasks, want %d", c.name, len(rows), c.want)
 		}
-		eqp, err := st.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+plan.SQL, plan.Args...)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var steps []string
-		for eqp.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := eqp.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			steps = append(steps, detail)
+		for _, s := range queryPlan(t, st, plan.SQL, plan.Args) {
+			steps = append(steps, s.detail)
 		}
-		eqp.Close()
 		if plan := strings.Join(steps, "\n"); strings.Contains(plan, "CORRELATED") {
 			t.Errorf("%s: a correlated sub-query:\n%s", c.name, plan)
 		}
@@ -168,21 +158,11 @@ func TestLimitedCollectionsBuildPickedItemsOnly(t *testing.T) {
 // sub-query below a derived table that sorts its rows.
 func builtAfterSort(t *testing.T, st *store.Store, what, sqlText string, args []any) {
 	t.Helper()
-	rows, err := st.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sqlText, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	detail := map[int]string{}
 	children := map[int][]int{}
-	for rows.Next() {
-		var id, parent, unused int
-		var d string
-		if err := rows.Scan(&id, &parent, &unused, &d); err != nil {
-			t.Fatal(err)
-		}
-		detail[id] = d
-		children[parent] = append(children[parent], id)
+	for _, s := range queryPlan(t, st, sqlText, args) {
+		detail[s.id] = s.detail
+		children[s.parent] = append(children[s.parent], s.id)
 	}
 	var inside func(id int) bool // a correlated sub-query at or below id
 	inside = func(id int) bool {
@@ -223,4 +203,34 @@ func builtAfterSort(t *testing.T, st *store.Store, what, sqlText string, args []
 	if sorted == 0 {
 		t.Fatalf("%s: no sorted derived table in the plan: %v", what, detail)
 	}
+}
+
+// planStep is one step of SQLite's query plan.
+type planStep struct {
+	id, parent int
+	detail     string
+}
+
+// queryPlan returns SQLite's plan of sqlText with args (EXPLAIN QUERY
+// PLAN), failing the test on an error.
+func queryPlan(t *testing.T, st *store.Store, sqlText string, args []any) []planStep {
+	t.Helper()
+	rows, err := st.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sqlText, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []planStep
+	for rows.Next() {
+		var s planStep
+		var unused int
+		if err := rows.Scan(&s.id, &s.parent, &unused, &s.detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

@@ -20,10 +20,8 @@ func limitsFixture(t *testing.T, st *store.Store, projects, perProject int) {
 	t.Helper()
 	rel := "99999999-9999-9999-9999-999999999999"
 	write(t, st, func(tx *store.Tx) error {
-		for _, n := range []string{"P/Project", "P/Task", "P/Tag"} {
-			if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "P/name", Type: store.TText}}}); err != nil {
-				return err
-			}
+		if err := createTypes(tx, []store.FieldSpec{{Name: "P/name", Type: store.TText}}, "P/Project", "P/Task", "P/Tag"); err != nil {
+			return err
 		}
 		if err := tx.CreateField(store.FieldSpec{Holder: "P/Task", Name: "P/project", Type: "P/Project", Meta: map[string]any{"platform/relation": rel}}); err != nil {
 			return err

@@ -57,6 +57,16 @@ func run(t *testing.T, st *store.Store, q *query.Query, params map[string]any) s
 	return string(b)
 }
 
+// createTypes creates a type of each name, each with fields.
+func createTypes(tx *store.Tx, fields []store.FieldSpec, names ...string) error {
+	for _, n := range names {
+		if err := tx.CreateType(store.TypeSpec{Name: n, Fields: fields}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func sel(names ...string) []query.Select {
 	var out []query.Select
 	for _, n := range names {
@@ -72,10 +82,8 @@ func TestModelBeyondCommands(t *testing.T) {
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		rel := "44444444-4444-4444-4444-444444444444"
 		write(t, st, func(tx *store.Tx) error {
-			for _, n := range []string{"Q/Parent", "Q/Child"} {
-				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "Q/name", Type: store.TText}, {Name: "Q/n", Type: store.TInt}}}); err != nil {
-					return err
-				}
+			if err := createTypes(tx, []store.FieldSpec{{Name: "Q/name", Type: store.TText}, {Name: "Q/n", Type: store.TInt}}, "Q/Parent", "Q/Child"); err != nil {
+				return err
 			}
 			if err := tx.CreateField(store.FieldSpec{Holder: "Q/Child", Name: "Q/parent", Type: "Q/Parent", Meta: map[string]any{"platform/relation": rel}}); err != nil {
 				return err
@@ -168,10 +176,8 @@ func TestRelationStorage(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
-			for _, n := range []string{"R/A", "R/B"} {
-				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "R/name", Type: store.TText}}}); err != nil {
-					return err
-				}
+			if err := createTypes(tx, []store.FieldSpec{{Name: "R/name", Type: store.TText}}, "R/A", "R/B"); err != nil {
+				return err
 			}
 			one := map[string]any{"platform/relation": "55555555-5555-5555-5555-555555555555"}
 			if err := tx.CreateField(store.FieldSpec{Holder: "R/A", Name: "R/b", Type: "R/B", Meta: one}); err != nil {
@@ -266,10 +272,8 @@ func TestDeleteFromLoneCollection(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, st *store.Store) {
 		write(t, st, func(tx *store.Tx) error {
-			for _, n := range []string{"L/A", "L/B"} {
-				if err := tx.CreateType(store.TypeSpec{Name: n, Fields: []store.FieldSpec{{Name: "L/name", Type: store.TText}}}); err != nil {
-					return err
-				}
+			if err := createTypes(tx, []store.FieldSpec{{Name: "L/name", Type: store.TText}}, "L/A", "L/B"); err != nil {
+				return err
 			}
 			return tx.CreateField(store.FieldSpec{Holder: "L/A", Name: "L/bs", Type: "L/B", Meta: map[string]any{"platform/collection?": true}})
 		})

@@ -217,37 +217,28 @@ func ref(v any) any {
 	return map[string]any{"platform/id": store.OutScalar(store.TText, v)}
 }
 
+// aggValue is an aggregate's value: an average ("float") as a float64, any
+// other as store.OutScalar makes a value of its primitive.
 func aggValue(prim string, v any) any {
-	if v == nil {
-		return nil
+	if prim != "float" {
+		return store.OutScalar(prim, v)
 	}
 	if b, ok := v.([]byte); ok {
 		v = string(b)
 	}
-	switch prim {
-	case "float":
-		switch x := v.(type) {
-		case float64:
-			return x
-		case int64:
-			return float64(x)
-		case json.Number:
-			f, _ := x.Float64()
-			return f
-		case string:
-			f, _ := strconv.ParseFloat(x, 64)
-			return f
-		}
-		return v
-	case store.TDecimal:
-		switch x := v.(type) {
-		case float64:
-			return strconv.FormatFloat(x, 'f', -1, 64)
-		case int64:
-			return strconv.FormatInt(x, 10)
-		}
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case string:
+		f, _ := strconv.ParseFloat(x, 64)
+		return f
 	}
-	return store.OutScalar(prim, v)
+	return v
 }
 
 func decodeArray(shapes []shape, v any, b *bounds) ([]any, error) {
@@ -301,11 +292,7 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 				m[sh.key] = nil
 				continue
 			}
-			o, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("query: nested object has type %T", v)
-			}
-			sub, err := decodeObject(sh.sub, o, b)
+			sub, err := decodeNested(sh.sub, v, "object", b)
 			if err != nil {
 				return nil, err
 			}
@@ -320,11 +307,7 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 			}
 			out := make([]any, 0, len(arr))
 			for _, e := range arr {
-				o, ok := e.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("query: nested item has type %T", e)
-				}
-				sub, err := decodeObject(sh.sub, o, b)
+				sub, err := decodeNested(sh.sub, e, "item", b)
 				if err != nil {
 					return nil, err
 				}
@@ -336,6 +319,16 @@ func decodeObject(shapes []shape, obj map[string]any, b *bounds) (map[string]any
 		}
 	}
 	return m, nil
+}
+
+// decodeNested decodes v, a nested object or collection item (what), with
+// shapes.
+func decodeNested(shapes []shape, v any, what string, b *bounds) (map[string]any, error) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("query: nested %s has type %T", what, v)
+	}
+	return decodeObject(shapes, o, b)
 }
 
 // jsonScalar converts a value decoded from a JSON aggregate.
