@@ -209,8 +209,14 @@ func (t *Tx) queryEachKeys(query, expr string, lead []any, keys []string, scan f
 }
 
 // queryRows runs a query (placeholders ?) and calls scan for each row.
+// The query is prepared once a transaction (its text is the same for every
+// full chunk of keys): SQLite would parse it again for each call.
 func (t *Tx) queryRows(query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind(query), args...)
+	st, err := t.stmt(query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(t.ctx, args...)
 	if err != nil {
 		return err
 	}
