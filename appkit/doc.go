@@ -25,7 +25,9 @@
 // whose feature is not declared answers 404 {message}. [ListenAndServe] adds
 // timeouts, a body-size limit and graceful shutdown on SIGINT/SIGTERM;
 // [ServeListener] does the same on a listener the caller opened, so that a
-// test can run the app's main logic on a port it already holds.
+// test can run the app's main logic on a port it already holds. [ListenAddr]
+// reads the address from PORT (default 8080), refusing a value that is not a
+// port number.
 //
 // # Handles: every declared name written once
 //

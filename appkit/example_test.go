@@ -250,3 +250,26 @@ func ExampleApp_Check() {
 	// type "task": appkit_test.task: struct field Size ("size"): type complex64 has no schema kind (use string, bool, an integer, a float, time.Time, appkit.Day, []string or a pointer to one)
 	// type "task": has no "name" field (the item's title)
 }
+
+// ListenAddr reads the address an app's main listens on from PORT: ":8080"
+// when it is not set, an error naming PORT when it is not a port number.
+func ExampleListenAddr() {
+	for _, port := range []string{"", "9001", "http"} {
+		getenv := func(key string) string {
+			if key == "PORT" {
+				return port
+			}
+			return ""
+		}
+		addr, err := appkit.ListenAddr(getenv)
+		if err != nil {
+			fmt.Println("error:", err)
+			continue
+		}
+		fmt.Println("listening on", addr)
+	}
+	// Output:
+	// listening on :8080
+	// listening on :9001
+	// error: PORT: want a port number 0..65535, got "http"
+}

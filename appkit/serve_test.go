@@ -175,3 +175,41 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestListenAddr(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		port    string // "unset": PORT not set at all
+		want    string
+		wantErr string
+	}{
+		{"unset", ":8080", ""},
+		{"", ":8080", ""},
+		{"0", ":0", ""},
+		{"9001", ":9001", ""},
+		{"65535", ":65535", ""},
+		{"-1", "", `PORT: want a port number 0..65535, got "-1"`},
+		{"65536", "", `PORT: want a port number 0..65535, got "65536"`},
+		{"http", "", `PORT: want a port number 0..65535, got "http"`},
+		{" 80", "", `PORT: want a port number 0..65535, got " 80"`},
+		{"80.5", "", `PORT: want a port number 0..65535, got "80.5"`},
+		{"127.0.0.1:80", "", `PORT: want a port number 0..65535, got "127.0.0.1:80"`},
+	} {
+		getenv := func(key string) string {
+			if key == "PORT" && tc.port != "unset" {
+				return tc.port
+			}
+			return ""
+		}
+		addr, err := appkit.ListenAddr(getenv)
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("PORT=%q: got %q, %v; want the error %s", tc.port, addr, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || addr != tc.want {
+			t.Errorf("PORT=%q: got %q, %v; want %q", tc.port, addr, err, tc.want)
+		}
+	}
+}

@@ -558,6 +558,36 @@ func ListenAndServe(ctx context.Context, addr string, app *App) error {
 	return Serve(ctx, &http.Server{Addr: addr}, app)
 }
 
+// ListenAddr returns the address an app's main listens on: ":" and the
+// PORT variable read with getenv (os.Getenv, or a test's stand-in), or
+// ":8080" when PORT is unset or empty. PORT must be a port number from 0
+// to 65535 (0: a free port the system picks); anything else, a service
+// name such as "http" included, is an error that names PORT and the value.
+//
+// A main reads it before opening its listener, so that a wrong PORT stops
+// the app at once with a clear message:
+//
+//	addr, err := appkit.ListenAddr(getenv)
+//	if err != nil {
+//		return err
+//	}
+//	if l == nil {
+//		if l, err = net.Listen("tcp", addr); err != nil {
+//			return err
+//		}
+//	}
+//	return appkit.ServeListener(ctx, l, app)
+func ListenAddr(getenv func(string) string) (string, error) {
+	port := getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	}
+	return ":" + port, nil
+}
+
 // ServeListener is [ListenAndServe] on a listener that the caller opened:
 // it serves the app on l until SIGINT or SIGTERM (or ctx is cancelled) and
 // closes l on return. A main that takes its listener from its caller can be

@@ -406,14 +406,7 @@ func (p *parser) statement() (result, error) {
 		if and := p.sc.next(); !is(and, "and") {
 			return result{}, newError(ErrSyntax, and, `expected "and" after the start of "between"`)
 		}
-		b, bt, err := p.side(formBetween, sideUpper)
-		if err != nil {
-			return result{}, err
-		}
-		if err := p.end(); err != nil {
-			return result{}, err
-		}
-		return p.closed(a, b, bt)
+		return p.closed(a, formBetween)
 	case is(t, "from"):
 		a, _, err := p.side(formDay, sideLower)
 		if err != nil {
@@ -426,14 +419,7 @@ func (p *parser) statement() (result, error) {
 		if !is(to, "to") {
 			return result{}, newError(ErrSyntax, to, `expected "to" or the end of the statement`)
 		}
-		b, bt, err := p.side(formDay, sideUpper)
-		if err != nil {
-			return result{}, err
-		}
-		if err := p.end(); err != nil {
-			return result{}, err
-		}
-		return p.closed(a, b, bt)
+		return p.closed(a, formDay)
 	case is(t, "to"):
 		b, _, err := p.side(formDay, sideUpper)
 		if err != nil {
@@ -454,9 +440,17 @@ func (p *parser) statement() (result, error) {
 	return result{lo: s.lo, hi: s.hi, hasLo: true, hasHi: true}, nil
 }
 
-// closed joins the lower side a and the upper side b (whose first word is
-// bt) into a closed range.
-func (p *parser) closed(a, b span, bt token) (result, error) {
+// closed reads the upper side (a place of form) and the end of the
+// statement, and joins the lower side a and that upper side into a closed
+// range.
+func (p *parser) closed(a span, form termForm) (result, error) {
+	b, bt, err := p.side(form, sideUpper)
+	if err != nil {
+		return result{}, err
+	}
+	if err := p.end(); err != nil {
+		return result{}, err
+	}
 	if a.lo > b.hi {
 		return result{}, newError(ErrStartAfterEnd, bt, "the range would start on "+
 			formatDay(a.lo)+", after it ends on "+formatDay(b.hi))

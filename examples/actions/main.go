@@ -63,12 +63,9 @@ func config(getenv func(string) string) (string, notify.Config, error) {
 		Username: getenv("NOTIFY_USERNAME"),
 		Password: getenv("NOTIFY_PASSWORD"),
 	}
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", cfg, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return "", cfg, err
 	}
 	if (cfg.Username == "") != (cfg.Password == "") {
 		return "", cfg, fmt.Errorf("NOTIFY_USERNAME and NOTIFY_PASSWORD: set both or neither")
@@ -92,5 +89,5 @@ func config(getenv func(string) string) (string, notify.Config, error) {
 			*b.dst = on
 		}
 	}
-	return ":" + port, cfg, nil
+	return addr, cfg, nil
 }

@@ -19,7 +19,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit"
@@ -60,12 +59,9 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 // config reads the listen address and the app's configuration from the
 // environment; the client secret is never echoed.
 func config(getenv func(string) string) (string, githubapp.Config, error) {
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", githubapp.Config{}, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return "", githubapp.Config{}, err
 	}
 	cfg := githubapp.Config{
 		APIURL:       strings.TrimSpace(getenv("GITHUB_API_URL")),
@@ -78,5 +74,5 @@ func config(getenv func(string) string) (string, githubapp.Config, error) {
 	if (cfg.ClientID == "") != (cfg.ClientSecret == "") {
 		return "", githubapp.Config{}, fmt.Errorf("GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET: set both for OAuth 2, or neither")
 	}
-	return ":" + port, cfg, nil
+	return addr, cfg, nil
 }

@@ -63,12 +63,9 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 // config reads the listen address and the provider from the environment.
 // The secret is never echoed in errors.
 func config(getenv func(string) string) (string, Config, error) {
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", Config{}, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return "", Config{}, err
 	}
 	cfg := Config{
 		ClientID:     strings.TrimSpace(getenv("OAUTH2_CLIENT_ID")),
@@ -106,5 +103,5 @@ func config(getenv func(string) string) (string, Config, error) {
 		}
 		cfg.PKCEKey = []byte(k)
 	}
-	return ":" + port, cfg, nil
+	return addr, cfg, nil
 }

@@ -21,7 +21,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/appkitgo/appkit/appkit"
 	"github.com/appkitgo/appkit/examples/sqlsync/sqlsync"
@@ -37,12 +36,9 @@ func main() {
 // run serves the app configured by getenv on l (nil: on $PORT) until ctx
 // is cancelled or a signal arrives.
 func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return err
 	}
 	dir := getenv("SQLSYNC_SQLITE_DIR")
 	if dir == "" {
@@ -61,10 +57,9 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 	}
 	dbs := &sqlsync.Databases{SQLiteDir: dir}
 	defer dbs.Close()
-	fmt.Fprintf(log, "sqlsync: listening on :%s\n", port)
+	fmt.Fprintf(log, "sqlsync: listening on %s\n", addr)
 	if l == nil {
-		var err error
-		if l, err = net.Listen("tcp", ":"+port); err != nil {
+		if l, err = net.Listen("tcp", addr); err != nil {
 			return err
 		}
 	}

@@ -20,9 +20,13 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, getenv func(string) string, l net.Listener) (err error) {
+func run(ctx context.Context, getenv func(string) string, l net.Listener) error {
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return err
+	}
 	if l == nil {
-		if l, err = net.Listen("tcp", ":"+cmp.Or(getenv("PORT"), "8080")); err != nil {
+		if l, err = net.Listen("tcp", addr); err != nil {
 			return err
 		}
 	}

@@ -35,3 +35,10 @@ func TestMain_servesAndConforms(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A PORT that is not a port number stops the app before it listens.
+func TestMain_badPort(t *testing.T) {
+	if err := run(context.Background(), appkittest.Env("PORT", "http"), nil); err == nil || !strings.Contains(err.Error(), "PORT") {
+		t.Fatalf("run = %v, want an error naming PORT", err)
+	}
+}

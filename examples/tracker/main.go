@@ -52,21 +52,17 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 // environment.
 func config(getenv func(string) string) (string, tracker.Config, error) {
 	var cfg tracker.Config
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return "", cfg, err
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", cfg, fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
-	}
-	var err error
 	if cfg.Projects, err = count(getenv, "TRACKER_PROJECTS", tracker.DefaultProjects, tracker.MaxProjects); err != nil {
 		return "", cfg, err
 	}
 	if cfg.Tasks, err = count(getenv, "TRACKER_TASKS", tracker.DefaultTasks, tracker.MaxTasks); err != nil {
 		return "", cfg, err
 	}
-	return ":" + port, cfg, nil
+	return addr, cfg, nil
 }
 
 func count(getenv func(string) string, name string, def, max int) (int, error) {

@@ -47,12 +47,9 @@ func main() {
 // run serves the app configured by getenv on l (nil: on $PORT) until ctx
 // is cancelled or a signal arrives.
 func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.Listener) error {
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
+	addr, err := appkit.ListenAddr(getenv)
+	if err != nil {
+		return err
 	}
 	orders := 50
 	if v := getenv("SHOP_ORDERS"); v != "" {
@@ -85,10 +82,9 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 		defer cancel()
 		go activity(ctx2, s, every)
 	}
-	fmt.Fprintf(log, "webhooks: %d orders, listening on :%s\n", orders, port)
+	fmt.Fprintf(log, "webhooks: %d orders, listening on %s\n", orders, addr)
 	if l == nil {
-		var err error
-		if l, err = net.Listen("tcp", ":"+port); err != nil {
+		if l, err = net.Listen("tcp", addr); err != nil {
 			return err
 		}
 	}
