@@ -130,11 +130,15 @@ func (s *history) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, st
 	return id, err
 }
 
-// unfinished is the status of run id (in tx) when it is queued, running
-// or paused: "" when it has ended or there is no such run.
-func (s *history) unfinished(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+// unfinished is the status of the sync's run (in tx) when it is queued,
+// running or paused: "" when the sync has none, it has ended or there is
+// no such run.
+func (s *history) unfinished(ctx context.Context, tx *sql.Tx, sy *Sync) (string, error) {
+	if sy.RunID == "" {
+		return "", nil
+	}
 	var status string
-	err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), id).Scan(&status)
+	err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", nil

@@ -225,19 +225,16 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now()
-		if sy.RunID != "" {
-			status, err := s.hist.unfinished(ctx, tx, sy.RunID)
-			if err != nil {
-				return err
-			}
-			if status != "" {
-				runID = sy.RunID
-				_, err = tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
- started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`), StatusRunning, s.cfg.HostID, ms(now), runID)
-				return err
-			}
+		status, err := s.hist.unfinished(ctx, tx, sy)
+		if err != nil {
+			return err
 		}
-		var err error
+		if status != "" {
+			runID = sy.RunID
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
+ started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`), StatusRunning, s.cfg.HostID, ms(now), runID)
+			return err
+		}
 		if runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerSchedule, StatusRunning, now); err != nil {
 			return err
 		}

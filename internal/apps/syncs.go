@@ -474,19 +474,17 @@ func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 			return err
 		}
 		now := s.now()
-		if sy.RunID != "" {
-			status, err := s.hist.unfinished(ctx, tx, sy.RunID)
-			if err != nil {
-				return err
+		status, err := s.hist.unfinished(ctx, tx, sy)
+		if err != nil {
+			return err
+		}
+		if status != "" {
+			runID = sy.RunID
+			if status == StatusRunning && sy.LeaseOwner != "" {
+				return nil // already running
 			}
-			if status != "" {
-				runID = sy.RunID
-				if status == StatusRunning && sy.LeaseOwner != "" {
-					return nil // already running
-				}
-				_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
-				return err
-			}
+			_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
+			return err
 		}
 		if runID, err = s.hist.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -431,6 +432,19 @@ func ValidatePassword(password string) error {
 
 // SessionTTL is how long a new session lasts.
 func (s *Service) SessionTTL() time.Duration { return s.ttl }
+
+// SessionCookie is the cookie named name that holds the session id sid
+// for SessionTTL, or, with sid "", the cookie that clears it; secure
+// (a request that came over TLS) sets Secure.
+func (s *Service) SessionCookie(name, sid string, secure bool) *http.Cookie {
+	c := &http.Cookie{Name: name, Value: sid, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode}
+	if sid == "" {
+		c.MaxAge = -1
+	} else {
+		c.MaxAge, c.Expires = int(s.ttl/time.Second), time.Now().Add(s.ttl)
+	}
+	return c
+}
 
 // SessionUser returns the user of a live session.
 func (s *Service) SessionUser(ctx context.Context, sessionID string) (User, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -351,5 +352,35 @@ func TestOperatorSecretStrength(t *testing.T) {
 	}
 	if err := ValidatePassword("a"); err == nil || !strings.Contains(err.Error(), "at least 12") {
 		t.Errorf("ValidatePassword(short) = %v, want the minimum named", err)
+	}
+}
+
+// The session cookie is the same wherever it is set (the host's API and the
+// console): HttpOnly, SameSite=Lax, on every path, Secure over TLS, for the
+// session's TTL; with no session id it clears the cookie.
+func TestSessionCookie(t *testing.T) {
+	t.Parallel()
+	s := &Service{ttl: 12 * time.Hour}
+	for _, tc := range []struct {
+		sid    string
+		secure bool
+		want   string
+	}{
+		{"abc", false, "appkit_session=abc; Path=/; Expires=*; Max-Age=43200; HttpOnly; SameSite=Lax"},
+		{"abc", true, "appkit_session=abc; Path=/; Expires=*; Max-Age=43200; HttpOnly; Secure; SameSite=Lax"},
+		{"", false, "appkit_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"},
+		{"", true, "appkit_session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax"},
+	} {
+		c := s.SessionCookie("appkit_session", tc.sid, tc.secure)
+		got := c.String()
+		if !c.Expires.IsZero() {
+			if d := time.Until(c.Expires); d < s.ttl-time.Minute || d > s.ttl {
+				t.Errorf("%q expires in %v, want %v", tc.sid, d, s.ttl)
+			}
+			got = strings.Replace(got, c.Expires.UTC().Format(http.TimeFormat), "*", 1)
+		}
+		if got != tc.want {
+			t.Errorf("SessionCookie(%q, %v) = %s, want %s", tc.sid, tc.secure, got, tc.want)
+		}
 	}
 }

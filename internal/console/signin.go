@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
 )
@@ -85,11 +84,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.internal(w, r, err)
 		return
 	}
-	ttl := c.cfg.Auth.SessionTTL()
-	http.SetCookie(w, &http.Cookie{
-		Name: c.cfg.SessionCookie, Value: sid, Path: "/", MaxAge: int(ttl / time.Second), Expires: time.Now().Add(ttl),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
+	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, sid, r.TLS != nil))
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	redirect(w, r, next)
 }
@@ -101,7 +96,7 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: c.cfg.SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, "", r.TLS != nil))
 	redirect(w, r, "/")
 }
 

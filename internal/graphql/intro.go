@@ -141,8 +141,8 @@ func (e *executor) introField(v any, f *cfield) any {
 		return e.introFieldDefField(x, f)
 	case *ast.ArgumentDefinition:
 		return e.introArgumentField(x, f)
-	case *ast.EnumValueDefinition:
-		return introEnumValueField(x, f)
+	case *ast.EnumValueDefinition: // __EnumValue
+		return introMember(f, x.Name, x.Description, x.Directives)
 	case *ast.DirectiveDefinition:
 		return introDirectiveField(x, f)
 	}
@@ -310,18 +310,23 @@ func (e *executor) introEnumValues(d *ast.Definition, f *cfield) any {
 	return out
 }
 
-// introDeprecated resolves isDeprecated and deprecationReason from ds;
-// ok is false for other fields.
-func introDeprecated(name string, ds ast.DirectiveList) (v any, ok bool) {
-	switch name {
+// introMember resolves the fields that __Field, __InputValue and
+// __EnumValue share: name, description, isDeprecated and
+// deprecationReason (from ds); nil for other fields.
+func introMember(f *cfield, name, desc string, ds ast.DirectiveList) any {
+	switch f.name {
+	case "name":
+		return name
+	case "description":
+		return descOrNil(desc)
 	case "isDeprecated":
 		dep, _ := deprecation(ds)
-		return dep, true
+		return dep
 	case "deprecationReason":
 		_, r := deprecation(ds)
-		return r, true
+		return r
 	}
-	return nil, false
+	return nil
 }
 
 // introArgs lists the arguments of a field or directive.
@@ -336,26 +341,17 @@ func introArgs(args ast.ArgumentDefinitionList) []any {
 // introFieldDefField resolves a field of __Field.
 func (e *executor) introFieldDefField(x *ast.FieldDefinition, f *cfield) any {
 	switch f.name {
-	case "name":
-		return x.Name
-	case "description":
-		return descOrNil(x.Description)
 	case "args":
 		return introArgs(x.Arguments)
 	case "type":
 		return e.typeRef(x.Type)
 	}
-	v, _ := introDeprecated(f.name, x.Directives)
-	return v
+	return introMember(f, x.Name, x.Description, x.Directives)
 }
 
 // introArgumentField resolves a field of __InputValue.
 func (e *executor) introArgumentField(x *ast.ArgumentDefinition, f *cfield) any {
 	switch f.name {
-	case "name":
-		return x.Name
-	case "description":
-		return descOrNil(x.Description)
 	case "type":
 		return e.typeRef(x.Type)
 	case "defaultValue":
@@ -364,20 +360,7 @@ func (e *executor) introArgumentField(x *ast.ArgumentDefinition, f *cfield) any 
 		}
 		return x.DefaultValue.String()
 	}
-	v, _ := introDeprecated(f.name, x.Directives)
-	return v
-}
-
-// introEnumValueField resolves a field of __EnumValue.
-func introEnumValueField(x *ast.EnumValueDefinition, f *cfield) any {
-	switch f.name {
-	case "name":
-		return x.Name
-	case "description":
-		return descOrNil(x.Description)
-	}
-	v, _ := introDeprecated(f.name, x.Directives)
-	return v
+	return introMember(f, x.Name, x.Description, x.Directives)
 }
 
 // introDirectiveField resolves a field of __Directive.

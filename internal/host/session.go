@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/httpjson"
@@ -89,17 +88,7 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r.Context()).userID = u.ID
-	ttl := h.auth.SessionTTL()
-	http.SetCookie(w, &http.Cookie{
-		Name:     SessionCookie,
-		Value:    sid,
-		Path:     "/",
-		MaxAge:   int(ttl / time.Second),
-		Expires:  time.Now().Add(ttl),
-		HttpOnly: true,
-		Secure:   r.TLS != nil,
-		SameSite: http.SameSiteLaxMode,
-	})
+	http.SetCookie(w, h.auth.SessionCookie(SessionCookie, sid, r.TLS != nil))
 	httpjson.Write(w, http.StatusOK, u)
 }
 
@@ -111,10 +100,7 @@ func (h *Host) logout(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
+	http.SetCookie(w, h.auth.SessionCookie(SessionCookie, "", r.TLS != nil))
 	w.WriteHeader(http.StatusNoContent)
 }
 
