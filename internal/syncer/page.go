@@ -359,11 +359,7 @@ func (d pageDecoder) items(dec *jsontext.Decoder, b *pageBuilder) error {
 				return err
 			}
 		default:
-			v, err := dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			x, err := jsonValue(v)
+			x, err := readValue(dec)
 			if err != nil {
 				return err
 			}
@@ -407,11 +403,7 @@ func (b *pageBuilder) readItem(dec *jsontext.Decoder) error {
 			}
 			continue
 		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		x, err := jsonValue(v)
+		x, err := readValue(dec)
 		if err != nil {
 			return err
 		}
@@ -430,6 +422,15 @@ func (b *pageBuilder) readItem(dec *jsontext.Decoder) error {
 	}
 	b.addItem(it)
 	return nil
+}
+
+// readValue reads the next value as jsonValue makes it.
+func readValue(dec *jsontext.Decoder) (any, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	return jsonValue(v)
 }
 
 // jsonValue is what encoding/json (with UseNumber) decodes a raw JSON
