@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/internal/testkit"
 )
 
 func TestScalarArgTable(t *testing.T) {
@@ -41,7 +43,7 @@ func TestScalarArgTable(t *testing.T) {
 		{TJSON, `{"paranoid?": true}`, `{"paranoid?":true}`, `{"paranoid?":true}`},
 	}
 	for _, c := range cases {
-		v := decodeNumber(t, c.in)
+		v := testkit.DecodeJSON(t, c.in)
 		got, err := ScalarArg("f", c.prim, v)
 		if c.want == nil {
 			if e, ok := AsError(err); !ok || e.Name != NameInvalidValue {
@@ -66,16 +68,6 @@ func TestScalarArgTable(t *testing.T) {
 	if string(b) != `{"end":"2019-07-25T11:40:00.000Z","start":"2019-06-18T02:40:00.000Z"}` {
 		t.Errorf("range read back as %s", b)
 	}
-}
-
-func decodeNumber(t testing.TB, s string) any {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
 }
 
 // FuzzScalarArg: any JSON value for any primitive type is accepted or refused
@@ -105,7 +97,7 @@ func FuzzScalarArg(f *testing.F) {
 			return
 		}
 		back, _ := json.Marshal(OutScalar(prim, got))
-		again, err := ScalarArg("f", prim, decodeNumber(t, string(back)))
+		again, err := ScalarArg("f", prim, testkit.DecodeJSON(t, string(back)))
 		if err != nil || again != got {
 			t.Fatalf("%s %s: %#v reads back as %s → %#v, %v", prim, s, got, back, again, err)
 		}

@@ -8,18 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func decodeValue(t testing.TB, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
-}
+	"github.com/appkitgo/appkit/internal/testkit"
+)
 
 func TestConvert(t *testing.T) {
 	t.Parallel()
@@ -75,7 +66,7 @@ func TestConvert(t *testing.T) {
 		{kMarkdown, `3`, "!want markdown"},
 		{kJSON, `{"a":[1]}`, `{"a":[1]}`},
 	} {
-		got, err := convert(tc.kind, "f", decodeValue(t, tc.in))
+		got, err := convert(tc.kind, "f", testkit.DecodeJSON(t, tc.in))
 		if s, ok := tc.want.(string); ok && len(s) > 0 && s[0] == '!' {
 			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(s[1:])) {
 				t.Errorf("%s %s: got %#v, %v; want error %q", tc.kind, tc.in, got, err, s[1:])
