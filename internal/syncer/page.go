@@ -91,19 +91,18 @@ func newPageBuilder(cols *columns, pageNo int) *pageBuilder {
 }
 
 // item is one item of a page as read, before conversion: its id, its
-// sync action and the raw JSON value of each column (as encoding/json
-// decodes into an any, numbers as json.Number), present where the item
-// carries the field.
+// sync action (nil where the item has none) and the JSON value of each
+// column (as encoding/json decodes into an any, numbers as json.Number),
+// present where the item carries the field.
 type item struct {
-	id, action       any
-	hasID, hasAction bool
-	vals             []any
-	present          []bool
+	id, action any
+	vals       []any
+	present    []bool
 }
 
 // reset empties it for the next item of a page with n columns.
 func (it *item) reset(n int) {
-	it.id, it.action, it.hasID, it.hasAction = nil, nil, false, false
+	it.id, it.action = nil, nil
 	if cap(it.vals) < n {
 		it.vals, it.present = make([]any, n), make([]bool, n)
 	}
@@ -120,8 +119,7 @@ func (b *pageBuilder) add(obj map[string]any, v any) {
 	}
 	it := &b.scratch
 	it.reset(len(b.p.cols.ids))
-	it.id, it.hasID = obj["id"]
-	it.action, it.hasAction = obj[protocol.SyncAction]
+	it.id, it.action = obj["id"], obj[protocol.SyncAction]
 	for i, fid := range b.p.cols.ids {
 		it.vals[i], it.present[i] = obj[fid]
 	}
@@ -411,10 +409,10 @@ func (b *pageBuilder) readItem(dec *jsontext.Decoder) error {
 			it.vals[c], it.present[c] = x, true
 		}
 		if isID {
-			it.id, it.hasID = x, true
+			it.id = x
 		}
 		if isAction {
-			it.action, it.hasAction = x, true
+			it.action = x
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil { // '}'
