@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -238,11 +240,7 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 	}
 	p := &pending{result: map[string]any{}}
 	ms := t.now.UnixMilli()
-	names := make([]string, 0, len(entity))
-	for k := range entity {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(entity))
 	given := map[string]bool{}
 	for _, k := range names {
 		f, err := t.fieldOf(ty, k)

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -33,11 +34,7 @@ func ApplyChanges(ctx context.Context, st *store.Store, space string, changes ma
 	}
 	defer release()
 	e := &engine{st: st, now: time.Now, log: func(string) {}}
-	types := make([]string, 0, len(changes))
-	for t := range changes {
-		types = append(types, t)
-	}
-	sort.Strings(types)
+	types := slices.Sorted(maps.Keys(changes))
 	var rep *Report
 	err := st.Write(ctx, func(tx *store.Tx) error {
 		rep = &Report{Space: space}

@@ -6,7 +6,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -360,11 +361,7 @@ func (w *pageWriter) ensureOptions(rows []*row) error {
 			options[fm.Enum][optionID(fm.Enum, opt)] = opt
 		}
 	}
-	enums := make([]string, 0, len(options))
-	for en := range options {
-		enums = append(enums, en)
-	}
-	sort.Strings(enums)
+	enums := slices.Sorted(maps.Keys(options))
 	for _, en := range enums {
 		if err := w.tx.EnsureEnumOptions(w.tx.Catalog().Type(en), options[en]); err != nil {
 			return err
@@ -602,11 +599,7 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 			tm := s.Mapping[t]
 			ty := tx.Catalog().Type(tm.Store)
 			appF := ty.Field(hiddenFieldName(space, t, hiddenAppID))
-			ids := make([]string, 0, len(tm.Fields))
-			for id := range tm.Fields {
-				ids = append(ids, id)
-			}
-			sort.Strings(ids)
+			ids := slices.Sorted(maps.Keys(tm.Fields))
 			for _, fid := range ids {
 				fm := tm.Fields[fid]
 				if fm.Kind != kRefOne && fm.Kind != kRefMany {

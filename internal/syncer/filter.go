@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +32,7 @@ func buildFilter(ctx context.Context, c *client, cfg *protocol.ConfigResponse, t
 		byID[f.ID] = f
 		ids = append(ids, f.ID)
 	}
-	keys := make([]string, 0, len(given))
-	for k := range given {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(given))
 	for _, k := range keys {
 		if _, ok := byID[k]; !ok {
 			return nil, fmt.Errorf("%w: the app has no filter %q (it has: %s)", ErrFilterRejected, k, strings.Join(ids, ", "))
@@ -120,11 +117,7 @@ func filterValue(ctx context.Context, c *client, f protocol.Filter, vals []strin
 			for i, it := range items {
 				v, ok := opts[it]
 				if !ok {
-					known := make([]string, 0, len(opts))
-					for k := range opts {
-						known = append(known, k)
-					}
-					sort.Strings(known)
+					known := slices.Sorted(maps.Keys(opts))
 					if len(known) > 20 {
 						known = append(known[:20], "…")
 					}

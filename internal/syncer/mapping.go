@@ -3,7 +3,8 @@ package syncer
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -190,14 +191,9 @@ func planSchema(space string, schema map[string]map[string]protocol.SchemaField,
 	}
 	for _, t := range types {
 		fields := schema[t]
-		ids := make([]string, 0, len(fields))
-		for id := range fields {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
 		kept := map[string]protocol.SchemaField{}
 		var keptIDs []string
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(fields)) {
 			sf := fields[id]
 			if sf.ID == "" {
 				sf.ID = id
@@ -312,12 +308,7 @@ func (p *schemaPlan) ensureField(tm *typeMap, fm *fieldMap, fields map[string]pr
 		used[fm.Store] = true
 		cat := tx.Catalog()
 		if _, had := prev[fm.AppID]; !had && cat.Type(tm.Store).Field(fm.Store) == nil {
-			pids := make([]string, 0, len(prev))
-			for pid := range prev {
-				pids = append(pids, pid)
-			}
-			sort.Strings(pids)
-			for _, pid := range pids {
+			for _, pid := range slices.Sorted(maps.Keys(prev)) {
 				old := prev[pid]
 				if _, still := fields[pid]; still || old.Name != fm.Name || old.Kind != fm.Kind {
 					continue
@@ -342,12 +333,7 @@ func (p *schemaPlan) ensureField(tm *typeMap, fm *fieldMap, fields map[string]pr
 // sends as retired (their values stay).
 func retireFields(tm *typeMap, prev map[string]*fieldMap, used map[string]bool, changes *[]string) schemaOp {
 	return func(tx *store.Tx) error {
-		pids := make([]string, 0, len(prev))
-		for pid := range prev {
-			pids = append(pids, pid)
-		}
-		sort.Strings(pids)
-		for _, pid := range pids {
+		for _, pid := range slices.Sorted(maps.Keys(prev)) {
 			p := prev[pid]
 			if _, still := tm.Fields[pid]; still || used[p.Store] {
 				continue
