@@ -2,6 +2,7 @@ package syncer_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -29,16 +30,21 @@ func TestUnchangedItems(t *testing.T) {
 	app := newFakeApp(t, schema, func(c dataCall) (int, string) { return 200, pages[run.Load()] })
 	st := openStore(t)
 	type counts struct{ created, updated, unchanged int }
-	for i, want := range []counts{{3, 0, 0}, {0, 0, 3}, {1, 3, 0}, {0, 0, 4}} {
-		run.Store(int32(i))
+	// syncOnce runs the app once and checks the item counts of its type.
+	syncOnce := func(run string, want counts) {
+		t.Helper()
 		rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
 		if err != nil {
-			t.Fatalf("run %d: %v", i, err)
+			t.Fatalf("%s: %v", run, err)
 		}
 		tr := rep.Types[0]
 		if got := (counts{tr.Created, tr.Updated, tr.Unchanged}); got != want {
-			t.Errorf("run %d: created, updated, unchanged = %v, want %v", i, got, want)
+			t.Errorf("%s: created, updated, unchanged = %v, want %v", run, got, want)
 		}
+	}
+	for i, want := range []counts{{3, 0, 0}, {0, 0, 3}, {1, 3, 0}, {0, 0, 4}} {
+		run.Store(int32(i))
+		syncOnce(fmt.Sprintf("run %d", i), want)
 	}
 	// A type of an older store has no hash field: it is added, and every
 	// item counts as updated once.
@@ -48,13 +54,6 @@ func TestUnchangedItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []counts{{0, 4, 0}, {0, 0, 4}} {
-		rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
-		if err != nil {
-			t.Fatalf("run %d after the hash field was dropped: %v", i, err)
-		}
-		tr := rep.Types[0]
-		if got := (counts{tr.Created, tr.Updated, tr.Unchanged}); got != want {
-			t.Errorf("run %d after the hash field was dropped: created, updated, unchanged = %v, want %v", i, got, want)
-		}
+		syncOnce(fmt.Sprintf("run %d after the hash field was dropped", i), want)
 	}
 }
