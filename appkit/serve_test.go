@@ -188,6 +188,8 @@ func TestListenAddr(t *testing.T) {
 		{"0", ":0", ""},
 		{"9001", ":9001", ""},
 		{"65535", ":65535", ""},
+		{"+80", ":80", ""},
+		{"0080", ":80", ""},
 		{"-1", "", `PORT: want a port number 0..65535, got "-1"`},
 		{"65536", "", `PORT: want a port number 0..65535, got "65536"`},
 		{"http", "", `PORT: want a port number 0..65535, got "http"`},

@@ -582,10 +582,11 @@ func ListenAddr(getenv func(string) string) (string, error) {
 	if port == "" {
 		port = "8080"
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
 		return "", fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
 	}
-	return ":" + port, nil
+	return ":" + strconv.Itoa(n), nil // "+80" and "0080" listen on :80
 }
 
 // ServeListener is [ListenAndServe] on a listener that the caller opened:
