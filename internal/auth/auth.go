@@ -441,7 +441,7 @@ func (s *Service) SessionCookie(name, sid string, secure bool) *http.Cookie {
 	if sid == "" {
 		c.MaxAge = -1
 	} else {
-		c.MaxAge, c.Expires = int(s.ttl/time.Second), time.Now().Add(s.ttl)
+		c.MaxAge, c.Expires = int(s.ttl/time.Second), s.now().Add(s.ttl)
 	}
 	return c
 }

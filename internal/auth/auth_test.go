@@ -360,7 +360,8 @@ func TestOperatorSecretStrength(t *testing.T) {
 // session's TTL; with no session id it clears the cookie.
 func TestSessionCookie(t *testing.T) {
 	t.Parallel()
-	s := &Service{ttl: 12 * time.Hour}
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	s := &Service{ttl: 12 * time.Hour, now: func() time.Time { return now }}
 	for _, tc := range []struct {
 		sid    string
 		secure bool
@@ -374,8 +375,8 @@ func TestSessionCookie(t *testing.T) {
 		c := s.SessionCookie("appkit_session", tc.sid, tc.secure)
 		got := c.String()
 		if !c.Expires.IsZero() {
-			if d := time.Until(c.Expires); d < s.ttl-time.Minute || d > s.ttl {
-				t.Errorf("%q expires in %v, want %v", tc.sid, d, s.ttl)
+			if want := now.Add(s.ttl); !c.Expires.Equal(want) {
+				t.Errorf("%q expires at %v, want %v (the service's clock and the TTL)", tc.sid, c.Expires, want)
 			}
 			got = strings.Replace(got, c.Expires.UTC().Format(http.TimeFormat), "*", 1)
 		}
