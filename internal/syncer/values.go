@@ -80,7 +80,7 @@ func convert(k kind, field string, v any) (any, error) {
 		if k == kEmail && s != "" && (!strings.Contains(s, "@") || strings.ContainsAny(s, " \t\r\n")) {
 			return nil, itemErr(field, "not an e-mail address: %q", s)
 		}
-		return s, nil
+		return sameString(v, s), nil
 	case kBool:
 		switch x := v.(type) {
 		case bool:
@@ -136,7 +136,7 @@ func convert(k kind, field string, v any) (any, error) {
 		if !ok {
 			return nil, itemErr(field, "want an option (a string), got %s", describe(v))
 		}
-		return s, nil
+		return sameString(v, s), nil
 	case kList:
 		list, err := stringList(field, v)
 		if err != nil {
@@ -151,11 +151,10 @@ func convert(k kind, field string, v any) (any, error) {
 		}
 		return string(b), nil
 	case kMarkdown:
-		s, ok := v.(string)
-		if !ok {
+		if _, ok := v.(string); !ok {
 			return nil, itemErr(field, "want markdown text, got %s", describe(v))
 		}
-		return s, nil
+		return v, nil
 	case kHTML:
 		s, ok := v.(string)
 		if !ok {
@@ -180,11 +179,21 @@ func convert(k kind, field string, v any) (any, error) {
 		if !ok {
 			return nil, itemErr(field, "want a related id, got %s", describe(v))
 		}
-		return id, nil
+		return sameString(v, id), nil
 	case kRefMany:
 		return stringList(field, v)
 	}
 	return nil, itemErr(field, "unknown kind %s", k)
+}
+
+// sameString is s as a value: v itself when v holds exactly s (returning
+// the string s would box it again, an allocation for each value of a
+// page).
+func sameString(v any, s string) any {
+	if x, ok := v.(string); ok && x == s {
+		return v
+	}
+	return s
 }
 
 // stringList reads an array of strings (or numbers), or a comma-separated
