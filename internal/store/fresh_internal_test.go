@@ -52,3 +52,26 @@ func FuzzParsePayload(f *testing.F) {
 		}
 	})
 }
+
+// A catalog version is installed once: a second copy of the same version
+// (the listener catching up after the writer installed it) leaves the
+// first in place, so that its types stay the transactions' types; a newer
+// version replaces it and an older one does not.
+func TestInstallKeepsOneSnapshotPerVersion(t *testing.T) {
+	t.Parallel()
+	s := &Store{}
+	first := &Catalog{Version: 5}
+	if got := s.install(first); got != first {
+		t.Fatal("the first catalog was not installed")
+	}
+	if got := s.install(&Catalog{Version: 5}); got != first {
+		t.Error("a second copy of version 5 replaced the first")
+	}
+	if got := s.install(&Catalog{Version: 4}); got != first {
+		t.Error("version 4 replaced version 5")
+	}
+	newer := &Catalog{Version: 6}
+	if got := s.install(newer); got != newer {
+		t.Error("version 6 did not replace version 5")
+	}
+}

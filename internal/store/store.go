@@ -412,14 +412,18 @@ func (s *Store) recheck(ctx context.Context, seen *Catalog) (*Catalog, bool, err
 	return s.install(c), true, nil
 }
 
-// install makes c the snapshot unless a newer one is installed already, and
-// returns the snapshot now installed. An installed catalog is never changed
-// again.
+// install makes c the snapshot unless one of its version or newer is
+// installed already, and returns the snapshot now installed. An installed
+// catalog is never changed again, and a version is installed once: the
+// types and fields of a snapshot stay the ones every transaction of that
+// version sees (the store's methods compare them by identity), even when
+// the catalog listener decodes the version again after the writer that made
+// it installed it.
 func (s *Store) install(c *Catalog) *Catalog {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.frozen = true
-	if s.cat == nil || c.Version >= s.cat.Version {
+	if s.cat == nil || c.Version > s.cat.Version {
 		s.cat = c
 	}
 	return s.cat

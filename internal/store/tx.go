@@ -129,8 +129,7 @@ func (t *Tx) syncCatalog(exclusive bool) error {
 	if err != nil {
 		return err
 	}
-	t.cat = c
-	t.s.install(c)
+	t.cat = t.s.install(c)
 	return nil
 }
 
