@@ -43,6 +43,14 @@ type driver interface {
 	// statement its statement journal, a copy of every page it changes.)
 	insertRows(t *Tx, table string, cols []string, n int, row rowFunc) error
 
+	// preparesPerTx reports whether a transaction prepares each statement
+	// it runs once and reuses it (SQLite, where running a text parses it
+	// each time), rather than running the text (PostgreSQL: pgx keeps its
+	// own prepared statements per connection, across transactions, where a
+	// statement prepared for a transaction costs a round trip to prepare
+	// and another to deallocate).
+	preparesPerTx() bool
+
 	// decimalArg is the value to bind for a decimal column's text s (as
 	// ScalarArg makes it): what the engine's client encodes directly.
 	decimalArg(s string) any

@@ -80,6 +80,8 @@ func (postgresDriver) insertRows(t *Tx, table string, cols []string, n int, row 
 	return nil
 }
 
+func (postgresDriver) preparesPerTx() bool { return false }
+
 // decimalArg hands pgx a NUMERIC value it encodes as it is. Given the
 // text, pgx's COPY first tries to encode a string as a NUMERIC, fails, and
 // builds an error (with fmt) before it parses the text: for each value.

@@ -68,3 +68,5 @@ func sqliteFileDSN(path string) string {
 
 // decimalArg binds the text: decimals are TEXT columns on SQLite.
 func (sqliteDriver) decimalArg(s string) any { return s }
+
+func (sqliteDriver) preparesPerTx() bool { return true }

@@ -173,7 +173,39 @@ func (t *Tx) ddl(q string) error {
 	return nil
 }
 
-func (t *Tx) stmt(q string) (*sql.Stmt, error) {
+// statement is one SQL text run in a transaction: a *sql.Stmt prepared
+// for the transaction, or the text run as it is (unprepared).
+type statement interface {
+	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, args ...any) *sql.Row
+}
+
+// unprepared runs its text on the transaction at each call, for an engine
+// whose client keeps its own prepared statements per connection.
+type unprepared struct {
+	tx *sql.Tx
+	q  string
+}
+
+func (u unprepared) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	return u.tx.ExecContext(ctx, u.q, args...)
+}
+
+func (u unprepared) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
+	return u.tx.QueryContext(ctx, u.q, args...)
+}
+
+func (u unprepared) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
+	return u.tx.QueryRowContext(ctx, u.q, args...)
+}
+
+// stmt is the statement of q (placeholders ?) in this transaction: prepared
+// once a transaction where the engine wants that (driver.preparesPerTx).
+func (t *Tx) stmt(q string) (statement, error) {
+	if !t.s.drv.preparesPerTx() {
+		return unprepared{t.tx, t.s.dialect.Rebind(q)}, nil
+	}
 	if st, ok := t.stmts[q]; ok {
 		return st, nil
 	}
