@@ -278,3 +278,33 @@ func TestAnchors(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageMapIsComplete: every package under internal/ (a directory
+// with a non-test Go file) is named in the package map of
+// docs/architecture.md, so that the map stays true as packages are added.
+func TestPackageMapIsComplete(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goFiles, _ := repository(t)
+	seen := map[string]bool{}
+	for _, f := range goFiles {
+		dir, err := filepath.Rel(root, filepath.Dir(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = filepath.ToSlash(dir)
+		if !strings.HasPrefix(dir, "internal/") || strings.HasSuffix(f, "_test.go") || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		if !strings.Contains(string(doc), dir+"/") && !strings.Contains(string(doc), "`"+dir+"`") {
+			t.Errorf("docs/architecture.md does not name the package %s", dir)
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("found no package under internal/")
+	}
+}
