@@ -208,9 +208,10 @@ func (t *Tx) queryEachKeys(query, expr string, lead []any, keys []string, scan f
 	return nil
 }
 
-// queryRows runs a query (placeholders ?) and calls scan for each row.
-// The query is prepared once a transaction (its text is the same for every
-// full chunk of keys): SQLite would parse it again for each call.
+// queryRows runs a query (placeholders ?) and calls scan for each row. It
+// runs as t.stmt's statement: on SQLite prepared once a transaction (the
+// text is the same for every full chunk of keys, and SQLite would parse it
+// again for each call).
 func (t *Tx) queryRows(query string, args []any, scan func(*sql.Rows) error) error {
 	st, err := t.stmt(query)
 	if err != nil {
