@@ -208,14 +208,24 @@ func (t *Tx) queryEachKeys(query, expr string, lead []any, keys []string, scan f
 	return nil
 }
 
-// queryRows runs a query (placeholders ?) and calls scan for each row. It
-// runs as t.stmt's statement: on SQLite prepared once a transaction (the
-// text is the same for every full chunk of keys, and SQLite would parse it
-// again for each call).
+// queryRows runs a query (placeholders ?) and calls scan for each row. A
+// text the transaction runs a second time runs as t.stmt's statement (on
+// SQLite prepared once for the rest of the transaction: a sync's lookups
+// repeat one text for every page, which SQLite would parse each time); the
+// first time it runs as it is, so that a transaction that runs it once
+// (most of the command API's) pays no prepared statement's bookkeeping.
 func (t *Tx) queryRows(query string, args []any, scan func(*sql.Rows) error) error {
-	st, err := t.stmt(query)
-	if err != nil {
-		return err
+	var st statement = unprepared{t.tx, t.s.dialect.Rebind(query)}
+	if t.queried[query] {
+		var err error
+		if st, err = t.stmt(query); err != nil {
+			return err
+		}
+	} else {
+		if t.queried == nil {
+			t.queried = map[string]bool{}
+		}
+		t.queried[query] = true
 	}
 	rows, err := st.QueryContext(t.ctx, args...)
 	if err != nil {

@@ -28,6 +28,7 @@ type Tx struct {
 	counters map[string]int64 // type id -> last public id handed out
 	stored   map[string]int64 // type id -> its counter row's value as this transaction last wrote it
 	stmts    map[string]*sql.Stmt
+	queried  map[string]bool // query texts queryRows ran once in this transaction
 	now      time.Time
 }
 
