@@ -175,6 +175,11 @@ func TestFullFlow(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, host.Config{}, func(t *testing.T, e *env) {
 		e.login()
+		// A name over the limit is refused with the service's reason, and
+		// no token is made.
+		if r := e.do("POST", "/api/tokens", "", `{"name":"`+strings.Repeat("n", 201)+`"}`); r.code != http.StatusBadRequest || !strings.Contains(string(r.raw), "at most 200 bytes") {
+			t.Fatalf("token with a long name: %d %s", r.code, r.raw)
+		}
 		id, token := e.newToken("ci")
 
 		r := e.do("GET", "/api/tokens", "", "")
