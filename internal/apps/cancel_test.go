@@ -305,3 +305,59 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 		return got.LeaseOwner == "" && got.RunID == ""
 	})
 }
+
+// A change of a sync writes only what it names: a run that ends between
+// the change's read and its write (on this host process or another) keeps
+// the filter it sent and the next time it set.
+func TestUpdateSyncKeepsWhatARunEndingMeanwhileWrote(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	_, sy := fakeSync(t, svc, newFakeApp(t, "token", nil))
+	hourly := "1h"
+	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Every: &hourly}); err != nil {
+		t.Fatal(err)
+	}
+	const sent = `{"projects":["Apollo"]}`
+	soon := svc.core.now().Add(5 * time.Minute).UnixMilli()
+	// The run's end, as the scheduler writes it, lands after the change
+	// has read the sync.
+	svc.SyncService.beforeUpdateWrite = func() {
+		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET filter_sent = ?, next_at = ? WHERE id = ?", sent, soon, sy.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	stored := func() (string, int64) {
+		t.Helper()
+		var f string
+		var next int64
+		if err := svc.core.db.QueryRowContext(ctx, "SELECT filter_sent, next_at FROM apps_syncs WHERE id = ?", sy.ID).Scan(&f, &next); err != nil {
+			t.Fatal(err)
+		}
+		return f, next
+	}
+	for _, c := range []struct {
+		name string
+		spec SyncSpec
+	}{
+		{"types", SyncSpec{Types: []string{"note"}}},
+		{"the same schedule", SyncSpec{Every: &hourly}},
+	} {
+		if _, err := svc.UpdateSync(ctx, sy.ID, c.spec); err != nil {
+			t.Fatalf("change %s: %v", c.name, err)
+		}
+		if f, next := stored(); f != sent || next != soon {
+			t.Errorf("after a change of %s: filter sent %q, next at %d; want the run's %q and %d", c.name, f, next, sent, soon)
+		}
+	}
+	// A new filter drops the one sent; a schedule of runs on demand only
+	// unschedules the sync.
+	svc.SyncService.beforeUpdateWrite = nil
+	never := ""
+	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}, Every: &never}); err != nil {
+		t.Fatal(err)
+	}
+	if f, next := stored(); f != "" || next != 0 {
+		t.Errorf("after a new filter and no schedule: filter sent %q, next at %d", f, next)
+	}
+}

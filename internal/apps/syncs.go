@@ -22,6 +22,10 @@ type SyncService struct {
 	hooks *Webhooks
 	hist  *history
 	held  *holdings
+
+	// beforeUpdateWrite, when set (by tests), runs in UpdateSync between
+	// reading the sync and writing the change.
+	beforeUpdateWrite func()
 }
 
 // Sync is a synchronization of an app's types into the store with one
@@ -301,20 +305,10 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 	if err := checkSelection(sy.Types, sy.Filter); err != nil {
 		return nil, err
 	}
-	every, _ := ParseEvery(sy.Every)
-	next := int64(0)
-	if sy.NextAt != nil {
-		next = ms(*sy.NextAt)
-	}
+	var every time.Duration
 	if spec.Every != nil {
 		if every, err = ParseEvery(*spec.Every); err != nil {
 			return nil, err
-		}
-		switch {
-		case every == 0:
-			next = 0
-		case next == 0 || next > ms(s.now().Add(every)):
-			next = ms(s.now().Add(every))
 		}
 	}
 	if running != "" {
@@ -322,13 +316,29 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 		// long writes would otherwise hold up.
 		s.held.cancelHere(id, cancelByChange)
 	}
-	sent := ""
-	if spec.Filter == nil && sy.sent != nil {
-		// The filter sent stays until a run sends the new one.
-		sent = mustJSON(sy.sent)
+	// Only what the change names is written: a run ending meanwhile (here
+	// or on another host process) sets the sync's next time and the filter
+	// it sent, which the values read above would otherwise put back.
+	set, args := "account_id = ?, selection = ?", []any{sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter})}
+	switch {
+	case spec.Every == nil:
+	case every == 0:
+		set += ", every_ms = 0, next_at = 0" // runs on demand only
+	default:
+		// Due within the new interval: an unscheduled sync or one due later
+		// than that moves to it; one due sooner keeps its time.
+		next := ms(s.now().Add(every))
+		set += ", every_ms = ?, next_at = CASE WHEN next_at = 0 OR next_at > ? THEN ? ELSE next_at END"
+		args = append(args, every.Milliseconds(), next, next)
 	}
-	if _, err := s.exec(ctx, "UPDATE apps_syncs SET account_id = ?, selection = ?, every_ms = ?, next_at = ?, filter_sent = ? WHERE id = ?",
-		sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), next, sent, id); err != nil {
+	if spec.Filter != nil {
+		// The filter sent stays until a run sends the new one.
+		set += ", filter_sent = ''"
+	}
+	if s.beforeUpdateWrite != nil {
+		s.beforeUpdateWrite()
+	}
+	if _, err := s.exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ?", append(args, id)...); err != nil {
 		return nil, fmt.Errorf("update the sync: %w", err)
 	}
 	if selectionChanged {
