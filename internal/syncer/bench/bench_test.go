@@ -9,8 +9,9 @@ import (
 
 // BenchmarkSyncVsRaw runs the benchmark's measurement in process at a small
 // size on SQLite (and PostgreSQL when APPKIT_TEST_POSTGRES is set): the sync
-// engine's items/s against raw inserts into a table of the same shape and
-// against the engine's floor, and their ratios. `go run
+// engine's items/s against raw inserts into a table of the same shape (and,
+// on PostgreSQL, one COPY into it) and against the engine's floor, and
+// their ratios. `go run
 // ./internal/syncer/bench` measures 100,000 and 1,000,000 items with each
 // size's peak RSS.
 func BenchmarkSyncVsRaw(b *testing.B) {
@@ -33,7 +34,7 @@ func BenchmarkSyncVsRaw(b *testing.B) {
 	}
 	for _, engine := range engines {
 		b.Run(engine, func(b *testing.B) {
-			var syncSecs, rawSecs, floorSecs float64
+			var syncSecs, rawSecs, copySecs, floorSecs float64
 			for b.Loop() {
 				r, err := measure(engine, pg, n, "http://"+ln.Addr().String(), 1)
 				if err != nil {
@@ -41,11 +42,15 @@ func BenchmarkSyncVsRaw(b *testing.B) {
 				}
 				syncSecs += r.SyncSecs
 				rawSecs += r.RawSecs
+				copySecs += r.CopySecs
 				floorSecs += r.FloorSecs
 			}
 			b.ReportMetric(float64(n*b.N)/syncSecs, "sync-items/s")
 			b.ReportMetric(float64(n*b.N)/rawSecs, "raw-items/s")
 			b.ReportMetric(rawSecs/syncSecs, "x-raw")
+			if copySecs > 0 {
+				b.ReportMetric(copySecs/syncSecs, "x-copy")
+			}
 			b.ReportMetric(floorSecs/syncSecs, "x-floor")
 		})
 	}

@@ -1,14 +1,19 @@
 // Command bench measures the sync engine against the limits of the store,
 // on SQLite and on PostgreSQL: it synchronizes N items (10 fields and one
 // relation) from an appkit app over loopback into a fresh store, then fills
-// two more tables of the same store with the same rows:
+// more tables of the same store with the same rows:
 //
 //   - raw: a table with the synchronized table's columns, types and indexes,
-//     filled the fastest way the engine offers (SQLite: prepared multi-row
-//     INSERT OR FAIL in one transaction; PostgreSQL: one COPY), with
-//     time-ordered (UUIDv7) keys like the synchronized rows';
+//     filled with raw SQL inserts (a prepared multi-row INSERT of 500 rows,
+//     all in one transaction; INSERT OR FAIL on SQLite, as the store's bulk
+//     path), with time-ordered (UUIDv7) keys like the synchronized rows';
+//   - copy (PostgreSQL only): the same table filled with one COPY of all
+//     rows, the fastest way PostgreSQL takes rows (on SQLite the multi-row
+//     INSERT is already the fastest way);
 //   - floor: the same columns with sequential integer keys and no secondary
-//     index, filled the same way: what the engine can take at best.
+//     index, filled the fastest way the engine offers (SQLite: the
+//     multi-row INSERT; PostgreSQL: one COPY): what the engine can take at
+//     best.
 //
 // Usage:
 //
@@ -23,9 +28,10 @@
 // schema of its own, dropped after.
 // Each size runs in a child process (so that its peak RSS is its own); the
 // app runs in the parent. Each line: items/s of the sync, of raw and of
-// floor, the sync's ratios to them (targets: at least 0.8 of raw;
-// 1,000,000 items at 50,000 items/s on SQLite and 100,000 on PostgreSQL),
-// and the child's peak RSS after the sync (target: at most 96 MiB).
+// floor, the sync's ratios to raw, copy and floor (targets: at least 0.8 of
+// raw; 1,000,000 items at 50,000 items/s on SQLite and 100,000 on
+// PostgreSQL), and the child's peak RSS after the sync (target: at most 96
+// MiB).
 package main
 
 import (
@@ -71,6 +77,7 @@ type result struct {
 	N          int     `json:"n"`
 	SyncSecs   float64 `json:"sync_secs"`
 	RawSecs    float64 `json:"raw_secs"`
+	CopySecs   float64 `json:"copy_secs"` // PostgreSQL only
 	FloorSecs  float64 `json:"floor_secs"`
 	SyncRSSMiB float64 `json:"sync_rss_mib"`
 }
@@ -119,7 +126,7 @@ func main() {
 		ns = append(ns, n)
 	}
 	fmt.Printf("sync engine vs raw inserts into the same table and the engine's floor, %d CPUs, GOMAXPROCS %d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%-8s %10s %13s %13s %6s %13s %6s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "floor items/s", "×floor", "peak MiB")
+	fmt.Printf("%-8s %10s %13s %13s %6s %6s %13s %6s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "×copy", "floor items/s", "×floor", "peak MiB")
 	for _, engine := range engines {
 		engine = strings.TrimSpace(engine)
 		if engine != "sqlite" && engine != "postgres" {
@@ -146,7 +153,11 @@ func main() {
 			}
 			syncRate := float64(r.N) / r.SyncSecs
 			rawRate, floorRate := float64(r.N)/r.RawSecs, float64(r.N)/r.FloorSecs
-			fmt.Printf("%-8s %10d %13.0f %13.0f %6.2f %13.0f %6.2f %9.1f\n", engine, r.N, syncRate, rawRate, syncRate/rawRate, floorRate, syncRate/floorRate, r.SyncRSSMiB)
+			byCopy := "-"
+			if r.CopySecs > 0 {
+				byCopy = fmt.Sprintf("%.2f", r.CopySecs/r.SyncSecs)
+			}
+			fmt.Printf("%-8s %10d %13.0f %13.0f %6.2f %6s %13.0f %6.2f %9.1f\n", engine, r.N, syncRate, rawRate, syncRate/rawRate, byCopy, floorRate, syncRate/floorRate, r.SyncRSSMiB)
 		}
 	}
 }
@@ -273,6 +284,7 @@ func measure(engine, pgDSN string, n int, appURL string, repeat int) (*result, e
 		}
 		best.SyncSecs = min(best.SyncSecs, r.SyncSecs)
 		best.RawSecs = min(best.RawSecs, r.RawSecs)
+		best.CopySecs = min(best.CopySecs, r.CopySecs)
 		best.FloorSecs = min(best.FloorSecs, r.FloorSecs)
 		best.SyncRSSMiB = max(best.SyncRSSMiB, r.SyncRSSMiB)
 	}
@@ -324,25 +336,26 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 		return nil, err
 	}
 	tb := newTables(cat.Type("bench/row"))
-	fill := fillSQLite
-	if engine == "postgres" {
-		fill = func(ctx context.Context, st *store.Store, tb *tables, table string, n int, key func(i int) any) error {
-			return fillPostgres(ctx, dsn, tb, table, n, key)
-		}
+	insert := func(ctx context.Context, table string, n int, key func(i int) any) error {
+		return fillInsert(ctx, st, engine, tb, table, n, key)
 	}
-	for _, step := range []struct {
-		secs  *float64
-		table string
-		key   func(i int) any
-	}{
-		{&r.RawSecs, "raw_rows", func(int) any { return store.NewEntityID() }},
-		{&r.FloorSecs, "floor_rows", func(i int) any { return int64(i + 1) }},
-	} {
+	uuidKey := func(int) any { return store.NewEntityID() }
+	seqKey := func(i int) any { return int64(i + 1) }
+	steps := []fillStep{{&r.RawSecs, "raw_rows", insert, uuidKey}}
+	if engine == "postgres" {
+		copyAll := func(ctx context.Context, table string, n int, key func(i int) any) error {
+			return fillCopy(ctx, dsn, tb, table, n, key)
+		}
+		steps = append(steps, fillStep{&r.CopySecs, "copy_rows", copyAll, uuidKey}, fillStep{&r.FloorSecs, "floor_rows", copyAll, seqKey})
+	} else {
+		steps = append(steps, fillStep{&r.FloorSecs, "floor_rows", insert, seqKey})
+	}
+	for _, step := range steps {
 		if err := tb.create(ctx, st, step.table); err != nil {
 			return nil, err
 		}
 		start := time.Now()
-		if err := fill(ctx, st, tb, step.table, n, step.key); err != nil {
+		if err := step.fill(ctx, step.table, n, step.key); err != nil {
 			return nil, fmt.Errorf("fill %s: %w", step.table, err)
 		}
 		*step.secs = time.Since(start).Seconds()
@@ -352,6 +365,14 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 		}
 	}
 	return r, nil
+}
+
+// fillStep fills one baseline table and keeps its time.
+type fillStep struct {
+	secs  *float64
+	table string
+	fill  func(ctx context.Context, table string, n int, key func(i int) any) error
+	key   func(i int) any
 }
 
 // freshSchema creates a schema of its own for one run and returns the DSN
@@ -415,8 +436,8 @@ func (tb *tables) create(ctx context.Context, st *store.Store, table string) err
 	db := st.DB()
 	var ddls []string
 	if st.Dialect().Name() == "postgres" {
-		if table == "raw_rows" {
-			ddls = []string{"CREATE TABLE raw_rows (LIKE " + tb.ty.Table + " INCLUDING ALL)"}
+		if table != "floor_rows" {
+			ddls = []string{"CREATE TABLE " + table + " (LIKE " + tb.ty.Table + " INCLUDING ALL)"}
 		} else {
 			ddls = []string{"CREATE TABLE floor_rows (LIKE " + tb.ty.Table + ")",
 				"ALTER TABLE floor_rows ALTER COLUMN id TYPE BIGINT USING 0, ADD PRIMARY KEY (id)"}
@@ -459,14 +480,20 @@ func (tb *tables) create(ctx context.Context, st *store.Store, table string) err
 	return nil
 }
 
-// fillSQLite inserts n rows into table in one transaction with a prepared
-// multi-row INSERT OR FAIL (as the store's bulk path: no statement journal).
-func fillSQLite(ctx context.Context, st *store.Store, tb *tables, table string, n int, key func(i int) any) error {
+// fillInsert inserts n rows into table in one transaction with a prepared
+// multi-row INSERT of 500 rows (INSERT OR FAIL on SQLite, as the store's
+// bulk path: no statement journal); decimals are bound as the store binds
+// them.
+func fillInsert(ctx context.Context, st *store.Store, engine string, tb *tables, table string, n int, key func(i int) any) error {
 	const per = 500
+	verb := "INSERT"
+	if engine == "sqlite" {
+		verb = "INSERT OR FAIL"
+	}
 	cols := strings.Join(tb.cols, ",")
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", len(tb.cols)), ",") + ")"
 	insert := func(rows int) string {
-		return "INSERT OR FAIL INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
+		return st.Dialect().Rebind(verb + " INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ","))
 	}
 	tx, err := st.DB().BeginTx(ctx, nil)
 	if err != nil {
@@ -480,7 +507,13 @@ func fillSQLite(ctx context.Context, st *store.Store, tb *tables, table string, 
 	args := make([]any, 0, per*len(tb.cols))
 	rows := 0
 	for i := range n {
+		lo := len(args)
 		args = tb.row(args, i, key(i))
+		if engine == "postgres" {
+			if args[lo+tb.amount], err = numeric(args[lo+tb.amount]); err != nil {
+				return err
+			}
+		}
 		rows++
 		if rows == per || i == n-1 {
 			if rows == per {
@@ -497,8 +530,18 @@ func fillSQLite(ctx context.Context, st *store.Store, tb *tables, table string, 
 	return tx.Commit()
 }
 
-// fillPostgres copies n rows into table with one COPY.
-func fillPostgres(ctx context.Context, dsn string, tb *tables, table string, n int, key func(i int) any) error {
+// numeric is a decimal's text as a value pgx encodes as it is, as the
+// store binds decimals on PostgreSQL.
+func numeric(v any) (any, error) {
+	var n pgtype.Numeric
+	if err := n.Scan(v); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// fillCopy copies n rows into table with one COPY (PostgreSQL).
+func fillCopy(ctx context.Context, dsn string, tb *tables, table string, n int, key func(i int) any) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return err
@@ -511,13 +554,10 @@ func fillPostgres(ctx context.Context, dsn string, tb *tables, table string, n i
 			return nil, nil
 		}
 		vals = tb.row(vals[:0], i, key(i))
-		// The NUMERIC column gets a value pgx encodes as it is, as the
-		// store binds decimals.
-		var amount pgtype.Numeric
-		if err := amount.Scan(vals[tb.amount]); err != nil {
+		var err error
+		if vals[tb.amount], err = numeric(vals[tb.amount]); err != nil {
 			return nil, err
 		}
-		vals[tb.amount] = amount
 		i++
 		return vals, nil
 	}))
