@@ -351,7 +351,7 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 		steps = append(steps, fillStep{&r.FloorSecs, "floor_rows", insert, seqKey})
 	}
 	for _, step := range steps {
-		if err := tb.create(ctx, st, step.table); err != nil {
+		if err := tb.create(ctx, st, engine, step.table); err != nil {
 			return nil, err
 		}
 		start := time.Now()
@@ -429,13 +429,14 @@ func (tb *tables) row(dst []any, i int, key any) []any {
 		it.At.UnixMilli(), it.Done, it.Note, it.URL, tb.groupIDs[i%groups])
 }
 
-// create makes table: "raw_rows" with the synchronized table's columns,
-// types and indexes; "floor_rows" with its columns, an integer primary key
-// and no other index.
-func (tb *tables) create(ctx context.Context, st *store.Store, table string) error {
+// create makes table in the store of the engine (the benchmark's -store):
+// "floor_rows" with the synchronized table's columns, an integer primary
+// key and no other index; any other (raw_rows, copy_rows) with its columns,
+// types and indexes.
+func (tb *tables) create(ctx context.Context, st *store.Store, engine, table string) error {
 	db := st.DB()
 	var ddls []string
-	if st.Dialect().Name() == "postgres" {
+	if engine == "postgres" {
 		if table != "floor_rows" {
 			ddls = []string{"CREATE TABLE " + table + " (LIKE " + tb.ty.Table + " INCLUDING ALL)"}
 		} else {
