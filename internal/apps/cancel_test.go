@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +360,48 @@ func TestUpdateSyncKeepsWhatARunEndingMeanwhileWrote(t *testing.T) {
 	}
 	if f, next := stored(); f != "" || next != 0 {
 		t.Errorf("after a new filter and no schedule: filter sent %q, next at %d", f, next)
+	}
+}
+
+// Two changes of a sync at once both apply: the one whose read another
+// change made stale is made again over it, not written over it.
+func TestUpdateSyncConcurrentChangesBothApply(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, _ := testService(t, "sqlite::memory:", nil)
+	_, sy := fakeSync(t, svc, newFakeApp(t, "token", nil))
+	// Another change of the types lands after this one has read the sync.
+	reads := 0
+	svc.SyncService.beforeUpdateWrite = func() {
+		reads++
+		if reads > 1 {
+			return
+		}
+		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET selection = ? WHERE id = ?", `{"types":["note"]}`, sy.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	got, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Types, ",") != "note" || strings.Join(got.Filter["projects"], ",") != "Zeus" || reads != 2 {
+		t.Errorf("after two changes at once: types %v, filter %v (%d reads); want both changes, the second read over the first", got.Types, got.Filter, reads)
+	}
+	// A sync that keeps changing under a change ends it with ErrConflict,
+	// nothing of it written.
+	n := 0
+	svc.SyncService.beforeUpdateWrite = func() {
+		n++
+		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET selection = ? WHERE id = ?", fmt.Sprintf(`{"types":["note"],"filter":{"n":["%d"]}}`, n), sy.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Types: []string{"task"}}); !errors.Is(err, ErrConflict) {
+		t.Errorf("a change of a sync that kept changing: %v, want ErrConflict", err)
+	}
+	svc.SyncService.beforeUpdateWrite = nil
+	if got, _ := svc.Sync(ctx, sy.ID); strings.Join(got.Types, ",") != "note" {
+		t.Errorf("the refused change was written: types %v", got.Types)
 	}
 }

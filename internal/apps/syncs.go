@@ -66,6 +66,9 @@ type Sync struct {
 	// sent is the filter as the last successful run sent it (date
 	// statements evaluated then; nil before).
 	sent map[string]json.RawMessage
+	// selection is the types and filter as stored (UpdateSync writes its
+	// change only over the selection it read).
+	selection string
 }
 
 // spaceOf is the sync's space: its own, else (a sync whose app row was
@@ -198,6 +201,7 @@ func scanSync(r rowScanner) (*Sync, error) {
 	if sent != "" {
 		_ = json.Unmarshal([]byte(sent), &sy.sent)
 	}
+	sy.selection = sel
 	var doc selectionDoc
 	if err := json.Unmarshal([]byte(sel), &doc); err != nil {
 		return nil, fmt.Errorf("decode the selection: %w", err)
@@ -267,32 +271,61 @@ func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) 
 // types re-register the webhook after the next run. A change of account,
 // types or filter cancels the run in progress, queued or paused (see
 // CancelSync), and the sync is due again at once; a change of schedule
-// alone lets it go on.
+// alone lets it go on. Two changes at once both apply: one made to a
+// sync another change altered after it was read is made again over the
+// new one (ErrConflict after updateAttempts).
 func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
+	for range updateAttempts {
+		written, selectionChanged, err := s.writeChange(ctx, id, spec)
+		if err != nil {
+			return nil, err
+		}
+		if !written {
+			continue // changed meanwhile: read it again
+		}
+		if selectionChanged {
+			if _, err := s.cancelRun(ctx, id, cancelByChange); err != nil {
+				return nil, err
+			}
+		}
+		return s.Sync(ctx, id)
+	}
+	return nil, fmt.Errorf("%w: the sync kept changing while this change was made; try again", ErrConflict)
+}
+
+// updateAttempts bounds how often UpdateSync reads a sync again that other
+// changes altered meanwhile.
+const updateAttempts = 5
+
+// writeChange makes UpdateSync's change over the sync as it reads it now;
+// written is false when another change altered its account or selection
+// first (nothing is written then).
+func (s *SyncService) writeChange(ctx context.Context, id string, spec SyncSpec) (written, selectionChanged bool, err error) {
 	sy, err := s.Sync(ctx, id)
 	if err != nil {
-		return nil, err
+		return false, false, err
 	}
-	selectionChanged := spec.Account != "" && spec.Account != sy.AccountID || spec.Types != nil || spec.Filter != nil
+	readAccount := sy.AccountID
+	selectionChanged = spec.Account != "" && spec.Account != sy.AccountID || spec.Types != nil || spec.Filter != nil
 	running := ""
 	if selectionChanged {
 		if running, err = s.activeRun(ctx, s.db, sy); err != nil {
-			return nil, err
+			return false, false, err
 		}
 	}
 	if spec.App != "" && spec.App != sy.AppID {
-		return nil, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
+		return false, false, fmt.Errorf("%w: a sync's app cannot change", ErrInvalid)
 	}
 	if spec.Space != "" && spec.Space != sy.Space {
-		return nil, fmt.Errorf("%w: a sync's space cannot change", ErrInvalid)
+		return false, false, fmt.Errorf("%w: a sync's space cannot change", ErrInvalid)
 	}
 	if spec.Account != "" && spec.Account != sy.AccountID {
 		acc, _, err := s.reg.account(ctx, spec.Account)
 		if err != nil {
-			return nil, err
+			return false, false, err
 		}
 		if acc.AppID != sy.AppID {
-			return nil, fmt.Errorf("%w: account %s belongs to another app", ErrInvalid, acc.ID)
+			return false, false, fmt.Errorf("%w: account %s belongs to another app", ErrInvalid, acc.ID)
 		}
 		sy.AccountID = acc.ID
 	}
@@ -303,12 +336,12 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 		sy.Filter = spec.Filter
 	}
 	if err := checkSelection(sy.Types, sy.Filter); err != nil {
-		return nil, err
+		return false, false, err
 	}
 	var every time.Duration
 	if spec.Every != nil {
 		if every, err = ParseEvery(*spec.Every); err != nil {
-			return nil, err
+			return false, false, err
 		}
 	}
 	if running != "" {
@@ -338,15 +371,17 @@ func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) 
 	if s.beforeUpdateWrite != nil {
 		s.beforeUpdateWrite()
 	}
-	if _, err := s.exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ?", append(args, id)...); err != nil {
-		return nil, fmt.Errorf("update the sync: %w", err)
+	// Written over the account and selection read: a change made meanwhile
+	// by another call leaves this one nothing to update, and it reads again.
+	res, err := s.exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ? AND account_id = ? AND selection = ?", append(args, id, readAccount, sy.selection)...)
+	if err != nil {
+		return false, false, fmt.Errorf("update the sync: %w", err)
 	}
-	if selectionChanged {
-		if _, err := s.cancelRun(ctx, id, cancelByChange); err != nil {
-			return nil, err
-		}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, false, fmt.Errorf("update the sync: %w", err)
 	}
-	return s.Sync(ctx, id)
+	return n == 1, selectionChanged, nil
 }
 
 // DeleteSync removes a sync, its webhook at the app (a failure is
