@@ -100,11 +100,13 @@
 //
 // go run ./internal/syncer/bench synchronizes N items (10 fields and a
 // relation) from an appkit app over loopback into a fresh store (SQLite or
-// PostgreSQL) and fills two more tables of the same store with the same
-// rows: raw (the same columns, indexes and kind of keys) and the engine's
-// floor (sequential keys, no secondary index). Each line gives items/s,
-// the ratios to raw and to the floor, and the peak RSS; the figures and
-// the commands are in docs/performance.md.
+// PostgreSQL) and fills more tables of the same store with the same rows:
+// raw (the same columns, indexes and kind of keys, filled with multi-row
+// INSERTs), on PostgreSQL copy (the same table filled with one COPY), and
+// the engine's floor (sequential keys, no secondary index, filled the
+// fastest way). Each line gives items/s, the ratios to raw, copy and the
+// floor, and the peak RSS; the figures and the commands are in
+// docs/performance.md.
 //
 // Memory stays flat: one page is written at a time while the next one is
 // fetched and decoded (a pipeline of two steps: a page and the position
