@@ -198,7 +198,7 @@ func TestHostCommandUsageErrors(t *testing.T) {
 		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
 		{"stray argument", []string{"extra"}, 2, "unexpected arguments"},
 		{"negative rate", []string{"--rate-limit", "-1"}, 2, "0 or positive"},
-		{"bad store", []string{"--store", "mysql://x"}, 1, "unsupported DSN"},
+		{"bad store", []string{"--store", "mysql://x", "--addr", "127.0.0.1:0"}, 1, "unsupported DSN"},
 		{"bad address", []string{"--store", "sqlite::memory:", "--addr", "256.0.0.1:-5"}, 1, "appkit host:"},
 		{"bad token", []string{"--store", "sqlite::memory:", "--token", "has space"}, 2, "--token"},
 		{"one-letter token", []string{"--store", "sqlite::memory:", "--token", "a"}, 2, "--token: auth: invalid argument: the token has 1 characters; use at least 16"},
