@@ -32,6 +32,8 @@ var ruleChecks = map[pagerules.Rule]struct{ check, expected string }{
 	pagerules.MixedSync:       {CheckSyncTypeMixed, "the pages of a run all full or all delta"},
 	pagerules.DeltaUndeclared: {CheckDeltaDeclared, "delta pages only from types whose schema declares __syncAction"},
 	pagerules.CursorRepeats:   {CheckCursorRepeats, "a new nextPageConfig on every page"},
+	pagerules.PageRepeats:     {CheckCursorRepeats, "a new nextPageConfig on every page"},
+	pagerules.Coerced:         {CheckItemsWireForm, "values in the form the protocol states"},
 }
 
 // findings collects the problems of one type's runs by check id.

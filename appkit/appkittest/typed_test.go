@@ -113,7 +113,7 @@ func TestSync_failsDayTimesAndUndeclaredOptions(t *testing.T) {
 	})
 	joined := strings.Join(f.failed, "\n")
 	for _, want := range []string{
-		`item "2", field "due": value shape: want a day YYYY-MM-DD, got the date-time "2026-06-01T14:30:00.000Z" (a time of day in a day field`,
+		`item "2", field "due": value coerced: got "2026-06-01T14:30:00.000Z": a date-time in a day field, its day (UTC) kept`,
 		`item "3", field "state": option not declared: want one of the options ["open","closed"], got "Opened"`,
 	} {
 		if !strings.Contains(joined, want) {

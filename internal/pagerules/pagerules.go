@@ -32,8 +32,9 @@
 package pagerules
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -41,7 +42,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 )
@@ -79,6 +79,15 @@ const (
 	// options from the data, so the value is not refused; it is most likely
 	// a typo or a stale option list.
 	OptionUnknown Rule = "option not declared"
+	// Coerced: a value not in its field's stated form that the host (as the
+	// service) converts all the same: an array of strings in a text field,
+	// a locale date string, a numeric string in a number field (see
+	// Coercion). Recommended: the value is kept, converted.
+	Coerced Rule = "value coerced"
+	// PageRepeats: a page of several items whose ids are exactly those of
+	// an earlier page of the run: the app's paging went back (a cursor it
+	// ignores), and the items after that page would never be delivered.
+	PageRepeats Rule = "page repeats"
 )
 
 // Level says how binding a rule is.
@@ -101,10 +110,10 @@ func (l Level) String() string {
 }
 
 // Level returns the rule's level: every rule is Required except
-// OptionUnknown.
+// OptionUnknown and Coerced.
 func (r Rule) Level() Level {
 	switch r {
-	case OptionUnknown:
+	case OptionUnknown, Coerced:
 		return Recommended
 	}
 	return Required
@@ -186,9 +195,8 @@ func FromWire(fields map[string]protocol.SchemaField) Schema {
 }
 
 var (
-	dayLayout   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
-	truthy      = map[string]bool{"true": true, "yes": true, "on": true, "1": true, "checked": true, "false": true, "no": true, "off": true, "0": true, "": true}
+	dayLayout = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	truthy    = map[string]bool{"true": true, "yes": true, "on": true, "1": true, "checked": true, "false": true, "no": true, "off": true, "0": true, "": true}
 )
 
 // Describe writes a value for a finding: its JSON, shortened.
@@ -209,109 +217,230 @@ func Describe(v any) string {
 
 // ValueProblem says how the decoded JSON value v does not fit the field:
 // the rule and the detail; "" when it fits. Numbers may be float64 or
-// json.Number.
+// json.Number. A value not in the stated form that the host converts all
+// the same (see Coercion) is reported under [Coerced], the detail naming
+// the conversion; one that cannot be converted under [ValueShape] (the host
+// keeps the item and leaves that field empty).
 func ValueProblem(f Field, v any) (Rule, string) {
 	if v == nil {
 		return "", ""
 	}
-	got := Describe(v)
-	isString := func(x any) bool { _, ok := x.(string); return ok }
-	stringArray := func(x any) bool {
-		arr, ok := x.([]any)
-		if !ok {
-			return false
-		}
-		for _, e := range arr {
-			if !isString(e) {
-				return false
-			}
-		}
-		return true
+	c, problem := Fit(f, v)
+	switch {
+	case problem != "":
+		return ValueShape, problem
+	case c == WireBoolean:
+		return WireForm, `want "true" or "false" (booleans are text), got ` + Describe(v)
+	case c != "":
+		return Coerced, fmt.Sprintf("got %s: %s", Describe(v), c)
 	}
-	switch f.Cardinality {
-	case "many-to-one":
-		if !isString(v) {
-			return ValueShape, "want a related id (a string), got " + got
-		}
-		return "", ""
-	case "many-to-many":
-		if !stringArray(v) {
-			return ValueShape, "want an array of related ids (strings), got " + got
-		}
-		return "", ""
-	}
-	switch f.Type {
-	case "id":
-		if !isString(v) {
-			return ValueShape, "want a string, got " + got
-		}
-	case "text":
-		switch f.SubType {
-		case "boolean":
-			if _, ok := v.(bool); ok {
-				return WireForm, `want "true" or "false" (booleans are text), got ` + got
-			}
-			s, ok := v.(string)
-			if !ok || !truthy[strings.ToLower(strings.TrimSpace(s))] {
-				return ValueShape, `want one of "true", "yes", "on", "1", "checked", "false", "no", "off", "0", "", got ` + got
-			}
-			return "", ""
-		case "multi-select", "files", "file":
-			if stringArray(v) {
-				return "", ""
-			}
-		}
-		if !isString(v) {
-			return ValueShape, "want a string, got " + got
-		}
-		if f.SubType == "single-select" && len(f.Options) > 0 && !slices.Contains(f.Options, v.(string)) {
-			return OptionUnknown, fmt.Sprintf("want one of the options %s, got %s", Describe(f.Options), got)
-		}
-	case "number":
-		var f64 float64
-		switch n := v.(type) {
-		case float64:
-			f64 = n
-		case json.Number:
-			x, err := strconv.ParseFloat(n.String(), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return ValueShape, "want a number, got " + got
-			}
-			f64 = x // out of float64's range: ±Inf, still a number
-		default:
-			return ValueShape, "want a number, got " + got
-		}
-		if f.SubType == "integer" && math.Trunc(f64) != f64 {
-			return ValueShape, "want an integer, got " + got
-		}
-	case "date":
-		s, ok := v.(string)
-		if !ok {
-			return ValueShape, "want an ISO 8601 date string, got " + got
-		}
-		if f.SubType == "day" {
-			if _, err := time.Parse(time.DateOnly, s); err != nil || !dayLayout.MatchString(s) {
-				for _, l := range dateLayouts {
-					if _, err := time.Parse(l, s); err == nil {
-						return ValueShape, "want a day YYYY-MM-DD, got the date-time " + got + " (a time of day in a day field: send the day, or midnight)"
-					}
-				}
-				return ValueShape, "want a day YYYY-MM-DD, got " + got
-			}
-			return "", ""
-		}
-		for _, l := range dateLayouts {
-			if _, err := time.Parse(l, s); err == nil {
-				return "", ""
-			}
-		}
-		return ValueShape, "want an ISO 8601 date, got " + got
-	case "array[text]":
-		if !stringArray(v) {
-			return ValueShape, "want an array of strings, got " + got
+	if f.Cardinality == "" && f.Type == "text" && f.SubType == "single-select" && len(f.Options) > 0 {
+		if s, ok := v.(string); ok && !slices.Contains(f.Options, s) {
+			return OptionUnknown, fmt.Sprintf("want one of the options %s, got %s", Describe(f.Options), Describe(v))
 		}
 	}
 	return "", ""
+}
+
+// Fit says how the host reads the decoded JSON value v (not null) of field
+// f: in its stated form (both results empty), through a Coercion, or not at
+// all (problem says what was wanted and what came). The sync engine and the
+// conformance suite both judge values with it.
+func Fit(f Field, v any) (c Coercion, problem string) {
+	got := Describe(v)
+	if s, ok := v.(string); ok && s == "" {
+		// An empty string is no value, as null is.
+		switch {
+		case f.Cardinality != "" || f.Type == "text" || f.Type == "id":
+			return "", ""
+		default:
+			return EmptyText, ""
+		}
+	}
+	switch f.Cardinality {
+	case "many-to-one":
+		if list, ok := v.([]any); ok && len(list) <= 1 {
+			if len(list) == 0 {
+				return OneIDArray, ""
+			}
+			if idc, ok := idForm(list[0]); ok {
+				_ = idc
+				return OneIDArray, ""
+			}
+		}
+		if idc, ok := idForm(v); ok {
+			return idc, ""
+		}
+		return "", "want a related id (a string), got " + got
+	case "many-to-many":
+		if c, ok := listForm(v, false); ok {
+			return c, ""
+		}
+		return "", "want an array of related ids (strings), got " + got
+	}
+	switch f.Type {
+	case "id":
+		if c, ok := idForm(v); ok {
+			return c, ""
+		}
+		return "", "want a string, got " + got
+	case "text":
+		return textFit(f, v, got)
+	case "number":
+		s, c, ok := NumberText(v)
+		if !ok {
+			return "", "want a number, got " + got
+		}
+		if f.SubType == "integer" {
+			if x, err := strconv.ParseFloat(s, 64); err == nil && math.Trunc(x) != x {
+				return "", "want an integer, got " + got
+			}
+		}
+		return c, ""
+	case "date":
+		t, c, ok := DateTimeOf(v)
+		if !ok {
+			if _, isStr := v.(string); isStr {
+				if f.SubType == "day" {
+					return "", "want a day YYYY-MM-DD, got " + got
+				}
+				return "", "want an ISO 8601 date, got " + got
+			}
+			return "", "want an ISO 8601 date string, got " + got
+		}
+		if f.SubType == "day" {
+			s, _ := v.(string)
+			if c == "" && dayLayout.MatchString(strings.TrimSpace(s)) {
+				return "", ""
+			}
+			if t.Hour() != 0 || t.Minute() != 0 || t.Second() != 0 || t.Nanosecond() != 0 {
+				return DayOfDateTime, ""
+			}
+			if c == "" {
+				c = DayOfDateTime
+			}
+		}
+		return c, ""
+	case "array[text]":
+		if c, ok := listForm(v, f.SubType == "multi-select"); ok {
+			return c, ""
+		}
+		return "", "want an array of strings, got " + got
+	}
+	return "", ""
+}
+
+// textFit is Fit for a text field.
+func textFit(f Field, v any, got string) (Coercion, string) {
+	switch f.SubType {
+	case "boolean":
+		if _, ok := v.(bool); ok {
+			return WireBoolean, ""
+		}
+		if n, ok := v.(json.Number); ok && truthy[n.String()] {
+			return ScalarText, ""
+		}
+		s, ok := v.(string)
+		if !ok || !truthy[strings.ToLower(strings.TrimSpace(s))] {
+			return "", `want one of "true", "yes", "on", "1", "checked", "false", "no", "off", "0", "", got ` + got
+		}
+		return "", ""
+	case "multi-select", "files", "file":
+		if c, ok := listForm(v, true); ok {
+			return c, ""
+		}
+		return "", "want a string or an array of strings, got " + got
+	case "date-range", "date-time-range":
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				return "", ""
+			}
+			var m map[string]any
+			if json.Unmarshal([]byte(x), &m) != nil {
+				return "", `want a range {"start", "end"} as a JSON string, got ` + got
+			}
+			return rangeFit(m, got, "")
+		case map[string]any:
+			return rangeFit(x, got, RangeObject)
+		}
+		return "", `want a range {"start", "end"} as a JSON string, got ` + got
+	case "md", "html":
+		s, c, ok := TextOf(v)
+		if !ok {
+			return "", "want a string, got " + got
+		}
+		_ = s
+		return c, ""
+	case "single-select", "workflow":
+		if _, c, ok := TextOf(v); ok && c != JoinedLines {
+			return c, ""
+		}
+		return "", "want a string, got " + got
+	}
+	if _, c, ok := TextOf(v); ok {
+		return c, ""
+	}
+	return JSONText, ""
+}
+
+// rangeFit checks the start and end of a range value.
+func rangeFit(m map[string]any, got string, c Coercion) (Coercion, string) {
+	for _, k := range []string{"start", "end"} {
+		x, ok := m[k]
+		if !ok || x == nil || x == "" {
+			continue
+		}
+		if _, xc, ok := DateTimeOf(x); !ok {
+			return "", `want a range {"start", "end"} of ISO 8601 dates, got ` + got
+		} else if c == "" {
+			c = xc
+		}
+	}
+	return c, ""
+}
+
+// idForm says how an id (of an item or a relation's target) is read: a
+// non-empty string as it is, a number as its JSON text.
+func idForm(v any) (Coercion, bool) {
+	switch x := v.(type) {
+	case string:
+		return "", x != ""
+	case json.Number, float64:
+		return ScalarText, true
+	}
+	return "", false
+}
+
+// listForm says how an array[text] value is read: an array of strings as
+// it is, numbers in it as their text, a string split at commas (the stated
+// form of a multi-select when split is true), a lone number as a list of
+// one.
+func listForm(v any, split bool) (Coercion, bool) {
+	switch x := v.(type) {
+	case []any:
+		var c Coercion
+		for _, e := range x {
+			ec, ok := idForm(e)
+			if !ok {
+				if s, isStr := e.(string); !isStr || s != "" {
+					return "", false
+				}
+			}
+			if ec != "" {
+				c = ec
+			}
+		}
+		return c, true
+	case string:
+		if split {
+			return "", true
+		}
+		return SplitText, true
+	case json.Number, float64:
+		return ScalarText, true
+	}
+	return "", false
 }
 
 // CheckItem checks one decoded item of a page against the schema; delta
@@ -331,6 +460,9 @@ func CheckItem(typ string, s Schema, item map[string]any, delta bool) (string, [
 		}
 	case nil:
 		add("", IDMissing, "the item has no id")
+	case json.Number, float64:
+		id = Describe(v)
+		add("", Coerced, "got the number "+id+": "+string(ScalarText))
 	default:
 		add("", IDNotString, "want the id as a string, got "+Describe(v))
 	}
@@ -376,17 +508,17 @@ func CheckItem(typ string, s Schema, item map[string]any, delta bool) (string, [
 
 // Run checks the pages of one run of one type, in order.
 type Run struct {
-	typ     string
-	schema  Schema
-	page    int
-	sync    string
-	ids     map[string]int
-	cursors map[string]int
+	typ    string
+	schema Schema
+	page   int
+	sync   string
+	ids    map[string]int
+	paging *Paging
 }
 
 // NewRun starts the checks of a run of type typ.
 func NewRun(typ string, s Schema) *Run {
-	return &Run{typ: typ, schema: s, ids: map[string]int{}, cursors: map[string]int{}}
+	return &Run{typ: typ, schema: s, ids: map[string]int{}, paging: NewPaging(typ)}
 }
 
 // Page checks the next page of the run: its decoded items, its
@@ -434,16 +566,92 @@ func (r *Run) Page(items []any, syncType string, hasNext bool, next json.RawMess
 			r.ids[id] = r.page
 		}
 	}
-	if hasNext {
-		key := canonical(next)
-		if p, again := r.cursors[key]; again {
-			out = append(out, at(Violation{Type: r.typ, Index: -1, Rule: CursorRepeats,
-				Detail: fmt.Sprintf("the next cursor %s repeats the one of page %d", shorten(key), p)}))
-		} else {
-			r.cursors[key] = r.page
+	out = append(out, r.paging.Page(ids, hasNext, next)...)
+	return ids, out
+}
+
+// Paging checks the paging rules of one run of one type, page by page:
+// CursorRepeats (a next cursor sent before in the run) and PageRepeats (a
+// page of several items whose ids are exactly those of an earlier page).
+// Both mean the app's paging does not move on: a checker stops the run
+// there. It keeps one hash per page and per cursor, so its memory does not
+// grow with the items. The sync engine and the checkers use it alike.
+type Paging struct {
+	typ     string
+	page    int
+	cursors map[[sha256.Size]byte]int
+	pages   map[[sha256.Size]byte]int
+}
+
+// NewPaging starts the paging checks of a run of type typ.
+func NewPaging(typ string) *Paging {
+	return &Paging{typ: typ, cursors: map[[sha256.Size]byte]int{}, pages: map[[sha256.Size]byte]int{}}
+}
+
+// Resume starts the checks at page number page (the pages before it were
+// checked by an earlier call, whose state is lost) from cursor, the cursor
+// that page was asked with: a later page sending it again repeats.
+func (p *Paging) Resume(page int, cursor json.RawMessage) {
+	p.page = page - 1
+	if len(cursor) > 0 {
+		p.cursors[sha256.Sum256([]byte(canonical(cursor)))] = page - 1
+	}
+}
+
+// Page checks the next page: the ids of its items (in order; "" for an
+// item without one) and, when hasNext, its next cursor. A page of one item
+// is never a repeat (a single id may move between pages as data changes).
+func (p *Paging) Page(ids []string, hasNext bool, next json.RawMessage) []Violation {
+	p.page++
+	var out []Violation
+	if key, ok := idSetKey(ids); ok {
+		if earlier, again := p.pages[key]; again {
+			out = append(out, Violation{Type: p.typ, Page: p.page, Index: -1, Rule: PageRepeats,
+				Detail: fmt.Sprintf("the page's %d ids are exactly those of page %d: the paging went back, and the items after it would never come", len(ids), earlier)})
+		} else if len(p.pages) < maxTracked {
+			p.pages[key] = p.page
 		}
 	}
-	return ids, out
+	if hasNext {
+		c := canonical(next)
+		key := sha256.Sum256([]byte(c))
+		if earlier, again := p.cursors[key]; again {
+			out = append(out, Violation{Type: p.typ, Page: p.page, Index: -1, Rule: CursorRepeats,
+				Detail: fmt.Sprintf("the next cursor %s repeats the one of page %d", shorten(c), earlier)})
+		} else if len(p.cursors) < maxTracked {
+			p.cursors[key] = p.page
+		}
+	}
+	return out
+}
+
+// maxTracked bounds the pages and cursors a Paging remembers.
+const maxTracked = 200000
+
+// idSetKey is the hash of a page's set of ids, when it has at least two
+// distinct ones.
+func idSetKey(ids []string) ([sha256.Size]byte, bool) {
+	set := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id != "" {
+			set = append(set, id)
+		}
+	}
+	sort.Strings(set)
+	set = slices.Compact(set)
+	if len(set) < 2 {
+		return [sha256.Size]byte{}, false
+	}
+	h := sha256.New()
+	var n [8]byte
+	for _, id := range set {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(id)))
+		h.Write(n[:])
+		h.Write([]byte(id))
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key, true
 }
 
 // canonical returns a cursor's JSON with object keys sorted, so that the

@@ -11,6 +11,7 @@ import (
 func schema() Schema {
 	return Schema{Delta: true, Fields: map[string]Field{
 		"name":  {Type: "text"},
+		"md":    {Type: "text", SubType: "md"},
 		"done":  {Type: "text", SubType: "boolean"},
 		"n":     {Type: "number"},
 		"i":     {Type: "number", SubType: "integer"},
@@ -47,13 +48,23 @@ func TestValueProblem(t *testing.T) {
 	}{
 		{"name", `"x"`, "", ""},
 		{"name", `null`, "", ""},
-		{"name", `3`, ValueShape, "want a string, got 3"},
+		{"name", `3`, Coerced, "got 3: " + string(ScalarText)},
+		{"name", `true`, Coerced, string(ScalarText)},
+		{"name", `["a","b"]`, Coerced, string(JoinedLines)},
+		{"name", `{"a":1}`, Coerced, string(JSONText)},
+		{"md", `["# A","b"]`, Coerced, string(JoinedLines)},
+		{"md", `{"a":1}`, ValueShape, "want a string"},
+		{"md", `[1]`, ValueShape, "want a string"},
 		{"done", `"checked"`, "", ""},
 		{"done", `" No "`, "", ""},
 		{"done", `true`, WireForm, `want "true" or "false"`},
 		{"done", `"maybe"`, ValueShape, `want one of "true"`},
 		{"n", `2.5`, "", ""},
-		{"n", `"2.5"`, ValueShape, "want a number"},
+		{"n", `"2.5"`, Coerced, string(NumericText)},
+		{"n", `"lots"`, ValueShape, "want a number"},
+		{"n", `true`, ValueShape, "want a number"},
+		{"i", `"4"`, Coerced, string(NumericText)},
+		{"i", `"4.5"`, ValueShape, "want an integer"},
 		{"i", `3`, "", ""},
 		{"i", `3.0`, "", ""},
 		{"i", `3.5`, ValueShape, "want an integer, got 3.5"},
@@ -62,24 +73,34 @@ func TestValueProblem(t *testing.T) {
 		{"at", `"2024-06-13T10:00:00.123+02:00"`, "", ""},
 		{"at", `"2024-06-13"`, "", ""},
 		{"at", `"13 June"`, ValueShape, "want an ISO 8601 date"},
-		{"at", `1718272800`, ValueShape, "want an ISO 8601 date string"},
+		{"at", `"11/14/2023, 10:13 PM"`, Coerced, string(USDate)},
+		{"at", `"Tue, 14 Nov 2023 22:13:00 GMT"`, Coerced, string(RFC1123Date)},
+		{"at", `"2024-06-13 10:00:00"`, "", ""},
+		{"at", `1718272800000`, Coerced, string(EpochMillis)},
+		{"at", `true`, ValueShape, "want an ISO 8601 date string"},
 		{"day", `"2024-06-13"`, "", ""},
-		{"day", `"2024-06-13T00:00:00Z"`, ValueShape, "want a day YYYY-MM-DD"},
-		{"day", `"2024-06-13T10:30:00.000Z"`, ValueShape, `got the date-time "2024-06-13T10:30:00.000Z" (a time of day in a day field`},
+		{"day", `"2024-06-13T00:00:00Z"`, Coerced, string(DayOfDateTime)},
+		{"day", `"2024-06-13T10:30:00.000Z"`, Coerced, `got "2024-06-13T10:30:00.000Z": a date-time in a day field`},
 		{"state", `"open"`, "", ""},
 		{"state", `"Open"`, OptionUnknown, `want one of the options ["open","closed"], got "Open"`},
-		{"state", `3`, ValueShape, "want a string"},
+		{"state", `3`, Coerced, string(ScalarText)},
+		{"state", `["open"]`, ValueShape, "want a string"},
 		{"free", `"anything"`, "", ""}, // no declared options: inferred from the data
 		{"day", `"2024-02-30"`, ValueShape, "want a day YYYY-MM-DD"},
 		{"tags", `["a","b"]`, "", ""},
-		{"tags", `["a",1]`, ValueShape, "want an array of strings"},
-		{"tags", `"a"`, ValueShape, "want an array of strings"},
+		{"tags", `["a",1]`, Coerced, string(ScalarText)},
+		{"tags", `["a",{}]`, ValueShape, "want an array of strings"},
+		{"tags", `"a"`, Coerced, string(SplitText)},
+		{"tags", `{}`, ValueShape, "want an array of strings"},
 		{"sel", `["a"]`, "", ""},
 		{"sel", `"a,b"`, "", ""},
 		{"owner", `"p1"`, "", ""},
-		{"owner", `7`, ValueShape, "want a related id (a string), got 7"},
+		{"owner", `7`, Coerced, string(ScalarText)},
+		{"owner", `["p1"]`, Coerced, string(OneIDArray)},
+		{"owner", `{}`, ValueShape, "want a related id (a string), got {}"},
 		{"links", `["p1"]`, "", ""},
-		{"links", `"p1"`, ValueShape, "want an array of related ids"},
+		{"links", `"p1"`, Coerced, string(SplitText)},
+		{"links", `{"a":1}`, ValueShape, "want an array of related ids"},
 	} {
 		rule, detail := ValueProblem(f[tc.field], decode(t, tc.value))
 		if rule != tc.rule || !strings.Contains(detail, tc.detail) {
@@ -92,13 +113,15 @@ func TestValueProblem(t *testing.T) {
 // the protocol.
 func TestRuleLevels(t *testing.T) {
 	t.Parallel()
-	for _, r := range []Rule{UnknownKey, ValueShape, WireForm, IDMissing, IDNotString, IDRepeated, SyncAction, RemoveInFull, DeltaUndeclared, MixedSync, CursorRepeats} {
+	for _, r := range []Rule{UnknownKey, ValueShape, WireForm, IDMissing, IDNotString, IDRepeated, SyncAction, RemoveInFull, DeltaUndeclared, MixedSync, CursorRepeats, PageRepeats} {
 		if r.Level() != Required {
 			t.Errorf("%s: level %s, want required", r, r.Level())
 		}
 	}
-	if OptionUnknown.Level() != Recommended || OptionUnknown.Level().String() != "recommended" {
-		t.Errorf("%s: level %s, want recommended", OptionUnknown, OptionUnknown.Level())
+	for _, r := range []Rule{OptionUnknown, Coerced} {
+		if r.Level() != Recommended || r.Level().String() != "recommended" {
+			t.Errorf("%s: level %s, want recommended", r, r.Level())
+		}
 	}
 }
 
@@ -137,8 +160,9 @@ func TestCheckItem(t *testing.T) {
 		{"unknown key", schema(), `{"id":"1","colour":"red"}`, false, "1", []Rule{UnknownKey}, `item "1", field "colour": unknown key`},
 		{"id missing", schema(), `{"name":"x"}`, false, "", []Rule{IDMissing}, "the item has no id"},
 		{"id empty", schema(), `{"id":""}`, false, "", []Rule{IDMissing}, `want a non-empty id`},
-		{"id not a string", schema(), `{"id":5}`, false, "", []Rule{IDNotString}, "want the id as a string, got 5"},
-		{"several problems, keys sorted", schema(), `{"id":"1","i":"x","at":5}`, false, "1", []Rule{ValueShape, ValueShape}, `field "at"`},
+		{"id a number", schema(), `{"id":5}`, false, "5", []Rule{Coerced}, "got the number 5"},
+		{"id not a string", schema(), `{"id":{}}`, false, "", []Rule{IDNotString}, "want the id as a string, got {}"},
+		{"several problems, keys sorted", schema(), `{"id":"1","i":"x","at":true}`, false, "1", []Rule{ValueShape, ValueShape}, `field "at"`},
 		{"delta item without action", schema(), `{"id":"1"}`, true, "1", []Rule{SyncAction}, "needs __syncAction"},
 		{"bad action", schema(), `{"id":"1","__syncAction":"DROP"}`, true, "1", []Rule{SyncAction}, `got "DROP"`},
 		{"REMOVE in a full page", schema(), `{"id":"1","__syncAction":"REMOVE"}`, false, "1", []Rule{RemoveInFull}, "only a delta page removes"},

@@ -500,7 +500,7 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 			case a.brk == WrongItemType && i == 4:
 				it["priority"] = "high"
 			case a.brk == BadDay && i == 2:
-				it["due"] = "2024/01/02"
+				it["due"] = "2nd of January 2024"
 			case a.brk == MissingItemID && i == 6:
 				delete(it, "id")
 			case a.brk == DuplicateIDs && i == 5:
