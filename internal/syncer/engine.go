@@ -193,10 +193,55 @@ type Report struct {
 	Filter map[string]json.RawMessage `json:"filter,omitempty"`
 }
 
+// The outcomes of a type in a run (TypeReport.Status).
+const (
+	// TypeCompleted: the type's last page was written (and, for a full
+	// run, the entities it did not deliver removed).
+	TypeCompleted = "completed"
+	// TypeFailed: the type stopped (TypeReport.Error says why); what its
+	// committed pages delivered stays, nothing of it is removed, and the
+	// next run retries it. Other types are not held by it.
+	TypeFailed = "failed"
+)
+
+// ErrPartial is wrapped by the error of a run in which some types failed
+// and the others completed: the Report is complete, and its failed types
+// (Report.Failed) say why. The next run retries the failed types.
+var ErrPartial = errors.New("some types failed")
+
+// ValueReport counts the values of one field that did not come in their
+// stated form: converted (Outcome "coerced", as the service converts them)
+// or left empty (Outcome "dropped": the item is kept without that value).
+type ValueReport struct {
+	// Field is the app's field id.
+	Field string `json:"field"`
+	// Outcome is "coerced" or "dropped".
+	Outcome string `json:"outcome"`
+	// Count counts the values in the run.
+	Count int `json:"count"`
+	// Detail names the coercion, or says why the value was dropped (for
+	// the first one).
+	Detail string `json:"detail"`
+	// Example is the first such value as the app sent it (JSON, cut at
+	// 80 bytes).
+	Example string `json:"example"`
+}
+
+// The outcomes of a ValueReport.
+const (
+	ValueCoerced = "coerced"
+	ValueDropped = "dropped"
+)
+
 // TypeReport counts what one type's synchronization did.
 type TypeReport struct {
 	// Type is the app's type id; Store the store's type name.
 	Type, Store string
+	// Status is TypeCompleted or TypeFailed; empty for a type the run did
+	// not reach (a run stopped as a whole).
+	Status string `json:",omitempty"`
+	// Error says why the type failed.
+	Error string `json:",omitempty"`
 	// Mode is "full" or "delta".
 	Mode string
 	// Pages and Items count what the app sent.
@@ -210,6 +255,20 @@ type TypeReport struct {
 	// Problems describe skipped items, duplicates and unresolved relations
 	// (the first ones of each run; the counts are exact).
 	Problems []string
+	// Values count, per field, the values converted or left empty.
+	Values []*ValueReport `json:",omitempty"`
+}
+
+// Failed returns the types that failed in the run, in the order
+// synchronized.
+func (r *Report) Failed() []*TypeReport {
+	var out []*TypeReport
+	for _, t := range r.Types {
+		if t.Status == TypeFailed {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // maxProblems bounds the problems kept per type.
