@@ -349,9 +349,19 @@ func (c *Catalog) TypeNames() []string {
 	return out
 }
 
+// maxName bounds the length of a type or field name.
+const maxName = 200
+
 // validName checks a type or field name: "<app>/<name>", printable, bounded.
-func validName(s string) bool {
-	if len(s) < 3 || len(s) > 200 || !strings.Contains(s, "/") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") {
+func validName(s string) bool { return validNameOf(s, maxName) }
+
+// validEnumName checks an enum type's name: as validName, but up to
+// 2*maxName+1 long, for the workspace service names a select's enum type
+// <field name>_<holder type name>.
+func validEnumName(s string) bool { return validNameOf(s, 2*maxName+1) }
+
+func validNameOf(s string, max int) bool {
+	if len(s) < 3 || len(s) > max || !strings.Contains(s, "/") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") {
 		return false
 	}
 	for _, r := range s {

@@ -190,7 +190,7 @@ func (t *Tx) CreateEnum(name string) error {
 	if err := t.mutable(); err != nil {
 		return err
 	}
-	if !validName(name) {
+	if !validEnumName(name) {
 		return Errorf(NameInvalidName, map[string]any{"name": name}, "invalid enum name %q", name)
 	}
 	if t.cat.Type(name) != nil {
@@ -412,7 +412,7 @@ func (t *Tx) RenameType(from, to string) error {
 	if err != nil {
 		return err
 	}
-	if !validName(to) {
+	if !validName(to) && (ty.Kind != KindEnum || !validEnumName(to)) {
 		return Errorf(NameInvalidName, map[string]any{"name": to}, "invalid type name %q", to)
 	}
 	if t.cat.Type(to) != nil {

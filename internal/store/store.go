@@ -188,7 +188,10 @@ func init() { uuid.EnableRandPool() }
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
-// Open opens (and migrates) the store. DSN forms: "sqlite:PATH" (file, created
+// Open opens (and migrates) the store: it also renames the enum types of
+// synchronized selects that still have the host's former names
+// (<space>.<type>.<field>/options) to the workspace service's
+// (<field>_<holder type>; see legacyEnumRenames). DSN forms: "sqlite:PATH" (file, created
 // if missing), "sqlite::memory:" (private in-memory DB, for tests),
 // "postgres://..." or "postgresql://...".
 func Open(ctx context.Context, dsn string) (*Store, error) {
@@ -237,6 +240,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s := &Store{db: db, dialect: d, drv: drv, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.renameLegacyEnums(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -214,17 +214,17 @@ var ErrPartial = errors.New("some types failed")
 // or left empty (Outcome "dropped": the item is kept without that value).
 type ValueReport struct {
 	// Field is the app's field id.
-	Field string `json:"field"`
+	Field string
 	// Outcome is "coerced" or "dropped".
-	Outcome string `json:"outcome"`
+	Outcome string
 	// Count counts the values in the run.
-	Count int `json:"count"`
+	Count int
 	// Detail names the coercion, or says why the value was dropped (for
 	// the first one).
-	Detail string `json:"detail"`
+	Detail string
 	// Example is the first such value as the app sent it (JSON, cut at
 	// 80 bytes).
-	Example string `json:"example"`
+	Example string
 }
 
 // The outcomes of a ValueReport.
