@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -133,6 +134,27 @@ type fieldMap struct {
 	Enum string `json:"enum,omitempty"`
 }
 
+// UnmarshalJSON reads a mapping saved in a sync state. A select's enum saved
+// under the name the host gave enums before (legacyEnumName) is read under
+// the name it has now (enumName): store.Open renamed the type.
+func (tm *typeMap) UnmarshalJSON(b []byte) error {
+	type plain typeMap
+	if err := json.Unmarshal(b, (*plain)(tm)); err != nil {
+		return err
+	}
+	space, ok := strings.CutSuffix(tm.Store, "/"+tm.AppType)
+	if !ok {
+		return nil
+	}
+	for _, fm := range tm.Fields {
+		if fm != nil && fm.Kind == kSelect && fm.Store == storeFieldName(space, tm.AppType, fm.AppID) &&
+			fm.Enum == legacyEnumName(space, tm.AppType, fm.AppID) {
+			fm.Enum = enumName(space, tm.AppType, fm.AppID)
+		}
+	}
+	return nil
+}
+
 // Names in the store: the app's space, then the type, then the field.
 func storeTypeName(space, appType string) string { return space + "/" + appType }
 func storeFieldName(space, appType, field string) string {
@@ -140,6 +162,21 @@ func storeFieldName(space, appType, field string) string {
 }
 func hiddenFieldName(space, appType, what string) string {
 	return space + "." + appType + ".sync/" + what
+}
+
+// enumName is the store's enum type of a select field, named as the
+// workspace service names it: <field name>_<holder type name>
+// (github.issue/state_github/issue).
+func enumName(space, appType, field string) string {
+	return storeFieldName(space, appType, field) + "_" + storeTypeName(space, appType)
+}
+
+// legacyEnumName is the name enum types had before enumName
+// (github.issue.state/options). store.Open renames such types, and a
+// mapping saved with one reads as enumName's (typeMap.UnmarshalJSON); the
+// ids of options are still derived from it (optionID).
+func legacyEnumName(space, appType, field string) string {
+	return space + "." + appType + "." + field + "/options"
 }
 
 // The hidden fields of every synchronized type: the app's id of the entity,
@@ -156,9 +193,44 @@ const (
 // and relation fields).
 var idSpace = uuid.MustParse("6f1b7a1e-52a4-4c1b-9a0e-3c7d2f5b8e41")
 
-// optionID is the platform/id of an option of an enum.
+// optionID is the platform/id of an option of an enum. It is derived from
+// the name the host first gave the enum (legacyEnumName, for a name made
+// by enumName): the options of an enum renamed from that name keep their
+// ids, which the entities' values point at.
 func optionID(enum, option string) string {
-	return uuid.NewSHA1(idSpace, []byte("enum\x00"+enum+"\x00"+option)).String()
+	b := make([]byte, 0, 5+len(enum)+9+len(option))
+	b = append(b, "enum\x00"...)
+	if space, t, field, ok := splitEnumName(enum); ok {
+		b = append(append(append(append(append(append(b, space...), '.'), t...), '.'), field...), "/options"...)
+	} else {
+		b = append(b, enum...)
+	}
+	b = append(append(b, 0), option...)
+	return uuid.NewSHA1(idSpace, b).String()
+}
+
+// splitEnumName finds the space, type and field of an enum named by
+// enumName. The space is a slug (no dot), so it ends at the first dot; the
+// type is then the shortest that ends the name after "_<space>/" (only a
+// type holding "_<space>/" itself could be another).
+func splitEnumName(enum string) (space, appType, field string, ok bool) {
+	space, rest, found := strings.Cut(enum, ".")
+	if !found || !ValidSpace(space) {
+		return "", "", "", false
+	}
+	for i := range len(rest) {
+		if rest[i] != '/' {
+			continue
+		}
+		// rest is <type>/<field>_<space>/<type>.
+		t, tail := rest[:i], rest[i+1:]
+		n := len(tail) - len(t) - len(space) - 2
+		if n < 0 || tail[n] != '_' || tail[n+1:n+1+len(space)] != space || tail[n+1+len(space)] != '/' || tail[n+2+len(space):] != t {
+			continue
+		}
+		return space, t, tail[:n], true
+	}
+	return "", "", "", false
 }
 
 func relationID(space, appType, field string) string {
@@ -221,7 +293,7 @@ func planSchema(space string, schema map[string]map[string]protocol.SchemaField,
 				}
 			}
 			if k == kSelect {
-				fm.Enum = space + "." + t + "." + id + "/options"
+				fm.Enum = enumName(space, t, id)
 			}
 			p.out[t].Fields[id] = fm
 			kept[id] = sf
@@ -377,6 +449,11 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 				}
 			}
 			if fm.Kind == kSelect {
+				// The values go to the enum the field has (named
+				// otherwise when the store kept an older name).
+				if enum := tx.Catalog().Target(existing); enum != nil {
+					fm.Enum = enum.Name
+				}
 				return ensureOptions(tx, fm, sf)
 			}
 			return nil
