@@ -116,10 +116,18 @@
 // Retry-After), else after PauseDelay; other failures
 // end the run, and the sync is due again at its next scheduled time.
 //
+// Each type of a run runs on its own (see syncer.ErrPartial): a run in
+// which some types failed and the others completed ends partial, its error
+// naming each failed type with its reason (as its TypeReport's Status and
+// Error do); the filter sent and the webhook are kept as after a success,
+// the sync is due again at its next scheduled time, and that run retries
+// the failed types. The report counts, per type and field, the values the
+// engine converted or left empty (TypeReport.Values).
+//
 // # Webhooks
 //
-// When the app's config says webhooks.enabled, the first successful run
-// installs the webhook with the host's event URL (BaseURL +
+// When the app's config says webhooks.enabled, the first successful (or
+// partial) run installs the webhook with the host's event URL (BaseURL +
 // /api/apps/events/<sync id>) and stores the object the app answers; a
 // later run whose types differ installs it again with the stored object;
 // removing the sync deletes it at the app. An event posted to the URL is

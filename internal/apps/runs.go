@@ -22,6 +22,11 @@ const (
 	StatusSucceeded = "succeeded"
 	StatusFailed    = "failed"
 	StatusPaused    = "paused"
+	// StatusPartial: some types failed (the run's error names them with
+	// their reasons, as do their TypeReports) and the others completed;
+	// the sync is scheduled as after a success, and its next run retries
+	// the failed types.
+	StatusPartial = "partial"
 	// StatusCancelled: a user cancelled the run, or its sync was changed
 	// or removed while it ran.
 	StatusCancelled = "cancelled"
@@ -42,7 +47,8 @@ type Run struct {
 	Seq    int64  `json:"seq"`
 	// Trigger is schedule, manual or webhook.
 	Trigger string `json:"trigger"`
-	// Status is queued, running, succeeded, failed, paused or cancelled.
+	// Status is queued, running, succeeded, partial, failed, paused or
+	// cancelled.
 	Status string `json:"status"`
 	// Owner is the host process that ran it last; Attempts counts the
 	// processes that worked on it (more than one after a pause or a
@@ -57,7 +63,8 @@ type Run struct {
 	DurationMS int64 `json:"durationMs"`
 	// Report holds the counts and warnings.
 	Report *RunReport `json:"report,omitempty"`
-	// Error is why the run failed or paused (secrets masked).
+	// Error is why the run failed or paused, or which types failed and
+	// why when it is partial (secrets masked).
 	Error string `json:"error,omitempty"`
 	// Exchanges are the calls to the app (kept for the latest runs).
 	Exchanges []Exchange `json:"exchanges,omitempty"`
@@ -75,7 +82,9 @@ type RunReport struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// SchemaChanges say what the run changed in the store's schema.
 	SchemaChanges []string `json:"schemaChanges,omitempty"`
-	// Types are the per-type counts.
+	// Types are the per-type counts, each with its status and, when it
+	// failed, why (Status, Error), and the values converted or left empty
+	// per field (Values).
 	Types []*syncer.TypeReport `json:"types,omitempty"`
 	// Events counts the webhook events applied (webhook runs); Refused
 	// those the app would not transform.

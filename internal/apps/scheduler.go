@@ -301,8 +301,21 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	}
 	status, msg := StatusSucceeded, ""
 	var resume time.Duration
+	partial := err != nil && errors.Is(err, syncer.ErrPartial) && rep != nil
+	if partial {
+		// Some types failed, the others completed: what is done on success
+		// is done for them (the filter sent, the webhook, for the run's
+		// types as on success: the failed ones are retried by the next
+		// run), and the sync is scheduled as after a success.
+		status, msg = StatusPartial, m.mask(failedTypes(rep))
+	}
+	for _, t := range report.Types {
+		if t.Error != "" {
+			t.Error = m.mask(t.Error)
+		}
+	}
 	switch {
-	case err == nil:
+	case err == nil || partial:
 		if _, err := s.exec(ctx, "UPDATE apps_syncs SET filter_sent = ? WHERE id = ?", mustJSON(rep.Filter), sy.ID); err != nil {
 			report.Warnings = append(report.Warnings, "the filter sent could not be kept for webhook calls: "+err.Error())
 		} else {
@@ -327,6 +340,18 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	report.DroppedExchanges = dropped
 	s.log.Info().Str("sync", sy.ID).Str("run", runID).Str("status", status).Msg("apps: run ended")
 	return s.endRun(ctx, sy, runID, status, report, msg, ex, resume)
+}
+
+// failedTypes is the message of a partial run: the failed types, each with
+// its reason.
+func failedTypes(rep *syncer.Report) string {
+	failed := rep.Failed()
+	parts := make([]string, len(failed))
+	for i, t := range failed {
+		parts[i] = t.Type + ": " + t.Error
+	}
+	return fmt.Sprintf("%d of %d types failed (the others were synchronized; the next run retries these): %s",
+		len(failed), len(rep.Types), strings.Join(parts, "; "))
 }
 
 // normalize makes account values comparable (numbers as text).

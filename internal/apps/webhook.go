@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
@@ -291,16 +292,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 				byType[tr.Type] = agg
 				report.Types = append(report.Types, agg)
 			}
-			agg.Pages++
-			agg.Items += tr.Items
-			agg.Created += tr.Created
-			agg.Updated += tr.Updated
-			agg.Removed += tr.Removed
-			agg.Skipped += tr.Skipped
-			agg.Duplicates += tr.Duplicates
-			if len(agg.Problems) < 50 {
-				agg.Problems = append(agg.Problems, tr.Problems...)
-			}
+			addTypeReport(agg, tr)
 		}
 	}
 	now := s.now()
@@ -320,6 +312,40 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 		}
 		return s.hist.prune(ctx, tx, sy.ID)
 	})
+}
+
+// addTypeReport adds what one event did to a type (tr) to the webhook run's
+// report of the type (agg): the counts, the problems (the first 50), the
+// values converted or left empty per field and outcome (counts summed, the
+// first detail and example kept), and the status (failed when one event
+// failed it, with the first reason).
+func addTypeReport(agg, tr *syncer.TypeReport) {
+	agg.Pages++
+	agg.Items += tr.Items
+	agg.Created += tr.Created
+	agg.Updated += tr.Updated
+	agg.Unchanged += tr.Unchanged
+	agg.Removed += tr.Removed
+	agg.Skipped += tr.Skipped
+	agg.Duplicates += tr.Duplicates
+	if len(agg.Problems) < 50 {
+		agg.Problems = append(agg.Problems, tr.Problems...)
+	}
+	switch {
+	case tr.Status == syncer.TypeFailed && agg.Status != syncer.TypeFailed:
+		agg.Status, agg.Error = tr.Status, tr.Error
+	case agg.Status == "":
+		agg.Status = tr.Status
+	}
+	for _, v := range tr.Values {
+		i := slices.IndexFunc(agg.Values, func(a *syncer.ValueReport) bool { return a.Field == v.Field && a.Outcome == v.Outcome })
+		if i < 0 {
+			c := *v
+			agg.Values = append(agg.Values, &c)
+			continue
+		}
+		agg.Values[i].Count += v.Count
+	}
 }
 
 // eventAD is the additional data that binds a sealed part of an event
