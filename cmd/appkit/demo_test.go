@@ -48,7 +48,7 @@ func TestHostDemo(t *testing.T) {
 		t.Fatalf("no token line:\n%s", out.String())
 	}
 	base, token := m[1], m[2]
-	if !regexp.MustCompile(`task\s+full\s+1\s+12\s+12\s+0\s+0\s+0`).MatchString(out.String()) {
+	if !regexp.MustCompile(`task\s+completed\s+full\s+1\s+12\s+12\s+0\s+0\s+0`).MatchString(out.String()) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	// The query the demo prints answers the synchronized tasks.

@@ -26,6 +26,7 @@ import (
 	"github.com/appkitgo/appkit/internal/devloop"
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/store"
+	"github.com/appkitgo/appkit/internal/syncer"
 )
 
 func init() {
@@ -358,20 +359,40 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 			return err
 		}
 	}
-	if run.Status != apps.StatusSucceeded {
+	took := (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond)
+	switch run.Status {
+	case apps.StatusSucceeded:
+		d.say("synced in %s", took)
+	case apps.StatusPartial:
+		// The completed types were synchronized: their changes are shown,
+		// the failed ones named with their reasons.
+		failed, all := 0, 0
+		if run.Report != nil {
+			for _, t := range run.Report.Types {
+				all++
+				if t.Status == syncer.TypeFailed {
+					failed++
+				}
+			}
+		}
+		d.say("synced in %s, partially: %d of %d types failed (below), the others were synchronized", took, failed, all)
+	default:
+		if run.Report != nil && len(run.Report.Types) > 0 {
+			printDevReport(d.stdout, run.Report, nil)
+		}
 		return fmt.Errorf("sync %s: %s", run.Status, run.Error)
 	}
 	after, err := devloop.TakeSnapshot(ctx, d.st, d.space)
 	if err != nil {
 		return err
 	}
-	d.say("synced in %s", (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond))
 	printDevReport(d.stdout, run.Report, devloop.Changes(before, after, devSyncItems))
 	return nil
 }
 
-// printDevReport prints a sync's report: schema changes, counts per type
-// and the changed fields of a few items.
+// printDevReport prints a sync's report: schema changes, counts and status
+// per type, the failed types' reasons, the values converted or left empty
+// (one line per field) and the changed fields of a few items.
 func printDevReport(w io.Writer, rep *apps.RunReport, changes []devloop.ItemChange) {
 	if rep == nil {
 		return
@@ -383,11 +404,12 @@ func printDevReport(w io.Writer, rep *apps.RunReport, changes []devloop.ItemChan
 		fmt.Fprintln(w, "  schema:", s)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  type\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
+	fmt.Fprintln(tw, "  type\tstatus\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
 	for _, t := range rep.Types {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, typeStatus(t), t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
 	}
 	tw.Flush()
+	printOutcomes(w, "  ", rep.Types)
 	for _, c := range changes {
 		for _, f := range c.Fields {
 			fmt.Fprintf(w, "  %s %q: %s: %q → %q\n", c.Type, c.ID, f.Field, f.Old, f.New)

@@ -19,7 +19,9 @@
 //	1  failed (the reason on stderr)
 //	2  usage: a bad flag, argument or environment value; nothing was done
 //	3  partial, try again later: "appkit sync" paused by an app that kept
-//	   failing with errors that may pass (a later run resumes);
+//	   failing with errors that may pass (a later run resumes), or
+//	   partial: some types failed (each named with its reason), the others
+//	   were synchronized (the next run retries the failed ones);
 //	   "appkit conform" stopped before its end (the report is partial)
 //
 // A bad flag prints two lines: the error and "run 'appkit CMD -h' for
@@ -170,7 +172,9 @@ Exit status, the same for every command:
   1  failed (the reason on stderr)
   2  usage: a bad flag, argument or environment value; nothing was done
   3  partial, try again later: sync paused by an app that kept failing with
-     errors that may pass (run again to resume); conform stopped before its
-     end (the report is partial)
+     errors that may pass (run again to resume), or some types failed (each
+     named with its reason) and the others were synchronized (the next run
+     retries the failed ones); conform stopped before its end (the report is
+     partial)
 `)
 }

@@ -45,9 +45,17 @@ its text).
 Progress goes to stderr: a line per type on a terminal, JSON log lines
 otherwise.
 
+Each type runs on its own: a type that fails (a malformed page, a cursor
+that loops, a schema refused, retries exhausted) stops alone, its reason
+printed after the summary, and the others are synchronized. A value that
+does not fit its field is converted or left empty, never the item dropped:
+the summary has one line per field counting them, with the first value.
+
 Exit status: 0 done; 1 failed (the reason on stderr; the data of the last
 good run is kept); 2 usage error; 3 paused by an app that kept failing with
-errors that may pass (run again to resume).
+errors that may pass (run again to resume), or partial: some types failed
+(each named with its reason), the others were synchronized; the next run
+retries the failed ones.
 
 Flags:
 `
@@ -73,8 +81,9 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // syncOnce opens the store, runs the synchronization with progress on stderr
-// and prints the summary; a run paused by an app that kept failing is a
-// partial error (exit 3).
+// and prints the summary; a run paused by an app that kept failing, or one
+// in which some types failed and the others completed, is a partial error
+// (exit 3).
 func syncOnce(ctx context.Context, dsn string, opts syncer.Options, stdout, stderr io.Writer) error {
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
@@ -85,7 +94,7 @@ func syncOnce(ctx context.Context, dsn string, opts syncer.Options, stdout, stde
 	if rep != nil {
 		printReport(stdout, rep)
 	}
-	if errors.Is(err, syncer.ErrPaused) {
+	if errors.Is(err, syncer.ErrPaused) || errors.Is(err, syncer.ErrPartial) {
 		return partialError(err)
 	}
 	return err
@@ -165,8 +174,10 @@ func (p *progressLine) clear() {
 	}
 }
 
-// printReport writes the summary: warnings and schema changes, then one
-// line per type.
+// printReport writes the summary: warnings and schema changes, one line
+// per type (its status among them), then the failed types with their
+// reasons, the values converted or left empty (one line per field) and the
+// problems.
 func printReport(w io.Writer, rep *syncer.Report) {
 	fmt.Fprintf(w, "%s (account %q) → space %s, operation %s", rep.App, rep.Account, rep.Space, rep.OperationID)
 	if rep.Resumed {
@@ -193,14 +204,67 @@ func printReport(w io.Writer, rep *syncer.Report) {
 		fmt.Fprintf(w, "schema: %d types created, %d fields added\n", types, fields)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "type\tmode\tpages\titems\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
+	fmt.Fprintln(tw, "type\tstatus\tmode\tpages\titems\tcreated\tupdated\tunchanged\tremoved\tskipped\t")
 	for _, t := range rep.Types {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, t.Mode, t.Pages, t.Items, t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Type, typeStatus(t), t.Mode, t.Pages, t.Items, t.Created, t.Updated, t.Unchanged, t.Removed, t.Skipped)
 	}
 	tw.Flush()
+	printOutcomes(w, "", rep.Types)
 	for _, t := range rep.Types {
 		for _, p := range t.Problems {
 			fmt.Fprintf(w, "%s: %s\n", t.Type, p)
 		}
 	}
+}
+
+// typeStatus is a type's status in the summary: completed, failed, or "-"
+// for a type the run did not reach (a run stopped as a whole).
+func typeStatus(t *syncer.TypeReport) string {
+	if t.Status == "" {
+		return "-"
+	}
+	return t.Status
+}
+
+// printOutcomes writes, each line after prefix, the failed types with
+// their reasons, then one line per field whose values were converted or
+// left empty (see valueLine).
+func printOutcomes(w io.Writer, prefix string, types []*syncer.TypeReport) {
+	for _, t := range types {
+		if t.Status == syncer.TypeFailed {
+			fmt.Fprintf(w, "%s%s failed: %s\n", prefix, t.Type, t.Error)
+		}
+	}
+	for _, t := range types {
+		for _, v := range t.Values {
+			fmt.Fprintln(w, prefix+valueLine(t.Type, v))
+		}
+	}
+}
+
+// valueLine says what became of one field's values that did not come in
+// their stated form: 'task.due: 1203 values coerced (a month-first locale
+// date-time ...), e.g. "11/14/2023, 10:13 PM"', or 'task.size: 7 values
+// left empty (want a number, got "big"), e.g. "big"'.
+func valueLine(typ string, v *syncer.ValueReport) string {
+	var b strings.Builder
+	noun := "values"
+	if v.Count == 1 {
+		noun = "value"
+	}
+	outcome := v.Outcome
+	switch v.Outcome {
+	case syncer.ValueCoerced:
+		outcome = "coerced"
+	case syncer.ValueDropped:
+		outcome = "left empty"
+	}
+	fmt.Fprintf(&b, "%s.%s: %d %s %s", typ, v.Field, v.Count, noun, outcome)
+	if v.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", v.Detail)
+	}
+	if v.Example != "" {
+		fmt.Fprintf(&b, ", e.g. %s", v.Example)
+	}
+	return b.String()
 }

@@ -33,7 +33,7 @@ func TestSyncCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
-	if !regexp.MustCompile(`unchanged`).MatchString(out.String()) || !regexp.MustCompile(`project\s+full\s+1\s+2\s+2\s+0\s+0\s+0\s+0`).MatchString(out.String()) {
+	if !regexp.MustCompile(`unchanged`).MatchString(out.String()) || !regexp.MustCompile(`project\s+completed\s+full\s+1\s+2\s+2\s+0\s+0\s+0\s+0`).MatchString(out.String()) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	// Not a terminal: JSON log lines.
@@ -47,7 +47,7 @@ func TestSyncCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"sync", "--store", dsn, "--app", appURL}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !regexp.MustCompile(`project\s+full\s+1\s+2\s+0\s+0\s+2\s+0\s+0`).MatchString(out.String()) || strings.Contains(out.String(), "task") {
+	if !regexp.MustCompile(`project\s+completed\s+full\s+1\s+2\s+0\s+0\s+2\s+0\s+0`).MatchString(out.String()) || strings.Contains(out.String(), "task") {
 		t.Errorf("second summary:\n%s", out.String())
 	}
 }
