@@ -64,7 +64,10 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	                                      409 when there is none): a run that a host is running ends
 //	                                      at that host's next lease renewal (within a third of the lease)
 //	GET    /api/apps/syncs/{id}/runs      ?limit=N: the history, newest first
-//	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked)
+//	GET    /api/apps/runs/{id}            one run with its exchanges (secrets masked); its status is
+//	                                      queued, running, succeeded, partial (some types failed, the
+//	                                      others completed), failed, paused or cancelled, its report's
+//	                                      types each with Status, Error and Values (syncer.TypeReport)
 //	POST   /api/apps/actions              {app, account, action, args, entity?: {type, id}}
 //	GET    /api/apps/actions              ?app=ID&limit=N: the app's action history, newest first (each run's
 //	                                      rendered arguments, entity, the app's answer, duration, who ran it)
