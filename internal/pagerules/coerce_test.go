@@ -2,6 +2,7 @@ package pagerules
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -175,6 +176,52 @@ func FuzzParseDateTime(f *testing.F) {
 			if again, f2, ok := ParseDateTime(got.Format(time.RFC3339Nano)); !ok || f2 != "" || !again.Equal(got) {
 				t.Fatalf("%q: %v does not read back", s, got)
 			}
+		}
+	})
+}
+
+// FuzzParseDateTimeLayouts: ParseDateTime, which tries only the day layout
+// for a string of a day's length, reads every string as trying every layout
+// in order does.
+func FuzzParseDateTimeLayouts(f *testing.F) {
+	for _, s := range []string{"2024-01-31", "2024-1-31", " 2024-01-31 ", "2024-01-31T10:00:00Z", "2024-01-31T1:00", "0000-01-01", "9999-12-31T23:59:59.999+01:00", "1/2/2024", "2024/1/31"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotForm, ok := ParseDateTime(s)
+		in := strings.TrimSpace(s)
+		var want time.Time
+		var form Coercion
+		found, matched := false, false
+		take := func(tm time.Time, c Coercion) {
+			matched = true
+			if tm.Year() >= 1 && tm.Year() <= 9999 {
+				want, form, found = tm.UTC(), c, true
+			}
+		}
+		for _, layout := range isoLayouts {
+			if tm, err := time.Parse(layout, in); err == nil {
+				take(tm, "")
+				break
+			}
+		}
+		if !matched && in != "" && len(in) <= 80 {
+			if i := strings.IndexByte(in, '('); i > 0 && strings.HasSuffix(in, ")") {
+				in = strings.TrimSpace(in[:i])
+			}
+			for _, l := range looseLayouts {
+				x := in
+				if l.form == USDate {
+					x = strings.ToUpper(in)
+				}
+				if tm, err := time.Parse(l.layout, x); err == nil {
+					take(tm, l.form)
+					break
+				}
+			}
+		}
+		if found != ok || !got.Equal(want) || (ok && form != gotForm) {
+			t.Fatalf("%q: got %v %q %v; trying every layout gives %v %q (found %v)", s, got, gotForm, ok, want, form, found)
 		}
 	})
 }

@@ -292,8 +292,12 @@ func Fit(f Field, v any) (c Coercion, problem string) {
 			return "", "want a number, got " + got
 		}
 		if f.SubType == "integer" {
-			if x, err := strconv.ParseFloat(s, 64); err == nil && math.Trunc(x) != x {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.Trunc(x) != x {
 				return "", "want an integer, got " + got
+			}
+			if x < math.MinInt64 || x >= math.MaxInt64 {
+				return "", "want an integer within ±9223372036854775807, got " + got
 			}
 		}
 		return c, ""
@@ -308,18 +312,10 @@ func Fit(f Field, v any) (c Coercion, problem string) {
 			}
 			return "", "want an ISO 8601 date string, got " + got
 		}
-		if f.SubType == "day" {
-			s, _ := v.(string)
-			if c == "" && dayLayout.MatchString(strings.TrimSpace(s)) {
-				return "", ""
-			}
-			if t.Hour() != 0 || t.Minute() != 0 || t.Second() != 0 || t.Nanosecond() != 0 {
-				return DayOfDateTime, ""
-			}
-			if c == "" {
-				c = DayOfDateTime
-			}
+		if s, _ := v.(string); f.SubType == "day" && c == "" && !dayLayout.MatchString(strings.TrimSpace(s)) {
+			c = DayOfDateTime
 		}
+		_ = t
 		return c, ""
 	case "array[text]":
 		if c, ok := listForm(v, f.SubType == "multi-select"); ok {
@@ -337,8 +333,8 @@ func textFit(f Field, v any, got string) (Coercion, string) {
 		if _, ok := v.(bool); ok {
 			return WireBoolean, ""
 		}
-		if n, ok := v.(json.Number); ok && truthy[n.String()] {
-			return ScalarText, ""
+		if _, ok := v.(json.Number); ok {
+			return ScalarText, "" // 0 is false, any other number true
 		}
 		s, ok := v.(string)
 		if !ok || !truthy[strings.ToLower(strings.TrimSpace(s))] {
@@ -378,10 +374,23 @@ func textFit(f Field, v any, got string) (Coercion, string) {
 		}
 		return "", "want a string, got " + got
 	}
-	if _, c, ok := TextOf(v); ok {
-		return c, ""
+	s, c, ok := TextOf(v)
+	if !ok {
+		s, c = "", JSONText
+		if x, ok := JSONTextOf(v); ok {
+			s = x
+		}
 	}
-	return JSONText, ""
+	if f.SubType == "email" && s != "" && !IsEmail(s) {
+		return "", "want an e-mail address, got " + got
+	}
+	return c, ""
+}
+
+// IsEmail reports whether s reads as an e-mail address, as loosely as the
+// service takes one: an @ and no whitespace.
+func IsEmail(s string) bool {
+	return strings.Contains(s, "@") && !strings.ContainsAny(s, " \t\r\n")
 }
 
 // rangeFit checks the start and end of a range value.

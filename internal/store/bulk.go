@@ -424,14 +424,15 @@ func (t *Tx) ClearDanglingRefs(f *Field, limit int) ([]Dangling, error) {
 	return out, nil
 }
 
-// IDsWhereNot returns the ids of the type's entities whose int field f is
-// not v (or is empty): the entities a full synchronization run did not
-// deliver, when f holds the run that last wrote each entity.
-func (t *Tx) IDsWhereNot(ty *Type, f *Field, v int64) ([]string, error) {
+// IDsWhereBelow returns the ids of the type's entities whose int field f is
+// below v (or empty): the entities a full synchronization did not deliver,
+// when f holds the run that last wrote each entity and v is the run the
+// synchronization began in (it may span runs).
+func (t *Tx) IDsWhereBelow(ty *Type, f *Field, v int64) ([]string, error) {
 	if f.Role != RolePrimitive || f.Prim != TInt {
 		return nil, fmt.Errorf("store: field %s is not an int field", f.Name)
 	}
-	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("SELECT id FROM "+ty.Table+" WHERE "+f.Col+" IS NULL OR "+f.Col+" <> ?"), v)
+	rows, err := t.tx.QueryContext(t.ctx, t.s.dialect.Rebind("SELECT id FROM "+ty.Table+" WHERE "+f.Col+" IS NULL OR "+f.Col+" < ?"), v)
 	if err != nil {
 		return nil, fmt.Errorf("store: stale entities of %s: %w", ty.Name, err)
 	}

@@ -74,6 +74,7 @@ func (e *engine) applyPage(tx *store.Tx, space string, tm *typeMap, run *runStat
 	}
 	tr.Skipped += p.skipped
 	tr.Duplicates += p.dups
+	tr.Values = mergeValues(tr.Values, p.values)
 	for _, msg := range p.problems {
 		tr.problem("%s", msg)
 	}
@@ -566,21 +567,46 @@ func (w *pageWriter) remove(appIDs []string) error {
 	return nil
 }
 
-// finish ends a run whose every type was loaded: entities of full types not
-// delivered are removed, references to entities that never arrived are
-// cleared and reported, and the run becomes the last successful one.
+// finish ends a run whose every type was loaded or failed. A type that
+// completed: entities of a full type not delivered since its attempt began
+// are removed, and the run becomes its last one (its next
+// lastSynchronizedAt). A type that delivered items and stored none is
+// failed instead, and removes nothing. A failed type's attempt is carried
+// to the next run. References to entities that never arrived are cleared
+// and reported, except those to a failed type (its items may still come).
 func (e *engine) finish(ctx context.Context, key string, s *state, space string, types []string) error {
 	run := s.Run
+	if resumable(run, types) {
+		// Every type failed where it can resume: the run stays in
+		// progress, and the next Run resumes it, operation and all.
+		run.Failed = nil
+		if err := e.save(ctx, key, s, nil); err != nil {
+			return fmt.Errorf("save the run: %w", err)
+		}
+		return nil
+	}
 	err := e.save(ctx, key, s, func(tx *store.Tx) error {
 		cat := tx.Catalog()
 		for _, t := range types {
 			tr := run.Counts[t]
-			tm := s.Mapping[t]
-			ty := cat.Type(tm.Store)
+			if run.Failed[t] == "" && tr.Items > 0 && tr.Skipped == tr.Items {
+				e.failType(run, tr, t, &typeError{restart: true,
+					err: fmt.Errorf("the app delivered %d items of type %s and none could be stored (see the problems)", tr.Items, t)})
+			}
+			if run.Failed[t] != "" {
+				s.carry(run, t, tr)
+				continue
+			}
+			tr.Status = TypeCompleted
+			if s.TypeLast == nil {
+				s.TypeLast = map[string]*lastRun{}
+			}
+			s.TypeLast[t] = &lastRun{Started: run.attempt(t).Started, Types: run.Types, Filter: run.Filter}
 			if tr.Mode != protocol.SyncFull {
 				continue
 			}
-			stale, err := tx.IDsWhereNot(ty, ty.Field(hiddenFieldName(space, t, hiddenRun)), run.Seq)
+			ty := cat.Type(s.Mapping[t].Store)
+			stale, err := tx.IDsWhereBelow(ty, ty.Field(hiddenFieldName(space, t, hiddenRun)), run.attempt(t).Since)
 			if err != nil {
 				return err
 			}
@@ -595,6 +621,9 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 			return err
 		}
 		for _, t := range types {
+			if run.Failed[t] != "" {
+				continue
+			}
 			tr := run.Counts[t]
 			tm := s.Mapping[t]
 			ty := tx.Catalog().Type(tm.Store)
@@ -602,7 +631,7 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 			ids := slices.Sorted(maps.Keys(tm.Fields))
 			for _, fid := range ids {
 				fm := tm.Fields[fid]
-				if fm.Kind != kRefOne && fm.Kind != kRefMany {
+				if fm.Kind != kRefOne && fm.Kind != kRefMany || run.Failed[fm.Target] != "" {
 					continue
 				}
 				dangling, err := tx.ClearDanglingRefs(ty.Field(fm.Store), maxProblems)
@@ -626,7 +655,9 @@ func (e *engine) finish(ctx context.Context, key string, s *state, space string,
 				}
 			}
 		}
-		s.LastSuccess, s.LastTypes, s.LastFilter = run.Started, run.Types, run.Filter
+		if len(run.Failed) == 0 {
+			s.LastSuccess, s.LastTypes, s.LastFilter = run.Started, run.Types, run.Filter
+		}
 		s.Run = nil
 		return nil
 	})

@@ -303,6 +303,11 @@ type state struct {
 	Seq       int64               `json:"seq"`
 	Mapping   map[string]*typeMap `json:"mapping,omitempty"`
 	Run       *runState           `json:"run,omitempty"`
+	// Carry holds the attempts of types that failed in the last run, to
+	// be resumed by the next (see attempt.go).
+	Carry map[string]*attempt `json:"carry,omitempty"`
+	// TypeLast is, per type, the last run that completed it.
+	TypeLast map[string]*lastRun `json:"type_last,omitempty"`
 }
 
 // runState is a run in progress.
@@ -317,6 +322,13 @@ type runState struct {
 	Page        map[string]json.RawMessage `json:"page"`
 	Counts      map[string]*TypeReport     `json:"counts"`
 	Pending     []pendingRef               `json:"pending,omitempty"`
+	// Attempts are the types' attempts (a run saved by an older version
+	// has none: see runState.attempt).
+	Attempts map[string]*attempt `json:"attempts,omitempty"`
+	// Failed are the types that failed in the run, with why; Restart those
+	// of them whose next attempt starts over from the first page.
+	Failed  map[string]string `json:"failed,omitempty"`
+	Restart map[string]bool   `json:"restart,omitempty"`
 	// outside marks the scratch run of changes applied between runs
 	// (ApplyChanges): an entity the last run delivered is updated, not a
 	// duplicate.
@@ -464,25 +476,41 @@ func (e *engine) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := e.schema(ctx, sel, account, s.Mapping, rep)
+	schema, schemaFailed, err := e.schema(ctx, sel, account, s.Mapping, rep)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.startRun(ctx, key, &s, sel, rep); err != nil {
+	if err := e.startRun(ctx, key, &s, sel, schemaFailed, rep); err != nil {
 		return nil, err
 	}
+	causes := map[string]error{}
+	for t, err := range schemaFailed {
+		causes[t] = err
+	}
 	for _, t := range sel.types {
-		if s.Run.Done[t] {
+		if s.Run.Done[t] || s.Run.Failed[t] != "" {
 			continue
 		}
-		if err := e.syncType(ctx, key, &s, rep.Space, t, account, sel.filter, schema); err != nil {
+		tr := s.Run.Counts[t]
+		tr.Status, tr.Error = "", "" // a type resumed after a failure
+		err := e.syncType(ctx, key, &s, rep.Space, t, account, sel.filter, schema)
+		var te *typeError
+		switch {
+		case err == nil:
+		case ctx.Err() == nil && errors.As(err, &te):
+			causes[t] = te.err
+			e.failType(s.Run, tr, t, te)
+			if err := e.save(ctx, key, &s, nil); err != nil {
+				return rep, err
+			}
+		default:
 			return rep, err
 		}
 	}
 	if err := e.finish(ctx, key, &s, rep.Space, sel.types); err != nil {
 		return rep, err
 	}
-	return rep, nil
+	return rep, runError(rep, causes)
 }
 
 // register reads and checks the app's descriptor and logo.
@@ -600,10 +628,32 @@ func (e *engine) selection(ctx context.Context, s *state, account map[string]any
 
 // schema reads the schema of the selected types, checks it against the
 // limits and maps it into the store (old is the mapping of the last run).
-func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any, old map[string]*typeMap, rep *Report) (map[string]map[string]protocol.SchemaField, error) {
+// When the app refuses the schema of the selection, each type's is asked
+// for alone: the types whose schema fails (refused, missing from the
+// answer, over a per-type limit) are returned in failed, and the run goes
+// on with the others; only when every type fails is the run stopped.
+func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any, old map[string]*typeMap, rep *Report) (map[string]map[string]protocol.SchemaField, map[string]error, error) {
 	var schema map[string]map[string]protocol.SchemaField
+	failed := map[string]error{}
 	if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathSchema, map[string]any{"types": sel.types, "filter": sel.filter, "account": account}, &schema); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+		if ctx.Err() != nil || len(sel.types) == 1 {
+			return nil, nil, fmt.Errorf("schema: %w", err)
+		}
+		e.log(fmt.Sprintf("schema of the %d types failed (%v): asking for each type alone", len(sel.types), err))
+		schema = map[string]map[string]protocol.SchemaField{}
+		for _, t := range sel.types {
+			var one map[string]map[string]protocol.SchemaField
+			if err := e.c.callRetry(ctx, http.MethodPost, protocol.PathSchema, map[string]any{"types": []string{t}, "filter": sel.filter, "account": account}, &one); err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("schema: %w", err)
+				}
+				failed[t] = fmt.Errorf("schema: %w", err)
+				continue
+			}
+			if fields, ok := one[t]; ok {
+				schema[t] = fields
+			}
+		}
 	}
 	var extra []string
 	for t := range schema {
@@ -617,34 +667,52 @@ func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any
 		rep.Warnings = append(rep.Warnings, w)
 		e.log("warning: " + w)
 	}
+	var good []string
 	for _, t := range sel.types {
+		if failed[t] != nil {
+			continue
+		}
 		if _, ok := schema[t]; !ok {
-			return nil, fmt.Errorf("schema: the app sent no schema for type %q", t)
+			failed[t] = fmt.Errorf("schema: the app sent no schema for type %q", t)
+			continue
+		}
+		if err := checkTypeSchemaSize(schema, t); err != nil {
+			failed[t] = fmt.Errorf("schema: %w", err)
+			continue
+		}
+		good = append(good, t)
+	}
+	if len(good) == 0 {
+		for _, t := range sel.types {
+			return nil, nil, failed[t] // the first type's reason
 		}
 	}
-	if err := checkSchemaSize(schema, sel.types); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+	if err := checkSchemaSize(schema, good); err != nil {
+		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
 	// Rich-text contents go to the documents table; make sure it exists.
 	if _, err := documents.NewStore(ctx, e.st.DB(), e.st.Dialect()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	plan := planSchema(rep.Space, schema, sel.types, sel.names)
+	plan := planSchema(rep.Space, schema, good, sel.names)
 	rep.Warnings = append(rep.Warnings, plan.warns...)
 	if err := e.mapSchema(ctx, plan, old, &rep.SchemaChanges); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
 	for _, w := range rep.SchemaChanges {
 		e.log("schema: " + w)
 	}
 	e.mapping = plan.out
-	return schema, nil
+	for t, err := range failed {
+		e.log(fmt.Sprintf("type %s: %v", t, err))
+	}
+	return schema, failed, nil
 }
 
 // startRun merges the new mapping into the state (keeping that of types not
 // selected this time), resumes the run in progress when it has the same
 // types and filter or starts a new one, and saves the state.
-func (e *engine) startRun(ctx context.Context, key string, s *state, sel *chosen, rep *Report) error {
+func (e *engine) startRun(ctx context.Context, key string, s *state, sel *chosen, schemaFailed map[string]error, rep *Report) error {
 	merged := map[string]*typeMap{}
 	for k, v := range s.Mapping {
 		merged[k] = v
@@ -659,26 +727,31 @@ func (e *engine) startRun(ctx context.Context, key string, s *state, sel *chosen
 	} else {
 		s.Seq++
 		r := &runState{Seq: s.Seq, OperationID: uuid.NewString(), Started: sel.now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-			Types: sel.types, Filter: sel.filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{}}
-		if s.LastSuccess != "" && sameTypes(s.LastTypes, sel.types) && sameFilter(s.LastFilter, sel.filter) {
-			ls := s.LastSuccess
-			r.LastSync = &ls
-		}
+			Types: sel.types, Filter: sel.filter, Done: map[string]bool{}, Page: map[string]json.RawMessage{}, Counts: map[string]*TypeReport{},
+			Attempts: map[string]*attempt{}}
 		s.Run = r
+		failed := map[string]string{}
+		for t, err := range schemaFailed {
+			failed[t] = err.Error()
+		}
+		e.beginAttempts(s, r, failed)
 	}
 	rep.OperationID = s.Run.OperationID
-	if err := e.save(ctx, key, s, nil); err != nil {
-		return err
-	}
 	for _, t := range sel.types {
 		tr := s.Run.Counts[t]
 		if tr == nil {
-			tr = &TypeReport{Type: t, Store: e.mapping[t].Store}
+			tr = &TypeReport{Type: t}
 			s.Run.Counts[t] = tr
+		}
+		if m := e.mapping[t]; m != nil {
+			tr.Store = m.Store
+		}
+		if err := schemaFailed[t]; err != nil {
+			e.failType(s.Run, tr, t, &typeError{err: err, untried: true})
 		}
 		rep.Types = append(rep.Types, tr)
 	}
-	return nil
+	return e.save(ctx, key, s, nil)
 }
 
 // mapSchema brings the store's catalog in line with the plan in steps of

@@ -1,13 +1,12 @@
 package syncer
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // ErrLimit is wrapped by the error of a run stopped by one of the engine's
@@ -51,21 +50,30 @@ func checkTypeCount(types []string) error {
 	return nil
 }
 
+// checkTypeSchemaSize refuses a type's schema over MaxFieldsPerType or
+// MaxOptions.
+func checkTypeSchemaSize(schema map[string]map[string]protocol.SchemaField, t string) error {
+	fields := schema[t]
+	if len(fields) > MaxFieldsPerType {
+		return fmt.Errorf("%w: the schema of type %q has %d fields; the host maps at most %d per type (MaxFieldsPerType)", ErrLimit, t, len(fields), MaxFieldsPerType)
+	}
+	for id, f := range fields {
+		if len(f.Options) > MaxOptions {
+			return fmt.Errorf("%w: field %s.%s declares %d options; the host takes at most %d per field (MaxOptions)", ErrLimit, t, id, len(f.Options), MaxOptions)
+		}
+	}
+	return nil
+}
+
 // checkSchemaSize refuses a schema over MaxFieldsPerType, MaxFields or
 // MaxOptions.
 func checkSchemaSize(schema map[string]map[string]protocol.SchemaField, types []string) error {
 	total := 0
 	for _, t := range types {
-		fields := schema[t]
-		if len(fields) > MaxFieldsPerType {
-			return fmt.Errorf("%w: the schema of type %q has %d fields; the host maps at most %d per type (MaxFieldsPerType)", ErrLimit, t, len(fields), MaxFieldsPerType)
+		if err := checkTypeSchemaSize(schema, t); err != nil {
+			return err
 		}
-		total += len(fields)
-		for id, f := range fields {
-			if len(f.Options) > MaxOptions {
-				return fmt.Errorf("%w: field %s.%s declares %d options; the host takes at most %d per field (MaxOptions)", ErrLimit, t, id, len(f.Options), MaxOptions)
-			}
-		}
+		total += len(schema[t])
 	}
 	if total > MaxFields {
 		return fmt.Errorf("%w: the schemas of the selected types have %d fields in all; the host maps at most %d in one run (MaxFields)", ErrLimit, total, MaxFields)
@@ -74,58 +82,56 @@ func checkSchemaSize(schema map[string]map[string]protocol.SchemaField, types []
 }
 
 // pageGuard watches the pages of one type in a run for the run's bounds:
-// pages in all, consecutive empty pages, a cursor seen before, the time.
+// pages in all, consecutive empty pages, the time, and the paging rules
+// shared with the conformance suite (pagerules.Paging: a cursor sent
+// before, a page repeating an earlier page's ids).
 type pageGuard struct {
-	e *engine
-	t string
-	// seen holds the hashes of the compacted cursors of this Run call.
-	seen  map[[sha256.Size]byte]bool
-	empty int
+	e      *engine
+	t      string
+	paging *pagerules.Paging
+	empty  int
 }
 
-func newPageGuard(e *engine, t string, cur json.RawMessage) *pageGuard {
-	g := &pageGuard{e: e, t: t, seen: map[[sha256.Size]byte]bool{}}
-	if len(cur) > 0 {
-		g.seen[cursorHash(cur)] = true
-	}
+// newPageGuard starts the watch at page number page, asked for with the
+// cursor cur (nil for the first page).
+func newPageGuard(e *engine, t string, page int, cur json.RawMessage) *pageGuard {
+	g := &pageGuard{e: e, t: t, paging: pagerules.NewPaging(t)}
+	g.paging.Resume(page, cur)
 	return g
 }
 
-// cursorHash identifies a cursor whatever its whitespace.
-func cursorHash(c json.RawMessage) [sha256.Size]byte {
-	var b bytes.Buffer
-	if json.Compact(&b, c) != nil {
-		return sha256.Sum256(c)
-	}
-	return sha256.Sum256(b.Bytes())
-}
-
-// next checks a page of items received with hasNext and its next cursor:
-// an error says why the run stops. drop says whether the run in progress is
-// dropped (the next run starts afresh) rather than kept to be resumed.
-func (g *pageGuard) next(page, items int, cursor json.RawMessage) (drop bool, err error) {
+// check checks a page (the number-th of the type) and its next cursor: an
+// error says why the type stops. restart says whether the type's attempt
+// is dropped (its next run starts from the first page); a run out of time
+// (MaxRunTime) is not: it stops as a whole, to be resumed.
+func (g *pageGuard) check(page int, p *page) (restart bool, err error) {
 	opts := &g.e.opts
-	if items == 0 {
+	if p.hasNext && len(p.next) > MaxCursor {
+		return true, fmt.Errorf("%w: data of type %s, page %d: a nextPageConfig of %d bytes; the host keeps at most %d (MaxCursor)", ErrLimit, g.t, page, len(p.next), MaxCursor)
+	}
+	for _, v := range g.paging.Page(p.ids, p.hasNext, p.next) {
+		switch v.Rule {
+		case pagerules.CursorRepeats:
+			return true, fmt.Errorf("%w: data of type %s, page %d: the app sent a nextPageConfig it had already sent in this run (%s); stopping rather than looping", ErrLoop, g.t, page, v.Detail)
+		case pagerules.PageRepeats:
+			return true, fmt.Errorf("%w: data of type %s, page %d: %s", ErrLoop, g.t, page, v.Detail)
+		}
+	}
+	if !p.hasNext {
+		return false, nil
+	}
+	if p.items == 0 {
 		g.empty++
 	} else {
 		g.empty = 0
 	}
-	if len(cursor) > MaxCursor {
-		return true, fmt.Errorf("%w: data of type %s, page %d: a nextPageConfig of %d bytes; the host keeps at most %d (MaxCursor)", ErrLimit, g.t, page, len(cursor), MaxCursor)
-	}
-	h := cursorHash(cursor)
 	switch {
-	case g.seen[h]:
-		return true, fmt.Errorf("%w: data of type %s, page %d: the app sent a nextPageConfig it had already sent in this run; stopping rather than looping", ErrLoop, g.t, page)
 	case g.empty >= opts.MaxEmptyPages:
 		return true, fmt.Errorf("%w: data of type %s: %d pages in a row without items (MaxEmptyPages)", ErrLimit, g.t, g.empty)
 	case page >= opts.MaxPages:
 		return true, fmt.Errorf("%w: data of type %s: %d pages and the app has more (MaxPages)", ErrLimit, g.t, page)
 	case g.e.now().Sub(g.e.started) >= opts.MaxRunTime:
 		return false, fmt.Errorf("%w: data of type %s, page %d: the run lasted longer than %s (MaxRunTime); run again to resume it", ErrLimit, g.t, page, opts.MaxRunTime)
-	}
-	if len(g.seen) < opts.MaxPages {
-		g.seen[h] = true
 	}
 	return false, nil
 }

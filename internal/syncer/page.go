@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // columns are the app fields of a type in a fixed order (sorted by id): a
@@ -63,9 +64,52 @@ type page struct {
 	// page; problems describe the first ones.
 	skipped, dups int
 	problems      []string
+	// values count the values converted or dropped, by field and outcome.
+	values   []*ValueReport
+	valueIdx map[valueKey]int
+	// ids are the app ids of the page's items (SET and REMOVE), in order,
+	// for the paging rules (pagerules.Paging).
+	ids []string
 	hasNext       bool
 	next          json.RawMessage
 	mode          string
+}
+
+// value counts a value of field that was converted or dropped (outcome),
+// keeping the first one's detail and example.
+func (p *page) value(field, outcome, detail string, v any) {
+	k := valueKey{field, outcome}
+	if i, ok := p.valueIdx[k]; ok {
+		p.values[i].Count++
+		return
+	}
+	if p.valueIdx == nil {
+		p.valueIdx = map[valueKey]int{}
+	}
+	p.valueIdx[k] = len(p.values)
+	p.values = append(p.values, &ValueReport{Field: field, Outcome: outcome, Count: 1, Detail: detail, Example: pagerules.Describe(v)})
+}
+
+// valueKey identifies a ValueReport of a type.
+type valueKey struct{ field, outcome string }
+
+// mergeValues adds a page's value counts to a type's.
+func mergeValues(into []*ValueReport, from []*ValueReport) []*ValueReport {
+	for _, v := range from {
+		found := false
+		for _, w := range into {
+			if w.Field == v.Field && w.Outcome == v.Outcome {
+				w.Count += v.Count
+				found = true
+				break
+			}
+		}
+		if !found {
+			c := *v
+			into = append(into, &c)
+		}
+	}
+	return into
 }
 
 func (p *page) problem(format string, a ...any) {
@@ -144,6 +188,7 @@ func (b *pageBuilder) addItem(it *item) {
 		p.problem("item %d of page %d: no id", p.items, b.pageNo)
 		return
 	}
+	p.ids = append(p.ids, aid)
 	action := protocol.ActionSet
 	if a, ok := it.action.(string); ok && a != "" {
 		action = strings.ToUpper(a)
@@ -171,11 +216,21 @@ func (b *pageBuilder) addItem(it *item) {
 			r.vals[i] = absent
 			continue
 		}
-		cv, err := convert(p.cols.maps[i].Kind, fid, it.vals[i])
+		cv, c, err := convert(p.cols.maps[i].Kind, fid, it.vals[i])
 		if err != nil {
-			p.skipped++
-			p.problem("item %q skipped: %v", aid, err)
-			return
+			// Kept without the value: empty in a full page, unchanged by a
+			// delta SET.
+			reason := err.Error()
+			var ie *ItemError
+			if errors.As(err, &ie) {
+				reason = ie.Reason
+			}
+			p.value(fid, ValueDropped, reason, it.vals[i])
+			r.vals[i] = absent
+			continue
+		}
+		if c != "" {
+			p.value(fid, ValueCoerced, string(c), it.vals[i])
 		}
 		r.vals[i] = cv
 	}

@@ -53,13 +53,15 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 	}
 	sel := map[string]map[string]protocol.SchemaField{}
 	for _, ty := range run.Types {
-		sel[ty] = schema[ty]
+		if f, ok := schema[ty]; ok {
+			sel[ty] = f
+		}
 	}
 	tt := &typeRun{e: e, key: key, space: space, s: s, t: t, tr: run.Counts[t], tm: s.Mapping[t], start: time.Now(),
 		req: map[string]any{"requestedType": t, "types": run.Types, "filter": filter, "account": account,
-			"lastSynchronizedAt": run.LastSync, "operationId": run.OperationID, "schema": sel}}
+			"lastSynchronizedAt": run.attempt(t).LastSync, "operationId": run.OperationID, "schema": sel}}
 	tt.cols = newColumns(tt.tm)
-	tt.guard = newPageGuard(e, t, run.Page[t])
+	tt.guard = newPageGuard(e, t, tt.tr.Pages+1, run.Page[t])
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel() // a page still in flight is not needed any more
@@ -148,23 +150,27 @@ func (tt *typeRun) batch(ctx context.Context, f fetched) (done bool, stop, err e
 func (tt *typeRun) take(ctx context.Context, tx *store.Tx, f fetched) (n int, done bool, stop, err error) {
 	run, tr, t := tt.s.Run, tt.tr, tt.t
 	if f.err != nil {
+		if ctx.Err() != nil {
+			return 0, false, f.err, nil
+		}
 		var ae *AppError
 		if errors.As(f.err, &ae) && ae.Retryable() {
-			return 0, false, fmt.Errorf("%w: type %s, page %d: %w; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err), nil
+			return 0, false, &typeError{page: tr.Pages + 1, err: fmt.Errorf("%w: type %s, page %d: %w; run again to resume from this page", ErrPaused, t, tr.Pages+1, f.err)}, nil
 		}
-		return 0, false, fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err), nil
+		return 0, false, &typeError{page: tr.Pages + 1, err: fmt.Errorf("data of type %s, page %d: %w", t, tr.Pages+1, f.err)}, nil
 	}
 	p := f.page
+	if p.hasNext && (len(p.next) == 0 || string(p.next) == "null") {
+		p.next = json.RawMessage("{}")
+	}
+	if restart, err := tt.guard.check(tr.Pages+1, p); err != nil {
+		if !restart {
+			return 0, false, err, nil // out of time: the run stops as a whole, to be resumed
+		}
+		// Nothing of the type is removed; its next run starts afresh.
+		return 0, false, &typeError{page: tr.Pages + 1, err: err, restart: true}, nil
+	}
 	if p.hasNext {
-		if len(p.next) == 0 || string(p.next) == "null" {
-			p.next = json.RawMessage("{}")
-		}
-		if drop, err := tt.guard.next(tr.Pages+1, p.items, p.next); err != nil {
-			if drop {
-				tt.s.Run = nil // nothing removed; the next run starts afresh
-			}
-			return 0, false, err, nil
-		}
 		tt.next = tt.fetch(ctx, p.next, tr.Pages+2)
 	}
 	if tr.Mode == "" || p.mode == protocol.SyncDelta {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/pagerules"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -44,146 +45,145 @@ func appID(v any) (string, bool) {
 	return "", false
 }
 
-// textOf reads a value the app sent for a text-like field: strings as they
-// are, numbers and booleans as their JSON text.
-func textOf(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return x.String(), true
-	case bool:
-		return strconv.FormatBool(x), true
-	}
-	return "", false
-}
-
 // convert turns one JSON value into the column value of kind k (a [2]any
 // for ranges). Empty strings are empty values for every kind but text.
-func convert(k kind, field string, v any) (any, error) {
+// A value not in its field's stated form that the service accepts all the
+// same is converted and the conversion named (pagerules' Coercion: the
+// conformance suite warns about the same values); one that cannot be read
+// is an *ItemError, and its item is kept without it.
+func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 	if v == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	if s, ok := v.(string); ok && s == "" && k != kText && k != kMarkdown && k != kHTML {
-		return nil, nil
+		return nil, "", nil
 	}
 	switch k {
 	case kText, kEmail:
-		s, ok := textOf(v)
+		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil, itemErr(field, "not JSON")
+			if s, ok = pagerules.JSONTextOf(v); !ok {
+				return nil, "", itemErr(field, "not JSON")
 			}
-			s = string(b)
+			c = pagerules.JSONText
 		}
-		if k == kEmail && s != "" && (!strings.Contains(s, "@") || strings.ContainsAny(s, " \t\r\n")) {
-			return nil, itemErr(field, "not an e-mail address: %q", s)
+		if k == kEmail && s != "" && !pagerules.IsEmail(s) {
+			return nil, "", itemErr(field, "not an e-mail address: %q", s)
 		}
-		return sameString(v, s), nil
+		return sameString(v, s), c, nil
 	case kBool:
 		switch x := v.(type) {
 		case bool:
-			return x, nil
+			return x, pagerules.WireBoolean, nil
 		case json.Number:
-			return x.String() != "0", nil
+			return x.String() != "0", pagerules.ScalarText, nil
 		case string:
 			b, ok := parseBool(x)
 			if !ok {
-				return nil, itemErr(field, "want a boolean, got %q", x)
+				return nil, "", itemErr(field, "want a boolean, got %q", x)
 			}
-			return b, nil
+			return b, "", nil
 		}
-		return nil, itemErr(field, "want a boolean, got %s", describe(v))
+		return nil, "", itemErr(field, "want a boolean, got %s", describe(v))
 	case kDecimal:
-		s, ok := textOf(v)
-		if _, isBool := v.(bool); !ok || isBool {
-			return nil, itemErr(field, "want a number, got %s", describe(v))
-		}
-		a, err := store.ScalarArg(field, store.TDecimal, strings.TrimSpace(s))
-		if err != nil {
-			if f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-				return strconv.FormatFloat(f, 'f', -1, 64), nil // 1e3 and the like
-			}
-			return nil, itemErr(field, "want a number, got %q", s)
-		}
-		return a, nil
-	case kInt:
-		if s, ok := v.(string); ok {
-			v = json.Number(strings.TrimSpace(s))
-		}
-		i, ok := store.ToInt(v)
+		s, c, ok := pagerules.NumberText(v)
 		if !ok {
-			return nil, itemErr(field, "want an integer, got %s", describe(v))
+			return nil, "", itemErr(field, "want a number, got %s", describe(v))
 		}
-		return i, nil
+		a, err := store.ScalarArg(field, store.TDecimal, s)
+		if err != nil {
+			if f, perr := strconv.ParseFloat(s, 64); perr == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+				return strconv.FormatFloat(f, 'f', -1, 64), c, nil // 1e3 and the like
+			}
+			return nil, "", itemErr(field, "want a number, got %q", s)
+		}
+		return a, c, nil
+	case kInt:
+		var c pagerules.Coercion
+		n := v
+		if s, ok := v.(string); ok {
+			n, c = json.Number(strings.TrimSpace(s)), pagerules.NumericText
+		}
+		i, ok := store.ToInt(n)
+		if !ok {
+			return nil, "", itemErr(field, "want an integer, got %s", describe(v))
+		}
+		return i, c, nil
 	case kDateTime:
-		t, err := parseTime(v)
+		t, c, err := parseTime(v)
 		if err != nil {
-			return nil, itemErr(field, "%v", err)
+			return nil, "", itemErr(field, "%v", err)
 		}
-		return t.UnixMilli(), nil
+		return t.UnixMilli(), c, nil
 	case kDate:
-		t, err := parseTime(v)
+		t, c, err := parseTime(v)
 		if err != nil {
-			return nil, itemErr(field, "%v", err)
+			return nil, "", itemErr(field, "%v", err)
 		}
-		return t.Format(time.DateOnly), nil
+		if s, _ := v.(string); c == "" && len(strings.TrimSpace(s)) != len(time.DateOnly) {
+			c = pagerules.DayOfDateTime
+		}
+		return t.Format(time.DateOnly), c, nil
 	case kDateRange, kDateTimeRange:
 		return convertRange(k, field, v)
 	case kSelect:
-		s, ok := textOf(v)
-		if !ok {
-			return nil, itemErr(field, "want an option (a string), got %s", describe(v))
+		s, c, ok := pagerules.TextOf(v)
+		if !ok || c == pagerules.JoinedLines {
+			return nil, "", itemErr(field, "want an option (a string), got %s", describe(v))
 		}
-		return sameString(v, s), nil
+		return sameString(v, s), c, nil
 	case kList:
-		list, err := stringList(field, v)
+		list, c, err := stringList(field, v)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		b, _ := json.Marshal(list)
-		return string(b), nil
+		return string(b), c, nil
 	case kJSON:
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, itemErr(field, "not JSON")
+			return nil, "", itemErr(field, "not JSON")
 		}
-		return string(b), nil
+		return string(b), "", nil
 	case kMarkdown:
-		if _, ok := v.(string); !ok {
-			return nil, itemErr(field, "want markdown text, got %s", describe(v))
-		}
-		return v, nil
-	case kHTML:
-		s, ok := v.(string)
+		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			return nil, itemErr(field, "want HTML text, got %s", describe(v))
+			return nil, "", itemErr(field, "want markdown text, got %s", describe(v))
+		}
+		return sameString(v, s), c, nil
+	case kHTML:
+		s, c, ok := pagerules.TextOf(v)
+		if !ok {
+			return nil, "", itemErr(field, "want HTML text, got %s", describe(v))
 		}
 		md, err := documents.HTMLToMarkdown(s)
 		if err != nil {
-			return nil, itemErr(field, "%v", err)
+			return nil, "", itemErr(field, "%v", err)
 		}
-		return md, nil
+		return md, c, nil
 	case kRefOne:
+		var c pagerules.Coercion
 		if list, ok := v.([]any); ok { // one id in an array
 			if len(list) == 0 {
-				return nil, nil
+				return nil, pagerules.OneIDArray, nil
 			}
 			if len(list) > 1 {
-				return nil, itemErr(field, "a many-to-one relation holds one id, got %d", len(list))
+				return nil, "", itemErr(field, "a many-to-one relation holds one id, got %d", len(list))
 			}
-			v = list[0]
+			v, c = list[0], pagerules.OneIDArray
 		}
 		id, ok := appID(v)
 		if !ok {
-			return nil, itemErr(field, "want a related id, got %s", describe(v))
+			return nil, "", itemErr(field, "want a related id, got %s", describe(v))
 		}
-		return sameString(v, id), nil
+		if _, isStr := v.(string); !isStr && c == "" {
+			c = pagerules.ScalarText
+		}
+		return sameString(v, id), c, nil
 	case kRefMany:
 		return stringList(field, v)
 	}
-	return nil, itemErr(field, "unknown kind %s", k)
+	return nil, "", itemErr(field, "unknown kind %s", k)
 }
 
 // sameString is s as a value: v itself when v holds exactly s (returning
@@ -196,9 +196,9 @@ func sameString(v any, s string) any {
 	return s
 }
 
-// stringList reads an array of strings (or numbers), or a comma-separated
-// string.
-func stringList(field string, v any) ([]string, error) {
+// stringList reads an array of strings (numbers in it as their text), a
+// comma-separated string, or a lone number.
+func stringList(field string, v any) ([]string, pagerules.Coercion, error) {
 	switch x := v.(type) {
 	case string:
 		var out []string
@@ -210,77 +210,65 @@ func stringList(field string, v any) ([]string, error) {
 		if out == nil {
 			out = []string{}
 		}
-		return out, nil
+		return out, "", nil
 	case []any:
+		var c pagerules.Coercion
 		out := make([]string, 0, len(x))
 		for _, e := range x {
 			s, ok := appID(e)
 			if !ok {
-				return nil, itemErr(field, "want an array of strings, got an element %s", describe(e))
+				if s, isStr := e.(string); isStr && s == "" {
+					continue
+				}
+				return nil, "", itemErr(field, "want an array of strings, got an element %s", describe(e))
+			}
+			if _, isStr := e.(string); !isStr {
+				c = pagerules.ScalarText
 			}
 			out = append(out, s)
 		}
-		return out, nil
+		return out, c, nil
 	}
 	id, ok := appID(v)
 	if !ok {
-		return nil, itemErr(field, "want an array of strings, got %s", describe(v))
+		return nil, "", itemErr(field, "want an array of strings, got %s", describe(v))
 	}
-	return []string{id}, nil
+	return []string{id}, pagerules.ScalarText, nil
 }
 
-// timeLayouts are the forms of a date-time string, tried in order (each
-// failed try costs an error value: the common forms come first).
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.DateOnly}
-
-// dayLayout is the one layout of timeLayouts a 10-byte string can match.
-var dayLayout = []string{time.DateOnly}
-
-// parseTime reads an ISO 8601 date-time (with or without zone; naive times
-// are UTC), a date, or Unix milliseconds.
-func parseTime(v any) (time.Time, error) {
-	switch x := v.(type) {
-	case json.Number:
-		ms, err := x.Int64()
-		if err != nil {
-			return time.Time{}, fmt.Errorf("want an ISO 8601 date-time, got %s", x)
-		}
-		return time.UnixMilli(ms).UTC(), nil
-	case string:
-		s := strings.TrimSpace(x)
-		layouts := timeLayouts
-		if len(s) == len(time.DateOnly) {
-			layouts = dayLayout // the one layout a string of that length can match
-		}
-		for _, layout := range layouts {
-			if t, err := time.Parse(layout, s); err == nil {
-				if t.Year() < 1 || t.Year() > 9999 {
-					break
-				}
-				return t.UTC(), nil
-			}
-		}
-		return time.Time{}, fmt.Errorf("want an ISO 8601 date-time, got %q", s)
+// parseTime reads a date-time as pagerules.DateTimeOf does: an ISO 8601
+// string (with or without zone; naive times are UTC), another form
+// JavaScript's Date parses (named by the Coercion), or epoch milliseconds.
+func parseTime(v any) (time.Time, pagerules.Coercion, error) {
+	t, c, ok := pagerules.DateTimeOf(v)
+	if ok {
+		return t, c, nil
 	}
-	return time.Time{}, fmt.Errorf("want an ISO 8601 date-time, got %s", describe(v))
+	if s, isStr := v.(string); isStr {
+		return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %q", strings.TrimSpace(s))
+	}
+	return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %s", describe(v))
 }
 
-// convertRange reads a range: an object or a JSON string of one, with start
-// and end (exclusive, as apps send it); a date range's end becomes the last
-// day in the range.
-func convertRange(k kind, field string, v any) (any, error) {
+// convertRange reads a range: a JSON string of an object (the stated
+// form) or the object itself, with start and end (exclusive, as apps send
+// it); a date range's end becomes the last day in the range.
+func convertRange(k kind, field string, v any) (any, pagerules.Coercion, error) {
+	var c pagerules.Coercion
 	if s, ok := v.(string); ok {
 		dec := json.NewDecoder(strings.NewReader(s))
 		dec.UseNumber()
 		var m map[string]any
 		if err := dec.Decode(&m); err != nil {
-			return nil, itemErr(field, "want a range {\"start\", \"end\"}, got %q", s)
+			return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %q", s)
 		}
 		v = m
+	} else {
+		c = pagerules.RangeObject
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, itemErr(field, "want a range {\"start\", \"end\"}, got %s", describe(v))
+		return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %s", describe(v))
 	}
 	var out [2]any
 	for i, key := range []string{"start", "end"} {
@@ -288,9 +276,12 @@ func convertRange(k kind, field string, v any) (any, error) {
 		if !ok || raw == nil || raw == "" {
 			continue
 		}
-		t, err := parseTime(raw)
+		t, tc, err := parseTime(raw)
 		if err != nil {
-			return nil, itemErr(field, "%s: %v", key, err)
+			return nil, "", itemErr(field, "%s: %v", key, err)
+		}
+		if c == "" {
+			c = tc
 		}
 		if k == kDateRange {
 			if i == 1 {
@@ -303,10 +294,10 @@ func convertRange(k kind, field string, v any) (any, error) {
 	}
 	if out[0] != nil && out[1] != nil {
 		if fmt.Sprint(out[0]) > fmt.Sprint(out[1]) && k == kDateRange {
-			return nil, itemErr(field, "the range ends before it starts")
+			return nil, "", itemErr(field, "the range ends before it starts")
 		}
 	}
-	return out, nil
+	return out, c, nil
 }
 
 func describe(v any) string {
