@@ -69,10 +69,10 @@ type page struct {
 	valueIdx map[valueKey]int
 	// ids are the app ids of the page's items (SET and REMOVE), in order,
 	// for the paging rules (pagerules.Paging).
-	ids []string
-	hasNext       bool
-	next          json.RawMessage
-	mode          string
+	ids     []string
+	hasNext bool
+	next    json.RawMessage
+	mode    string
 }
 
 // value counts a value of field that was converted or dropped (outcome),
