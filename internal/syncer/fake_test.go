@@ -37,8 +37,10 @@ type fakeApp struct {
 	// data answers a data request: status and body.
 	data     func(c dataCall) (int, string)
 	validate func(fields map[string]any) (int, string)
-	calls    []dataCall
-	srv      *httptest.Server
+	// schemaFor, when set, answers a schema request for these types.
+	schemaFor func(types []string) (int, string)
+	calls     []dataCall
+	srv       *httptest.Server
 }
 
 const defaultDescriptor = `{"id":"fake","name":"Fake","version":"1","description":"d","website":"https://example.com",
@@ -68,7 +70,7 @@ func (a *fakeApp) dataCalls() []dataCall {
 func (a *fakeApp) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	a.mu.Lock()
-	desc, cfg, schema, data, validate := a.descriptor, a.config, a.schema, a.data, a.validate
+	desc, cfg, schema, data, validate, schemaFor := a.descriptor, a.config, a.schema, a.data, a.validate, a.schemaFor
 	a.mu.Unlock()
 	reply := func(status int, s string) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -93,6 +95,14 @@ func (a *fakeApp) serve(w http.ResponseWriter, r *http.Request) {
 	case "/api/v1/synchronizer/config":
 		reply(200, cfg)
 	case "/api/v1/synchronizer/schema":
+		if schemaFor != nil {
+			var req struct {
+				Types []string `json:"types"`
+			}
+			json.Unmarshal(body, &req)
+			reply(schemaFor(req.Types))
+			return
+		}
 		reply(200, schema)
 	case "/api/v1/synchronizer/data":
 		var c dataCall
