@@ -52,16 +52,32 @@
 // # Failures
 //
 // Calls that may pass later (tryLater whatever the status, 429, 5xx,
-// timeouts) are retried with
-// exponential backoff and full jitter (Retry-After honoured within the
-// bound); past the bound the run stops with ErrPaused, its position saved.
-// Other failures stop it with the reason. A stopped run removes nothing: the
-// entities of the last good run stay (those its committed pages delivered
-// carry their newer values), and the next Run with the same selection
-// resumes it from the saved page with the same operationId. Items that
-// cannot be stored (no id, a value of the wrong type) are skipped and
-// reported in TypeReport.Problems, as are ids sent twice (the last wins) and
-// relations to items that never arrive (left empty).
+// timeouts) are retried with exponential backoff and full jitter
+// (Retry-After honoured within the bound).
+//
+// Each type is a unit of work (attempt.go): a type whose pages fail (an
+// app that kept failing past the retry bound, a malformed page, a cursor
+// or a page that repeats, a bound of the run) or whose schema the app
+// refuses fails alone, with its reason in its TypeReport; the other types
+// complete, and Run returns the complete Report with an error wrapping
+// ErrPartial. Only completed types remove what they did not deliver. The
+// next Run resumes a failed type where it failed (a type failing at the
+// same page in three runs in a row, or whose paging looped, starts over),
+// and its removal at the end counts what its whole attempt delivered. A
+// run in which every type failed where it can resume stays in progress:
+// the next Run resumes it with the same operationId, and its error wraps
+// ErrPaused when every failure may pass later (the app's last *AppError
+// too: its RetryAfter says when the app asked to be called again). A run
+// stopped as a whole (canceled, out of time, a store error) removes
+// nothing and is resumed the same way.
+//
+// Every delivered item is kept: a value that does not fit its field is
+// converted as the service converts it (internal/pagerules, shared with
+// the conformance suite) or left out, and counted per field in
+// TypeReport.Values. Items that cannot be stored at all (not an object, no
+// usable id) are skipped and reported in TypeReport.Problems, as are ids
+// sent twice (the last wins) and relations to items that never arrive
+// (left empty). A type that delivered items and stored none fails.
 //
 // # Limits
 //
@@ -85,11 +101,13 @@
 // 2,000 rows.
 //
 // A run is bounded too: a nextPageConfig already sent in the run for the
-// type (a cursor that cycles) stops it with ErrLoop; a nextPageConfig over
-// MaxCursor (64 KiB), Options.MaxPages (DefaultMaxPages, 100,000 pages of
-// a type, resumed runs included) and Options.MaxEmptyPages (DefaultMaxEmptyPages, 1,000 pages in a row without
-// items that still say hasNext) stop it with ErrLimit. Those runs are
-// dropped (the next run starts afresh) and remove nothing. Past
+// type (a cursor that cycles) or a page of several items whose ids are
+// those of an earlier page fails the type with ErrLoop; a nextPageConfig
+// over MaxCursor (64 KiB), Options.MaxPages (DefaultMaxPages, 100,000
+// pages of a type, resumed runs included) and Options.MaxEmptyPages
+// (DefaultMaxEmptyPages, 1,000 pages in a row without items that still say
+// hasNext) fail it with ErrLimit. Such a type removes nothing and starts
+// afresh at the next run. Past
 // Options.MaxRunTime (DefaultMaxRunTime, 6 hours, per call of Run) the run
 // stops with ErrLimit and is kept, to be resumed. Canceling the context of
 // Run stops the run at once, in the middle of a call to the app, with an
