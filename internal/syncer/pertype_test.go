@@ -404,4 +404,3 @@ func TestTypeThatStoredNothingFails(t *testing.T) {
 		t.Errorf("a holds %v", got)
 	}
 }
-
