@@ -125,6 +125,13 @@ func (a Auth) secrets(acct appkit.Account) []string {
 		add(a.field)
 	case authBasic:
 		add(a.field2)
+		// The header carries base64("user:password"): an upstream that
+		// echoes it must not show it decodable.
+		if u, p := acct.String(a.field), acct.String(a.field2); p != "" {
+			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				out = append(out, enc.EncodeToString([]byte(u+":"+p)), enc.EncodeToString([]byte(p)))
+			}
+		}
 	case authByID:
 		for _, x := range a.byID {
 			out = append(out, x.secrets(acct)...)

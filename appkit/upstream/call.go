@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -246,11 +248,12 @@ func (s *Session) errorBody(body []byte) string {
 	} else if t := strings.TrimSpace(string(body)); t != "" && !strings.HasPrefix(t, "<") {
 		text = t
 	}
+	// Masked before the cut: a secret cut in half would not be masked.
+	text = s.mask(text)
 	if len(text) > maxErrorBody {
 		text = text[:maxErrorBody] + "..."
 	}
-	text = strings.ToValidUTF8(text, "?") // also a rune cut in half
-	return s.mask(text)
+	return strings.ToValidUTF8(text, "?") // also a rune cut in half
 }
 
 // transportError classifies a failure to get an answer.
@@ -295,21 +298,34 @@ func resource(u *url.URL) string {
 	return u.Host + u.EscapedPath()
 }
 
-// mask replaces the session's secrets in s.
+// mask replaces the session's secrets in s, each also in the forms it
+// takes in a URL (query and path escaping) and in JSON.
 func (s *Session) mask(text string) string {
 	s.prepare()
 	s.mu.Lock()
 	secrets := s.secrets
 	s.mu.Unlock()
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			text = strings.ReplaceAll(text, sec, "***")
-			if esc := url.QueryEscape(sec); esc != sec {
-				text = strings.ReplaceAll(text, esc, "***")
-			}
-		}
+	for _, form := range maskForms(secrets) {
+		text = strings.ReplaceAll(text, form, "***")
 	}
 	return text
+}
+
+// maskForms are the spellings of the secrets (those of 4 bytes or more)
+// to mask, longest first so that no form is masked only in part by a
+// shorter one.
+func maskForms(secrets []string) []string {
+	var forms []string
+	for _, sec := range secrets {
+		if len(sec) < 4 {
+			continue
+		}
+		quoted, _ := json.Marshal(sec)
+		forms = append(forms, sec, url.QueryEscape(sec), url.PathEscape(sec),
+			(&url.URL{Path: sec}).EscapedPath(), string(quoted[1:len(quoted)-1]))
+	}
+	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return slices.Compact(forms)
 }
 
 // log writes the call's debug line.

@@ -79,7 +79,12 @@
 // Each attempt logs one debug line (method, host, path, status, duration,
 // attempt) on Client.Logger or the context's zerolog logger (in an appkit
 // handler, the app's logger with the request id): never the query, a
-// header or a body. The keys are appkit's LogKey constants. The account's credentials (the Auth's fields,
-// OAuth tokens, a refreshed token) are masked as *** in every error
-// message and log line, also in their URL-encoded form.
+// header or a body. The keys are appkit's LogKey constants. The
+// account's credentials are masked as *** in every error message and log
+// line: the value of Bearer, TokenHeader and QueryKey, Basic's password
+// and the base64 of "user:password" its header carries (and of the
+// password alone), OAuth tokens, a refreshed token; each also as it is
+// spelled in a query string, in a URL path and in a JSON string. The
+// Basic user name is not a secret and is shown; a value shorter than 4
+// bytes is not masked (it would mask too much of the message).
 package upstream
