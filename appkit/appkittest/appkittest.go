@@ -472,7 +472,8 @@ func (c *Client) Sync(run Run) []Page {
 			return pages
 		}
 		for _, v := range vs {
-			if v.Rule == pagerules.CursorRepeats {
+			// The paging goes back: the sync engine stops the type here.
+			if v.Rule == pagerules.CursorRepeats || v.Rule == pagerules.PageRepeats {
 				c.t.FailNow()
 			}
 		}

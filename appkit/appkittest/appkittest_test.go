@@ -155,6 +155,13 @@ func TestSyncCatchesProtocolBreaks(t *testing.T) {
 		{"a cursor that repeats", false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return &appkit.Page[appkit.Item, cur]{Next: &cur{N: 7}}, nil
 		}, `page 2: cursor repeats: the next cursor {"N":7} repeats the one of page 1`},
+		{"a page that repeats the ids of the one before", false, func(_ context.Context, _ *appkit.DataRequest, c *cur) (*appkit.Page[appkit.Item, cur], error) {
+			n := 1
+			if c != nil {
+				n = c.N + 1
+			}
+			return &appkit.Page[appkit.Item, cur]{Items: []appkit.Item{{"id": "1", "name": "a"}, {"id": "2", "name": "b"}}, Next: &cur{N: n}}, nil
+		}, `page 2: page repeats: the page's 2 ids are exactly those of page 1`},
 		{"delta on a type without delta", false, func(context.Context, *appkit.DataRequest, *cur) (*appkit.Page[appkit.Item, cur], error) {
 			return &appkit.Page[appkit.Item, cur]{Delta: true}, nil
 		}, `the handler answered a delta page, but the type does not declare Delta`},
