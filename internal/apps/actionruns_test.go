@@ -2,6 +2,8 @@ package apps
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +67,55 @@ func TestActionRunsKeepTheLatest(t *testing.T) {
 		var n int
 		if err := svc.core.db.QueryRow("SELECT COUNT(*) FROM apps_actions").Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d action runs left after the app was removed: %v", n, err)
+		}
+	})
+}
+
+// An account secret inside an action's argument reaches the app as given
+// and is masked in the action history (the history is readable by anyone
+// who reads the app).
+func TestActionRunsMaskSecretsInArgs(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		svc, _ := testService(t, dsn, nil)
+		app := newFakeApp(t, "token", nil)
+		var mu sync.Mutex
+		var sent string // the action call's body as the app received it
+		app.handlers["GET "+protocol.PathDescriptor] = answer(200, `{"id":"act","name":"Act","version":"1.0.0","type":"action",`+
+			`"authentication":[{"id":"token","name":"Account","fields":[{"id":"token","name":"Token","type":"password"}]}],`+
+			`"actions":[{"action":"post","name":"Post","args":[{"id":"text","name":"Text","type":"text"}]}],"responsibleFor":{"automations":true}}`)
+		app.handlers["POST "+protocol.PathActionExecute] = func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			sent = string(b)
+			mu.Unlock()
+			answer(200, `{"ok":true}`)(w, r)
+		}
+		a, acc := registerWithAccount(t, svc, app.url)
+		arg := "curl -H 'Authorization: Bearer account-token-42' https://api.example"
+		if _, err := svc.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "post", Args: map[string]any{"text": arg}}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if !strings.Contains(sent, arg) {
+			t.Errorf("the app got %s, want the argument as given", sent)
+		}
+		mu.Unlock()
+		runs, err := svc.ActionRuns(ctx, a.ID, 0)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%d runs: %v", len(runs), err)
+		}
+		got := runs[0].Args["text"]
+		if strings.Contains(got, "account-token-42") || !strings.Contains(got, "***") || !strings.HasPrefix(got, "curl -H") {
+			t.Errorf("the history keeps the argument as %q, want the account's token masked", got)
+		}
+		var stored string
+		if err := svc.core.db.QueryRow(svc.core.q("SELECT args FROM apps_actions WHERE app_id = ?"), a.ID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stored, "account-token-42") {
+			t.Errorf("the stored history holds the token in clear: %s", stored)
 		}
 	})
 }
