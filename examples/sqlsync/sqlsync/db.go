@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite" // also the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -30,6 +31,21 @@ const (
 	ConnectTimeout = 5 * time.Second
 	// maxOpen bounds the databases kept open at once.
 	maxOpen = 8
+	// MaxValueBytes bounds every value a query builds or reads on SQLite
+	// (SQLITE_LIMIT_LENGTH on each connection): a stored value, a computed
+	// one (printf('%.*c', 200000000, 'x')), a string function's result, a
+	// row being sorted. A query that reaches it fails at once, before it
+	// has built more, with a 400 naming the bound.
+	MaxValueBytes = 1 << 20
+	// MaxMessageBytes bounds each message the app reads from a PostgreSQL
+	// server (a row, an error quoting a value): a longer one fails the
+	// query before its body is read. PostgreSQL has no setting that bounds
+	// what a statement builds on the server: a computed value is built
+	// there (at most 1 GB, PostgreSQL's own limit, within StatementTimeout)
+	// and the app reads only its cut ([MaxCellBytes], cut in the query).
+	MaxMessageBytes = 8 << 20
+	// maxErrorText bounds the database's text in an error answer.
+	maxErrorText = 1 << 10
 )
 
 // Target is a parsed connection string.
@@ -101,6 +117,7 @@ func ParseConnection(conn, sqliteDir string) (*Target, error) {
 		}
 	}
 	cfg.ConnectTimeout = ConnectTimeout
+	cfg.MaxProtocolMessageBodyLen = MaxMessageBytes
 	// The extended protocol (never the simple one): the server takes one
 	// statement per query and refuses a text of several.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
@@ -294,17 +311,23 @@ func (db *DB) run(ctx context.Context, q string, read func(cols []resultColumn, 
 }
 
 // conn takes a connection of the pool for one query; on SQLite with
-// SQLITE_LIMIT_ATTACHED at 0, so that no statement can ATTACH a file (no
-// SQL statement changes a limit).
+// SQLITE_LIMIT_ATTACHED at 0, so that no statement can ATTACH a file, and
+// SQLITE_LIMIT_LENGTH at MaxValueBytes, so that no value the query builds
+// or reads is larger (no SQL statement changes a limit).
 func (db *DB) conn(ctx context.Context) (*sql.Conn, error) {
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return nil, appkit.TryLater(fmt.Errorf("%s: connect: %w", db.Target.Label, err))
 	}
 	if db.Target.Kind == "sqlite" {
-		if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_ATTACHED, 0); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("%s: forbid ATTACH: %w", db.Target.Label, err)
+		for _, l := range []struct {
+			id, value int
+			what      string
+		}{{sqlite3.SQLITE_LIMIT_ATTACHED, 0, "forbid ATTACH"}, {sqlite3.SQLITE_LIMIT_LENGTH, MaxValueBytes, "bound the values' length"}} {
+			if _, err := sqlite.Limit(conn, l.id, l.value); err != nil {
+				conn.Close()
+				return nil, fmt.Errorf("%s: %s: %w", db.Target.Label, l.what, err)
+			}
 		}
 	}
 	return conn, nil
@@ -403,13 +426,30 @@ func cutValues(kind, q string, cts []resultColumn) string {
 // queryError turns a database's refusal of a query into a 400 answer.
 func (db *DB) queryError(ctx context.Context, err error) error {
 	var pe *pgconn.PgError
+	var se *sqlite.Error
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &pe) && pe.Code == "57014":
 		return appkit.BadRequest("query: it did not finish within %s; narrow it down (WHERE, LIMIT)", db.timeout)
+	case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_TOOBIG:
+		return appkit.BadRequest("query: a value it reads or builds is over %d MiB, the most one value may be "+
+			"(values are cut at %d KiB anyway): leave that column out, or build less", MaxValueBytes>>20, MaxCellBytes>>10)
+	case errors.As(err, &tooLong):
+		return appkit.BadRequest("query: the server sent a message (a row, or an error quoting a value) over %d MiB, "+
+			"the most the app reads: select fewer or shorter columns", MaxMessageBytes>>20)
 	case errors.As(err, &pe):
-		return appkit.BadRequest("query: the database refused it: %s (SQLSTATE %s)", pe.Message, pe.Code)
+		return appkit.BadRequest("query: the database refused it: %s (SQLSTATE %s)", clipError(pe.Message), pe.Code)
 	case pgconn.SafeToRetry(err) || errors.Is(err, context.Canceled):
 		return appkit.TryLater(err)
 	}
-	return appkit.BadRequest("query: the database refused it: %v", err)
+	return appkit.BadRequest("query: the database refused it: %s", clipError(err.Error()))
+}
+
+// clipError cuts a database's error text to maxErrorText bytes: it may
+// quote a value of the query.
+func clipError(s string) string {
+	if len(s) <= maxErrorText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxErrorText], "") + "…"
 }

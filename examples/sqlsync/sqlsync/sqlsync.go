@@ -8,8 +8,9 @@
 // is read-only itself (PostgreSQL: default_transaction_read_only; SQLite:
 // the file opened read-only, no ATTACH), within StatementTimeout; the text
 // sent is one statement as the database reads it (see [DB.Query]). Values
-// are cut to MaxCellBytes in the database, and a run delivers at most
-// MaxRows rows.
+// are cut to MaxCellBytes in the database, a SQLite query builds or reads
+// no value over MaxValueBytes, the app reads no PostgreSQL message over
+// MaxMessageBytes, and a run delivers at most MaxRows rows.
 package sqlsync
 
 import (
