@@ -136,35 +136,17 @@ func (s *session) waitFor(what, predicate string) {
 	}
 }
 
-// The console end to end in a real headless Chromium: sign in, a token,
-// register the tracker, connect an account, pick types and a date filter
-// (its bounds shown as typed), sync and watch the counts, the run's
-// exchanges, a database paged and sorted, a relation followed, and an
-// action of the notify example run against a synchronized task. Every
-// screen is photographed (into $APPKIT_CONSOLE_SCREENSHOTS, else a
-// temporary directory) and checked with axe-core.
-func TestConsoleInChromium(t *testing.T) {
-	bin := chromiumPath()
-	if bin == "" {
-		t.Skip("no chromium binary found (install Debian's chromium package, or set APPKIT_CHROMIUM): the console is not tested in a browser")
-	}
-	shots := os.Getenv("APPKIT_CONSOLE_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, "sqlite::memory:")
-	trackerAt := trackerURL(t, 60)
-	notifyAt := notifyURL(t)
-	target, got := hook(t)
-
+// startChromium starts a headless Chromium (bin) for a test of the
+// console at base, its screenshots written to shots; it is stopped when
+// the test ends. Script errors are collected for screen.
+func startChromium(t *testing.T, bin, base, shots string) *session {
+	t.Helper()
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1280, 900), chromedp.Flag("disable-dev-shm-usage", true))...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	s := &session{t: t, ctx: bctx, base: e.srv.URL, shots: shots}
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: bctx, base: base, shots: shots}
 	// The first call starts the browser: no timeout on its context.
 	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -192,6 +174,33 @@ func TestConsoleInChromium(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// The console end to end in a real headless Chromium: sign in, a token,
+// register the tracker, connect an account, pick types and a date filter
+// (its bounds shown as typed), sync and watch the counts, the run's
+// exchanges, a database paged and sorted, a relation followed, and an
+// action of the notify example run against a synchronized task. Every
+// screen is photographed (into $APPKIT_CONSOLE_SCREENSHOTS, else a
+// temporary directory) and checked with axe-core.
+func TestConsoleInChromium(t *testing.T) {
+	bin := chromiumPath()
+	if bin == "" {
+		t.Skip("no chromium binary found (install Debian's chromium package, or set APPKIT_CHROMIUM): the console is not tested in a browser")
+	}
+	shots := os.Getenv("APPKIT_CONSOLE_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "sqlite::memory:")
+	trackerAt := trackerURL(t, 60)
+	notifyAt := notifyURL(t)
+	target, got := hook(t)
+
+	s := startChromium(t, bin, e.srv.URL, shots)
 	t.Logf("screenshots in %s", shots)
 
 	// Sign in.

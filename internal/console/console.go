@@ -45,7 +45,9 @@
 // CSRF token: for a signed-in user a hash of the session id (the cookie is
 // HttpOnly, so another site cannot read it), for the sign-in form a random
 // value also set in a SameSite=Strict cookie. A POST whose Origin header is
-// present and not the host's own origin is refused. Pages are sent with a
+// present and not the host's own origin is refused. After signing in, the
+// console returns only to a path of this host as a browser reads the
+// address (see safeNext), else to /. Pages are sent with a
 // Content-Security-Policy allowing only the console's own script and style
 // (and the apps' logos), no-store caching and frame-ancestors 'none'.
 // Account values are never shown; a new API token's value is shown once, on
@@ -300,9 +302,29 @@ func sameOrigin(origin string, r *http.Request) bool {
 	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host) && (u.Path == "" || u.Path == "/")
 }
 
-// safeNext keeps a return address local ("/..." but not "//...").
+// maxNext bounds a return address.
+const maxNext = 2048
+
+// safeNext keeps a return address on this host: a path ("/..."), judged
+// as a browser will read it, else "/". A browser removes tabs and newlines
+// anywhere in an address and reads "\" as "/" before resolving it, so
+// "/\t/evil.example" would lead to //evil.example: an address holding any
+// control character (tab included) is refused, and what is left once tabs
+// and newlines are removed and "\" is read as "/" must not start with "//".
+// It must also parse as a URL without scheme, host or user.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	if next == "" || len(next) > maxNext {
+		return "/"
+	}
+	if strings.IndexFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "/"
+	}
+	read := strings.NewReplacer("\t", "", "\n", "", "\r", "", "\\", "/").Replace(next)
+	if !strings.HasPrefix(read, "/") || strings.HasPrefix(read, "//") {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
 	return next
