@@ -426,5 +426,6 @@ var funcs = template.FuncMap{
 		}
 		return false
 	},
-	"add": func(a, b int) int { return a + b },
+	"add":   func(a, b int) int { return a + b },
+	"domID": domID,
 }

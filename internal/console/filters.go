@@ -1,6 +1,8 @@
 package console
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +17,27 @@ import (
 
 // maxStatement bounds a date statement the preview parses.
 const maxStatement = 200
+
+// maxDOMID bounds an app's id kept as it is in an element's id.
+const maxDOMID = 64
+
+// domID is the id, in the page, of an element named after an id the app
+// chose (a filter's): the id itself when it is 1 to 64 ASCII letters,
+// digits, "-" and "_", else "x" and 16 hex digits of its SHA-256. The
+// page's htmx attributes name elements by CSS selectors built of these
+// ids (hx-target="#ID-range", hx-trigger="change from:#filter-ID"), where
+// a comma, "#", a space or a quote would change what the attribute
+// selects or when it fires: an id "x,#main,#y" would swap the page's
+// <main>, "a, every 1s" would call the app every second.
+func domID(id string) string {
+	if id != "" && len(id) <= maxDOMID && strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) < 0 {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "x" + hex.EncodeToString(sum[:8])
+}
 
 // filterProblem checks a filter value by the filter's type as the sync
 // engine will read it: "" when it is fine.
