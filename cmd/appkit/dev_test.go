@@ -120,13 +120,13 @@ func TestDev(t *testing.T) {
 			appURL := out.waitFor(t, regexp.MustCompile(`app running at (http://\S+)`))[1]
 			out.waitFor(t, regexp.MustCompile(`conformance: descriptor, config and schema: \d+ checks passed, 0 failed`))
 			out.waitFor(t, regexp.MustCompile(`schema: added field my-notes\.note/name`))
-			out.waitFor(t, regexp.MustCompile(`note\s+120\s+0\s+0\s+0\s+0\n`))
+			out.waitFor(t, regexp.MustCompile(`note\s+completed\s+120\s+0\s+0\s+0\s+0\n`))
 
 			// An edited value: synchronized again, the change shown.
 			editFile(t, appGo, "Name: n.Title,", `Name: n.Title + " (edited)",`)
 			// (The first build of the new module wrote its go.mod: that
 			// change may be the one whose rebuild picks the edit up.)
-			out.waitFor(t, regexp.MustCompile(`note\s+0\s+120\s+0\s+0\s+0\n\s+my-notes/note "n-1": name: "Note 1" → "Note 1 \(edited\)"`))
+			out.waitFor(t, regexp.MustCompile(`note\s+completed\s+0\s+120\s+0\s+0\s+0\n\s+my-notes/note "n-1": name: "Note 1" → "Note 1 \(edited\)"`))
 
 			// A new struct field: added to the schema.
 			editFile(t, appGo, "\tDone    bool      `appkit:\"done\"`", "\tDone    bool      `appkit:\"done\"`\n\tWords   int       `appkit:\"words\"`")
@@ -162,7 +162,7 @@ func TestDev(t *testing.T) {
 			// The next good edit: synchronized.
 			editFile(t, appGo, "// New declares the app.\nfunc {", "// New declares the app.")
 			editFile(t, appGo, `" (edited)"`, `" (again)"`)
-			out.waitFor(t, regexp.MustCompile(`note\s+0\s+120\s+0\s+0\s+0\n\s+my-notes/note "n-1": name: "Note 1 \(edited\)" → "Note 1 \(again\)"`))
+			out.waitFor(t, regexp.MustCompile(`note\s+completed\s+0\s+120\s+0\s+0\s+0\n\s+my-notes/note "n-1": name: "Note 1 \(edited\)" → "Note 1 \(again\)"`))
 
 			// Ctrl-C: the app and the host stop; the store keeps the items.
 			cancel()

@@ -184,7 +184,7 @@ func TestAppsToData(t *testing.T) {
 			}
 			// What the run changed: the schema (a first run adds the
 			// types) and the counts per type, unchanged included.
-			for _, want := range []string{"What the run changed", `<ul class="schema-changes">`, `<th scope="row">task</th><td class="created">`, `<td class="unchanged">0</td>`} {
+			for _, want := range []string{"What the run changed", `<ul class="schema-changes">`, `<th scope="row">task</th><td class="type-status"><span class="status completed">completed</span></td><td class="created">`, `<td class="unchanged">0</td>`} {
 				if !strings.Contains(rp.body, want) {
 					t.Errorf("the run page lacks %q", want)
 				}
