@@ -30,7 +30,13 @@
 // app's own space for the first, the app's space and a number ("tracker-2")
 // for the next ones unless SyncSpec.Space names one. A full run removes only
 // what its own space held; relations resolve within the space; webhook
-// events apply to the sync's space. A store made when an app had one sync
+// events apply to the sync's space. A space is never shared: one another
+// sync owns or another app has as its own is refused (ErrConflict), and so
+// is one holding data that no sync owns (types "<space>/<type>" or the
+// engine's state "app:<space>", left by `appkit sync`, `appkit host
+// --demo` or a removed sync or app) unless the caller adopts it
+// (SyncSpec.Adopt, RegisterSpec.Adopt); registration checks the app's
+// space the same way, when the app is new and when its space changes. A store made when an app had one sync
 // (apps_syncs.app_id unique, no space) is migrated in place when [New]
 // opens it: the uniqueness is dropped (on SQLite by copying the table into
 // the current form) and the sync gets its app's space, where the engine

@@ -57,13 +57,34 @@ func NormalizeURL(raw string) (string, error) {
 // cannot be used to scan what the host reaches. The cause is logged.
 var errNoApp = fmt.Errorf("%w: no app answered GET / with a JSON descriptor at this address (unreachable, outside the networks the host may call, or not an app)", ErrUnreachable)
 
-// RegisterApp reads the app's descriptor (checked as a run checks it) and
-// registers it; an address already registered is read again and its
-// descriptor updated. Only an address that answered GET / with a JSON
-// object gets a detailed refusal (what is wrong with its descriptor);
-// every other failure is errNoApp.
+// RegisterSpec registers an app.
+type RegisterSpec struct {
+	// URL is the app's address (see NormalizeURL).
+	URL string `json:"url"`
+	// Adopt lets the app take over its space (its descriptor's id) when
+	// the store holds data there that no sync owns (left by `appkit sync`,
+	// `appkit host --demo` or a removed sync or app); without it such a
+	// space is refused (ErrConflict). A space another app or sync owns is
+	// never taken.
+	Adopt bool `json:"adopt,omitempty"`
+}
+
+// RegisterApp registers the app at rawURL: Register without adopting a
+// space.
 func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error) {
-	u, err := NormalizeURL(rawURL)
+	return s.Register(ctx, RegisterSpec{URL: rawURL})
+}
+
+// Register reads the app's descriptor (checked as a run checks it) and
+// registers it; an address already registered is read again and its
+// descriptor updated. The app's space (from its id) must be free: no other
+// app's and no sync's of another app, and, unless spec.Adopt, holding no
+// data that no sync owns (see heldInStore); a registration read again that
+// changes the space checks the new one the same way. Only an address that
+// answered GET / with a JSON object gets a detailed refusal (what is wrong
+// with its descriptor); every other failure is errNoApp.
+func (s *Registry) Register(ctx context.Context, spec RegisterSpec) (*App, error) {
+	u, err := NormalizeURL(spec.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -82,25 +103,19 @@ func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error)
 	}
 	name := desc.Descriptor.Name
 	a := &App{URL: u, Name: name, Space: desc.Space, Descriptor: desc.Descriptor, Warnings: desc.Warnings}
+	// The space's data in the store is checked first, in a transaction of
+	// its own; who owns the space among the service's tables is checked
+	// again in the one that writes.
+	if err := s.checkAppSpace(ctx, u, desc.Space, spec.Adopt); err != nil {
+		return nil, fmt.Errorf("register the app: %w", err)
+	}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var id string
+		var id, space string
 		var created int64
-		err := tx.QueryRowContext(ctx, s.q("SELECT id, created_at FROM apps_apps WHERE url = ?"), u).Scan(&id, &created)
+		err := tx.QueryRowContext(ctx, s.q("SELECT id, space, created_at FROM apps_apps WHERE url = ?"), u).Scan(&id, &space, &created)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			var other string
-			err := tx.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ?"), desc.Space).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			err = tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE space = ?"), desc.Space).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("%w: sync %s of another app owns the space %q of this app's types", ErrConflict, other, desc.Space)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
+			if err := s.appSpaceOwned(ctx, tx, "", desc); err != nil {
 				return err
 			}
 			a.ID, a.CreatedAt = newID(), s.now().UTC()
@@ -110,6 +125,11 @@ func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error)
 		case err != nil:
 			return err
 		}
+		if space != desc.Space {
+			if err := s.appSpaceOwned(ctx, tx, id, desc); err != nil {
+				return err
+			}
+		}
 		a.ID, a.CreatedAt = id, time.UnixMilli(created).UTC()
 		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?"), name, a.Space, mustJSON(desc.Descriptor), id)
 		return err
@@ -118,6 +138,58 @@ func (s *Registry) RegisterApp(ctx context.Context, rawURL string) (*App, error)
 		return nil, fmt.Errorf("register the app: %w", err)
 	}
 	return a, nil
+}
+
+// checkAppSpace refuses the space of an app registered at u (new, or whose
+// space changes) that another app or sync owns, or that holds data no sync
+// owns unless adopt.
+func (s *Registry) checkAppSpace(ctx context.Context, u, space string, adopt bool) error {
+	var id, current string
+	err := s.db.QueryRowContext(ctx, s.q("SELECT id, space FROM apps_apps WHERE url = ?"), u).Scan(&id, &current)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if id != "" && current == space {
+		return nil // read again, same space
+	}
+	// Owned by a sync (of this app: the app's data; of another: refused
+	// by the write) or another app (refused by the write)?
+	var owners int
+	err = s.db.QueryRowContext(ctx, s.q("SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)"),
+		space, space, id).Scan(&owners)
+	if err != nil || owners > 0 || adopt {
+		return err
+	}
+	held, err := s.heldInStore(ctx, space)
+	if err != nil {
+		return err
+	}
+	if held != "" {
+		return unownedSpace(space, held, adoptApp)
+	}
+	return nil
+}
+
+// appSpaceOwned refuses (in tx) the space of the app appID ("" for a new
+// one) when another app has it as its own or a sync of another app owns
+// it.
+func (s *Registry) appSpaceOwned(ctx context.Context, tx *sql.Tx, appID string, desc *syncer.Description) error {
+	var other string
+	err := tx.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ? AND id <> ?"), desc.Space, appID).Scan(&other)
+	if err == nil {
+		return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	err = tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE space = ? AND app_id <> ?"), desc.Space, appID).Scan(&other)
+	if err == nil {
+		return fmt.Errorf("%w: sync %s of another app owns the space %q of this app's types", ErrConflict, other, desc.Space)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return nil
 }
 
 const appCols = "id, url, name, space, descriptor, created_at"

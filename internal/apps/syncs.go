@@ -89,6 +89,12 @@ type SyncSpec struct {
 	// digits and dashes, not used by another sync or app); empty picks
 	// one. It cannot change.
 	Space string `json:"space,omitempty"`
+	// Adopt, when creating, lets the sync take over the space it names
+	// when the store holds data there that no sync owns (left by `appkit
+	// sync`, `appkit host --demo` or a removed sync or app); without it
+	// such a space is refused (ErrConflict). A space another sync or app
+	// owns is never taken.
+	Adopt bool `json:"adopt,omitempty"`
 	// Types, when not nil, replace the types.
 	Types []string `json:"types"`
 	// Filter, when not nil, replaces the filter.
@@ -171,11 +177,18 @@ func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, err
 	if spec.Space != "" && !syncer.ValidSpace(spec.Space) {
 		return nil, fmt.Errorf("%w: space %q: want 1 to 60 lower-case letters, digits and dashes", ErrInvalid, spec.Space)
 	}
+	space, err := s.pickSpace(ctx, a, spec.Space, spec.Adopt)
+	if err != nil {
+		return nil, fmt.Errorf("create the sync: %w", err)
+	}
 	now := s.now()
 	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		space, err := s.pickSpace(ctx, tx, a, spec.Space)
-		if err != nil {
+		// Taken meanwhile by another sync or app?
+		if owner, err := s.spaceOwner(ctx, tx, space, a.ID); err != nil || owner != "" {
+			if err == nil {
+				err = fmt.Errorf("%w: the space %q belongs to %s", ErrConflict, space, owner)
+			}
 			return err
 		}
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
@@ -544,32 +557,56 @@ func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 	return s.Run(ctx, runID)
 }
 
-// pickSpace is the space of a new sync of app a (in tx): the one asked
-// for, else the app's space, else the app's space and the first free number
-// from 2. A space is free when no sync has it and no other app has it as
-// its own; ErrConflict when the one asked for is not.
-func (s *SyncService) pickSpace(ctx context.Context, tx *sql.Tx, a *App, asked string) (string, error) {
-	free := func(space string) (bool, error) {
-		var n int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)`),
-			space, space, a.ID).Scan(&n)
-		return n == 0, err
-	}
+// pickSpace is the space of a new sync of app a: the one asked for, else
+// the app's own space, else the app's space and the first free number from
+// 2. A space is free when no sync owns it, it is no other app's own space,
+// and the store holds no data there that no sync owns (see heldInStore);
+// adopt takes the space asked for over in spite of such data (never from a
+// sync or app). The app's own space is the app's: its registration checked
+// it. A numbered space holding such data is passed over. ErrConflict when
+// the space asked for is not free.
+func (s *SyncService) pickSpace(ctx context.Context, a *App, asked string, adopt bool) (string, error) {
 	if asked != "" {
-		ok, err := free(asked)
-		if err == nil && !ok {
-			err = fmt.Errorf("%w: the space %q belongs to another sync or app", ErrConflict, asked)
+		owner, err := s.spaceOwner(ctx, s.db, asked, a.ID)
+		if err != nil {
+			return "", err
 		}
-		return asked, err
+		if owner != "" {
+			return "", fmt.Errorf("%w: the space %q belongs to %s", ErrConflict, asked, owner)
+		}
+		if asked == a.Space || adopt {
+			return asked, nil
+		}
+		held, err := s.heldInStore(ctx, asked)
+		if err != nil {
+			return "", err
+		}
+		if held != "" {
+			return "", unownedSpace(asked, held, adoptSync)
+		}
+		return asked, nil
 	}
 	for n := 1; n <= maxSyncsPerApp; n++ {
 		space := a.Space
 		if n > 1 {
 			space = fmt.Sprintf("%s-%d", strings.TrimRight(a.Space[:min(len(a.Space), 55)], "-"), n)
 		}
-		ok, err := free(space)
-		if err != nil || ok {
-			return space, err
+		owner, err := s.spaceOwner(ctx, s.db, space, a.ID)
+		if err != nil {
+			return "", err
+		}
+		if owner != "" {
+			continue
+		}
+		if n == 1 {
+			return space, nil
+		}
+		held, err := s.heldInStore(ctx, space)
+		if err != nil {
+			return "", err
+		}
+		if held == "" {
+			return space, nil
 		}
 	}
 	return "", fmt.Errorf("%w: the app has %d syncs' spaces in use; name the space", ErrConflict, maxSyncsPerApp)

@@ -39,7 +39,7 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 // mountApps mounts the apps API under /api/apps:
 //
 //	GET    /api/apps                      the registered apps
-//	POST   /api/apps                      {url} registers an app (201; again: its descriptor is read anew)
+//	POST   /api/apps                      {url, adopt?} registers an app (201; again: its descriptor is read anew)
 //	GET    /api/apps/{id}                 one app
 //	DELETE /api/apps/{id}                 removes it, its syncs (webhooks deleted) and accounts
 //	GET    /api/apps/accounts             ?app=ID: accounts (field keys only, never values)
@@ -51,7 +51,7 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	POST   /api/apps/oauth/start          {app, auth?, account?} → {redirectUri, callbackUri}
 //	GET    /api/apps/oauth/callback       the provider's redirect lands here (an HTML page; no token)
 //	GET    /api/apps/syncs                ?app=ID
-//	POST   /api/apps/syncs                {app, account, space?, types?, filter?, every?} (201; due at once);
+//	POST   /api/apps/syncs                {app, account, space?, adopt?, types?, filter?, every?} (201; due at once);
 //	                                      any number per app, each in a space of its own (409: space in use)
 //	GET    /api/apps/syncs/{id}
 //	PATCH  /api/apps/syncs/{id}           {account?, types?, filter?, every?}; a new account, types or
@@ -185,13 +185,11 @@ func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		URL string `json:"url"`
-	}
+	var body apps.RegisterSpec
 	if !readAppsJSON(w, r, &body) {
 		return
 	}
-	app, err := a.registry.RegisterApp(r.Context(), body.URL)
+	app, err := a.registry.Register(r.Context(), body)
 	a.reply(w, r, http.StatusCreated, app, err)
 }
 
