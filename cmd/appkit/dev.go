@@ -46,10 +46,12 @@ serves the embedded host on --addr with the store, registers the app with
 the account and synchronizes it; prints the host's address, the GraphQL
 IDE's link and the API token. Then it watches the module's Go files and
 go.mod: at every change it rebuilds; a build error is printed and the last
-good app keeps serving; otherwise the app is restarted (interrupted, then
-killed after 10 s), its descriptor, config and schema are checked with the
-conformance rules (the fast subset: no data pages), and it is synchronized
-again. After each synchronization it prints what changed: the schema
+good app keeps serving (so does an app that builds but exits before it
+answers; one that exits later is replaced by the good build before it);
+otherwise the app is restarted (interrupted, then killed after 10 s), its
+descriptor, config and schema are checked with the conformance rules (the
+fast subset: no data pages), and it is synchronized again. After each
+synchronization it prints what changed: the schema
 (types and fields added, renamed, retired), the items created, updated,
 unchanged and removed per type, and the fields that changed (old → new)
 of a few items.

@@ -1,8 +1,10 @@
 // Package devloop is the live loop of "appkit dev": it builds an app's main
 // package, runs it on a loopback port, watches the module's sources and,
 // on a change, rebuilds, restarts and hands the new app to the caller
-// (which checks and synchronizes it); a build that fails leaves the last
-// good app serving. Each part is small and usable alone:
+// (which checks and synchronizes it); a build that fails, or whose app
+// exits before it answers, leaves the last good app serving, and an app
+// that exits later is replaced by the good build before it. Each part is
+// small and usable alone:
 //
 //   - [Build] runs "go build" into a file and returns the compiler's
 //     messages as a [*BuildError];

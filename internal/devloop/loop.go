@@ -45,9 +45,12 @@ type Config struct {
 // each batch of changes rebuilds it; a build the compiler refuses is
 // printed and the last good app keeps serving; a good one replaces the
 // app (stopped gracefully, then started) and Ready is called again. An
-// app that builds but does not start is reported and the last good one is
-// started again. When ctx ends, the app is stopped and Loop returns nil;
-// it returns an error only when it could not watch the sources.
+// app that builds but exits before it answers is reported and the last
+// good one is started again; an app that exits later, on its own, is
+// reported and the good build before it is started again. Where no good
+// build is left, the output says that nothing serves until the next
+// change. When ctx ends, the app is stopped and Loop returns nil; it
+// returns an error only when it could not watch the sources.
 func Loop(ctx context.Context, cfg Config) error {
 	if cfg.Root == "" {
 		cfg.Root = cfg.Dir
@@ -67,6 +70,8 @@ func Loop(ctx context.Context, cfg Config) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-l.exited():
+			l.crashed(ctx)
 		case err := <-w.Errors():
 			l.say("watch: %v", err)
 		case files, ok := <-w.Changes():
@@ -84,7 +89,44 @@ type loop struct {
 	url    string
 	proc   *Process
 	good   string // the binary of the app running (or last running)
+	prev   string // the good binary before it, started again if good exits
 	builds int
+}
+
+// exited is closed when the running app exits (nil, never ready, when
+// none runs): an exit the loop did not ask for.
+func (l *loop) exited() <-chan struct{} {
+	if l.proc == nil {
+		return nil
+	}
+	return l.proc.Done()
+}
+
+// crashed handles the running app's exit on its own: the good build
+// before it is started again, or the output says that nothing serves.
+func (l *loop) crashed(ctx context.Context) {
+	err := l.proc.Err()
+	l.proc = nil
+	if err == nil {
+		l.say("the app exited (status 0) while serving")
+	} else {
+		l.say("the app exited while serving: %v", err)
+	}
+	if l.prev != "" && ctx.Err() == nil {
+		prev := l.prev
+		l.prev = ""
+		err := l.start(ctx, prev)
+		if err == nil {
+			l.good = prev
+			l.say("the previous good app serves again at %s", l.url)
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		l.say("the previous good app did not start again: %v", err)
+	}
+	l.say("nothing serves at %s until a change builds an app that starts", l.url)
 }
 
 func (l *loop) say(format string, args ...any) {
@@ -131,16 +173,26 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 		l.proc = nil
 	}
 	if err := l.start(ctx, bin); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
 		l.say("the new app did not start: %v", err)
-		if l.good == "" {
-			return
-		}
-		if err := l.start(ctx, l.good); err != nil {
+		if l.good != "" {
+			err := l.start(ctx, l.good)
+			if err == nil {
+				l.say("the last good app serves again at %s", l.url)
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
 			l.say("the last good app did not start again: %v", err)
-			return
 		}
-		l.say("the last good app serves again at %s", l.url)
+		l.say("nothing serves at %s until a change builds an app that starts", l.url)
 		return
+	}
+	if l.good != "" {
+		l.prev = l.good
 	}
 	l.good = bin
 	if l.cfg.Ready != nil {

@@ -17,18 +17,37 @@ import (
 // waitFor waits until out holds s n times.
 func waitFor(t *testing.T, out *testkit.Buffer, s string, n int) {
 	t.Helper()
+	if got := waitForAny(t, out, n, s); got != s {
+		t.Fatalf("no %q (%d times) in:\n%s", s, n, out.String())
+	}
+}
+
+// waitForAny waits until out holds one of ss n times and returns it.
+func waitForAny(t *testing.T, out *testkit.Buffer, n int, ss ...string) string {
+	t.Helper()
 	timeout := time.NewTimer(5 * time.Minute)
 	defer timeout.Stop()
 	for {
 		got, changed := out.Changes()
-		if strings.Count(got, s) >= n {
-			return
+		for _, s := range ss {
+			if strings.Count(got, s) >= n {
+				return s
+			}
 		}
 		select {
 		case <-changed:
 		case <-timeout.C:
-			t.Fatalf("no %q (%d times) in:\n%s", s, n, out.String())
+			t.Fatalf("none of %q (%d times) in:\n%s", ss, n, out.String())
 		}
+	}
+}
+
+// outcome waits for what the loop did after an app failed: the n-th
+// "serves again" or "nothing serves".
+func outcome(t *testing.T, out *testkit.Buffer, n int, again string) {
+	t.Helper()
+	if got := waitForAny(t, out, n, again, "nothing serves at "); got != again {
+		t.Fatalf("want %q; the loop left nothing serving:\n%s", again, out.String())
 	}
 }
 
@@ -100,11 +119,195 @@ func TestLoop(t *testing.T) {
 		t.Fatalf("after the fix: %q", get())
 	}
 	cancel()
-	if err := <-ended; err != nil {
+	if err := waitEnded(t, ended, out); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, out, "app stopped", 1)
 	if _, err := http.Get(url); err == nil {
 		t.Error("the app serves after the loop ended")
+	}
+}
+
+// loopDeadline bounds the wait for Loop to return once its context ended,
+// so that a Loop that misses the stop fails its test with a message, not
+// go test's timeout.
+const loopDeadline = 2 * time.Minute
+
+// waitEnded waits for Loop's return on ended.
+func waitEnded(t *testing.T, ended <-chan error, out *testkit.Buffer) error {
+	t.Helper()
+	select {
+	case err := <-ended:
+		return err
+	case <-time.After(loopDeadline):
+		t.Fatalf("Loop did not return within %s of its context's end: the stop was missed. Output:\n%s", loopDeadline, out.String())
+		return nil
+	}
+}
+
+// crashAtStart builds but exits before it serves.
+const crashAtStart = `package main
+
+import "os"
+
+func main() {
+	os.Stderr.WriteString("the configuration is wrong\n")
+	os.Exit(2)
+}
+`
+
+// exitOnRequest serves "short-lived" and exits (status 3) when /exit is
+// asked for: an app that crashes after it started.
+const exitOnRequest = `package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+)
+
+func main() {
+	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
+	if err != nil {
+		panic(err)
+	}
+	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/exit" {
+			os.Exit(3)
+		}
+		w.Write([]byte("short-lived"))
+	}))
+}
+`
+
+// startLoop runs Loop on the module dir in the background.
+func startLoop(t *testing.T, ctx context.Context, dir string) (out *testkit.Buffer, ready chan string, ended chan error, port int) {
+	t.Helper()
+	port, err := devloop.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = &testkit.Buffer{}
+	ready = make(chan string, 10)
+	ended = make(chan error, 1)
+	go func() {
+		ended <- devloop.Loop(ctx, devloop.Config{Dir: dir, BinDir: t.TempDir(), Port: port, Out: out, Quiet: 50 * time.Millisecond, Grace: time.Minute,
+			Ready: func(ctx context.Context, url string) error { ready <- url; return nil }})
+	}()
+	return out, ready, ended, port
+}
+
+// answer is the body of GET url, or the error's text.
+func answer(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "no answer: " + err.Error()
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	return b.String()
+}
+
+// An edit that builds but exits before it serves leaves the last good
+// app serving; an app that exits later, on its own, is replaced by the
+// good build before it; both are said.
+func TestLoop_crashedAppReplacedByTheLastGood(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	dir := module(t, server)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, ready, ended, port := startLoop(t, ctx, dir)
+	url := "http://127.0.0.1:" + itoa(port)
+	main := filepath.Join(dir, "main.go")
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, out, "app running at "+url, 1)
+	<-ready
+	if got := answer(url); got != "hello" {
+		t.Fatalf("the app answered %q", got)
+	}
+
+	write(crashAtStart)
+	waitFor(t, out, "the new app did not start: the app exited before it answered", 1)
+	outcome(t, out, 1, "the last good app serves again at "+url)
+	if got := answer(url); got != "hello" {
+		t.Fatalf("after an app that crashes at start, %s answered %q, want the last good app's hello\n%s", url, got, out.String())
+	}
+
+	write(exitOnRequest)
+	waitFor(t, out, "app running at "+url, 3)
+	<-ready
+	if got := answer(url); got != "short-lived" {
+		t.Fatalf("the new app answered %q", got)
+	}
+	answer(url + "/exit")
+	waitFor(t, out, "the app exited while serving: exit status 3", 1)
+	outcome(t, out, 1, "the previous good app serves again at "+url)
+	if got := answer(url); got != "hello" {
+		t.Fatalf("after the app exited, %s answered %q, want the previous good app's hello\n%s", url, got, out.String())
+	}
+	cancel()
+	if err := waitEnded(t, ended, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A first build that crashes at start: the output says that nothing
+// serves, and the next good edit serves.
+func TestLoop_firstAppCrashes(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	dir := module(t, crashAtStart)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, ready, ended, port := startLoop(t, ctx, dir)
+	url := "http://127.0.0.1:" + itoa(port)
+	waitFor(t, out, "the new app did not start", 1)
+	waitFor(t, out, "nothing serves at "+url+" until a change builds an app that starts", 1)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(server), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	<-ready
+	if got := answer(url); got != "hello" {
+		t.Fatalf("after the fix, %s answered %q", url, got)
+	}
+	cancel()
+	if err := waitEnded(t, ended, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A stop that comes before the first build (or during it) ends Loop, and
+// no app is started.
+func TestLoop_stopBeforeTheBuild(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	for _, during := range []bool{false, true} {
+		dir := module(t, server)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if !during {
+			cancel()
+		}
+		out, _, ended, port := startLoop(t, ctx, dir)
+		if during {
+			waitFor(t, out, "building ", 1)
+			cancel()
+		}
+		if err := waitEnded(t, ended, out); err != nil {
+			t.Errorf("during the build %v: %v", during, err)
+		}
+		if strings.Contains(out.String(), "app running") {
+			t.Errorf("during the build %v: an app was started after the stop:\n%s", during, out.String())
+		}
+		if got := answer("http://127.0.0.1:" + itoa(port)); !strings.HasPrefix(got, "no answer") {
+			t.Errorf("during the build %v: something serves after the stop: %q", during, got)
+		}
 	}
 }
