@@ -16,6 +16,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 	"github.com/appkitgo/appkit/internal/testkit"
 	"github.com/appkitgo/appkit/internal/testkit/testapp"
@@ -286,21 +287,26 @@ const oldSyncsTable = `CREATE TABLE apps_syncs (
 // second sync of the app can be set up beside it.
 func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 	t.Parallel()
-	testkit.EachStore(t, func(t *testing.T, dsn string) {
+	testkit.EachSharedStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		app, ds := newTrackerApp(t, tracker.Config{Projects: 3, Tasks: 300})
-		st := teststore.Open(t, dsn)
 		key := bytes.Repeat([]byte{3}, KeySize)
 
-		// The old store: its tables, one app, account and sync, and
-		// the engine's run into the app's space.
-		for _, q := range migrations {
-			if strings.Contains(q, "TABLE IF NOT EXISTS apps_syncs") {
-				q = oldSyncsTable
-			}
-			if _, err := st.DB().ExecContext(ctx, q); err != nil {
-				t.Fatal(err)
-			}
+		// The old store: the engine's run into the app's space; then,
+		// the store closed, its apps_syncs as it was then with one app,
+		// account and sync, and no record of the store's migrations (a
+		// store made before them).
+		old, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := syncer.Run(ctx, old, syncer.Options{AppURL: app.url, Auth: "token", AccountElsewhere: true,
+			StoredAccount: map[string]any{"auth": "token", "token": tracker.DemoToken}, Types: []string{"project", "task"}}); err != nil {
+			t.Fatalf("the old run: %v", err)
+		}
+		all := liveTasks(ds, 0)
+		if got := teststore.Count(t, old, "tracker/task"); got != all {
+			t.Fatalf("the old run stored %d tasks, want %d", got, all)
 		}
 		desc, err := syncer.Describe(ctx, syncer.Options{AppURL: app.url})
 		if err != nil {
@@ -313,6 +319,9 @@ func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 			sql  string
 			args []any
 		}{
+			{"DROP TABLE store_migrations", nil},
+			{"DROP TABLE apps_syncs", nil},
+			{oldSyncsTable, nil},
 			{"INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)",
 				[]any{"app-1", app.url, desc.Descriptor.Name, desc.Space, mustJSON(desc.Descriptor), now}},
 			{"INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -320,19 +329,13 @@ func TestUpgradeStoreWithOneSyncPerApp(t *testing.T) {
 			{`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at)
 VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-1", `{"types":["project","task"],"filter":null}`, now}},
 		} {
-			if _, err := st.DB().ExecContext(ctx, st.Dialect().Rebind(q.sql), q.args...); err != nil {
+			if _, err := old.DB().ExecContext(ctx, old.Dialect().Rebind(q.sql), q.args...); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.url, Auth: "token", AccountElsewhere: true,
-			StoredAccount: map[string]any{"auth": "token", "token": tracker.DemoToken}, Types: []string{"project", "task"}}); err != nil {
-			t.Fatalf("the old run: %v", err)
-		}
-		all := liveTasks(ds, 0)
-		if got := teststore.Count(t, st, "tracker/task"); got != all {
-			t.Fatalf("the old run stored %d tasks, want %d", got, all)
-		}
+		old.Close()
 
+		st := teststore.Open(t, dsn)
 		svc, err := New(ctx, Config{Store: st, Key: key, Poll: 20 * time.Millisecond, HostID: "host-new"})
 		if err != nil {
 			t.Fatalf("open the old store: %v", err)

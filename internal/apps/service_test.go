@@ -403,32 +403,6 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 	}
 }
 
-// A store whose apps_syncs table predates the cancel columns gets them.
-func TestMigrateAddsColumns(t *testing.T) {
-	t.Parallel()
-	testkit.EachStore(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		st := teststore.Open(t, dsn)
-		if _, err := st.DB().ExecContext(ctx, `CREATE TABLE apps_syncs (id TEXT PRIMARY KEY, app_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
-selection TEXT NOT NULL, every_ms BIGINT NOT NULL, next_at BIGINT NOT NULL, webhook TEXT NOT NULL, webhook_types TEXT NOT NULL,
-run_id TEXT NOT NULL, lease_owner TEXT NOT NULL, lease_until BIGINT NOT NULL, created_at BIGINT NOT NULL)`); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.DB().ExecContext(ctx, `INSERT INTO apps_syncs VALUES ('s1', 'a1', 'c1', '{}', 0, 0, '', '', '', '', 0, 1)`); err != nil {
-			t.Fatal(err)
-		}
-		for range 2 { // and again, once they exist
-			if _, err := New(ctx, Config{Store: st, Key: bytes.Repeat([]byte{3}, KeySize)}); err != nil {
-				t.Fatalf("migrate: %v", err)
-			}
-		}
-		var flag, reason string
-		if err := st.DB().QueryRowContext(ctx, "SELECT cancel_run, cancel_reason FROM apps_syncs WHERE id = 's1'").Scan(&flag, &reason); err != nil || flag != "" || reason != "" {
-			t.Errorf("the added columns: %q %q %v", flag, reason, err)
-		}
-	})
-}
-
 // An account's values never leave the service: its keys are listed, its
 // values are stored sealed, a refusal by the app that repeats them is
 // masked, the log never shows them.

@@ -17,8 +17,14 @@ type driver interface {
 
 	// lockMigration serializes the migration of several processes
 	// opening one database at once (nothing on SQLite: one process owns
-	// a file).
+	// a file, and the migrating transaction holds its write lock).
 	lockMigration(ctx context.Context, tx *sql.Tx) error
+
+	// adoptTable brings a table of the apps service made before the
+	// store's migrations to its current shape: it adds the columns it
+	// lacks and drops the UNIQUE of a column that is no longer unique;
+	// a table in its current shape is left as it is.
+	adoptTable(m *migrator, t earlierTable) error
 
 	// lockCatalogSQL is the statement that reads (and locks, where
 	// several processes share the database) the catalog version at the

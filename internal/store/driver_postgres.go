@@ -15,14 +15,25 @@ import (
 type postgresDriver struct{ postgresDialect }
 
 func (postgresDriver) lockMigration(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7361829)"); err != nil {
-		return fmt.Errorf("store: migrate lock: %w", err)
-	}
-	// The documents service creates host_documents under this lock.
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(documentsLockID)); err != nil {
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockID)); err != nil {
 		return fmt.Errorf("store: migrate lock: %w", err)
 	}
 	return nil
+}
+
+// adoptTable adds the columns that are missing (ADD COLUMN IF NOT EXISTS)
+// and drops the UNIQUE constraint by the name PostgreSQL gives a column's
+// (table_column_key).
+func (postgresDriver) adoptTable(m *migrator, t earlierTable) error {
+	for _, c := range t.added {
+		if err := m.exec("ALTER TABLE " + t.table + " ADD COLUMN IF NOT EXISTS " + c.name + " " + c.decl); err != nil {
+			return err
+		}
+	}
+	if t.notUnique == "" {
+		return nil
+	}
+	return m.exec("ALTER TABLE " + t.table + " DROP CONSTRAINT IF EXISTS " + t.table + "_" + t.notUnique + "_key")
 }
 
 func (postgresDriver) lockCatalogSQL(exclusive, _ bool) string {

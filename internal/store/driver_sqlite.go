@@ -13,6 +13,72 @@ type sqliteDriver struct{ sqliteDialect }
 
 func (sqliteDriver) lockMigration(context.Context, *sql.Tx) error { return nil }
 
+// adoptTable adds the missing columns (SQLite has no ADD COLUMN IF NOT
+// EXISTS: the table's columns are read from pragma_table_info) and, as
+// SQLite cannot drop a column's constraint, copies the rows of a table
+// whose column is UNIQUE alone (an index of origin 'u' with that one
+// column) into one made by its current CREATE.
+func (sqliteDriver) adoptTable(m *migrator, t earlierTable) error {
+	has := map[string]bool{}
+	rows, err := m.tx.QueryContext(m.ctx, "SELECT name FROM pragma_table_info(?)", t.table)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		has[name] = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, c := range t.added {
+		if !has[c.name] {
+			if err := m.exec("ALTER TABLE " + t.table + " ADD COLUMN " + c.name + " " + c.decl); err != nil {
+				return err
+			}
+		}
+	}
+	if t.notUnique == "" {
+		return nil
+	}
+	var unique int
+	if err := m.tx.QueryRowContext(m.ctx, `SELECT COUNT(*) FROM pragma_index_list(?) AS il
+		WHERE il.origin = 'u' AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1
+		AND (SELECT name FROM pragma_index_info(il.name)) = ?`, t.table, t.notUnique).Scan(&unique); err != nil {
+		return err
+	}
+	if unique == 0 {
+		return nil
+	}
+	var cols []string
+	for name := range has {
+		cols = append(cols, name)
+	}
+	for _, c := range t.added {
+		if !has[c.name] {
+			cols = append(cols, c.name)
+		}
+	}
+	list := strings.Join(sortedStrings(cols), ", ")
+	tmp := t.table + "_new"
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS " + tmp,
+		strings.Replace(t.create, t.table, tmp, 1),
+		"INSERT INTO " + tmp + " (" + list + ") SELECT " + list + " FROM " + t.table,
+		"DROP TABLE " + t.table,
+		"ALTER TABLE " + tmp + " RENAME TO " + t.table,
+	} {
+		if err := m.exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (sqliteDriver) lockCatalogSQL(exclusive, haveSnapshot bool) string {
 	if !exclusive && haveSnapshot {
 		return "" // one process per file; writes are serialized

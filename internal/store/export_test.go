@@ -49,3 +49,6 @@ func (t *Tx) ExplainMatch(ty *Type, f *Field, keys []string) (string, error) {
 	}
 	return strings.Join(plan, "\n"), rows.Err()
 }
+
+// Migrations is the number of migrations (the last version).
+func Migrations() int { return len(migrations) }

@@ -15,14 +15,6 @@ import (
 // reservedTable holds the ids set aside by [Tx.ReserveIDs].
 const reservedTable = "host_reserved_ids"
 
-// createReserved is the table of ids set aside: one row per scope and key.
-const createReserved = `CREATE TABLE IF NOT EXISTS host_reserved_ids (
-	scope TEXT NOT NULL,
-	key TEXT NOT NULL,
-	id TEXT NOT NULL,
-	PRIMARY KEY (scope, key)
-)`
-
 // KeyField makes the primitive field named field of type typeName a key of
 // the type: its values are unique among the type's entities (empty ones
 // aside) and indexed, so that [Tx.MatchByValue] on it reads a few index

@@ -145,22 +145,11 @@ func init() { uuid.EnableRandPool() }
 
 // DocumentsTable holds the contents of rich-text documents (secret, a
 // lower-case uuid, primary key; content, markdown; updated_at, Unix
-// milliseconds). The documents service reads and writes it; the store
-// creates it too, and deletes a document's content in the transaction that
-// deletes the document (with its entity, its field or its type).
+// milliseconds). The documents service reads and writes it; the store's
+// migrations create it, and the store deletes a document's content in the
+// transaction that deletes the document (with its entity, its field or its
+// type).
 const DocumentsTable = "host_documents"
-
-// createDocuments is the documents service's definition of DocumentsTable.
-const createDocuments = `CREATE TABLE IF NOT EXISTS host_documents (
-	secret TEXT PRIMARY KEY,
-	content TEXT NOT NULL,
-	updated_at BIGINT NOT NULL
-)`
-
-// documentsLockID is the PostgreSQL advisory lock under which the documents
-// service creates DocumentsTable; the store takes it too, so that processes
-// starting at once do not race on the CREATE.
-const documentsLockID = 0x61707068
 
 // Store is the workspace host's database: catalog plus entity tables.
 type Store struct {
@@ -188,12 +177,13 @@ func init() { uuid.EnableRandPool() }
 // ErrDSN reports a DSN that Open does not accept.
 var ErrDSN = errors.New("store: unsupported DSN")
 
-// Open opens (and migrates) the store: it also renames the enum types of
-// synchronized selects that still have the host's former names
-// (<space>.<type>.<field>/options) to the workspace service's
-// (<field>_<holder type>; see legacyEnumRenames). DSN forms: "sqlite:PATH" (file, created
-// if missing), "sqlite::memory:" (private in-memory DB, for tests),
-// "postgres://..." or "postgresql://...".
+// Open opens the store and runs the migrations it has not run (every
+// fixed table of the host is made by them; see migrations.go); it also
+// renames the enum types of synchronized selects that still have the
+// host's former names (<space>.<type>.<field>/options) to the workspace
+// service's (<field>_<holder type>; see legacyEnumRenames). DSN forms:
+// "sqlite:PATH" (file, created if missing), "sqlite::memory:" (private
+// in-memory DB, for tests), "postgres://..." or "postgresql://...".
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	var (
 		db  *sql.DB
@@ -295,75 +285,6 @@ func (s *Store) DocumentSecretExists(ctx context.Context, secret string) (bool, 
 		return false, fmt.Errorf("store: document secret lookup: %w", err)
 	}
 	return true, nil
-}
-
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: migrate: %w", err)
-	}
-	defer tx.Rollback()
-	if err := s.drv.lockMigration(ctx, tx); err != nil {
-		return err
-	}
-	for _, q := range []string{
-		"CREATE TABLE IF NOT EXISTS catalog_state (id INTEGER PRIMARY KEY, version BIGINT NOT NULL, doc TEXT NOT NULL)",
-		"CREATE TABLE IF NOT EXISTS catalog_counters (type_id TEXT PRIMARY KEY, next BIGINT NOT NULL)",
-		createDocuments,
-		// The sync engine's state, created here under the migration lock:
-		// created lazily, two processes' first runs raced on PostgreSQL's
-		// catalog (a duplicate key in pg_type).
-		"CREATE TABLE IF NOT EXISTS sync_state (key " + SQLType(s.dialect, TText) + " PRIMARY KEY, doc TEXT NOT NULL, updated_at BIGINT NOT NULL)",
-		createReserved,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("store: migrate: %w", err)
-		}
-	}
-	var doc string
-	err = tx.QueryRowContext(ctx, "SELECT doc FROM catalog_state WHERE id = 1").Scan(&doc)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		cat := &Catalog{SchemaID: uuid.NewString(), Version: 1}
-		cat.reindex()
-		w := &Tx{s: s, ctx: ctx, tx: tx, cat: cat}
-		dt := &Type{ID: uuid.NewString(), Name: DocumentType, Kind: KindBuiltin, Meta: map[string]any{}}
-		dt.Fields = builtinFields(dt.Name, false)
-		dt.Fields = append(dt.Fields, &Field{ID: uuid.NewString(), Name: DocumentSecret, Role: RolePrimitive, Prim: TUUID,
-			Meta: map[string]any{"platform/readonly?": true}})
-		if err := w.addType(dt); err != nil {
-			return err
-		}
-		b, err := jsonMarshal(cat)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.dialect.Rebind("INSERT INTO catalog_state (id, version, doc) VALUES (1, ?, ?)"), cat.Version, b); err != nil {
-			return fmt.Errorf("store: migrate: %w", err)
-		}
-		cat.frozen = true
-		s.cat = cat
-	case err != nil:
-		return fmt.Errorf("store: migrate: %w", err)
-	default:
-		cat, err := decodeCatalog([]byte(doc))
-		if err != nil {
-			return err
-		}
-		cat.frozen = true
-		s.cat = cat
-	}
-	// Rich-text documents are found by their secret (DocumentSecretExists,
-	// on every request of the documents service): an index, added to
-	// databases created before it too.
-	dt := s.cat.Type(DocumentType)
-	if _, err := tx.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS "+dt.Table+"_secret ON "+dt.Table+" ("+dt.Field(DocumentSecret).Col+")"); err != nil {
-		return fmt.Errorf("store: migrate: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: migrate commit: %w", err)
-	}
-	return nil
 }
 
 // Catalog returns the current catalog snapshot. On SQLite it is the
