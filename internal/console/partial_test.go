@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,6 +98,14 @@ func TestRunPagePartial(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Logf("the run page:\n%s", rp.body)
+		}
+		// The sync's runs list: the partial badge, the failed type marked.
+		sp := b.get("/syncs/" + sy.ID)
+		if !strings.Contains(sp.body, `<span class="status partial">partial</span>`) {
+			t.Errorf("the sync page lacks the partial badge:\n%s", sp.body)
+		}
+		if failedType := regexp.MustCompile(`<li><span class="type">(\w+)</span>:(?:[^<]|<span[^>]*>[^<]*</span>)*? <span class="status failed">failed</span></li>`).FindAllStringSubmatch(sp.body, -1); len(failedType) != 1 || failedType[0][1] != "tag" {
+			t.Errorf("the sync page's runs list marks %q failed, want tag alone:\n%s", failedType, sp.body)
 		}
 	})
 }
