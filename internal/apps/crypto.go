@@ -3,11 +3,14 @@ package apps
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -31,8 +34,13 @@ func ParseKey(s string) ([]byte, error) {
 	return nil, fmt.Errorf("the secret key must be %d bytes written in base64 or hex (openssl rand -base64 32 makes one)", KeySize)
 }
 
-// sealer encrypts and decrypts account secrets with AES-GCM.
-type sealer struct{ aead cipher.AEAD }
+// sealer encrypts and decrypts account secrets with AES-GCM, and keys
+// the ids of webhook events with HMAC-SHA-256.
+type sealer struct {
+	aead cipher.AEAD
+	// idKey keys event ids: derived from the key, never the key itself.
+	idKey []byte
+}
 
 func newSealer(key []byte) (*sealer, error) {
 	if len(key) != KeySize {
@@ -46,7 +54,35 @@ func newSealer(key []byte) (*sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apps: %w", err)
 	}
-	return &sealer{aead}, nil
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("appkit apps: webhook event ids"))
+	return &sealer{aead: aead, idKey: mac.Sum(nil)}, nil
+}
+
+// eventID is the id of a webhook event: the HMAC-SHA-256, keyed with a key
+// derived from the service's, of the sync, the webhook and the body
+// received, in hex. Only the host can tell from it which body it stands
+// for; the same event received again has the same id.
+func (s *sealer) eventID(syncID, webhookID string, body []byte) string {
+	mac := hmac.New(sha256.New, s.idKey)
+	writeEventParts(mac, syncID, webhookID, body)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// legacyEventID is the id an event had before ids were keyed: the plain
+// SHA-256 of the same parts. Events received before are still matched by
+// it while they are kept (ReplayWindow after they were handled), so that
+// one received again after the upgrade is not applied twice.
+func legacyEventID(syncID, webhookID string, body []byte) string {
+	h := sha256.New()
+	writeEventParts(h, syncID, webhookID, body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeEventParts writes what an event's id is taken of.
+func writeEventParts(w io.Writer, syncID, webhookID string, body []byte) {
+	io.WriteString(w, syncID+"\x00"+webhookID+"\x00")
+	w.Write(body)
 }
 
 // seal encrypts plain bound to ad (nonce first, base64).

@@ -17,8 +17,10 @@
 // space, selection, schedule, the installed webhook, the run in progress,
 // the lease and the cancel flag), apps_runs (the history: trigger, status, attempts, times, report,
 // error, the exchanges with the app), apps_events (webhook events, keyed by
-// a hash of their webhook and payload, so a replayed event is recorded
-// once) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
+// an HMAC of their sync, webhook and payload under a key derived from
+// Config.Key, so a replayed event is recorded once; events recorded before
+// ids were keyed keep their plain SHA-256 ids, which are matched too while
+// they are kept) and apps_oauth (pending OAuth set-ups, keyed by a hash of their
 // state) and apps_actions (the action history: each run of an action with
 // its rendered arguments, entity, the app's answer, duration and who ran
 // it; the latest Config.KeepActionRuns per app). SQL uses bound values only.

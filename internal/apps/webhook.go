@@ -2,9 +2,7 @@ package apps
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,8 +163,18 @@ func (s *Webhooks) ReceiveEvent(ctx context.Context, syncID string, header http.
 	if fmt.Sprint(ver.ID) != wh.ID {
 		return EventOutcome{Status: http.StatusUnauthorized, Message: "the event belongs to another webhook"}
 	}
-	sum := sha256.Sum256([]byte(syncID + "\x00" + wh.ID + "\x00" + string(body)))
-	id := hex.EncodeToString(sum[:])
+	id := s.seal.eventID(syncID, wh.ID, body)
+	// An event received before ids were keyed has its id in the plain
+	// form: received again, it is a replay too.
+	var before int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM apps_events WHERE id = ? AND sync_id = ?"),
+		legacyEventID(syncID, wh.ID, body), syncID).Scan(&before); err != nil {
+		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: looking for an event received before")
+		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
+	}
+	if before > 0 {
+		return EventOutcome{Status: http.StatusOK, Message: "the event was already received", Replay: true}
+	}
 	// Sealed like account secrets: an event may carry personal data or
 	// the external system's tokens.
 	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
