@@ -72,6 +72,9 @@ type Config struct {
 	// bounds, say); the service sets the app, account, selection, client,
 	// timeout and logging of each run over them.
 	Engine syncer.Options
+	// Observer, when set, is told about every run that ends and every page
+	// a run writes (the host's metrics).
+	Observer Observer
 	// RequestTimeout bounds one call to an app (0: DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	// Retry is the engine's policy for failures that may pass (zero: the

@@ -271,6 +271,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	} else {
 		opts.Progress = progress
 	}
+	opts.Progress = s.observePages(a.Space, opts.Progress)
 	s.log.Info().Str("sync", sy.ID).Str("app", a.Name).Str("run", runID).Msg("apps: run starts")
 	rep, err := syncer.Run(ctx, s.st, opts)
 	if ctx.Err() != nil {
@@ -366,6 +367,7 @@ func normalize(m map[string]any) map[string]string {
 // endRun records a run's outcome and the sync's next time; a paused run is
 // resumed after resume (0: PauseDelay).
 func (s *Scheduler) endRun(ctx context.Context, sy *Sync, runID, status string, report *RunReport, msg string, ex []Exchange, resume time.Duration) error {
+	s.runEnded(ctx, runID, status, report)
 	now := s.now()
 	every, _ := ParseEvery(sy.Every)
 	next, keepRun := int64(0), ""

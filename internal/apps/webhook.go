@@ -313,6 +313,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	}
 	ex, dropped := rec.exchanges()
 	report.DroppedExchanges = dropped
+	s.runEnded(ctx, runID, status, report)
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?"),
 			status, ms(now), mustJSON(report), msg, mustJSON(ex), runID); err != nil {
