@@ -32,6 +32,7 @@
 //	GET  /daterange                 ?value=STATEMENT: the parsed _min/_max (a fragment)
 //	GET  /highlight                 ?mode=json|sql&value=TEXT: a highlightText field's text coloured (a fragment)
 //	GET  /data                      the spaces and their databases; /data/{type...} a database as a table
+//	GET  /value/{type...}           ?id=ENTITY&field=FIELD: one value whole (a cut table cell links here)
 //	GET  /apps/{id}/actions/{action} the action form; POST runs it
 //
 // The console reads and writes only through the host's services (auth, the
@@ -55,9 +56,14 @@
 //
 // # Limits
 //
-// Form bodies are limited to MaxForm bytes; a table page shows 25 rows; a
-// date statement previewed has at most 200 bytes; a run's exchange bodies
-// are those the apps service kept (16 KiB each, 200 per run; the complete
+// Form bodies are limited to MaxForm bytes. A table page shows 25 rows, of
+// each value at most 16 KiB (rich text: its first 16 KiB of Markdown,
+// rendered with the request's context, the page's conversions together
+// within the documents' conversion timeout), all cells together about
+// 1 MiB; a cell cut, or left out once that is spent, links to its whole
+// value on a page of its own (rich text up to 1 MiB rendered, larger as
+// Markdown). A date statement previewed has at most 200 bytes; a run's
+// exchange bodies are those the apps service kept (16 KiB each, 200 per run; the complete
 // items at the start of a cut data answer are still checked). Live progress
 // per type comes from the apps service of the process running the sync
 // (another host process's run shows its status until it ends).
@@ -192,6 +198,7 @@ func (c *Console) routes() {
 	m.Handle("GET /highlight", c.user(c.highlightFragment))
 	m.Handle("GET /data", c.user(c.dataPage))
 	m.Handle("GET /data/{type...}", c.user(c.tablePage))
+	m.Handle("GET /value/{type...}", c.user(c.valuePage))
 	m.Handle("GET /apps/{id}/actions/{action}", c.user(c.actionForm))
 	m.Handle("POST /apps/{id}/actions/{action}", c.user(c.runAction))
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

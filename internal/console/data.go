@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,14 +11,37 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// pageSize is the rows of a table page.
-const pageSize = 25
+// Bounds of a table page: whatever the store holds, a page shows at most
+// pageSize rows of maxColumns columns, each cell at most maxCell bytes of
+// its value and each row at most maxRowCells bytes (so the cells of a page
+// stay within 1 MiB); a cell cut or left out links to its whole value,
+// shown on a page of its own.
+const (
+	// pageSize is the rows of a table page.
+	pageSize = 25
+	// maxColumns is the columns of a table page (the fields first in
+	// their ui/order).
+	maxColumns = 50
+	// maxCell is how much of one value a cell shows: the first 16 KiB of
+	// its text (of a rich-text value, of its Markdown, rendered when that
+	// fits the row's room), as a run's exchanges keep 16 KiB of a body.
+	maxCell = 16 << 10
+	// maxRowCells bounds the cells of one row together: once it is spent,
+	// the row's further cells show only the link to their value.
+	maxRowCells = (1 << 20) / pageSize
+	// maxLabel bounds a column's label.
+	maxLabel = 200
+	// maxWholeHTML is the largest rich-text value the whole-value page
+	// renders as HTML; a larger one is shown as its Markdown.
+	maxWholeHTML = 1 << 20
+)
 
 // space is a space of the store with its databases (domain types).
 type space struct {
@@ -97,6 +121,34 @@ type cell struct {
 	Link string
 	// HTML is rendered rich text.
 	HTML template.HTML
+	// Cut is true when the cell shows only the start of its value;
+	// Omitted when it shows none of it (the page's bound was spent).
+	Cut, Omitted bool
+	// Whole links to the whole value of a cut or omitted cell.
+	Whole string
+}
+
+// size is what the cell adds to its page.
+func (c cell) size() int { return len(c.Text) + len(c.HTML) + len(c.Link) }
+
+// cutText returns the first n bytes of s at most, ending on a character
+// boundary, and whether anything was left out.
+func cutText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	if n < 0 {
+		n = 0
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// valueLink is the address of the page of one entity's whole value.
+func valueLink(typ, id, field string) string {
+	return "/value/" + typ + "?" + url.Values{"id": {id}, "field": {field}}.Encode()
 }
 
 type tableData struct {
@@ -112,6 +164,8 @@ type tableData struct {
 	Desc     bool
 	Filter   tableFilter
 	Filtered bool
+	// MoreColumns counts the fields not shown (beyond maxColumns).
+	MoreColumns int
 	// SortLinks are the header links by column index.
 	SortLinks []string
 }
@@ -143,11 +197,14 @@ func uiOrder(f *store.Field) float64 {
 }
 
 func label(f *store.Field) string {
-	if s, ok := f.Meta["ui/label"].(string); ok && s != "" {
-		return s
+	s, ok := f.Meta["ui/label"].(string)
+	if !ok || s == "" {
+		_, s = spaceOf(f.Name)
 	}
-	_, n := spaceOf(f.Name)
-	return n
+	if s, cut := cutText(s, maxLabel); cut {
+		return s + "…"
+	}
+	return s
 }
 
 // titleField is the field of t marked ui/title?, else its first text field.
@@ -190,34 +247,15 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) {
 		if hidden, _ := f.Meta["ui/hidden?"].(bool); hidden || f.Role == store.RoleID || f.Role == store.RolePublicID || f.Role == store.RoleCreated || f.Role == store.RoleModified {
 			continue
 		}
-		col := column{Field: f, Label: label(f), Kind: "text"}
+		col, s, ok := columnOf(cat, f)
 		switch {
-		case f.Role == store.RolePrimitive:
-			col.Sortable = f.Prim != store.TJSON
-			sel = append(sel, query.Select{Kind: query.SelectField, Key: f.Name, Field: f.Name})
-		case cat.IsRichText(f):
-			col.Kind = "rich"
-			sel = append(sel, query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
-				Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}})
-		case f.Role == store.RoleRelation && !f.Collection:
-			target := cat.Target(f)
-			if target == nil {
-				continue
-			}
-			col.Kind, col.Target, col.Title = "relation", target.Name, titleField(target)
-			if target.Kind == store.KindEnum {
-				col.Kind = "select"
-			}
-			sel = append(sel, query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
-				Sub: []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}, {Kind: query.SelectField, Key: "title", Field: col.Title}}})
-		case f.Role == store.RoleRelation && f.Collection:
-			target, partner := cat.Target(f), cat.Partner(f)
-			if target == nil || partner == nil || partner.Collection || target.Kind != store.KindDomain {
-				continue
-			}
-			col.Kind, col.Target, col.Partner = "collection", target.Name, partner.Name
-		default:
+		case !ok:
 			continue
+		case len(d.Columns) == maxColumns:
+			d.MoreColumns++
+			continue
+		case s != nil:
+			sel = append(sel, *s)
 		}
 		d.Columns = append(d.Columns, col)
 	}
@@ -320,15 +358,70 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) {
 		}
 		d.SortLinks = append(d.SortLinks, link(1, col.Field.Name, d.Sort == col.Field.Name && !d.Desc))
 	}
+	d.Rows = c.tableRows(r.Context(), name, d.Columns, rows)
+	c.render(w, r, http.StatusOK, "table", &page{Title: name, Nav: "data", Data: d})
+}
+
+// tableRows makes the cells of a page's rows within the page's bounds:
+// each cell shows at most maxCell bytes of its value, the cells of a row
+// together at most maxRowCells; rich text is converted with the request's
+// context and, for the page's conversions together, at most the
+// documents' conversion timeout (a conversion stopped shows its Markdown
+// as text).
+func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows []map[string]any) [][]cell {
+	cctx, cancel := context.WithTimeout(ctx, documents.DefaultConvertTimeout)
+	defer cancel()
+	out := make([][]cell, 0, len(rows))
 	for _, row := range rows {
 		id, _ := row["platform/id"].(string)
-		cells := make([]cell, 0, len(d.Columns))
-		for _, col := range d.Columns {
-			cells = append(cells, c.cellOf(r, col, id, row[col.Field.Name]))
+		cells := make([]cell, 0, len(cols))
+		room := maxRowCells
+		for _, col := range cols {
+			ce := c.cellOf(cctx, col, id, row[col.Field.Name], min(maxCell, room))
+			room -= ce.size()
+			if (ce.Cut || ce.Omitted) && col.Kind != "relation" && col.Kind != "select" {
+				ce.Whole = valueLink(typ, id, col.Field.Name)
+			}
+			cells = append(cells, ce)
 		}
-		d.Rows = append(d.Rows, cells)
+		out = append(out, cells)
 	}
-	c.render(w, r, http.StatusOK, "table", &page{Title: name, Nav: "data", Data: d})
+	return out
+}
+
+// columnOf is the column of field f and what the page's query selects for
+// it (nil: nothing, a collection); false for a field the table does not
+// show.
+func columnOf(cat *store.Catalog, f *store.Field) (column, *query.Select, bool) {
+	col := column{Field: f, Label: label(f), Kind: "text"}
+	switch {
+	case f.Role == store.RolePrimitive:
+		col.Sortable = f.Prim != store.TJSON
+		return col, &query.Select{Kind: query.SelectField, Key: f.Name, Field: f.Name}, true
+	case cat.IsRichText(f):
+		col.Kind = "rich"
+		return col, &query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
+			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}, true
+	case f.Role == store.RoleRelation && !f.Collection:
+		target := cat.Target(f)
+		if target == nil {
+			return col, nil, false
+		}
+		col.Kind, col.Target, col.Title = "relation", target.Name, titleField(target)
+		if target.Kind == store.KindEnum {
+			col.Kind = "select"
+		}
+		return col, &query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
+			Sub: []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}, {Kind: query.SelectField, Key: "title", Field: col.Title}}}, true
+	case f.Role == store.RoleRelation && f.Collection:
+		target, partner := cat.Target(f), cat.Partner(f)
+		if target == nil || partner == nil || partner.Collection || target.Kind != store.KindDomain {
+			return col, nil, false
+		}
+		col.Kind, col.Target, col.Partner = "collection", target.Name, partner.Name
+		return col, nil, true
+	}
+	return col, nil, false
 }
 
 // filterLink is the address of the rows of typ whose field is value.
@@ -336,7 +429,9 @@ func filterLink(typ, field, value string) string {
 	return "/data/" + typ + "?" + url.Values{"field": {field}, "op": {"eq"}, "value": {value}}.Encode()
 }
 
-func (c *Console) cellOf(r *http.Request, col column, id string, v any) cell {
+// cellOf is the cell of value v in column col of entity id, showing at
+// most room bytes of the value (none when room is 0 or less).
+func (c *Console) cellOf(ctx context.Context, col column, id string, v any, room int) cell {
 	switch col.Kind {
 	case "collection":
 		return cell{Text: "show", Link: filterLink(col.Target, col.Partner, id)}
@@ -349,47 +444,158 @@ func (c *Console) cellOf(r *http.Request, col column, id string, v any) cell {
 		if obj["title"] == nil {
 			title = fmt.Sprint(obj["platform/id"])
 		}
-		if col.Kind == "select" {
-			return cell{Text: title}
+		title, cut := cutText(title, room)
+		if cut {
+			title += "…"
 		}
-		return cell{Text: title, Link: filterLink(col.Target, "platform/id", fmt.Sprint(obj["platform/id"]))}
+		if col.Kind == "select" {
+			return cell{Text: title, Cut: cut}
+		}
+		return cell{Text: title, Cut: cut, Link: filterLink(col.Target, "platform/id", fmt.Sprint(obj["platform/id"]))}
 	case "rich":
 		obj, _ := v.(map[string]any)
 		secret, _ := obj["secret"].(string)
 		if secret == "" || c.cfg.Documents == nil {
 			return cell{}
 		}
-		md, found, err := c.cfg.Documents.Get(r.Context(), secret)
+		if room <= 0 {
+			return cell{Omitted: true}
+		}
+		md, found, err := c.cfg.Documents.Get(ctx, secret)
 		if err != nil || !found {
 			return cell{}
 		}
-		h, err := documents.MarkdownToHTML(md)
-		if err != nil {
-			return cell{Text: md}
-		}
-		return cell{HTML: template.HTML(h)} //nolint:gosec // rendered without raw HTML by package documents
+		return richCell(ctx, md, room)
 	}
+	text, ok := valueText(v)
+	if !ok {
+		return cell{}
+	}
+	if room <= 0 && text != "" {
+		return cell{Omitted: true}
+	}
+	text, cut := cutText(text, room)
+	return cell{Text: text, Cut: cut}
+}
+
+// richCell shows at most room bytes of the Markdown md: its start
+// rendered, cut so that the HTML fits (tried at room, then at half of it),
+// else the Markdown's start as text (a conversion stopped by ctx too).
+func richCell(ctx context.Context, md string, room int) cell {
+	for _, n := range []int{room, room / 2} {
+		part, cut := cutText(md, n)
+		h, err := documents.MarkdownToHTMLContext(ctx, part)
+		if err != nil {
+			break
+		}
+		if len(h) <= room {
+			return cell{HTML: template.HTML(h), Cut: cut} //nolint:gosec // rendered without raw HTML by package documents
+		}
+	}
+	part, cut := cutText(md, room)
+	return cell{Text: part, Cut: cut}
+}
+
+// valueText is a primitive value as a cell shows it; false for none.
+func valueText(v any) (string, bool) {
 	switch x := v.(type) {
 	case nil:
-		return cell{}
+		return "", false
 	case string:
-		return cell{Text: x}
+		return x, true
 	case json.RawMessage:
 		var list []string
 		if json.Unmarshal(x, &list) == nil {
-			return cell{Text: strings.Join(list, ", ")}
+			return strings.Join(list, ", "), true
 		}
-		return cell{Text: string(x)}
+		return string(x), true
 	case []any:
 		parts := make([]string, 0, len(x))
 		for _, p := range x {
 			parts = append(parts, fmt.Sprint(p))
 		}
-		return cell{Text: strings.Join(parts, ", ")}
+		return strings.Join(parts, ", "), true
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return cell{Text: fmt.Sprint(v)}
+		return fmt.Sprint(v), true
 	}
-	return cell{Text: string(b)}
+	return string(b), true
+}
+
+// valueData is the whole-value page's content.
+type valueData struct {
+	Type, Label, ID, Field string
+	// Back is the table's address.
+	Back string
+	// HTML is a rich-text value rendered; Text any other value, or a
+	// rich-text value too large (or too complex) to render.
+	HTML template.HTML
+	Text string
+}
+
+// valuePage shows one entity's whole value of one field (?id=&field=):
+// the page a cut table cell links to.
+func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) {
+	name, q := r.PathValue("type"), r.URL.Query()
+	id, fieldName := q.Get("id"), q.Get("field")
+	cat, err := c.cfg.Store.Catalog(r.Context())
+	if err != nil {
+		c.internal(w, r, err)
+		return
+	}
+	t := cat.Type(name)
+	if t == nil || t.Kind != store.KindDomain {
+		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such database", Error: fmt.Sprintf("The store has no database %q.", name)})
+		return
+	}
+	f := t.Field(fieldName)
+	rich := f != nil && cat.IsRichText(f)
+	if f == nil || !(rich || f.Role == store.RolePrimitive) {
+		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such field", Error: fmt.Sprintf("The database has no field %q with values to show.", fieldName)})
+		return
+	}
+	sel := query.Select{Kind: query.SelectField, Key: "v", Field: f.Name}
+	if rich {
+		sel = query.Select{Kind: query.SelectObject, Key: "v", Field: f.Name,
+			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}
+	}
+	rows, err := query.Exec(r.Context(), c.cfg.Store, &query.Query{From: name, Select: []query.Select{sel}, Limit: 1,
+		Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: id}}}, nil)
+	if err != nil {
+		var qe *store.Error
+		if errors.As(err, &qe) {
+			c.render(w, r, http.StatusBadRequest, "error", &page{Title: "Query refused", Error: err.Error()})
+			return
+		}
+		c.internal(w, r, err)
+		return
+	}
+	if len(rows) == 0 {
+		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such entity", Error: fmt.Sprintf("The database has no entity %q.", id)})
+		return
+	}
+	d := &valueData{Type: name, Label: label(f), ID: id, Field: f.Name, Back: "/data/" + name}
+	if rich {
+		obj, _ := rows[0]["v"].(map[string]any)
+		if secret, _ := obj["secret"].(string); secret != "" && c.cfg.Documents != nil {
+			md, _, err := c.cfg.Documents.Get(r.Context(), secret)
+			if err != nil {
+				c.internal(w, r, err)
+				return
+			}
+			d.Text = md
+			if len(md) <= maxWholeHTML {
+				ctx, cancel := context.WithTimeout(r.Context(), documents.DefaultConvertTimeout)
+				h, err := documents.MarkdownToHTMLContext(ctx, md)
+				cancel()
+				if err == nil {
+					d.HTML, d.Text = template.HTML(h), "" //nolint:gosec // rendered without raw HTML by package documents
+				}
+			}
+		}
+	} else {
+		d.Text, _ = valueText(rows[0]["v"])
+	}
+	c.render(w, r, http.StatusOK, "value", &page{Title: d.Label + " of " + id, Nav: "data", Data: d})
 }

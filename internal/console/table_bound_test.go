@@ -1,0 +1,172 @@
+package console_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/testkit/teststore"
+)
+
+const (
+	// hostileRows items of four Markdown fields of hostileValue bytes
+	// each, and a text field of hostileText bytes: a table page of them
+	// would be some 40 MB of HTML unbounded.
+	hostileRows  = 25
+	hostileValue = 256 << 10
+	hostileText  = 40 << 10
+)
+
+// hostileMarkdown is a Markdown value of about hostileValue bytes whose
+// last line names its row and field.
+func hostileMarkdown(row, field int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < hostileValue; i++ {
+		fmt.Fprintf(&b, "Paragraph **%d** of row %d, field %d.\n\n", i, row, field)
+	}
+	fmt.Fprintf(&b, "END-OF-VALUE-%d-%d", row, field)
+	return b.String()
+}
+
+// hostileTableAppURL serves an app whose one type has hostileRows items
+// of four large Markdown fields and a long text.
+func hostileTableAppURL(t *testing.T) string {
+	t.Helper()
+	var items []string
+	for r := range hostileRows {
+		fields := []string{fmt.Sprintf(`"id":"n%d"`, r), fmt.Sprintf(`"name":"note %d"`, r),
+			fmt.Sprintf(`"notes":%q`, strings.Repeat("n", hostileText)+fmt.Sprintf("END-OF-TEXT-%d", r))}
+		for f := range 4 {
+			fields = append(fields, fmt.Sprintf(`"body%d":%q`, f, hostileMarkdown(r, f)))
+		}
+		items = append(items, "{"+strings.Join(fields, ",")+"}")
+	}
+	data := `{"items":[` + strings.Join(items, ",") + `],"synchronizationType":"full","pagination":{"hasNext":false}}`
+	schema := `{"note":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"notes":{"id":"notes","name":"Notes","type":"text"}`
+	for f := range 4 {
+		schema += fmt.Sprintf(`,"body%d":{"id":"body%d","name":"Body %d","type":"text","subType":"md"}`, f, f, f)
+	}
+	schema += `}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, `{"id":"hostile","name":"Hostile","version":"1","description":"d","website":"https://example.com",
+			"authentication":[{"id":"token","name":"Token","fields":[{"id":"token","name":"Token","type":"password"}]}],"sources":[],"responsibleFor":{"dataSynchronization":true}}`)
+		case "/validate":
+			io.WriteString(w, `{"name":"hostile account"}`)
+		case "/api/v1/synchronizer/config":
+			io.WriteString(w, `{"types":[{"id":"note","name":"Notes"}],"filters":[]}`)
+		case "/api/v1/synchronizer/schema":
+			io.WriteString(w, schema)
+		case "/api/v1/synchronizer/data":
+			io.WriteString(w, data)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"message":"not found"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// maxTablePage is the bound the test holds a table page to: the cells'
+// 1 MiB and the page around them.
+const maxTablePage = 2 << 20
+
+var wholeLink = regexp.MustCompile(`<a href="(/value/hostile/note\?[^"]+)" class="whole">([^<]*)</a>`)
+
+// A table page of a hostile app's values (25 rows of four 256 KiB
+// Markdown fields and a 40 KiB text) stays under 2 MiB: each cell shows
+// at most 16 KiB of its value, the page about 1 MiB of cells, and every
+// cell cut or left out links to its whole value, whose page shows it to
+// its last line.
+func TestTablePageBounded(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	sy := e.newSync(hostileTableAppURL(t), map[string]any{"token": "hostile-token-1"})
+	if run := e.waitRun(sy.ID); run.Status != apps.StatusSucceeded {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	if n := teststore.Count(t, e.st, "hostile/note"); n != hostileRows {
+		t.Fatalf("%d notes stored", n)
+	}
+	b := e.browser()
+	b.signIn()
+	p := b.get("/data/hostile/note")
+	if p.code != http.StatusOK {
+		t.Fatalf("table: %d\n%.2000s", p.code, p.body)
+	}
+	if len(p.body) > maxTablePage {
+		t.Fatalf("the table page has %d bytes (bound %d)", len(p.body), maxTablePage)
+	}
+	if rows := strings.Count(p.body, "<tr>") - 1; rows != hostileRows {
+		t.Errorf("%d rows shown", rows)
+	}
+	if !strings.Contains(p.body, `<div class="rich"><p>Paragraph <strong>0</strong> of row 0, field 0.</p>`) {
+		t.Error("the first rich-text cell does not show its value's start rendered")
+	}
+	if strings.Contains(p.body, "END-OF-VALUE") || strings.Contains(p.body, "END-OF-TEXT") {
+		t.Error("a cell shows its value to the end")
+	}
+	links := wholeLink.FindAllStringSubmatch(p.body, -1)
+	cut, omitted := 0, 0
+	for _, l := range links {
+		if strings.Contains(l[2], "not on this page") {
+			omitted++
+		} else {
+			cut++
+		}
+	}
+	// Every one of the 125 large values links to its whole value (cut,
+	// or left out once its row's room is spent), and every row shows its
+	// name.
+	if cut+omitted != hostileRows*5 {
+		t.Fatalf("%d cells cut and %d left out link to their value, want %d together", cut, omitted, hostileRows*5)
+	}
+	for r := range hostileRows {
+		if !strings.Contains(p.body, fmt.Sprintf("<td>note %d</td>", r)) {
+			t.Errorf("row %d's name is not shown", r)
+		}
+	}
+	t.Logf("the table page: %d bytes, %d cells cut, %d left out", len(p.body), cut, omitted)
+	// The first rich-text cell's link shows its value whole.
+	var first string
+	for _, l := range links {
+		if strings.Contains(l[1], "body0") {
+			first = strings.ReplaceAll(l[1], "&amp;", "&")
+			break
+		}
+	}
+	if first == "" {
+		t.Fatal("no link to a rich-text value")
+	}
+	whole := b.get(first)
+	if whole.code != http.StatusOK || !strings.Contains(whole.body, "END-OF-VALUE-") || !strings.Contains(whole.body, "<strong>0</strong>") {
+		t.Errorf("the whole value %s: %d, %d bytes\n%.1000s", first, whole.code, len(whole.body), whole.body)
+	}
+	if m := regexp.MustCompile(`END-OF-VALUE-\d+-0`).FindString(whole.body); m == "" || strings.Count(whole.body, "END-OF-VALUE") != 1 {
+		t.Errorf("the whole value page does not show one value of body0 to its end (%q)", m)
+	}
+	// A text field's link too.
+	for _, l := range links {
+		if strings.Contains(l[1], "notes") {
+			v := b.get(strings.ReplaceAll(l[1], "&amp;", "&"))
+			if v.code != http.StatusOK || !strings.Contains(v.body, "END-OF-TEXT-") {
+				t.Errorf("the whole text %s: %d", l[1], v.code)
+			}
+			break
+		}
+	}
+	if r := b.get("/value/hostile/note?id=00000000-0000-4000-8000-000000000000&field=hostile.note%2Fnotes"); r.code != http.StatusNotFound {
+		t.Errorf("the value of no entity: %d", r.code)
+	}
+	if r := b.get("/value/hostile/note?id=x&field=nope"); r.code != http.StatusNotFound {
+		t.Errorf("the value of no field: %d", r.code)
+	}
+}
