@@ -10,8 +10,9 @@
 //
 // # Tables
 //
-// The service keeps seven tables in the store's database (created by [New],
-// the same statements on SQLite and PostgreSQL, times in Unix milliseconds):
+// The service keeps seven tables in the store's database (made by the
+// store's migrations, the same statements on SQLite and PostgreSQL, times
+// in Unix milliseconds):
 // apps_apps (id, url, name, space, descriptor), apps_accounts (id, app,
 // authentication, name, the sealed fields), apps_syncs (id, app, account,
 // space, selection, schedule, the installed webhook, the run in progress,
@@ -39,8 +40,9 @@
 // --demo` or a removed sync or app) unless the caller adopts it
 // (SyncSpec.Adopt, RegisterSpec.Adopt); registration checks the app's
 // space the same way, when the app is new and when its space changes. A store made when an app had one sync
-// (apps_syncs.app_id unique, no space) is migrated in place when [New]
-// opens it: the uniqueness is dropped (on SQLite by copying the table into
+// (apps_syncs.app_id unique, no space) is migrated in place when the store
+// opens (its migrations make and upgrade the service's tables): the
+// uniqueness is dropped (on SQLite by copying the table into
 // the current form) and the sync gets its app's space, where the engine
 // already keeps its state and entities.
 //

@@ -30,7 +30,8 @@ type Service struct {
 	core *core
 }
 
-// New prepares the service on an opened store (creating its tables): cfg
+// New prepares the service on an opened store (whose migrations made its
+// tables): cfg
 // is completed with [Config.WithDefaults] and validated (an error wrapping
 // ErrConfig says every setting that is wrong).
 func New(ctx context.Context, cfg Config) (*Service, error) {
@@ -44,9 +45,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	c := newCore(cfg, seal)
-	if err := c.migrate(ctx); err != nil {
-		return nil, err
-	}
 	hist := &history{c}
 	held := newHoldings()
 	reg := &Registry{core: c}

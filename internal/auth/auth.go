@@ -1,10 +1,11 @@
 // Package auth holds the users, sign-in sessions, API tokens and rate limits
 // of the workspace host.
 //
-// Everything lives in three tables of the store's database, created by [New]:
-// host_users (id, e-mail, bcrypt password hash), host_sessions (SHA-256 hash
-// of the session id, user, expiry) and host_tokens (id, user, name, SHA-256
-// hash of the token, created and last-used times). Secrets (passwords,
+// Everything lives in three tables of the store's database, which the
+// store's migrations make: host_users (id, e-mail, bcrypt password hash),
+// host_sessions (SHA-256 hash of the session id, user, expiry) and
+// host_tokens (id, user, name, SHA-256 hash of the token, created and
+// last-used times). Secrets (passwords,
 // session ids, token values) are never stored or logged in clear: a token's
 // value is shown once, when it is created. SQL goes through the dialect's
 // Rebind with bound values only, and the same statements run on SQLite and
@@ -103,38 +104,9 @@ type Token struct {
 	LastUsed *time.Time `json:"last-used-at"`
 }
 
-// schemaLockID is the PostgreSQL advisory lock key under which the host's
-// tables are created, so that several processes starting at once do not
-// race on CREATE TABLE IF NOT EXISTS.
-const schemaLockID = 0x61707068 // "apph"
-
-var migrations = []string{
-	`CREATE TABLE IF NOT EXISTS host_users (
-		id TEXT PRIMARY KEY,
-		email TEXT NOT NULL UNIQUE,
-		password_hash TEXT NOT NULL,
-		created_at BIGINT NOT NULL
-	)`,
-	`CREATE TABLE IF NOT EXISTS host_sessions (
-		id_hash TEXT PRIMARY KEY,
-		user_id TEXT NOT NULL REFERENCES host_users(id) ON DELETE CASCADE,
-		created_at BIGINT NOT NULL,
-		expires_at BIGINT NOT NULL
-	)`,
-	`CREATE TABLE IF NOT EXISTS host_tokens (
-		id TEXT PRIMARY KEY,
-		user_id TEXT NOT NULL REFERENCES host_users(id) ON DELETE CASCADE,
-		name TEXT NOT NULL,
-		token_hash TEXT NOT NULL UNIQUE,
-		created_at BIGINT NOT NULL,
-		last_used_at BIGINT
-	)`,
-	`CREATE INDEX IF NOT EXISTS host_tokens_user ON host_tokens (user_id)`,
-	`CREATE INDEX IF NOT EXISTS host_sessions_expiry ON host_sessions (expires_at)`,
-}
-
-// New creates the tables if they are missing and returns the service.
-func New(ctx context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service, error) {
+// New returns the service over db, the database of a store (store.Open
+// made its tables), whose dialect is d.
+func New(_ context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service, error) {
 	if db == nil || d == nil {
 		return nil, errors.New("auth: New needs a database and its dialect")
 	}
@@ -151,30 +123,7 @@ func New(ctx context.Context, db *sql.DB, d store.Dialect, opts Options) (*Servi
 	if s.cost < bcrypt.MinCost || s.cost > bcrypt.MaxCost {
 		return nil, fmt.Errorf("%w: password cost %d (want %d to %d)", ErrInvalid, s.cost, bcrypt.MinCost, bcrypt.MaxCost)
 	}
-	if err := s.migrate(ctx); err != nil {
-		return nil, err
-	}
 	return s, nil
-}
-
-func (s *Service) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("auth: migrate: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := s.d.LockSchemaTx(ctx, tx, schemaLockID); err != nil {
-		return fmt.Errorf("auth: migrate: %w", err)
-	}
-	for _, m := range migrations {
-		if _, err := tx.ExecContext(ctx, m); err != nil {
-			return fmt.Errorf("auth: migrate: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("auth: migrate: %w", err)
-	}
-	return nil
 }
 
 func (s *Service) q(query string) string { return s.d.Rebind(query) }

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite"
-
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
@@ -20,27 +17,28 @@ type testDB struct {
 	d    store.Dialect
 }
 
-// testDBs opens a fresh SQLite database, and a fresh PostgreSQL schema when
-// APPKIT_TEST_POSTGRES is set.
+// testDBs opens a fresh SQLite store, and a fresh PostgreSQL schema's when
+// APPKIT_TEST_POSTGRES is set (the store's migrations make the tables).
 func testDBs(t *testing.T) []testDB {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "auth.db")
-	lite, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
-	if err != nil {
-		t.Fatal(err)
+	dsns := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "auth.db")}
+	if dsn, ok := testkit.StoreDSNs(t)["postgres"]; ok { // a fresh schema
+		dsns["postgres"] = dsn
 	}
-	t.Cleanup(func() { lite.Close() })
-	out := []testDB{{"sqlite", lite, store.SQLite}}
-	dsn, ok := testkit.StoreDSNs(t)["postgres"] // a fresh schema
-	if !ok {
-		return out
+	var out []testDB
+	for _, name := range []string{"sqlite", "postgres"} {
+		dsn, ok := dsns[name]
+		if !ok {
+			continue
+		}
+		st, err := store.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		out = append(out, testDB{name, st.DB(), st.Dialect()})
 	}
-	pg, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
-	return append(out, testDB{"postgres", pg, store.Postgres})
+	return out
 }
 
 func newTestService(t *testing.T, tdb testDB, now func() time.Time) *Service {

@@ -2,7 +2,6 @@ package documents
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,12 +25,12 @@ const (
 
 func newTestHandler(t *testing.T) (*Handler, *httptest.Server) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "docs.db"))
+	db, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "docs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st, err := NewStore(context.Background(), db, store.SQLite)
+	st, err := NewStore(context.Background(), db.DB(), db.Dialect())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,47 +222,6 @@ func TestHandlerSecretCase(t *testing.T) {
 	}
 	if err := h.Store.Put(context.Background(), "not-a-uuid", "x"); !errors.Is(err, ErrSecret) {
 		t.Fatalf("Put of a malformed secret: %v", err)
-	}
-}
-
-// Rows stored under upper-case secrets before they were normalized are
-// renamed when the store opens; of two spellings the newer content wins.
-func TestStoreLowersOldSecrets(t *testing.T) {
-	t.Parallel()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "docs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	if _, err := NewStore(ctx, db, store.SQLite); err != nil {
-		t.Fatal(err)
-	}
-	a, b := "0b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10", "1b8f3f8e-5d55-4f43-9c39-5d0b1a7c2f10"
-	for _, r := range []struct {
-		secret, content string
-		at              int64
-	}{
-		{strings.ToUpper(a), "a only upper", 1},
-		{b, "b old lower", 1},
-		{strings.ToUpper(b), "b newer upper", 2},
-	} {
-		if _, err := db.Exec(`INSERT INTO host_documents (secret, content, updated_at) VALUES (?, ?, ?)`, r.secret, r.content, r.at); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := NewStore(ctx, db, store.SQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for secret, want := range map[string]string{a: "a only upper", b: "b newer upper"} {
-		if got, found, err := st.Get(ctx, secret); err != nil || !found || got != want {
-			t.Errorf("%s: %q %v %v, want %q", secret, got, found, err, want)
-		}
-	}
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM host_documents WHERE secret <> lower(secret)`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("%d upper-case rows left (%v)", n, err)
 	}
 }
 

@@ -13,95 +13,21 @@ import (
 
 // Store keeps document contents, as markdown, in the table host_documents
 // (secret primary key, always a lower-case UUID; content; updated_at in Unix
-// milliseconds). Whether a
-// secret names a document at all is the entity store's business (see
-// [Handler]); Store only holds what was written.
+// milliseconds), which the store's migrations make. Whether a secret names
+// a document at all is the entity store's business (see [Handler]); Store
+// only holds what was written.
 type Store struct {
 	db *sql.DB
 	d  store.Dialect
 }
 
-// schemaLockID is the PostgreSQL advisory lock key under which the host's
-// tables are created, so that several host processes starting at once on one
-// database do not race on CREATE TABLE IF NOT EXISTS.
-const schemaLockID = 0x61707068 // "apph"
-
-const createDocuments = `CREATE TABLE IF NOT EXISTS host_documents (
-	secret TEXT PRIMARY KEY,
-	content TEXT NOT NULL,
-	updated_at BIGINT NOT NULL
-)`
-
-// NewStore creates the documents table if it is missing and returns the
-// store over it.
-func NewStore(ctx context.Context, db *sql.DB, d store.Dialect) (*Store, error) {
+// NewStore returns the documents of the store whose database and dialect
+// are db and d (a database store.Open migrated).
+func NewStore(_ context.Context, db *sql.DB, d store.Dialect) (*Store, error) {
 	if db == nil || d == nil {
 		return nil, errors.New("documents: NewStore needs a database and its dialect")
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("documents: migrate: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := d.LockSchemaTx(ctx, tx, schemaLockID); err != nil {
-		return nil, fmt.Errorf("documents: migrate: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, createDocuments); err != nil {
-		return nil, fmt.Errorf("documents: migrate: %w", err)
-	}
-	if err := lowerSecrets(ctx, tx, d); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("documents: migrate: %w", err)
-	}
 	return &Store{db: db, d: d}, nil
-}
-
-// lowerSecrets rewrites secrets stored in another case (written before every
-// path normalized them) to lower case; when several spellings of one secret
-// were stored, the most recently written content is kept.
-func lowerSecrets(ctx context.Context, tx *sql.Tx, d store.Dialect) error {
-	rows, err := tx.QueryContext(ctx, `SELECT secret, updated_at FROM host_documents WHERE secret <> lower(secret)`)
-	if err != nil {
-		return fmt.Errorf("documents: migrate: find secrets to lower: %w", err)
-	}
-	type row struct {
-		secret  string
-		updated int64
-	}
-	var mixed []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.secret, &r.updated); err != nil {
-			rows.Close()
-			return fmt.Errorf("documents: migrate: find secrets to lower: %w", err)
-		}
-		mixed = append(mixed, r)
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("documents: migrate: find secrets to lower: %w", err)
-	}
-	for _, r := range mixed {
-		lower := strings.ToLower(r.secret)
-		var updated int64
-		err := tx.QueryRowContext(ctx, d.Rebind(`SELECT updated_at FROM host_documents WHERE secret = ?`), lower).Scan(&updated)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.ExecContext(ctx, d.Rebind(`UPDATE host_documents SET secret = ? WHERE secret = ?`), lower, r.secret)
-		case err != nil:
-		case r.updated > updated:
-			if _, err = tx.ExecContext(ctx, d.Rebind(`DELETE FROM host_documents WHERE secret = ?`), lower); err == nil {
-				_, err = tx.ExecContext(ctx, d.Rebind(`UPDATE host_documents SET secret = ? WHERE secret = ?`), lower, r.secret)
-			}
-		default:
-			_, err = tx.ExecContext(ctx, d.Rebind(`DELETE FROM host_documents WHERE secret = ?`), r.secret)
-		}
-		if err != nil {
-			return fmt.Errorf("documents: migrate: lower secret: %w", err)
-		}
-	}
-	return nil
 }
 
 // storedSecret is the form a secret is stored under: a UUID in lower case.

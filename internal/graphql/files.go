@@ -240,10 +240,6 @@ func (s *Service) ServeFile(w http.ResponseWriter, r *http.Request, id string) {
 		writeMessage(w, http.StatusNotFound, "no such file")
 		return
 	}
-	if err := s.ensureTables(r.Context()); err != nil {
-		s.internal(w, r, err)
-		return
-	}
 	var name, ctype string
 	var data []byte
 	row := s.cfg.Store.DB().QueryRowContext(r.Context(), s.cfg.Store.Dialect().Rebind("SELECT name, content_type, data FROM "+filesTable+" WHERE id = ?"), strings.ToLower(id))

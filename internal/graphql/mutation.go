@@ -52,10 +52,6 @@ func (e *executor) mutationGroup(c *cfield, path []any) any {
 		e.failErr(c.first(), path, err)
 		return nil
 	}
-	if err := e.svc.ensureTables(e.ctx); err != nil {
-		e.failErr(c.first(), path, err)
-		return nil
-	}
 	actions := e.sub(c, o.name+sActions)
 	var out *omap
 	err = e.st.Write(e.ctx, func(tx *store.Tx) error {

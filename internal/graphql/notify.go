@@ -136,9 +136,6 @@ func (e *executor) notifications(c *cfield) ([]any, error) {
 	if limit < 0 || limit > 1000 {
 		return nil, userErrorf("limit must be between 0 and 1000")
 	}
-	if err := e.svc.ensureTables(e.ctx); err != nil {
-		return nil, err
-	}
 	fields := e.sub(c, tNote)
 	out := []any{}
 	q := e.st.Dialect().Rebind("SELECT sender, subject, message, entity_id, entity_type, created FROM " + notificationsTable +

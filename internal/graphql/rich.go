@@ -109,9 +109,6 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) e
 	if len(l.ids) == 0 {
 		return nil
 	}
-	if err := svc.ensureTables(ctx); err != nil {
-		return err
-	}
 	for i := 0; i < len(l.ids); i += loadChunk {
 		chunk := l.ids[i:min(i+loadChunk, len(l.ids))]
 		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"

@@ -164,9 +164,7 @@ type Service struct {
 	cfg     Config
 	mu      sync.Mutex
 	schemas map[string]*spaceSchema
-	// tablesDone is set once the API's own tables exist.
-	tablesDone bool
-	fetch      *fetcher
+	fetch   *fetcher
 }
 
 // New returns a service on cfg.Store.

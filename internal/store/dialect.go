@@ -1,8 +1,6 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"strconv"
 	"strings"
 )
@@ -69,21 +67,6 @@ type Dialect interface {
 	// milliseconds, which the processes sharing the database agree on;
 	// "" where one process owns the database and its own clock serves.
 	SharedClockSQL() string
-	// LockSchemaTx takes the advisory lock key until tx ends, so that
-	// processes sharing the database create their tables one at a time
-	// (nothing where one process owns the database).
-	LockSchemaTx(ctx context.Context, tx *sql.Tx, key int64) error
-	// LockSchema takes the advisory lock key on a connection of its own
-	// until unlock is called (the same lock as LockSchemaTx; nothing
-	// where one process owns the database). unlock is never nil.
-	LockSchema(ctx context.Context, db *sql.DB, key int64) (unlock func(), err error)
-	// DropColumnUnique drops the UNIQUE constraint of column (one column
-	// alone) of table, keeping its rows; nothing when it has none. create
-	// is the table's CREATE TABLE without that constraint and columns the
-	// comma-separated columns its rows keep: an engine that cannot drop a
-	// column constraint in place copies the rows into a table made by
-	// create (in one transaction on conn).
-	DropColumnUnique(ctx context.Context, conn *sql.Conn, table, column, create, columns string) error
 }
 
 // SQLite is the dialect of the embedded store (modernc.org/sqlite).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -173,34 +172,6 @@ func TestDialectConformance(t *testing.T) {
 				t.Errorf("claim while rows 1 and 2 are locked: %d, %v; want 3", next, err)
 			}
 		})
-		t.Run("DropColumnUnique", func(t *testing.T) {
-			create := "CREATE TABLE du (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, note TEXT)"
-			exec("CREATE TABLE du (id BIGINT PRIMARY KEY, owner TEXT NOT NULL UNIQUE, note TEXT)")
-			exec("INSERT INTO du (id, owner, note) VALUES (1, 'a', 'first'), (2, 'b', NULL)")
-			if _, err := db.ExecContext(ctx, "INSERT INTO du (id, owner) VALUES (3, 'a')"); err == nil {
-				t.Fatal("the UNIQUE before the drop let a second 'a' in")
-			}
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Twice: the second finds no constraint and changes nothing.
-			for range 2 {
-				if err := d.DropColumnUnique(ctx, conn, "du", "owner", create, "id, owner, note"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			conn.Close()
-			exec("INSERT INTO du (id, owner) VALUES (3, 'a')")
-			if got := ids(t, "SELECT id FROM du WHERE owner = 'a' ORDER BY id"); !reflect.DeepEqual(got, []int64{1, 3}) {
-				t.Errorf("rows of 'a' after the drop: %v, want [1 3]", got)
-			}
-			var note string
-			one(t, &note, "SELECT note FROM du WHERE id = 1")
-			if note != "first" {
-				t.Errorf("row 1 kept note %q, want first", note)
-			}
-		})
 		t.Run("SharedClockSQL", func(t *testing.T) {
 			q := d.SharedClockSQL()
 			if q == "" {
@@ -216,64 +187,6 @@ func TestDialectConformance(t *testing.T) {
 			// are checked (within an hour of this process's).
 			if diff := ms - before; diff < -3600_000 || diff > 3600_000 {
 				t.Errorf("database clock %d ms, this process %d ms", ms, before)
-			}
-		})
-		t.Run("LockSchema", func(t *testing.T) {
-			key := rand.Int64N(1<<31) + 1
-			// held counts the sessions holding key (PostgreSQL's
-			// pg_locks); -1 where the engine takes no lock.
-			held := func(t *testing.T) int {
-				t.Helper()
-				if d.Name() != "postgres" {
-					return -1
-				}
-				var n int
-				one(t, &n, "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ?", key)
-				return n
-			}
-			want := func(n int) int {
-				if d.Name() != "postgres" {
-					return -1
-				}
-				return n
-			}
-			tx, err := db.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := d.LockSchemaTx(ctx, tx, key); err != nil {
-				t.Fatal(err)
-			}
-			if n := held(t); n != want(1) {
-				t.Errorf("in the transaction: %d sessions hold the lock, want %d", n, want(1))
-			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			if n := held(t); n != want(0) {
-				t.Errorf("after commit: %d sessions hold the lock, want %d", n, want(0))
-			}
-
-			// LockSchema holds it until unlock; where it takes no lock
-			// it takes no connection either (an in-memory SQLite
-			// database has one, which held(t) and the caller need).
-			unlock, err := d.LockSchema(ctx, db, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := held(t); n != want(1) {
-				t.Errorf("locked: %d sessions hold the lock, want %d", n, want(1))
-			}
-			var one64 int64
-			if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one64); err != nil {
-				t.Fatal(err)
-			}
-			unlock()
-			if n := held(t); n != want(0) {
-				t.Errorf("unlocked: %d sessions hold the lock, want %d", n, want(0))
-			}
-			if stats := db.Stats(); stats.InUse != 0 {
-				t.Errorf("%d connections in use after unlock", stats.InUse)
 			}
 		})
 	})

@@ -1,11 +1,5 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-)
-
 // The SQL of the shared engine (github.com/jackc/pgx/v5) for the
 // operations of [Dialect]. Decimals are NUMERIC, read back as text so that
 // no digit is lost.
@@ -56,36 +50,3 @@ func (postgresDialect) SharedClockSQL() string {
 }
 
 func (postgresDialect) BlobType() string { return "BYTEA" }
-
-func (postgresDialect) LockSchemaTx(ctx context.Context, tx *sql.Tx, key int64) error {
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", key); err != nil {
-		return fmt.Errorf("store: schema lock: %w", err)
-	}
-	return nil
-}
-
-func (postgresDialect) LockSchema(ctx context.Context, db *sql.DB, key int64) (func(), error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return func() {}, fmt.Errorf("store: schema lock: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
-		conn.Close()
-		return func() {}, fmt.Errorf("store: schema lock: %w", err)
-	}
-	return func() {
-		// Unlocked even when ctx ended: Close returns the connection to
-		// the pool, which would keep the lock held.
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key)
-		conn.Close()
-	}, nil
-}
-
-// DropColumnUnique drops the constraint by the name PostgreSQL gives a
-// column's UNIQUE (table_column_key).
-func (postgresDialect) DropColumnUnique(ctx context.Context, conn *sql.Conn, table, column, _, _ string) error {
-	if _, err := conn.ExecContext(ctx, "ALTER TABLE "+table+" DROP CONSTRAINT IF EXISTS "+table+"_"+column+"_key"); err != nil {
-		return fmt.Errorf("store: drop unique of %s.%s: %w", table, column, err)
-	}
-	return nil
-}
