@@ -57,6 +57,9 @@ type App struct {
 	// MaxBodyBytes limits request bodies; 0 means 10 MiB.
 	MaxBodyBytes int64
 
+	// Observe, when set, gives the app metrics and traces (see [Observe]).
+	Observe *Observe
+
 	once    sync.Once
 	handler http.Handler
 	err     error

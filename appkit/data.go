@@ -129,6 +129,7 @@ func (fn pageFunc[T, C]) page(ctx context.Context, req *DataRequest, raw json.Ra
 	}
 	dst = append(dst, `{"items":[`...)
 	dst = encodeItems(dst, p.Items, t, p.Delta, pp)
+	pp.items = len(p.Items)
 	if pp.mistake != "" {
 		return dst, handlerMistake("type %q: %s", t.decl.ID, pp.mistake)
 	}

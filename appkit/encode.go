@@ -236,6 +236,7 @@ func fieldKey(id string) []byte { return append(jsonw.AppendString(nil, id), ':'
 // that stop the page, and violations to log.
 type pageProblems struct {
 	typ        string
+	items      int // the page's items, once encoded
 	mistake    string
 	violations []pagerules.Violation
 }

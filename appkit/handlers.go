@@ -224,6 +224,7 @@ func (s *server) data(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.countItems(t.decl.ID, pp.items)
 	return writeBytes(c.Response(), http.StatusOK, out)
 }
 

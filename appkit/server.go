@@ -79,6 +79,8 @@ type server struct {
 	// logged holds "type\x00rule" of the item violations already logged:
 	// each is logged once, not per item.
 	logged sync.Map
+	// metrics are the app's instruments (nil: none; see observe.go).
+	metrics *appMetrics
 }
 
 // logViolations logs the first violation of each type and rule.
@@ -152,7 +154,7 @@ func (a *App) routes(b *built) http.Handler {
 	e.POST(protocol.PathOAuth1Token, s.when(o1 != nil, func(c *echo.Context) error { return s.oauth1AccessToken(c, o1) }))
 	e.POST(protocol.PathOAuth2Auth, s.when(o2 != nil, func(c *echo.Context) error { return s.oauth2Authorize(c, o2) }))
 	e.POST(protocol.PathOAuth2Token, s.when(o2 != nil, func(c *echo.Context) error { return s.oauth2AccessToken(c, o2) }))
-	return e
+	return s.observed(e)
 }
 
 // when serves h if the feature is declared, and 404 otherwise.

@@ -23,6 +23,7 @@ func (s *Session) waitTurn(ctx context.Context, method string, u *url.URL) error
 	if d == 0 {
 		return nil
 	}
+	s.rateWait(ctx, d)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 		res.Cancel()
 		return &StatusError{Method: method, Resource: s.mask(resource(u)), Status: http.StatusTooManyRequests,

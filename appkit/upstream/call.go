@@ -64,6 +64,9 @@ func (s *Session) call(ctx context.Context, r Request) (*Response, []byte, error
 		if err == nil {
 			return resp, body, nil
 		}
+		if errors.Is(err, ErrRateLimited) {
+			s.rateLimited(ctx)
+		}
 		if errors.Is(err, ErrUnauthorized) && !refreshed && s.auth.kind == authOAuth2 && s.acct.String(oauth.KeyRefreshToken) != "" {
 			refreshed = true
 			if rerr := s.refresh(ctx); rerr != nil {
@@ -151,10 +154,11 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		}
 		return nil
 	}}
+	req, span := s.startSpan(req, u, attempt)
 	start := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
-		s.log(ctx, r.method(), u, 0, time.Since(start), attempt, err)
+		s.ended(ctx, span, r.method(), u, 0, time.Since(start), attempt, err)
 		return nil, nil, s.transportError(ctx, actx, r.method(), u, err)
 	}
 	defer resp.Body.Close()
@@ -163,7 +167,7 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		limit = DefaultMaxBody
 	}
 	body, err := readBody(resp, limit)
-	s.log(ctx, r.method(), u, resp.StatusCode, time.Since(start), attempt, err)
+	s.ended(ctx, span, r.method(), u, resp.StatusCode, time.Since(start), attempt, err)
 	if err != nil {
 		return nil, nil, s.transportError(ctx, actx, r.method(), u, err)
 	}

@@ -84,6 +84,12 @@ type Client struct {
 	// of the context (zerolog.Ctx): in an appkit handler, the app's logger
 	// with the request id; elsewhere silent unless set.
 	Logger *zerolog.Logger
+	// Observe, when set, counts the calls (appkit_upstream_requests_total
+	// by host and status, their latency, retries, rate-limit waits and
+	// answers that said to slow down) and traces each attempt, sending its
+	// W3C traceparent to the upstream. Nil: the app's (App.Observe), found
+	// in the handler's context.
+	Observe *appkit.Observe
 
 	once    sync.Once
 	base    *url.URL
