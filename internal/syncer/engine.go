@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/documents"
@@ -142,6 +144,11 @@ type Options struct {
 	// StoredAccount is the caller's account with AccountElsewhere (values
 	// as /validate and access_token answered them).
 	StoredAccount map[string]any
+	// Tracer, when set, traces the run: a span for the run (sync.run), each
+	// type (sync.type) and each page (sync.page), whose context every call
+	// to the app gets (a client that traces its calls and sends their W3C
+	// traceparent continues it: see HTTPClient).
+	Tracer trace.Tracer
 	// Space, when not empty, is the namespace of the run's types, entities
 	// and state in the store instead of the app's own (see ValidSpace):
 	// several synchronizations of one app, each into a space of its own,
@@ -365,9 +372,11 @@ var errRunTime = errors.New("MaxRunTime")
 // one out of time apart from the failures of the app or the store.
 func (e *engine) bounded(ctx context.Context) (*Report, error) {
 	e.started = e.now()
+	ctx, span := e.span(ctx, "sync.run", attribute.String("appkit.app_url", e.c.base.Host))
 	runCtx, cancel := context.WithTimeoutCause(ctx, e.opts.MaxRunTime, errRunTime)
 	defer cancel()
 	rep, err := e.run(runCtx)
+	defer func() { endSpan(span, err, runAttrs(rep)...) }()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

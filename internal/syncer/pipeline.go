@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -46,7 +48,7 @@ type typeRun struct {
 // disk, and a stopped run redoes at most one batch. A batch is opened only
 // once its first page has arrived and waits for later pages only until
 // CommitEvery, so a slow app never holds the store's write lock.
-func (e *engine) syncType(ctx context.Context, key string, s *state, space, t string, account map[string]any, filter map[string]json.RawMessage, schema map[string]map[string]protocol.SchemaField) error {
+func (e *engine) syncType(ctx context.Context, key string, s *state, space, t string, account map[string]any, filter map[string]json.RawMessage, schema map[string]map[string]protocol.SchemaField) (err error) {
 	run := s.Run
 	if filter == nil {
 		filter = map[string]json.RawMessage{}
@@ -62,6 +64,10 @@ func (e *engine) syncType(ctx context.Context, key string, s *state, space, t st
 			"lastSynchronizedAt": run.attempt(t).LastSync, "operationId": run.OperationID, "schema": sel}}
 	tt.cols = newColumns(tt.tm)
 	tt.guard = newPageGuard(e, t, tt.tr.Pages+1, run.Page[t])
+	ctx, span := e.span(ctx, "sync.type", attribute.String("appkit.type", t))
+	defer func() {
+		endSpan(span, err, attribute.Int("appkit.pages", tt.tr.Pages), attribute.Int("appkit.items", tt.tr.Items))
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel() // a page still in flight is not needed any more
@@ -98,7 +104,13 @@ func (tt *typeRun) fetch(ctx context.Context, pagination json.RawMessage, number
 	}
 	dec := pageDecoder{space: tt.space, tm: tt.tm, cols: tt.cols, page: number}
 	tt.fetches.Go(func() {
+		ctx, span := tt.e.span(ctx, "sync.page", attribute.String("appkit.type", tt.t), attribute.Int("appkit.page", number))
 		p, err := tt.e.c.fetchPage(ctx, req, dec)
+		if p != nil {
+			endSpan(span, err, attribute.Int("appkit.items", p.items))
+		} else {
+			endSpan(span, err)
+		}
 		ch <- fetched{p, err}
 	})
 	return ch
