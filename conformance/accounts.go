@@ -54,14 +54,63 @@ func (r *runner) checkLogo(ctx context.Context) {
 	}
 }
 
-// pickAuth chooses the authentication of the run's account.
+// pickAuth chooses the authentication of the run's account as appkit sync
+// does: the one Config.Auth names; without a name, the only one, else
+// "none" when declared, else the first that is not OAuth, else the first.
 func (r *runner) pickAuth() (protocol.Authentication, bool) {
-	for _, a := range r.desc.Authentication {
-		if r.cfg.Auth == "" || a.ID == r.cfg.Auth {
+	auths := r.desc.Authentication
+	if r.cfg.Auth != "" {
+		for _, a := range auths {
+			if a.ID == r.cfg.Auth {
+				return a, true
+			}
+		}
+		return protocol.Authentication{}, false
+	}
+	if len(auths) == 0 {
+		return protocol.Authentication{}, false
+	}
+	if len(auths) == 1 {
+		return auths[0], true
+	}
+	for _, a := range auths {
+		if a.ID == protocol.AuthNone {
 			return a, true
 		}
 	}
-	return protocol.Authentication{}, false
+	for _, a := range auths {
+		if a.ID != protocol.AuthOAuth1 && a.ID != protocol.AuthOAuth2 {
+			return a, true
+		}
+	}
+	return auths[0], true
+}
+
+// valueFields are the ids of the fields of au whose values an account
+// needs, as appkit sync requires them: those neither optional nor a link
+// or an OAuth button.
+func valueFields(au protocol.Authentication) []string {
+	var ids []string
+	for _, f := range au.Fields {
+		if !f.Optional && f.Type != "link" && f.Type != "oauth" {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
+// needsAccount says why au cannot be validated without a given account:
+// an OAuth authentication needs its tokens, another the values of its
+// fields. "" when it takes none (no fields, or only links and optional
+// ones): it is validated with an empty account, as appkit sync does.
+func needsAccount(au protocol.Authentication) string {
+	switch {
+	case au.ID == protocol.AuthOAuth1 || au.ID == protocol.AuthOAuth2:
+		return fmt.Sprintf("authentication %q needs the tokens of a signed-in account", au.ID)
+	case len(valueFields(au)) > 0:
+		return fmt.Sprintf("authentication %q takes %s", au.ID, strings.Join(valueFields(au), ", "))
+	}
+	return ""
 }
 
 // checkAccounts runs /validate with the given account, a garbage one and an
@@ -69,10 +118,12 @@ func (r *runner) pickAuth() (protocol.Authentication, bool) {
 func (r *runner) checkAccounts(ctx context.Context) {
 	auth, found := r.pickAuth()
 	switch {
+	case !found && r.cfg.Auth == "":
+		r.skip(CheckValidateAccount, "", "the descriptor declares no authentication (see descriptor.authentication)")
 	case !found:
 		r.skip(CheckValidateAccount, r.cfg.Auth, fmt.Sprintf("the descriptor declares no authentication %q", r.cfg.Auth))
-	case auth.ID != protocol.AuthNone && len(r.cfg.Account) == 0:
-		r.skip(CheckValidateAccount, auth.ID, "no account given (--account KEY=VALUE): checks that need a valid account are skipped")
+	case len(r.cfg.Account) == 0 && needsAccount(auth) != "":
+		r.skip(CheckValidateAccount, auth.ID, "no account given (--account KEY=VALUE), and "+needsAccount(auth)+": checks that need a valid account are skipped")
 	default:
 		fields := r.cfg.Account
 		if fields == nil {

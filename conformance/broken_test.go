@@ -1,14 +1,22 @@
 package conformance_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/appkitgo/appkit/appkit/protocol"
+
 	"github.com/appkitgo/appkit/conformance"
 	"github.com/appkitgo/appkit/conformance/internal/brokenapp"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // brokenConfig is the run against a brokenapp: its good account, bounds
@@ -44,6 +52,7 @@ func TestBrokenApps(t *testing.T) {
 	cases := []struct {
 		brk  brokenapp.Break
 		want []string // the checks that fail or warn, exactly
+		got  string   // when set, in the got of the first of them
 		cfg  func(*conformance.Config)
 	}{
 		{brk: brokenapp.WrongContentType, want: []string{conformance.CheckContentType}},
@@ -51,9 +60,10 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.RelationOnBothSides, want: []string{conformance.CheckSchemaRelOnce}},
 		{brk: brokenapp.RelationUnknownTarget, want: []string{conformance.CheckSchemaRelations}},
 		{brk: brokenapp.UnknownSubType, want: []string{conformance.CheckSchemaFieldTypes}},
-		// A cursor that comes back is warned about; walking on, the ids
-		// come back too, and the run never ends.
-		{brk: brokenapp.LoopingCursor, want: []string{conformance.CheckCursorRepeats, conformance.CheckIDsUnique, conformance.CheckPagingEnds}},
+		// A cursor that comes back fails at once, and the walk stops
+		// there: no run that never ends, no ids coming back.
+		{brk: brokenapp.LoopingCursor, want: []string{conformance.CheckCursorRepeats}, got: `repeats the one of page 1`},
+		{brk: brokenapp.RepeatedPage, want: []string{conformance.CheckPageRepeats}, got: `are exactly those of page 1`},
 		{brk: brokenapp.EndlessHasNext, want: []string{conformance.CheckPagingEnds}},
 		{brk: brokenapp.ObjectlessCursor, want: []string{conformance.CheckPageShape}},
 		{brk: brokenapp.Status500Not401, want: []string{conformance.CheckRejectGarbage}},
@@ -76,7 +86,7 @@ func TestBrokenApps(t *testing.T) {
 		{brk: brokenapp.MissingWebsite, want: []string{conformance.CheckDescriptorRequired}},
 		{brk: brokenapp.AuthFieldWithoutName, want: []string{conformance.CheckDescriptorAuthFields}},
 		{brk: brokenapp.TwoOAuth2, want: []string{conformance.CheckDescriptorAuth}},
-		{brk: brokenapp.ActionArgTextarea, want: []string{conformance.CheckDescriptorActions}},
+		{brk: brokenapp.ActionArgTextarea, want: []string{conformance.CheckDescriptorArgSpell}, got: `"textarea", read as "textArea"`},
 		{brk: brokenapp.AutomationsNoActions, want: []string{conformance.CheckDescriptorResponsib}},
 		{brk: brokenapp.HighlightNoEditorMode, want: []string{conformance.CheckFilters}},
 		{brk: brokenapp.DatalistIgnoresField, want: []string{conformance.CheckDatalistField}},
@@ -110,6 +120,10 @@ func TestBrokenApps(t *testing.T) {
 			cfg: func(c *conformance.Config) { c.Timeout = 300 * time.Millisecond }},
 		{brk: brokenapp.ErrorTryLaterString, want: []string{conformance.CheckErrorBody, conformance.CheckMistakeAnswers}},
 		{brk: brokenapp.BooleanAsJSON, want: []string{conformance.CheckItemsWireForm}},
+		{brk: brokenapp.LocaleDates, want: []string{conformance.CheckItemsWireForm}, got: `got "11/14/2023, 10:13 PM": ` + string(pagerules.USDate)},
+		{brk: brokenapp.MarkdownLines, want: []string{conformance.CheckItemsWireForm}, got: `got ["*hi*","and more"]: ` + string(pagerules.JoinedLines)},
+		{brk: brokenapp.PublicAuth, want: nil},
+		{brk: brokenapp.PublicAuthNoFields, want: nil},
 		// The items' __syncAction is then a key outside the schema too.
 		{brk: brokenapp.DeltaUndeclared, want: []string{conformance.CheckDeltaDeclared, conformance.CheckItemsExtra}},
 		{brk: brokenapp.TryLaterOnce, want: nil},
@@ -132,6 +146,11 @@ func TestBrokenApps(t *testing.T) {
 				_ = rep.WriteText(&b)
 				t.Errorf("broken checks %v, want %v\n%s", got, tc.want, failuresOnly(b.String()))
 			}
+			if tc.got != "" {
+				if r := firstBroken(rep); !strings.Contains(r.Got, tc.got) {
+					t.Errorf("%s: got %q, want it to contain %q", r.Name(), r.Got, tc.got)
+				}
+			}
 			var js strings.Builder
 			_ = rep.WriteJSON(&js)
 			if strings.Contains(js.String(), brokenapp.Token) || strings.Contains(js.String(), brokenapp.AccessToken) {
@@ -150,6 +169,16 @@ func TestBrokenApps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstBroken is the first failed or warned result of a report.
+func firstBroken(rep conformance.Report) conformance.Result {
+	for _, r := range rep.Results {
+		if r.Status == conformance.Failed || r.Status == conformance.Warned {
+			return r
+		}
+	}
+	return conformance.Result{}
 }
 
 // failuresOnly keeps the FAIL and WARN entries of a text report.
@@ -225,5 +254,129 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := conformance.Run(context.Background(), cfg); err == nil {
 			t.Errorf("Run(%+v) = nil error", cfg)
 		}
+	}
+}
+
+// dataRequests counts the data requests for each requested type that reach
+// the handler.
+type dataRequests struct {
+	next http.Handler
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+func (d *dataRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == protocol.PathData {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var in struct{ RequestedType string }
+		_ = json.Unmarshal(body, &in)
+		d.mu.Lock()
+		d.n[in.RequestedType]++
+		d.mu.Unlock()
+	}
+	d.next.ServeHTTP(w, r)
+}
+
+// A cursor that repeats forever, or pages that repeat the first page's ids
+// under fresh cursors forever, fail at once (as the sync fails the type),
+// and the suite stops walking the type there: a few data requests, not the
+// page bound's worth of duplicates. The pages read until the repeat are
+// checked; the checks that need the run's end, a second run or the delta
+// run are skipped, saying why.
+func TestRepeatsStopTheWalk(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		brk   brokenapp.Break
+		check string
+	}{
+		{brokenapp.LoopingCursor, conformance.CheckCursorRepeats},
+		{brokenapp.RepeatedPage, conformance.CheckPageRepeats},
+	} {
+		t.Run(string(tc.brk), func(t *testing.T) {
+			t.Parallel()
+			cfg := brokenConfig(tc.brk)
+			cfg.MaxPages = 0 // the default bound, 1,000 pages
+			counter := &dataRequests{next: cfg.Handler, n: map[string]int{}}
+			cfg.Handler = counter
+			rep, err := conformance.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.OK() {
+				t.Errorf("OK() with %s broken", tc.check)
+			}
+			counter.mu.Lock()
+			n := counter.n["task"]
+			counter.mu.Unlock()
+			if n >= 10 {
+				t.Errorf("%d data requests for task, want fewer than 10: the walk goes on after the repeat", n)
+			}
+			var failed, skippedEnds, pagesChecked bool
+			for _, r := range rep.Results {
+				switch {
+				case r.ID == tc.check && r.Subject == "task":
+					failed = r.Status == conformance.Failed
+				case r.ID == conformance.CheckItemsSchema && r.Subject == "task":
+					pagesChecked = r.Status == conformance.Passed
+				case r.ID == conformance.CheckPagingEnds && r.Subject == "task":
+					skippedEnds = r.Status == conformance.Skipped && strings.Contains(r.Why, "stopped at page 2") && strings.Contains(r.Why, tc.check)
+					if !skippedEnds {
+						t.Errorf("%s: %s %q, want skipped with why naming the stop at page 2 and %s", r.Name(), r.Status, r.Why, tc.check)
+					}
+				}
+			}
+			if !failed {
+				t.Errorf("%s [task] did not fail", tc.check)
+			}
+			if !skippedEnds {
+				t.Errorf("no result of %s [task]", conformance.CheckPagingEnds)
+			}
+			if !pagesChecked {
+				t.Errorf("%s [task] did not pass over the pages read before the repeat", conformance.CheckItemsSchema)
+			}
+		})
+	}
+}
+
+// An authentication without fields (fields: [], or no fields key) is
+// validated with an empty account when none is given, as appkit sync picks
+// and validates it: every check runs without an account as with one, and
+// none is skipped for want of an account.
+func TestAuthWithoutFields(t *testing.T) {
+	t.Parallel()
+	for _, brk := range []brokenapp.Break{brokenapp.PublicAuth, brokenapp.PublicAuthNoFields} {
+		t.Run(string(brk), func(t *testing.T) {
+			t.Parallel()
+			skipped := func(account map[string]any) (int, []string) {
+				cfg := brokenConfig(brk)
+				cfg.Account = account
+				rep, err := conformance.Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Failed+rep.Warnings > 0 {
+					t.Errorf("account %v: broken checks %v", account, rep.FailedIDs())
+				}
+				var why []string
+				for _, r := range rep.Results {
+					if r.Status == conformance.Skipped {
+						why = append(why, r.Name()+": "+r.Why)
+					}
+				}
+				return rep.Passed, why
+			}
+			passedWith, skippedWith := skipped(map[string]any{"token": brokenapp.Token})
+			passedWithout, skippedWithout := skipped(nil)
+			if len(skippedWithout) != len(skippedWith) || passedWithout != passedWith {
+				t.Errorf("without an account: %d passed, %d skipped %q; with one: %d passed, %d skipped %q",
+					passedWithout, len(skippedWithout), skippedWithout, passedWith, len(skippedWith), skippedWith)
+			}
+			for _, w := range skippedWithout {
+				if strings.Contains(w, "account") {
+					t.Errorf("skipped for want of an account: %s", w)
+				}
+			}
+		})
 	}
 }

@@ -80,6 +80,7 @@ const (
 	CheckDescriptorUniqueIDs  = "descriptor.unique-ids"
 	CheckDescriptorResponsib  = "descriptor.responsible-for"
 	CheckDescriptorExtra      = "descriptor.id-and-type"
+	CheckDescriptorArgSpell   = "descriptor.arg-type-spelling"
 
 	CheckContentType      = "transport.content-type"
 	CheckContentTypeOther = "transport.content-type-other"
@@ -118,6 +119,7 @@ const (
 	CheckPageShape     = "data.page"
 	CheckPagingEnds    = "data.paging-ends"
 	CheckCursorRepeats = "data.cursor-repeats"
+	CheckPageRepeats   = "data.page-repeats"
 	CheckItemsSchema   = "data.items-match-schema"
 	CheckItemsExtra    = "data.items-extra-keys"
 	CheckItemsWireForm = "data.items-wire-form"
@@ -175,6 +177,8 @@ func defineDescriptorChecks() {
 		"Authentication fields: id, name, type (one of the protocol's field types) and description are required; link needs its value, highlightText an editorMode json or sql.")
 	def(CheckDescriptorActions, "actions: action, name, args with id, name and type text or textArea", ruleActions, Failure,
 		"External actions: an action has action, name and args; an argument has id, name and a type that is text or textArea.")
+	def(CheckDescriptorArgSpell, "action argument types are spelled as the protocol spells them (textArea, not textarea)", ruleActions, Warning,
+		"appkit's choice: an argument's type is matched case-insensitively (textarea is read as textArea), since the two types differ by more than case; the protocol spells them text and textArea.")
 	def(CheckDescriptorUniqueIDs, "ids of authentications, their fields, actions and arguments are unique", ruleAuthentication, Warning,
 		"appkit's choice: these ids are keys (of the account, of args), so a repeated one hides another; the protocol does not say so, and the host keeps the first.")
 	def(CheckDescriptorResponsib, "responsibleFor matches what the app serves", ruleDescriptor, Warning,
@@ -265,14 +269,16 @@ func defineDataChecks() {
 		"Data and paging: the answer has items (an array); pagination, when sent, has hasNext (a boolean) and nextPageConfig (an object); synchronizationType is full or delta.")
 	def(CheckPagingEnds, "paging ends: hasNext turns false within the suite's bounds", rulePaging, Failure,
 		"Paging: the service follows nextPageConfig until hasNext is false, so a run must end; the suite takes Config.MaxPages pages or Config.RunTimeout for never.")
-	def(CheckCursorRepeats, "a run never sends the same nextPageConfig twice", rulePaging, Warning,
-		"appkit's choice: a repeated cursor repeats a request, which only a stateful app ends; the protocol does not forbid it (a run that never ends fails data.paging-ends).")
+	def(CheckCursorRepeats, "a run never sends the same nextPageConfig twice", rulePaging, Failure,
+		"Paging: nextPageConfig must differ from page to page. The sync stops the type at once on a cursor sent before in the run, so the items after it would never come; the suite stops walking the type there too.")
+	def(CheckPageRepeats, "a page never repeats the ids of an earlier page of the run", rulePaging, Failure,
+		"Paging: the service follows nextPageConfig page after page until hasNext is false, each page moving on. A page of two or more items whose ids are exactly those of an earlier page says the paging went back: the sync stops the type at once, so the items after it would never come; the suite stops walking the type there too.")
 	def(CheckItemsSchema, "items match the schema: id present, values of the declared types", ruleItems, Failure,
 		"Items: objects keyed by the schema's field ids, with the id field (a string) set, each value of its field's declared type.")
 	def(CheckItemsExtra, "items carry only keys of the schema", ruleItems, Warning,
 		"The service's tolerance: keys outside the schema are ignored.")
-	def(CheckItemsWireForm, "values are in the form the protocol states (booleans as text)", ruleItems, Warning,
-		"The service's tolerance: it converts a JSON boolean in a boolean text field.")
+	def(CheckItemsWireForm, "values in the form the protocol states; others are converted, named", ruleItems, Warning,
+		"The service's tolerance: it converts values it accepts in other forms (a JSON boolean in a boolean text field, locale, RFC 1123 and Date.toString dates, epoch milliseconds, an array of strings in a text or Markdown field, a numeric string in a number field), and the host converts them alike; the result names the conversion.")
 	def(CheckIDsUnique, "ids are unique across the pages of a run", ruleItems, Warning,
 		"appkit's choice: ids identify items, but the protocol does not forbid sending one twice; the host keeps the later item.")
 	def(CheckDeterministic, "two full runs give the same ids", ruleItems, Warning,

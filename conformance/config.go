@@ -32,11 +32,14 @@ type Config struct {
 	Handler http.Handler
 
 	// Auth is the id of the authentication the account belongs to; empty
-	// means the first one the descriptor declares.
+	// picks one as appkit sync does: the only one the descriptor declares,
+	// else "none" when declared, else the first that is not OAuth.
 	Auth string
 	// Account holds the values of the authentication's fields by field id.
-	// Without it, checks that need a valid account are skipped (unless the
-	// app's authentication is "none").
+	// Without it, an authentication that takes no values (no fields, or
+	// only links and optional ones; "none") is validated with an empty
+	// account, as appkit sync validates it; for another (OAuth, or one with
+	// a field to fill), checks that need a valid account are skipped.
 	Account map[string]any
 	// Filter holds filter values by filter id, in their wire form (a date
 	// filter as {"_min": ..., "_max": ...}).

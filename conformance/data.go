@@ -14,7 +14,7 @@ import (
 
 // dataChecks are the checks evaluated per synchronized type.
 var dataChecks = []string{
-	CheckPageShape, CheckPagingEnds, CheckCursorRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm,
+	CheckPageShape, CheckPagingEnds, CheckCursorRepeats, CheckPageRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm,
 	CheckIDsUnique, CheckDeterministic, CheckDelta, CheckSyncTypeMixed, CheckDeltaDeclared,
 }
 
@@ -32,8 +32,8 @@ var ruleChecks = map[pagerules.Rule]struct{ check, expected string }{
 	pagerules.MixedSync:       {CheckSyncTypeMixed, "the pages of a run all full or all delta"},
 	pagerules.DeltaUndeclared: {CheckDeltaDeclared, "delta pages only from types whose schema declares __syncAction"},
 	pagerules.CursorRepeats:   {CheckCursorRepeats, "a new nextPageConfig on every page"},
-	pagerules.PageRepeats:     {CheckCursorRepeats, "a new nextPageConfig on every page"},
-	pagerules.Coerced:         {CheckItemsWireForm, "values in the form the protocol states"},
+	pagerules.PageRepeats:     {CheckPageRepeats, "every page moves on: never the ids of an earlier page"},
+	pagerules.Coerced:         {CheckItemsWireForm, "values in the form the protocol states, not one the host converts"},
 }
 
 // findings collects the problems of one type's runs by check id.
@@ -48,7 +48,16 @@ type walkResult struct {
 	ids      []string
 	complete bool   // the last page was reached
 	why      string // why the run stopped early, when it did
+	// repeat is the check of the repeat (data.cursor-repeats or
+	// data.page-repeats) that stopped the run, "" when none did: the
+	// pages until it were read and checked.
+	repeat string
 }
+
+// afterRepeat are the checks that a run stopped by a repeat leaves
+// undecided when they found nothing: they need the run's end, a second run
+// or the run with lastSynchronizedAt, which the stop leaves out.
+var afterRepeat = map[string]bool{CheckPagingEnds: true, CheckDeterministic: true, CheckDelta: true, CheckDeltaDeclared: true}
 
 // checkData synchronizes every type twice in full and once with
 // lastSynchronizedAt, checking every page.
@@ -89,10 +98,16 @@ func (r *runner) checkData(ctx context.Context) {
 		}
 		if !first.complete && first.why != "" {
 			for _, id := range dataChecks {
-				if len(f[id]) == 0 {
-					r.skip(id, t, first.why)
-				} else {
+				switch {
+				case len(f[id]) > 0:
 					r.verdict(id, t, f[id])
+				case first.repeat != "" && !afterRepeat[id] && !(first.repeat == CheckCursorRepeats && id == CheckPageRepeats):
+					// Checked over the pages read until the repeat. (A
+					// page repeated with its cursor is filed with the
+					// cursor: data.page-repeats stays undecided.)
+					r.pass(id, t)
+				default:
+					r.skip(id, t, first.why)
 				}
 			}
 			continue
@@ -222,12 +237,14 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 		}
 		next, more := r.nextPage(body, at, f)
 		ids, vs := rules.Page(items, syncType, more, next)
-		for _, v := range vs {
-			if !knownType && (v.Rule == pagerules.RemoveInFull || v.Rule == pagerules.MixedSync) {
-				continue // follows from the unknown synchronizationType, already reported
-			}
-			rc := ruleChecks[v.Rule]
-			f.add(rc.check, rc.expected, v.Error())
+		repeat := fileViolations(vs, knownType, f)
+		if repeat != "" {
+			// The sync stops the type at once on a repeated cursor or
+			// page: the items after it would never come, and walking on
+			// would only repeat requests until the bounds.
+			res.why = fmt.Sprintf("the walk stopped at page %d, whose %s (see %s), as the sync stops the type there: what would come after it was not read", page, repeatWhat[repeat], repeat)
+			res.repeat = repeat
+			return res
 		}
 		if syncType != protocol.SyncDelta {
 			for _, id := range ids {
@@ -241,10 +258,57 @@ func (r *runner) walk(ctx context.Context, t string, since *string, sch pagerule
 			res.complete = next == nil
 			return res
 		}
-		// A repeated cursor is only warned about: a stateful app may end
-		// its paging anyway, and one that does not meets the page bound.
 		req["pagination"] = json.RawMessage(next)
 	}
+}
+
+// repeatWhat words a repeat for the why of the checks a stopped run skips.
+var repeatWhat = map[string]string{
+	CheckCursorRepeats: "next cursor was sent before in the run",
+	CheckPageRepeats:   "ids are exactly those of an earlier page",
+}
+
+// fileViolations files the violations of one page under their checks, and
+// returns the check of a repeat (CheckCursorRepeats or CheckPageRepeats)
+// when the page repeats, "" otherwise. A repeated page repeats each of its
+// ids, which are not filed again under data.ids-unique; a page that
+// repeats both its cursor and its ids (an app ignoring its cursor) is one
+// finding, of the cursor, that names the page's repeat too. knownType is
+// false when the page's synchronizationType is not full or delta (already
+// reported).
+func fileViolations(vs []pagerules.Violation, knownType bool, f findings) string {
+	var cursor, page *pagerules.Violation
+	for i, v := range vs {
+		switch v.Rule {
+		case pagerules.CursorRepeats:
+			cursor = &vs[i]
+		case pagerules.PageRepeats:
+			page = &vs[i]
+		}
+	}
+	for _, v := range vs {
+		switch {
+		case !knownType && (v.Rule == pagerules.RemoveInFull || v.Rule == pagerules.MixedSync):
+			continue // follows from the unknown synchronizationType, already reported
+		case page != nil && v.Rule == pagerules.IDRepeated:
+			continue // follows from the repeated page
+		case v.Rule == pagerules.PageRepeats && cursor != nil:
+			continue // named with the repeated cursor
+		}
+		got := v.Error()
+		if v.Rule == pagerules.CursorRepeats && page != nil {
+			got += "; and " + page.Detail
+		}
+		rc := ruleChecks[v.Rule]
+		f.add(rc.check, rc.expected, got)
+	}
+	switch {
+	case cursor != nil:
+		return CheckCursorRepeats
+	case page != nil:
+		return CheckPageRepeats
+	}
+	return ""
 }
 
 // nextPage reads a page's pagination: the next cursor (canonical JSON) and

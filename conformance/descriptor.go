@@ -54,9 +54,12 @@ func (r *runner) checkDescriptor(ctx context.Context) {
 	r.verdict(CheckDescriptorAuth, "", descriptorAuth(raw, &dup))
 	r.verdict(CheckDescriptorAuthFields, "", descriptorAuthFields(raw, &dup))
 	if _, ok := raw["actions"]; ok || d.ResponsibleFor.Automations {
-		r.verdict(CheckDescriptorActions, "", descriptorActions(raw, &dup))
+		var spelling []problem
+		r.verdict(CheckDescriptorActions, "", descriptorActions(raw, &dup, &spelling))
+		r.verdict(CheckDescriptorArgSpell, "", spelling)
 	} else {
 		r.skip(CheckDescriptorActions, "", "the app declares no actions")
+		r.skip(CheckDescriptorArgSpell, "", "the app declares no actions")
 	}
 	r.verdict(CheckDescriptorUniqueIDs, "", dup)
 	var extra []problem
@@ -234,9 +237,25 @@ func descriptorAuthFields(raw map[string]any, dup *[]problem) []problem {
 	return ps
 }
 
+// argTypes are the types of an action's argument, as the protocol spells
+// them.
+var argTypes = []string{"text", "textArea"}
+
+// argType matches an argument's type case-insensitively (textarea is
+// textArea): the protocol's spelling of it, and whether one matched.
+func argType(t string) (string, bool) {
+	for _, at := range argTypes {
+		if strings.EqualFold(t, at) {
+			return at, true
+		}
+	}
+	return "", false
+}
+
 // descriptorActions checks the actions; repeated action and argument ids go
-// to dup.
-func descriptorActions(raw map[string]any, dup *[]problem) []problem {
+// to dup, argument types spelled otherwise than the protocol spells them
+// (textarea) to spelling.
+func descriptorActions(raw map[string]any, dup, spelling *[]problem) []problem {
 	var ps []problem
 	actions := objects(raw, "actions", &ps)
 	seen := map[string]bool{}
@@ -259,8 +278,13 @@ func descriptorActions(raw map[string]any, dup *[]problem) []problem {
 		for j, g := range args {
 			gw := fmt.Sprintf("%sargs[%d].", where, j)
 			wantKeys(g, gw, &ps, "id:string", "name:string", "description?:string", "textTemplateSupported?:boolean")
-			if t, _ := g["type"].(string); t != "text" && t != "textArea" {
+			t, _ := g["type"].(string)
+			switch at, ok := argType(t); {
+			case !ok:
 				ps = append(ps, problem{gw + `type: "text" or "textArea"`, describeValue(g["type"], g["type"] != nil)})
+			case t != at:
+				*spelling = append(*spelling, problem{fmt.Sprintf("%stype: %q, as the protocol spells it", gw, at),
+					fmt.Sprintf("%q, read as %q (argument types are matched case-insensitively)", t, at)})
 			}
 			if id, _ := g["id"].(string); id != "" {
 				if argSeen[id] {

@@ -18,13 +18,18 @@
 //
 // In order: GET / (the descriptor: required keys and types, sources,
 // authentications and their fields, actions), GET /logo, /validate with the
-// given account, with garbage values and with an unknown authentication id,
-// the OAuth authorize steps; then, for a synchronization app, config and its
-// filters, every datalist (dependent lists after the lists they depend on,
-// with dependsOn), filter/validate with the given filter and with a
-// provoked invalid one, the schema of every type, and data for every type
-// paged to the end three times: twice in full (ids unique within a run, the
-// same ids in both: warnings) and once with lastSynchronizedAt. Client
+// given account (without one, an empty account for an authentication that
+// takes no values, picked as appkit sync picks it), with garbage values and
+// with an unknown authentication id, the OAuth authorize steps; then, for a
+// synchronization app, config and its filters, every datalist (dependent
+// lists after the lists they depend on, with dependsOn), filter/validate
+// with the given filter and with a provoked invalid one, the schema of every
+// type, and data for every type paged to the end three times: twice in full
+// (ids unique within a run, the same ids in both: warnings) and once with
+// lastSynchronizedAt. A repeated cursor, or a page repeating the ids of an
+// earlier page, fails at once and ends the type's walk there, as the sync
+// stops the type. Values the host converts are warned about, naming the
+// conversion. Client
 // mistakes (malformed bodies, missing fields, unknown types) are expected
 // to be refused with an error status (warnings: the service never makes
 // them). Webhooks are installed and deleted again when the config
@@ -110,11 +115,12 @@
 //   - actions.unknown-action (warning): executing an unknown action is
 //     refused with an error status (docs/protocol.md#external-actions).
 //     Source: appkit's choice: the service executes only declared actions.
-//   - data.cursor-repeats (warning): a run never sends the same
+//   - data.cursor-repeats (failure): a run never sends the same
 //     nextPageConfig twice (docs/protocol.md#paging).
-//     Source: appkit's choice: a repeated cursor repeats a request, which
-//     only a stateful app ends; the protocol does not forbid it (a run that
-//     never ends fails data.paging-ends).
+//     Source: Paging: nextPageConfig must differ from page to page. The
+//     sync stops the type at once on a cursor sent before in the run, so
+//     the items after it would never come; the suite stops walking the type
+//     there too.
 //   - data.delta (failure): with lastSynchronizedAt, synchronizationType
 //     and __syncAction values are valid
 //     (docs/protocol.md#delta-synchronization).
@@ -141,16 +147,26 @@
 //     present, values of the declared types (docs/protocol.md#items).
 //     Source: Items: objects keyed by the schema's field ids, with the id
 //     field (a string) set, each value of its field's declared type.
-//   - data.items-wire-form (warning): values are in the form the protocol
-//     states (booleans as text) (docs/protocol.md#items).
-//     Source: The service's tolerance: it converts a JSON boolean in a
-//     boolean text field.
+//   - data.items-wire-form (warning): values in the form the protocol
+//     states; others are converted, named (docs/protocol.md#items).
+//     Source: The service's tolerance: it converts values it accepts in
+//     other forms (a JSON boolean in a boolean text field, locale, RFC 1123
+//     and Date.toString dates, epoch milliseconds, an array of strings in a
+//     text or Markdown field, a numeric string in a number field), and the
+//     host converts them alike; the result names the conversion.
 //   - data.page (failure): data pages: 200, an items array,
 //     synchronizationType full or delta, object cursors
 //     (docs/protocol.md#paging).
 //     Source: Data and paging: the answer has items (an array); pagination,
 //     when sent, has hasNext (a boolean) and nextPageConfig (an object);
 //     synchronizationType is full or delta.
+//   - data.page-repeats (failure): a page never repeats the ids of an
+//     earlier page of the run (docs/protocol.md#paging).
+//     Source: Paging: the service follows nextPageConfig page after page
+//     until hasNext is false, each page moving on. A page of two or more
+//     items whose ids are exactly those of an earlier page says the paging
+//     went back: the sync stops the type at once, so the items after it
+//     would never come; the suite stops walking the type there too.
 //   - data.paging-ends (failure): paging ends: hasNext turns false within
 //     the suite's bounds (docs/protocol.md#paging).
 //     Source: Paging: the service follows nextPageConfig until hasNext is
@@ -170,6 +186,13 @@
 //     Source: Endpoints required of every app: GET / answers the app
 //     descriptor, a JSON object (the service's own tests expect 200 and
 //     JSON).
+//   - descriptor.arg-type-spelling (warning): action argument types are
+//     spelled as the protocol spells them (textArea, not textarea)
+//     (docs/protocol.md#external-actions).
+//     Source: appkit's choice: an argument's type is matched
+//     case-insensitively (textarea is read as textArea), since the two
+//     types differ by more than case; the protocol spells them text and
+//     textArea.
 //   - descriptor.auth-fields (failure): authentication fields: id, name,
 //     description, a known type, link value, highlightText editorMode
 //     (docs/protocol.md#authentication).

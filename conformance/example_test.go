@@ -32,7 +32,7 @@ func ExampleRun() {
 	//   expected: values of the declared types
 	//   got: type "task", page 2, item "t4", field "priority": value shape: want a number, got "high" (and 1 more problem)
 	//   rule: docs/protocol.md#items
-	// 120 passed, 1 failed, 0 skipped
+	// 123 passed, 1 failed, 0 skipped
 }
 
 // A run bounded in time and types, followed as it goes: Progress is called

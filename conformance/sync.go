@@ -16,7 +16,7 @@ var syncChecks = []string{
 	CheckConfig, CheckSyncUniqueIDs, CheckFilters, CheckDatalist, CheckDatalistField, CheckDatalistDependsOn,
 	CheckFilterValidate, CheckFilterInvalid, CheckFilterInvalidStatus, CheckSchemaTypes, CheckSchemaIDName, CheckSchemaFieldTypes,
 	CheckSchemaRelations, CheckSchemaRelOnce, CheckSchemaUnknown, CheckPageShape, CheckPagingEnds,
-	CheckCursorRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic,
+	CheckCursorRepeats, CheckPageRepeats, CheckItemsSchema, CheckItemsExtra, CheckItemsWireForm, CheckIDsUnique, CheckDeterministic,
 	CheckDelta, CheckSyncTypeMixed, CheckDeltaDeclared,
 }
 

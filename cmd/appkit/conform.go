@@ -30,11 +30,19 @@ choices and the service's tolerances: they never fail a run) or skipped (with
 why), then the latency of each endpoint and the line
 "N passed, N failed, N skipped".
 
---account gives the values of the account's fields (repeat it per field);
-without it, checks that need a valid account are skipped. --filter gives a
-filter value; VALUE is read as JSON when it is valid JSON (a number, an array,
-an object such as {"_min":"2024-01-01T00:00:00"}), as a string otherwise; a
-filter given several times gets the list of its values.
+--account gives the values of the account's fields (repeat it per field),
+--auth the id of their authentication; without --auth, one is picked as
+appkit sync picks it: the only one, else none, else the first that is not
+OAuth. Without --account, an authentication that takes no values (no
+fields, or only links and optional ones) is validated with an empty
+account; for another, checks that need a valid account are skipped.
+Repeated cursors and pages fail at once and end the type's walk, as the
+sync stops the type; values the sync converts are warned about, naming the
+conversion.
+
+--filter gives a filter value; VALUE is read as JSON when it is valid JSON (a
+number, an array, an object such as {"_min":"2024-01-01T00:00:00"}), as a
+string otherwise; a filter given several times gets the list of its values.
 
 Bounds: the whole run stops after --timeout (default 10m); at most --max-types
 types are synchronized (default 50, the first of --types or of the config);
@@ -58,7 +66,7 @@ Flags:
 // runConform implements "appkit conform".
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("conform", conformUsage, nil, stderr)
-	auth := fs.String("auth", "", "the id of the account's authentication (default: the first the app declares)")
+	auth := fs.String("auth", "", "the id of the account's authentication (default: the only one, else none, else the first that is not OAuth)")
 	account := accountFlag(fs, "")
 	filter := filterFlag(fs, "sent as read (a comma-separated text stays one string)")
 	types := typesFlag(fs, "every type of the config")

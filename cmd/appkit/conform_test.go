@@ -186,10 +186,12 @@ func (h *hostileApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type jsonReport struct {
 	Stopped string `json:"stopped"`
 	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"`
 	Results []struct {
 		ID      string `json:"id"`
 		Subject string `json:"subject"`
 		Status  string `json:"status"`
+		Why     string `json:"why"`
 	} `json:"results"`
 }
 
@@ -335,5 +337,69 @@ func TestConformSignal(t *testing.T) {
 			}
 			checkPartialText(t, out.String())
 		})
+	}
+}
+
+// publicApp is an app whose one authentication has no fields: its data is
+// public, and any account reads it.
+func publicApp(w http.ResponseWriter, r *http.Request) {
+	reply := func(v any) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	switch r.URL.Path {
+	case "/":
+		reply(map[string]any{"id": "public", "type": "custom", "name": "Public", "version": "1", "description": "d",
+			"website": "https://example.com", "authentication": []any{map[string]any{"id": "public", "name": "Public data", "fields": []any{}}},
+			"sources": []any{}, "responsibleFor": map[string]any{"dataSynchronization": true}, "actions": []any{}})
+	case "/validate":
+		reply(map[string]any{"name": "anyone"})
+	case "/api/v1/synchronizer/config":
+		reply(map[string]any{"types": []any{map[string]any{"id": "item", "name": "Items"}}})
+	case "/api/v1/synchronizer/schema":
+		reply(map[string]any{"item": map[string]any{"id": map[string]any{"name": "ID", "type": "id"}, "name": map[string]any{"name": "Name", "type": "text"}}})
+	case "/api/v1/synchronizer/data":
+		var in struct{ RequestedType string }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		if in.RequestedType != "item" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"message": "unknown type"}`))
+			return
+		}
+		reply(map[string]any{"items": []any{map[string]any{"id": "1", "name": "one"}, map[string]any{"id": "2", "name": "two"}}, "synchronizationType": "full"})
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"message": "not found"}`))
+	}
+}
+
+// An app whose authentication has no fields is checked in full without
+// --account: validated with an empty account, as appkit sync validates it,
+// its data is walked and nothing is skipped for want of an account.
+func TestConformAuthWithoutFields(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(publicApp))
+	t.Cleanup(srv.Close)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"conform", srv.URL, "--json", "--quiet"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out.String(), errb.String())
+	}
+	rep := decodeReport(t, out.Bytes())
+	passed := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Status == "passed" {
+			passed[r.ID+" ["+r.Subject+"]"] = true
+		}
+		if r.Status == "skipped" && strings.Contains(r.Why, "account") {
+			t.Errorf("%s [%s] skipped for want of an account: %s", r.ID, r.Subject, r.Why)
+		}
+	}
+	for _, name := range []string{"accounts.validate [public]", "sync.config []", "data.page [item]", "data.items-match-schema [item]"} {
+		if !passed[name] {
+			t.Errorf("%s did not pass:\n%s", name, out.String())
+		}
 	}
 }

@@ -34,6 +34,7 @@ const (
 	RelationUnknownTarget  Break = "relation to an undeclared type"
 	UnknownSubType         Break = "a schema field with an unknown subType"
 	LoopingCursor          Break = "task cursor repeats"
+	RepeatedPage           Break = "task pages repeat the first page's ids with fresh cursors"
 	EndlessHasNext         Break = "project pages never end"
 	ObjectlessCursor       Break = "nextPageConfig is a string"
 	Status500Not401        Break = "invalid token answers 500"
@@ -87,6 +88,19 @@ const (
 	DuplicateAuthFieldIDs  Break = "two auth fields with one id"
 	DuplicateFilterIDs     Break = "two filters with one id"
 	RemoveInFullPage       Break = "a REMOVE item in a full page"
+
+	// LocaleDates and MarkdownLines send values the host converts (a
+	// warning naming the conversion): a month-first locale date-time in
+	// a date field, an array of strings in a Markdown field.
+	LocaleDates   Break = "a task date as a locale date-time"
+	MarkdownLines Break = "task notes as an array of lines"
+
+	// PublicAuth breaks nothing: the app's authentications are OAuth 2
+	// and "public", without fields (fields: []), whose empty account
+	// reads every synchronizer endpoint and runs the action.
+	// PublicAuthNoFields is the same with no fields key at all.
+	PublicAuth         Break = "an authentication without fields"
+	PublicAuthNoFields Break = "an authentication without a fields key"
 
 	// LogoNotServed breaks nothing: /logo is optional, and a plain 404
 	// page says it is not served.
@@ -214,6 +228,12 @@ func (a *app) descriptor(w http.ResponseWriter, _ *http.Request) {
 		obj{"id": "token", "name": "Token", "description": "A token", "fields": []any{tokenField, help}},
 		obj{"id": "oauth2", "name": "Sign in", "fields": []any{}},
 	}
+	switch a.brk {
+	case PublicAuth:
+		auths = []any{auths[1], obj{"id": "public", "name": "Public data", "fields": []any{}}}
+	case PublicAuthNoFields:
+		auths = []any{auths[1], obj{"id": "public", "name": "Public data"}}
+	}
 	if a.brk == TwoOAuth2 {
 		auths = append(auths, obj{"id": "oauth2", "name": "Sign in again"})
 	}
@@ -274,7 +294,7 @@ func (a *app) validate(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case in.ID == nil:
 		a.error(w, http.StatusBadRequest, "id is required")
-	case *in.ID == "public" && a.brk == LinkOnlyAuth:
+	case *in.ID == "public" && a.public():
 		a.json(w, http.StatusOK, obj{"name": "Public"})
 	case *in.ID != "token" && *in.ID != "oauth2":
 		if a.brk == UnknownAuthAccepted {
@@ -320,8 +340,16 @@ func (a *app) authorize(w http.ResponseWriter, r *http.Request) {
 	a.json(w, http.StatusOK, obj{"redirect_uri": "https://provider.example.com/authorize?" + q.Encode()})
 }
 
+// public reports whether the app declares the authentication "public".
+func (a *app) public() bool {
+	return a.brk == LinkOnlyAuth || a.brk == PublicAuth || a.brk == PublicAuthNoFields
+}
+
 // account checks the account of a synchronizer or action request.
 func (a *app) account(w http.ResponseWriter, acct obj) bool {
+	if acct["auth"] == "public" && a.public() {
+		return true
+	}
 	if acct["token"] != Token {
 		a.error(w, http.StatusUnauthorized, "invalid account")
 		return false
@@ -501,6 +529,10 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 				it["priority"] = "high"
 			case a.brk == BadDay && i == 2:
 				it["due"] = "2nd of January 2024"
+			case a.brk == LocaleDates && i == 2:
+				it["updated"] = "11/14/2023, 10:13 PM"
+			case a.brk == MarkdownLines && i == 3:
+				it["notes"] = []any{"*hi*", "and more"}
 			case a.brk == MissingItemID && i == 6:
 				delete(it, "id")
 			case a.brk == DuplicateIDs && i == 5:
@@ -518,6 +550,17 @@ func (a *app) data(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		a.error(w, http.StatusBadRequest, "unknown type "+*in.RequestedType)
+		return
+	}
+	if a.brk == RepeatedPage && *in.RequestedType == "task" {
+		// The query ignores the cursor, which moves on all the same:
+		// every page is the first, and the run never ends.
+		items := make([]any, 0, size)
+		for _, it := range all[:size] {
+			items = append(items, it)
+		}
+		a.json(w, http.StatusOK, dataPage{"items": items, "synchronizationType": "full",
+			"pagination": obj{"hasNext": true, "nextPageConfig": obj{"offset": offset + size}}})
 		return
 	}
 	end := min(offset+size, len(all))
