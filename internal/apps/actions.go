@@ -134,7 +134,7 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 		if errors.As(err, &ae) {
 			err = &AppError{Path: ae.Path, Status: ae.Status, Message: m.mask(ae.Message), TryLater: ae.TryLater}
 		} else {
-			err = errors.New(m.mask(err.Error()))
+			err = maskedError{msg: m.mask(err.Error()), err: err}
 		}
 	}
 	s.record(ctx, req, a, acc, act, args, m, rec, started, err)
@@ -143,6 +143,16 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	}
 	return &ActionResult{Action: act.Action, Args: args}, nil
 }
+
+// maskedError is err with its message masked: errors.Is and As still see
+// what it wraps (an account the app refused stays ErrInvalid).
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e maskedError) Error() string { return e.msg }
+func (e maskedError) Unwrap() error { return e.err }
 
 // execute validates the account (keeping refreshed tokens) and runs the
 // action at the app with hc.

@@ -586,7 +586,9 @@ func (s *Registry) validate(ctx context.Context, a *App, authID string, fields m
 		return "", fmt.Errorf("%w: the app refused the account: %s", ErrInvalid, newMasker(fields, a.Descriptor).mask(ae.Message))
 	}
 	if err != nil {
-		return "", fmt.Errorf("validate the account: %s", newMasker(fields, a.Descriptor).mask(err.Error()))
+		// A failed call stays an *AppError (its message masked), answered
+		// as the app's failure (502, 503), not as an internal error.
+		return "", maskAppError(err, fields, a.Descriptor)
 	}
 	name, _ := resp["name"].(string)
 	for k, v := range resp {

@@ -3,12 +3,13 @@ package console
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/conformance"
@@ -16,28 +17,18 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
-// serviceMessage words an error of the apps service for a page, and tells
-// whether it is the user's (or the app's) rather than an internal one.
+// serviceMessage words an error of the apps service for a page, with the
+// status of apps.HTTPStatus (the API's too), and tells whether it is the
+// user's (or the app's) rather than an internal one.
 func serviceMessage(ctx context.Context, err error) (string, int, bool) {
-	var ae *apps.AppError
-	var retry interface{ Retryable() bool }
-	switch {
-	case errors.Is(err, apps.ErrNotFound):
-		return err.Error(), http.StatusNotFound, true
-	case errors.Is(err, apps.ErrInvalid):
-		return err.Error(), http.StatusBadRequest, true
-	case errors.Is(err, apps.ErrConflict):
-		return err.Error(), http.StatusConflict, true
-	case errors.Is(err, apps.ErrUnreachable):
-		return err.Error(), http.StatusBadGateway, true
-	case errors.As(err, &ae):
-		return "The app answered: " + ae.Error(), http.StatusBadGateway, true
-	case ctx.Err() != nil:
-		return "The request was cancelled or timed out.", http.StatusServiceUnavailable, true
-	case errors.As(err, &retry):
-		return err.Error(), http.StatusBadGateway, true
+	status, msg := apps.HTTPStatus(ctx, err)
+	if status == http.StatusInternalServerError {
+		return "", 0, false
 	}
-	return "", 0, false
+	if r, size := utf8.DecodeRuneInString(msg); r != utf8.RuneError {
+		msg = string(unicode.ToUpper(r)) + msg[size:]
+	}
+	return msg, status, true
 }
 
 // fail shows a service error on the error page (internal ones logged).

@@ -123,36 +123,16 @@ type appsAPI struct {
 	actions  *apps.Actions
 }
 
-// fail answers an error of the service with its status.
+// fail answers an error of the service with the status and message of
+// apps.HTTPStatus (the console's too); an internal error is logged and
+// answered 500 "internal error".
 func (a *appsAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apps.AppError
-	switch {
-	case errors.Is(err, apps.ErrNotFound):
-		httpjson.Message(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, apps.ErrInvalid):
-		httpjson.Message(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, apps.ErrConflict):
-		httpjson.Message(w, http.StatusConflict, err.Error())
-	case errors.Is(err, apps.ErrUnreachable):
-		httpjson.Message(w, http.StatusBadGateway, err.Error())
-	case errors.As(err, &ae):
-		status := http.StatusBadGateway
-		if ae.Status >= 400 && ae.Status < 500 {
-			status = http.StatusBadRequest
-		}
-		if ae.TryLater || ae.Status == 0 {
-			status = http.StatusServiceUnavailable
-		}
-		httpjson.Message(w, status, "the app answered: "+ae.Error())
-	case r.Context().Err() != nil:
-		httpjson.Message(w, http.StatusServiceUnavailable, "the request was cancelled or timed out")
-	case isAppFailure(err):
-		// A failed call to the app (unreachable, slow): its description
-		// names the endpoint, never a secret.
-		httpjson.Message(w, http.StatusBadGateway, err.Error())
-	default:
+	status, msg := apps.HTTPStatus(r.Context(), err)
+	if status == http.StatusInternalServerError {
 		a.h.internalError(w, r, err)
+		return
 	}
+	httpjson.Message(w, status, msg)
 }
 
 // reply answers v with status, or err when it is not nil (see fail).
@@ -171,12 +151,6 @@ func onID[T any](a *appsAPI, status int, call func(context.Context, string) (T, 
 		v, err := call(r.Context(), r.PathValue("id"))
 		a.reply(w, r, status, v, err)
 	}
-}
-
-// isAppFailure tells failures of a call to the app from internal ones.
-func isAppFailure(err error) bool {
-	var ae interface{ Retryable() bool }
-	return errors.As(err, &ae)
 }
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
