@@ -26,8 +26,10 @@
 // timeouts, a body-size limit and graceful shutdown on SIGINT/SIGTERM;
 // [ServeListener] does the same on a listener the caller opened, so that a
 // test can run the app's main logic on a port it already holds. [ListenAddr]
-// reads the address from PORT (default 8080), refusing a value that is not a
-// port number.
+// reads the address from HOST (default: every interface) and PORT (default
+// 8080), refusing a value that is not a port number or not a host. An app
+// listening on a loopback address answers only requests addressed to it
+// there (the Host header), against DNS rebinding.
 //
 // # Handles: every declared name written once
 //

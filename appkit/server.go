@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/loopback"
 )
 
 const defaultMaxBody = 10 << 20
@@ -488,7 +490,8 @@ func decodeBody(data []byte, v any) error {
 // 5 minutes to write an answer (a longer resource stream is cut: raise
 // WriteTimeout for big files), 2 minutes idle. When srv.TLSConfig holds a
 // certificate (Certificates or GetCertificate), it serves HTTPS, as the protocol
-// recommends.
+// recommends. On a loopback address it checks the Host header, as
+// [ServeListener] says.
 func Serve(ctx context.Context, srv *http.Server, app *App) error {
 	if _, err := app.Handler(); err != nil {
 		return err
@@ -513,6 +516,9 @@ func serve(ctx context.Context, srv *http.Server, l net.Listener, app *App) erro
 		return err
 	}
 	srv.Handler = h
+	if loopback.Only(l.Addr()) {
+		srv.Handler = loopback.Guard(h, l.Addr().(*net.TCPAddr).Port)
+	}
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 10 * time.Second
 	}
@@ -560,14 +566,19 @@ func ListenAndServe(ctx context.Context, addr string, app *App) error {
 	return Serve(ctx, &http.Server{Addr: addr}, app)
 }
 
-// ListenAddr returns the address an app's main listens on: ":" and the
-// PORT variable read with getenv (os.Getenv, or a test's stand-in), or
-// ":8080" when PORT is unset or empty. PORT must be a port number from 0
-// to 65535 (0: a free port the system picks); anything else, a service
-// name such as "http" included, is an error that names PORT and the value.
+// ListenAddr returns the address an app's main listens on: the HOST and
+// PORT variables read with getenv (os.Getenv, or a test's stand-in). PORT
+// is the port, 8080 when it is unset or empty; it must be a port number
+// from 0 to 65535 (0: a free port the system picks); anything else, a
+// service name such as "http" included, is an error that names PORT and
+// the value. HOST is the interface: unset or empty, every interface
+// (":8080", as before HOST was read); 127.0.0.1, ::1 or localhost, this
+// machine only ("appkit dev" sets HOST=127.0.0.1); else an IP address or
+// a host name, without a port. A value that is neither is an error that
+// names HOST.
 //
-// A main reads it before opening its listener, so that a wrong PORT stops
-// the app at once with a clear message:
+// A main reads it before opening its listener, so that a wrong setting
+// stops the app at once with a clear message:
 //
 //	addr, err := appkit.ListenAddr(getenv)
 //	if err != nil {
@@ -588,14 +599,33 @@ func ListenAddr(getenv func(string) string) (string, error) {
 	if err != nil || n < 0 || n > 65535 {
 		return "", fmt.Errorf("PORT: want a port number 0..65535, got %q", port)
 	}
-	return ":" + strconv.Itoa(n), nil // "+80" and "0080" listen on :80
+	host := getenv("HOST")
+	if h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"); net.ParseIP(h) != nil {
+		host = h // [::1] and ::1 alike
+	} else if host != "" && !hostName.MatchString(host) {
+		return "", fmt.Errorf("HOST: want an IP address or a host name to listen on (no port), got %q", host)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n)), nil // "+80" and "0080" listen on :80
 }
+
+// hostName is a DNS name HOST may give.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$`)
 
 // ServeListener is [ListenAndServe] on a listener that the caller opened:
 // it serves the app on l until SIGINT or SIGTERM (or ctx is cancelled) and
 // closes l on return. A main that takes its listener from its caller can be
 // run unchanged by a test: appkittest.ServeMain passes one open on a free
 // loopback port, so no port is picked, released and raced for in between.
+//
+// On a listener of a loopback address (127.0.0.1, ::1: an app under
+// "appkit dev", or HOST=127.0.0.1), as with [Serve] and [ListenAndServe],
+// only requests whose Host header names that address are served
+// (localhost, 127.0.0.1 or [::1] with the listener's port); others are
+// answered 421 {message}: a page of another site could otherwise reach the
+// app through the browser by DNS rebinding. A reverse proxy on the same
+// machine must send the Host it connects to (nginx's default
+// proxy_set_header Host $proxy_host does; Caddy: header_up Host
+// {upstream_hostport}), or the app listen on another interface.
 func ServeListener(ctx context.Context, l net.Listener, app *App) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()

@@ -41,20 +41,23 @@ const devUsage = `Usage: appkit dev [DIR] [--addr HOST:PORT] [--store DSN] [--to
                   [--account KEY=VALUE ...] [--type ID ...] [--filter KEY=VALUE ...]
 
 The live loop of an app's developer. Builds the app's main package in DIR
-(default .) with "go build", runs it on a free loopback port ($PORT),
-serves the embedded host on --addr with the store, registers the app with
-the account and synchronizes it; prints the host's address, the GraphQL
-IDE's link and the API token. Then it watches the module's Go files and
-go.mod: at every change it rebuilds; a build error is printed and the last
-good app keeps serving (so does an app that builds but exits before it
-answers; one that exits later is replaced by the good build before it);
-otherwise the app is restarted (interrupted, then killed after 10 s), its
-descriptor, config and schema are checked with the conformance rules (the
-fast subset: no data pages), and it is synchronized again. After each
-synchronization it prints what changed: the schema
+(default .) with "go build", runs it on a free loopback port (HOST is
+127.0.0.1 and PORT that port: an app reading them with appkit.ListenAddr
+listens on this machine only and answers only requests addressed to it
+there), serves the embedded host on --addr with the store (on a loopback
+address, the host too answers only requests addressed to it there),
+registers the app with the account and synchronizes it; prints the host's
+address, the GraphQL IDE's link and the API token. Then it watches the
+module's Go files and go.mod: at every change it rebuilds; a build error
+is printed and the last good app keeps serving (so does an app that builds
+but exits before it answers; one that exits later is replaced by the good
+build before it); otherwise the app is restarted (interrupted, then killed
+after 10 s), its descriptor, config and schema are checked with the
+conformance rules (the fast subset: no data pages), and it is synchronized
+again. After each synchronization it prints what changed: the schema
 (types and fields added, renamed, retired), the items created, updated,
-unchanged and removed per type, and the fields that changed (old → new)
-of a few items.
+unchanged and removed per type, and the fields that changed (old → new) of
+a few items.
 
 The store is by default a file under the user's cache directory named
 after the app (never inside DIR); --store, --token, --account, --type and
@@ -176,7 +179,7 @@ func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) erro
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	srv := &http.Server{Handler: guardLoopback(h, ln, ""), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stopSched := runScheduler(ctx, svc)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -121,6 +123,7 @@ func TestDev(t *testing.T) {
 			out.waitFor(t, regexp.MustCompile(`conformance: descriptor, config and schema: \d+ checks passed, 0 failed`))
 			out.waitFor(t, regexp.MustCompile(`schema: added field my-notes\.note/name`))
 			out.waitFor(t, regexp.MustCompile(`note\s+completed\s+120\s+0\s+0\s+0\s+0\n`))
+			checkLoopbackOnly(t, appURL, hostURL)
 
 			// An edited value: synchronized again, the change shown.
 			editFile(t, appGo, "Name: n.Title,", `Name: n.Title + " (edited)",`)
@@ -258,5 +261,43 @@ func TestDevRefused(t *testing.T) {
 		if code := run(context.Background(), append([]string{"dev"}, tc.args...), &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// checkLoopbackOnly: the dev app and the dev host answer only requests
+// addressed to them by a loopback name (421 for a DNS-rebinding page's
+// Host), and the app listens on no other interface.
+func checkLoopbackOnly(t *testing.T, appURL, hostURL string) {
+	t.Helper()
+	for _, base := range []string{appURL, hostURL} {
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for host, refused := range map[string]bool{"rebind.evil.example:" + u.Port(): true, "localhost:" + u.Port(): false} {
+			req, _ := http.NewRequest(http.MethodGet, base+"/", nil)
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("%s with Host %s: %v", base, host, err)
+			}
+			resp.Body.Close()
+			if (resp.StatusCode == http.StatusMisdirectedRequest) != refused {
+				t.Errorf("%s with Host %s: %s (refused: want %v)", base, host, resp.Status, refused)
+			}
+		}
+	}
+	u, _ := url.Parse(appURL)
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.To4() == nil || ipn.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		if c, err := net.DialTimeout("tcp", net.JoinHostPort(ipn.IP.String(), u.Port()), 10*time.Second); err == nil {
+			c.Close()
+			t.Errorf("the dev app answers on %s, not only on loopback", ipn.IP)
+		}
+		break
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/loopback"
 	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
@@ -253,7 +255,7 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 // --app and the demo, and shuts down gracefully when ctx ends.
 func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.Store, svc *apps.Service, h *host.Host, stdout, stderr io.Writer) error {
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           guardLoopback(h, ln, o.publicURL),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      2 * time.Minute,
@@ -297,4 +299,20 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	}
 	fmt.Fprintln(stdout, "appkit host: stopped")
 	return nil
+}
+
+// guardLoopback wraps the host's handler when ln listens on a loopback
+// address only: requests must then name the host by a loopback name and
+// its port, or by the host name of publicURL (a reverse proxy's, a
+// tunnel's); others are answered 421, so that a page of another site
+// cannot reach the host through a browser by DNS rebinding.
+func guardLoopback(h http.Handler, ln net.Listener, publicURL string) http.Handler {
+	if !loopback.Only(ln.Addr()) {
+		return h
+	}
+	var also []string
+	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
+		also = append(also, u.Hostname())
+	}
+	return loopback.Guard(h, ln.Addr().(*net.TCPAddr).Port, also...)
 }

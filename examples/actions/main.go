@@ -5,6 +5,7 @@
 // Environment:
 //
 //	PORT                   port to listen on (default 8080)
+//	HOST                   interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	NOTIFY_TOKEN           the accepted account token (default "demo": set it in production)
 //	NOTIFY_USERNAME        with NOTIFY_PASSWORD, enables basic authentication
 //	NOTIFY_PASSWORD

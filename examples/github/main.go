@@ -5,6 +5,7 @@
 // Environment:
 //
 //	PORT                  port to listen on (default 8080)
+//	HOST                  interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	GITHUB_API_URL        the API's base (default https://api.github.com;
 //	                      GitHub Enterprise Server: https://HOST/api/v3)
 //	GITHUB_CLIENT_ID      with GITHUB_CLIENT_SECRET, a GitHub OAuth app's

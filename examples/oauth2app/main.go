@@ -6,6 +6,7 @@
 // Environment:
 //
 //	PORT                  port to listen on (default 8080)
+//	HOST                  interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	OAUTH2_CLIENT_ID      the app's client id at the provider (required)
 //	OAUTH2_CLIENT_SECRET  its client secret (empty for a public client)
 //	OAUTH2_AUTH_URL       the provider's authorization endpoint (required)

@@ -5,6 +5,7 @@
 // Environment:
 //
 //	PORT                port to listen on (default 8080)
+//	HOST                interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	SQLSYNC_SQLITE_DIR  directory of the SQLite files that sqlite:FILE may
 //	                    name; unset: a fresh temporary directory holding
 //	                    only the demo database demo.db

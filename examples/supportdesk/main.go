@@ -1,5 +1,6 @@
-// Command supportdesk serves the support-desk example app on PORT (default 8080) over the help
-// desk's API at DESK_URL (default http://127.0.0.1:8081/api; cmd/fakedesk serves a stand-in).
+// Command supportdesk serves the support-desk example app on PORT (default 8080) of HOST (default:
+// every interface; 127.0.0.1: this machine only) over the help desk's API at DESK_URL (default
+// http://127.0.0.1:8081/api; cmd/fakedesk serves a stand-in).
 package main
 
 import (

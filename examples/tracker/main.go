@@ -5,6 +5,7 @@
 // Environment:
 //
 //	PORT              port to listen on (default 8080)
+//	HOST              interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	TRACKER_PROJECTS  number of projects (default 10, at most 100000)
 //	TRACKER_TASKS     number of tasks (default 500, at most 100000000)
 //

@@ -8,6 +8,7 @@
 // Environment:
 //
 //	PORT           port to listen on (default 8080)
+//	HOST           interface to listen on (default: every one; 127.0.0.1: this machine only)
 //	SHOP_ORDERS    number of seeded orders (default 50, at most 100000)
 //	WEBHOOKS_KEY   the key the webhooks' secrets derive from, 16 bytes or
 //	               more; unset: a random key, so webhooks installed before

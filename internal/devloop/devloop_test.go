@@ -227,3 +227,52 @@ func TestTakeSnapshot(t *testing.T) {
 		t.Errorf("changes %+v", ch)
 	}
 }
+
+// hostEcho listens on $HOST:$PORT and answers its $HOST.
+const hostEcho = `package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+)
+
+func main() {
+	l, err := net.Listen("tcp", net.JoinHostPort(os.Getenv("HOST"), os.Getenv("PORT")))
+	if err != nil {
+		panic(err)
+	}
+	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(os.Getenv("HOST"))) }))
+}
+`
+
+// The app is started with HOST=127.0.0.1, whatever the environment says:
+// an app reading its address with appkit.ListenAddr listens on this
+// machine only.
+func TestStartSetsLoopbackHost(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	dir := module(t, hostEcho)
+	bin := filepath.Join(t.TempDir(), "app")
+	if err := devloop.Build(t.Context(), dir, bin); err != nil {
+		t.Fatal(err)
+	}
+	port, err := devloop.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := devloop.Start(bin, dir, port, append(os.Environ(), "HOST=0.0.0.0"), &testkit.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(time.Minute)
+	url := "http://127.0.0.1:" + itoa(port)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := devloop.WaitReady(ctx, p, url); err != nil {
+		t.Fatal(err)
+	}
+	if got := answer(url); got != "127.0.0.1" {
+		t.Fatalf("the app got HOST=%q, want 127.0.0.1", got)
+	}
+}

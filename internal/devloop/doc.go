@@ -8,7 +8,8 @@
 //
 //   - [Build] runs "go build" into a file and returns the compiler's
 //     messages as a [*BuildError];
-//   - [Start] runs the built app with $PORT set, [Process.Stop] stops it
+//   - [Start] runs the built app with $HOST (127.0.0.1) and $PORT set,
+//     [Process.Stop] stops it
 //     gracefully (an interrupt, a wait, then a kill) and [WaitReady] waits
 //     until it answers;
 //   - [Watch] reports the changed sources in debounced batches

@@ -22,10 +22,12 @@ type Config struct {
 	Dir, Root string
 	// BinDir receives the builds (a temporary directory of the caller).
 	BinDir string
-	// Port is the loopback port the app listens on ($PORT); the same
-	// for every restart, so that the app's address stays.
+	// Port is the loopback port the app listens on ($PORT, with HOST set
+	// to 127.0.0.1); the same for every restart, so that the app's
+	// address stays.
 	Port int
-	// Env is the app's environment (nil: the process's); PORT is added.
+	// Env is the app's environment (nil: the process's); HOST and PORT
+	// are added.
 	Env []string
 	// AppOutput receives the app's stdout and stderr.
 	AppOutput io.Writer

@@ -31,15 +31,18 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start runs the program bin in dir with PORT set to port (and the rest of
-// env, nil meaning the process's environment); its output goes to out.
+// Start runs the program bin in dir with HOST set to 127.0.0.1 and PORT
+// to port (and the rest of env, nil meaning the process's environment): an
+// app that reads them (appkit.ListenAddr does) listens on this machine
+// only, and appkit's server then also refuses requests that name another
+// host (DNS rebinding). Its output goes to out.
 func Start(bin, dir string, port int, env []string, out io.Writer) (*Process, error) {
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env[:len(env):len(env)], "PORT="+strconv.Itoa(port))
+	cmd.Env = append(env[:len(env):len(env)], "HOST=127.0.0.1", "PORT="+strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
