@@ -121,7 +121,7 @@ func TestFiles(t *testing.T) {
 		// Deleting the entity deletes its files.
 		run(t, svc, "tracker", `mutation { tasks(name: {is: "idle"}) { delete { message } } }`, nil)
 		var n int
-		st.DB().QueryRow("SELECT COUNT(*) FROM " + filesTable).Scan(&n)
+		st.DB().QueryRow("SELECT COUNT(*) FROM entity_files").Scan(&n)
 		if n != 0 {
 			t.Errorf("%d files left after delete", n)
 		}

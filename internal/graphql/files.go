@@ -3,7 +3,6 @@ package graphql
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ import (
 )
 
 // Files attached to entities: downloaded by addFileFromUrl or rendered by
-// attachPdfUsingTemplate, kept in graphql_files, listed by an entity's
+// attachPdfUsingTemplate, kept by the store (store.File), listed by an entity's
 // files field and served by ServeFile.
 
 // Limits of addFileFromUrl.
@@ -91,8 +90,7 @@ func (g *group) attach(ids []string, name, ctype string, data []byte) error {
 		return err
 	}
 	for _, id := range ids {
-		if err := g.exec("INSERT INTO "+filesTable+" (id, entity_id, name, content_type, size, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			seqID(), id, name, ctype, int64(len(data)), data, g.e.now()); err != nil {
+		if err := g.tx.AttachFile(store.File{EntityID: id, Name: name, ContentType: ctype, Data: data, Created: g.e.now()}); err != nil {
 			return err
 		}
 	}
@@ -240,17 +238,16 @@ func (s *Service) ServeFile(w http.ResponseWriter, r *http.Request, id string) {
 		writeMessage(w, http.StatusNotFound, "no such file")
 		return
 	}
-	var name, ctype string
-	var data []byte
-	row := s.cfg.Store.DB().QueryRowContext(r.Context(), s.cfg.Store.Dialect().Rebind("SELECT name, content_type, data FROM "+filesTable+" WHERE id = ?"), strings.ToLower(id))
-	if err := row.Scan(&name, &ctype, &data); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			writeMessage(w, http.StatusNotFound, "no such file")
-			return
-		}
+	f, found, err := s.cfg.Store.Attached().File(r.Context(), strings.ToLower(id))
+	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
+	if !found {
+		writeMessage(w, http.StatusNotFound, "no such file")
+		return
+	}
+	name, ctype, data := f.Name, f.ContentType, f.Data
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")

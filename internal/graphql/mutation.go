@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -392,11 +393,21 @@ func (g *group) runNotify(a *cfield, act *action, args *inputObj, ids []string) 
 	switch act.kind {
 	case aNotifyAssignees:
 		who = func(id string) ([]string, error) {
-			return g.column("SELECT email FROM "+assignmentsTable+" WHERE entity_id = ? ORDER BY email", id)
+			var to []string
+			err := g.tx.Attached().Assignees(g.e.ctx, []string{id}, func(_, email string) error {
+				to = append(to, email)
+				return nil
+			})
+			slices.Sort(to)
+			return to, err
 		}
 	case aNotifyCreatedBy:
 		who = func(id string) ([]string, error) {
-			return g.column("SELECT email FROM "+creatorsTable+" WHERE entity_id = ?", id)
+			email, err := g.tx.Attached().Creator(g.e.ctx, id)
+			if email == "" {
+				return nil, err
+			}
+			return []string{email}, err
 		}
 	default:
 		to, err := recipients(argValue(args, "to"))
@@ -520,7 +531,7 @@ func (g *group) list(a *cfield, ids []string, path []any) (any, error) {
 	for _, r := range rows {
 		e.need(g.o, fields, r, ld)
 	}
-	if err := ld.loadFrom(e.ctx, e.svc, g.tx.Querier()); err != nil {
+	if err := ld.loadFrom(e.ctx, e.svc, g.tx.Querier(), g.tx.Attached()); err != nil {
 		return nil, err
 	}
 	out := make([]any, len(rows))
@@ -595,7 +606,7 @@ func (g *group) create(o *object, args *inputObj) (string, error) {
 		return "", err
 	}
 	id, _ := res["platform/id"].(string)
-	if err := g.exec("INSERT INTO "+creatorsTable+" (entity_id, email) VALUES (?, ?)", id, g.e.viewer.Email); err != nil {
+	if err := g.tx.SetCreator(id, g.e.viewer.Email); err != nil {
 		return "", err
 	}
 	for fd, v := range rels {
@@ -830,26 +841,12 @@ func prefixFilter(f *query.Filter, name string) *query.Filter {
 	return &out
 }
 
-// delete removes one entity and its comments.
+// delete removes one entity and what is attached to it.
 func (g *group) delete(o *object, id string) error {
 	if err := g.tx.Delete(o.st.Name, map[string]any{"platform/id": id}); err != nil {
 		return err
 	}
-	for _, table := range []string{commentsTable, filesTable, assignmentsTable, creatorsTable} {
-		if err := g.exec("DELETE FROM "+table+" WHERE entity_id = ?", id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// exec runs a statement in the group's transaction.
-func (g *group) exec(q string, args ...any) error {
-	rows, err := g.tx.Querier().QueryContext(g.e.ctx, g.e.st.Dialect().Rebind(q), args...)
-	if err != nil {
-		return fmt.Errorf("graphql: %w", err)
-	}
-	return rows.Close()
+	return g.tx.DeleteAttached(id)
 }
 
 func (g *group) addComment(id, md string) error {
@@ -859,9 +856,7 @@ func (g *group) addComment(id, md string) error {
 	if err := g.e.charge(len(md)); err != nil {
 		return err
 	}
-	now := g.e.now()
-	return g.exec("INSERT INTO "+commentsTable+" (id, entity_id, author, content, created) VALUES (?, ?, ?, ?, ?)",
-		seqID(), id, g.e.viewer.Email, md, now)
+	return g.tx.AddComment(store.Comment{EntityID: id, Author: g.e.viewer.Email, Content: md, Created: g.e.now()})
 }
 
 // putRich overwrites the documents of a rich-text field.
@@ -902,7 +897,7 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 		}
 	}
 	if k != aOverwrite {
-		if err := ld.loadFrom(g.e.ctx, g.e.svc, g.tx.Querier()); err != nil {
+		if err := ld.loadFrom(g.e.ctx, g.e.svc, g.tx.Querier(), g.tx.Attached()); err != nil {
 			return err
 		}
 	}

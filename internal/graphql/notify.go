@@ -1,51 +1,20 @@
 package graphql
 
 import (
-	"fmt"
 	"net/mail"
 	"strings"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// Assignments, creators and notifications, kept in the API's own tables.
+// Assignments, creators and notifications, kept by the store (attached.go).
 
 // MaxRecipients bounds the addresses of one notifyUsers.
 const MaxRecipients = 100
 
 // assign adds the viewer to the entity's assignees (once).
 func (g *group) assign(id string) error {
-	found, err := g.exists("SELECT 1 FROM "+assignmentsTable+" WHERE entity_id = ? AND email = ?", id, g.e.viewer.Email)
-	if err != nil || found {
-		return err
-	}
-	return g.exec("INSERT INTO "+assignmentsTable+" (entity_id, email, created) VALUES (?, ?, ?)", id, g.e.viewer.Email, g.e.now())
-}
-
-func (g *group) exists(q string, args ...any) (bool, error) {
-	rows, err := g.tx.Querier().QueryContext(g.e.ctx, g.e.st.Dialect().Rebind(q), args...)
-	if err != nil {
-		return false, fmt.Errorf("graphql: %w", err)
-	}
-	defer rows.Close()
-	return rows.Next(), rows.Err()
-}
-
-// column returns the first column of a query's rows.
-func (g *group) column(q string, args ...any) ([]string, error) {
-	var out []string
-	err := scanRows(g.e.ctx, g.tx.Querier(), g.e.st.Dialect().Rebind(q), args, func(scan func(...any) error) error {
-		var s string
-		if err := scan(&s); err != nil {
-			return err
-		}
-		out = append(out, s)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("graphql: %w", err)
-	}
-	return out, nil
+	return g.tx.Assign(id, g.e.viewer.Email, g.e.now())
 }
 
 // notify sends one notification per recipient about entity id.
@@ -64,8 +33,8 @@ func (g *group) notify(recipients []string, subject, message, id string) (int, e
 		if err := g.e.charge(len(subject) + len(message)); err != nil {
 			return n, err
 		}
-		if err := g.exec("INSERT INTO "+notificationsTable+" (id, recipient, sender, subject, message, entity_id, entity_type, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			seqID(), r, g.e.viewer.Email, subject, message, id, g.o.display(), g.e.now()); err != nil {
+		if err := g.tx.AddNotification(store.Notification{Recipient: r, Sender: g.e.viewer.Email, Subject: subject, Message: message,
+			EntityID: id, EntityType: g.o.display(), Created: g.e.now()}); err != nil {
 			return n, err
 		}
 		n++
@@ -138,41 +107,29 @@ func (e *executor) notifications(c *cfield) ([]any, error) {
 	}
 	fields := e.sub(c, tNote)
 	out := []any{}
-	q := e.st.Dialect().Rebind("SELECT sender, subject, message, entity_id, entity_type, created FROM " + notificationsTable +
-		" WHERE recipient = ? ORDER BY created DESC, id DESC LIMIT ?")
-	err := scanRows(e.ctx, e.st.DB(), q, []any{strings.ToLower(e.viewer.Email), limit}, func(scan func(...any) error) error {
-		var sender, subject, message string
-		var entityID, entityType *string
-		var created int64
-		if err := scan(&sender, &subject, &message, &entityID, &entityType, &created); err != nil {
-			return err
-		}
+	notes, err := e.st.Attached().Notifications(e.ctx, strings.ToLower(e.viewer.Email), limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
 		out = append(out, objectOf(fields, tNote, func(f *cfield) any {
 			switch f.name {
 			case "subject":
-				return subject
+				return n.Subject
 			case "message":
-				return message
+				return n.Message
 			case "sender":
-				return sender
+				return n.Sender
 			case "createdAt":
-				return store.FormatDateTime(created)
+				return store.FormatDateTime(n.Created)
 			case "entity":
-				if entityID == nil {
+				if n.EntityID == "" {
 					return nil
 				}
-				typ := ""
-				if entityType != nil {
-					typ = *entityType
-				}
-				return entityRef(e.sub(f, tEntityRef), *entityID, typ)
+				return entityRef(e.sub(f, tEntityRef), n.EntityID, n.EntityType)
 			}
 			return nil
 		}))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("graphql: read notifications: %w", err)
 	}
 	return out, nil
 }

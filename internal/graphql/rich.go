@@ -66,12 +66,13 @@ func (l *loader) wantEntity(id string) {
 const loadChunk = 500
 
 func (l *loader) load(ctx context.Context, svc *Service) error {
-	return l.loadFrom(ctx, svc, svc.cfg.Store.DB())
+	return l.loadFrom(ctx, svc, svc.cfg.Store.DB(), svc.cfg.Store.Attached())
 }
 
-// loadFrom reads the documents and comments through db (the store, or the
-// transaction of a mutation).
-func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) error {
+// loadFrom reads the documents through db and the comments, files and
+// assignees through att (the store's, or the transaction's of a
+// mutation).
+func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier, att store.Attached) error {
 	l.docs = map[string]string{}
 	l.comments = map[string][]comment{}
 	l.files = map[string][]fileInfo{}
@@ -109,68 +110,27 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier) e
 	if len(l.ids) == 0 {
 		return nil
 	}
-	for i := 0; i < len(l.ids); i += loadChunk {
-		chunk := l.ids[i:min(i+loadChunk, len(l.ids))]
-		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
-		args := make([]any, len(chunk))
-		for j, s := range chunk {
-			args[j] = s
+	err := att.Comments(ctx, l.ids, func(c store.Comment) error {
+		if err := l.spend(len(c.Content)); err != nil {
+			return err
 		}
-		err := scanRows(ctx, db, d.Rebind("SELECT entity_id, author, content, created FROM "+commentsTable+" WHERE entity_id IN "+in+" ORDER BY created, id"), args, func(scan func(...any) error) error {
-			var id string
-			var c comment
-			if err := scan(&id, &c.author, &c.content, &c.created); err != nil {
-				return err
-			}
-			if err := l.spend(len(c.content)); err != nil {
-				return err
-			}
-			l.comments[id] = append(l.comments[id], c)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("graphql: read comments: %w", err)
-		}
-		err = scanRows(ctx, db, d.Rebind("SELECT entity_id, id, name, content_type, size, created FROM "+filesTable+" WHERE entity_id IN "+in+" ORDER BY created, id"), args, func(scan func(...any) error) error {
-			var id string
-			var f fileInfo
-			if err := scan(&id, &f.id, &f.name, &f.contentType, &f.size, &f.created); err != nil {
-				return err
-			}
-			l.files[id] = append(l.files[id], f)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("graphql: read files: %w", err)
-		}
-		err = scanRows(ctx, db, d.Rebind("SELECT entity_id, email FROM "+assignmentsTable+" WHERE entity_id IN "+in+" ORDER BY created, email"), args, func(scan func(...any) error) error {
-			var id, email string
-			if err := scan(&id, &email); err != nil {
-				return err
-			}
-			l.assignees[id] = append(l.assignees[id], email)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("graphql: read assignees: %w", err)
-		}
-	}
-	return nil
-}
-
-// scanRows runs a query and calls fn for each row.
-func scanRows(ctx context.Context, db store.Querier, q string, args []any, fn func(scan func(...any) error) error) error {
-	rows, err := db.QueryContext(ctx, q, args...)
+		l.comments[c.EntityID] = append(l.comments[c.EntityID], comment{author: c.Author, content: c.Content, created: c.Created})
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows.Scan); err != nil {
-			return err
-		}
+	err = att.Files(ctx, l.ids, func(f store.File) error {
+		l.files[f.EntityID] = append(l.files[f.EntityID], fileInfo{id: f.ID, name: f.Name, contentType: f.ContentType, size: f.Size, created: f.Created})
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return rows.Err()
+	return att.Assignees(ctx, l.ids, func(id, email string) error {
+		l.assignees[id] = append(l.assignees[id], email)
+		return nil
+	})
 }
 
 // rich writes a RichText (or Comment) object of markdown md.

@@ -23,13 +23,13 @@ import (
 // tables these migrations made.
 //
 // A migration is never edited once released: a change of the tables is a
-// new migration at the end of the list. The first ones (1 to 7) are the
-// tables as the services made them before the store owned them, written so
-// that they adopt a store made then: CREATE ... IF NOT EXISTS, and the
-// shapes earlier code gave the apps service's tables brought to the
-// current one (adoptTable). A store made then has no store_migrations and
-// runs them all; a fresh store runs the same list, so both end with the
-// same tables.
+// new migration at the end of the list (as 8 renames the tables of the
+// data attached to entities). The first ones (1 to 7) are the tables as
+// the services made them before the store owned them, written so that they
+// adopt a store made then: CREATE ... IF NOT EXISTS, and the shapes earlier
+// code gave the apps service's tables brought to the current one
+// (adoptTable). A store made then has no store_migrations and runs them
+// all; a fresh store runs the same list, so both end with the same tables.
 //
 // A store that recorded a version this code does not know was migrated by
 // a newer appkit: Open refuses it rather than run on tables it does not
@@ -103,8 +103,8 @@ var migrations = []migration{
 	),
 	{
 		version: 5, name: "data attached to entities",
-		sqlite:   attachedTables("BLOB"),
-		postgres: attachedTables("BYTEA"),
+		sqlite:   graphqlTables("BLOB"),
+		postgres: graphqlTables("BYTEA"),
 	},
 	withBoth(migration{version: 6, name: "apps", data: adoptAppsTables},
 		createAppsApps, createAppsAccounts, createAppsSyncs, createAppsRuns,
@@ -124,6 +124,43 @@ var migrations = []migration{
 		`CREATE INDEX IF NOT EXISTS apps_syncs_app ON apps_syncs (app_id)`,
 		`CREATE UNIQUE INDEX IF NOT EXISTS apps_syncs_space ON apps_syncs (space) WHERE space <> ''`,
 	),
+	// The data attached to entities is the store's (attached.go), no
+	// longer the GraphQL API's: its tables are named after entities, and
+	// notifications are indexed by entity too (deleting an entity deletes
+	// the notifications about it).
+	{
+		version: 8, name: "data attached to entities: the store's",
+		sqlite: []string{
+			"ALTER TABLE graphql_comments RENAME TO entity_comments",
+			"DROP INDEX graphql_comments_entity",
+			"CREATE INDEX entity_comments_entity ON entity_comments (entity_id, created, id)",
+			"ALTER TABLE graphql_files RENAME TO entity_files",
+			"DROP INDEX graphql_files_entity",
+			"CREATE INDEX entity_files_entity ON entity_files (entity_id, created, id)",
+			"ALTER TABLE graphql_assignments RENAME TO entity_assignees",
+			"ALTER TABLE graphql_creators RENAME TO entity_creators",
+			"ALTER TABLE graphql_notifications RENAME TO entity_notifications",
+			"DROP INDEX graphql_notifications_recipient",
+			"CREATE INDEX entity_notifications_recipient ON entity_notifications (recipient, created)",
+			"CREATE INDEX entity_notifications_entity ON entity_notifications (entity_id)",
+		},
+		postgres: []string{
+			"ALTER TABLE graphql_comments RENAME TO entity_comments",
+			"ALTER INDEX graphql_comments_pkey RENAME TO entity_comments_pkey",
+			"ALTER INDEX graphql_comments_entity RENAME TO entity_comments_entity",
+			"ALTER TABLE graphql_files RENAME TO entity_files",
+			"ALTER INDEX graphql_files_pkey RENAME TO entity_files_pkey",
+			"ALTER INDEX graphql_files_entity RENAME TO entity_files_entity",
+			"ALTER TABLE graphql_assignments RENAME TO entity_assignees",
+			"ALTER INDEX graphql_assignments_pkey RENAME TO entity_assignees_pkey",
+			"ALTER TABLE graphql_creators RENAME TO entity_creators",
+			"ALTER INDEX graphql_creators_pkey RENAME TO entity_creators_pkey",
+			"ALTER TABLE graphql_notifications RENAME TO entity_notifications",
+			"ALTER INDEX graphql_notifications_pkey RENAME TO entity_notifications_pkey",
+			"ALTER INDEX graphql_notifications_recipient RENAME TO entity_notifications_recipient",
+			"CREATE INDEX entity_notifications_entity ON entity_notifications (entity_id)",
+		},
+	},
 }
 
 // withBoth is m with stmts, which read the same on both engines.
@@ -141,9 +178,9 @@ const createReserved = `CREATE TABLE IF NOT EXISTS host_reserved_ids (
 	PRIMARY KEY (scope, key)
 )`
 
-// attachedTables are the tables of the data attached to entities as the
+// graphqlTables are the tables of the data attached to entities as the
 // GraphQL API made them (blob is the engine's type of binary data).
-func attachedTables(blob string) []string {
+func graphqlTables(blob string) []string {
 	return []string{
 		`CREATE TABLE IF NOT EXISTS graphql_comments (id TEXT PRIMARY KEY, entity_id TEXT NOT NULL, author TEXT NOT NULL, content TEXT NOT NULL, created BIGINT NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS graphql_comments_entity ON graphql_comments (entity_id, created, id)`,

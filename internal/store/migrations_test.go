@@ -26,7 +26,8 @@ import (
 var legacyRows = map[string]int{
 	"apps_apps": 1, "apps_accounts": 1, "apps_syncs": 1, "apps_runs": 1,
 	"host_users": 2, "host_tokens": 2, "host_documents": 9, "sync_state": 1,
-	"graphql_comments": 2, "graphql_files": 1, "graphql_assignments": 2, "graphql_creators": 1, "graphql_notifications": 1,
+	"entity_comments": 2, "entity_files": 1, "entity_assignees": 2, "entity_creators": 1, "entity_notifications": 1, // graphql_* before
+
 }
 
 // legacyUpperSecret is a document stored under an upper-case secret, as
