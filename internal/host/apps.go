@@ -331,33 +331,6 @@ func (a *appsAPI) listActionRuns(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, list, err)
 }
 
-// event receives a webhook event; the app verifies it. Refused events and
-// events for unknown syncs count against the sender's address in a limiter
-// of their own (a burst of 10, then one per second): beyond it the address
-// gets 429 for events, without a call to the app. They do not count as
-// invalid API tokens, so a sender cannot lock the address's token users
-// out.
-func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
-	ip := clientIP(r)
-	if blocked, retry := a.h.badEvents.Blocked(ip); blocked {
-		tooMany(w, retry, "too many refused events from this address; try again later")
-		return
-	}
-	if r.ContentLength > maxEventBody {
-		httpjson.Message(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxEventBody))
-		return
-	}
-	body, ok := readBody(w, r, maxEventBody)
-	if !ok {
-		return
-	}
-	out := a.hooks.ReceiveEvent(r.Context(), r.PathValue("sync"), r.Header, body)
-	if out.Status == http.StatusUnauthorized || out.Status == http.StatusNotFound {
-		a.h.badEvents.Allow(ip)
-	}
-	httpjson.Write(w, out.Status, map[string]any{"message": out.Message})
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

@@ -34,7 +34,11 @@
 // each get a burst of 10 and then one per second, in three separate
 // limiters (anonymous event POSTs never lock a valid token out);
 // beyond that the address gets 429 with Retry-After, without its credentials
-// being checked, until the bucket refills. A valid token is not counted.
+// being checked, until the bucket refills. A valid token is not counted. A
+// webhook event is counted before the app is asked to verify it (and given
+// back unless it was refused), and at most 4 events of one address and 8 of
+// one sync are handled at once (429 beyond, without reading the body or
+// calling the app), so that events sent at once cannot outrun the count.
 //
 // Requests that sign in or act on the session cookie and change state are
 // refused (403) when their Origin header is not the host's own origin: the
@@ -140,9 +144,9 @@ type Host struct {
 	logins  *auth.Limiter
 	// badTokens counts invalid API tokens per client address.
 	badTokens *auth.Limiter
-	// badEvents counts refused webhook events per client address (apart:
+	// events admits webhook events per client address and sync (apart:
 	// anonymous event POSTs must not lock a valid token out).
-	badEvents *auth.Limiter
+	eventGate *eventGate
 	docs      *documents.Handler
 	commands  http.Handler
 	console   http.Handler
@@ -211,7 +215,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		commands:  cmds,
 		logins:    auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
 		badTokens: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
-		badEvents: auth.NewLimiter(1, auth.LimiterOptions{Burst: 10, Now: cfg.Now}),
+		eventGate: newEventGate(cfg.Now),
 	}
 	// Clients get platform.error/internal only; the cause goes to the log.
 	cmds.InternalError = func(ctx context.Context, command string, err error) {
