@@ -17,6 +17,7 @@ import (
 	"github.com/appkitgo/appkit/internal/host"
 	"github.com/appkitgo/appkit/internal/loopback"
 	"github.com/appkitgo/appkit/internal/netguard"
+	"github.com/appkitgo/appkit/internal/observe"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
 )
@@ -36,7 +37,7 @@ const (
 	shutdownGrace    = 10 * time.Second
 )
 
-const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N]
+const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N] [--metrics-addr ADDR]
                    [--admin-email EMAIL] [--admin-password PASSWORD] [--app-networks LIST]
                    [--app URL [--auth ID] [--account KEY=VALUE ...] [--every 15m]]
 
@@ -85,6 +86,15 @@ synchronizes it into the store and prints an API token, a query and the
 GraphQL IDE's link; without --token the demo's token is kept in the store
 and the same at every start.
 
+--metrics-addr (or APPKIT_METRICS_ADDR) serves GET /metrics (Prometheus)
+on that address, apart from the API's: runs, pages, items, app calls,
+webhook events, requests, refusals, the scheduler and the store's pool
+(docs/operations.md). GET /healthz and GET /readyz on the main address
+say whether the host serves and whether its store answers. The standard
+OTEL_* variables below trace each sync run (OTLP over HTTP, flushed at
+exit): a span for the run, each type, page and call to the app, which
+gets its W3C traceparent.
+
 GraphQL's addFileFromUrl refuses loopback, private and other non-public
 addresses unless APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1 (a host on a private
 network that trusts its users).
@@ -106,6 +116,7 @@ var hostEnv = []envVar{
 	{"APPKIT_SECRET_KEY", "the key that seals account secrets: 32 bytes, base64 or hex"},
 	{"APPKIT_SECRET_KEY_FILE", "a file holding that key, read when APPKIT_SECRET_KEY is unset"},
 	{envGraphQLPrivateURLs, "1 lets GraphQL's addFileFromUrl reach loopback and private addresses"},
+	{envMetricsAddr, "the default of --metrics-addr"},
 }
 
 // envGraphQLPrivateURLs is the security switch of GraphQL's addFileFromUrl.
@@ -136,6 +147,12 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer st.Close()
+	obs, stopObserve, err := startHostObserve(ctx, o.metricsAddr, st, stdout)
+	if err != nil {
+		return err
+	}
+	defer stopObserve()
+	o.obs = obs
 	if o.demo && o.token == "" {
 		if o.token, err = demoToken(ctx, st); err != nil {
 			return err
@@ -157,7 +174,10 @@ type hostOptions struct {
 	appAccount                *kvFlag
 	publicURL                 string
 	networks                  netguard.Policy
+	metricsAddr               string
 	demo                      bool
+	// obs is the host's observation (nil: none), set up by runHost.
+	obs *observe.Host
 }
 
 // parseHostFlags reads and checks the flags of appkit host; its errors
@@ -177,6 +197,7 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	every := fs.String("every", "", "with --app: the sync's schedule, such as 15m (default: the stored one, 15m for a new sync)")
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
+	metricsAddr := fs.String("metrics-addr", os.Getenv(envMetricsAddr), "serve GET /metrics (Prometheus) on this address, apart from the API's (env "+envMetricsAddr+"; off when empty)")
 	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
 	if err := fs.parseFlags(args); err != nil {
 		return nil, err
@@ -209,7 +230,7 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 		rateLimit: *rateLimit, workspaceLimit: *workspaceLimit,
 		adminEmail: *adminEmail, adminPassword: *adminPassword,
 		appURL: *appURL, appAuth: *appAuth, every: *every, appAccount: appAccount,
-		publicURL: *publicURL, networks: networks, demo: *demo,
+		publicURL: *publicURL, networks: networks, demo: *demo, metricsAddr: *metricsAddr,
 	}, nil
 }
 
@@ -221,7 +242,7 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 	if base == "" {
 		base = "http://" + listenAddr
 	}
-	svc, err := startApps(ctx, st, o.dsn, base, o.networks, log, stderr)
+	svc, err := startObservedApps(ctx, st, o.dsn, base, o.networks, o.obs, log, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,6 +258,7 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 		Logger:        log,
 		Notice:        stderr,
 		Apps:          host.AppsConfig{Service: svc},
+		Observe:       o.obs,
 
 		GraphQLAllowPrivateURLs: os.Getenv(envGraphQLPrivateURLs) == "1",
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/netguard"
+	"github.com/appkitgo/appkit/internal/observe"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -23,6 +24,12 @@ const defaultEvery = "15m"
 // the environment, else of the key file beside a SQLite file store; nil
 // (the apps API off, with a notice) when there is no key to use.
 func startApps(ctx context.Context, st *store.Store, dsn, base string, networks netguard.Policy, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
+	return startObservedApps(ctx, st, dsn, base, networks, nil, log, stderr)
+}
+
+// startObservedApps is startApps whose runs and calls to apps obs counts
+// and traces (nil: none).
+func startObservedApps(ctx context.Context, st *store.Store, dsn, base string, networks netguard.Policy, obs *observe.Host, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
 	keyFile := ""
 	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
 		keyFile = p + ".key"
@@ -39,7 +46,20 @@ func startApps(ctx context.Context, st *store.Store, dsn, base string, networks 
 	if err != nil {
 		return nil, err
 	}
-	return apps.New(ctx, apps.Config{Store: st, Key: key, BaseURL: base, Networks: networks, Logger: log.With().Str("component", "apps").Logger()})
+	cfg := apps.Config{Store: st, Key: key, BaseURL: base, Networks: networks, Logger: log.With().Str("component", "apps").Logger()}
+	if obs != nil {
+		// The runs are counted and traced, their calls to apps too (the
+		// client that enforces Networks, wrapped).
+		cfg = cfg.WithDefaults()
+		cfg.HTTPClient = obs.Client(cfg.HTTPClient)
+		cfg.Engine.Tracer = obs.Tracer()
+		cfg.Observer = obs
+	}
+	svc, err := apps.New(ctx, cfg)
+	if err == nil && obs != nil {
+		obs.WatchScheduler(svc.Scheduler.State)
+	}
+	return svc, err
 }
 
 // runScheduler runs the apps' scheduler of svc (nothing when svc is nil)

@@ -43,7 +43,10 @@ filter takes a statement such as "last 2 weeks"; a JSON string is read as
 its text).
 
 Progress goes to stderr: a line per type on a terminal, JSON log lines
-otherwise.
+otherwise. With OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) set,
+the run is traced (OTLP over HTTP): a span for the run, each type, each
+page and each call to the app, which gets its W3C traceparent; the spans
+are flushed before the command exits.
 
 Each type runs on its own: a type that fails (a malformed page, a cursor
 that loops, a schema refused, retries exhausted) stops alone, its reason
@@ -62,7 +65,7 @@ Flags:
 
 // runSync implements "appkit sync".
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sync", syncUsage, []envVar{envStore}, stderr)
+	fs := newFlagSet("sync", syncUsage, append([]envVar{envStore}, tracingEnv...), stderr)
 	dsn := storeFlag(fs)
 	app := fs.String("app", "", "the app's base address, http(s)://host:port")
 	authID := authFlag(fs, "")
@@ -77,6 +80,11 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usageErrorf("--app is required")
 	}
 	opts := syncer.Options{AppURL: *app, Auth: *authID, Types: *types, Filter: filter.texts(), RequestTimeout: *timeout, Account: account.last()}
+	stopTracing, err := traceSync(ctx, &opts)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	return syncOnce(ctx, *dsn, opts, stdout, stderr)
 }
 
