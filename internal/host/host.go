@@ -18,6 +18,9 @@
 //	       /api/apps/...           apps, accounts, syncs (run now, cancel), runs, actions, webhook events
 //	                               (internal/apps; see mountApps)
 //	       /api/...                anything else: 404 {message}
+//	GET    /healthz                200 "ok": the process serves (no token; see health.go)
+//	GET    /readyz                 200 "ready" when the store answers a ping within 1 s, else 503 with
+//	                               a one-line reason (no token)
 //	GET    /                       the web console (internal/console): every path outside /api/
 //
 // The token endpoints accept only the session cookie, as the protocol says: an
@@ -69,6 +72,7 @@ import (
 	"github.com/appkitgo/appkit/internal/console"
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/httpjson"
+	"github.com/appkitgo/appkit/internal/observe"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
 )
@@ -132,6 +136,9 @@ type Config struct {
 	// Apps configures the apps service (registered apps, accounts,
 	// scheduled syncs, webhooks, actions); see apps.go.
 	Apps AppsConfig
+	// Observe, when set, counts the requests by route family and status
+	// (see internal/observe); nil counts nothing.
+	Observe *observe.Host
 }
 
 // Host is the workspace host's HTTP handler.
@@ -272,10 +279,11 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
 	h.mountGraphQL(mux)
 	h.mountApps(mux)
+	h.mountHealth(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		httpjson.Message(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+redactPath(r.URL.Path))
 	})
 	// Everything outside /api/ is the web console (internal/console).
 	mux.Handle("/", h.console)
-	return h.logRequests(h.recoverPanics(h.timeout(mux)))
+	return h.cfg.Observe.Middleware(h.logRequests(h.recoverPanics(h.timeout(mux))))
 }
