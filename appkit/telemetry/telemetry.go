@@ -243,3 +243,24 @@ func ForApp(ctx context.Context, getenv func(string) string, service string, log
 		_ = tr.Shutdown(sctx)
 	}, nil
 }
+
+// ServeListener is [appkit.ServeListener] with the app observed as
+// [ForApp] sets it up from getenv (the app's ID names it; an Observe the
+// app already has is kept), the metrics address closed and the traces
+// flushed when it returns. It is what the examples' mains and `appkit
+// new`'s template call.
+func ServeListener(ctx context.Context, l net.Listener, app *appkit.App, getenv func(string) string, log io.Writer) error {
+	if log == nil {
+		log = io.Discard
+	}
+	obs, stop, err := ForApp(ctx, getenv, app.ID, log)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	defer stop()
+	if app.Observe == nil {
+		app.Observe = obs
+	}
+	return appkit.ServeListener(ctx, l, app)
+}

@@ -31,7 +31,7 @@ from a registry: the app's static binary (CGO_ENABLED=0 go build) and a small
 health-check program as one layer, on a base layer holding /etc/passwd with
 the non-root user nonroot (65532:65532), this machine's CA certificates and
 /tmp. The config sets the entrypoint /NAME, the user, the exposed port, PORT,
-the labels and a HEALTHCHECK that runs /healthcheck (GET / on 127.0.0.1:PORT).
+the labels and a HEALTHCHECK that runs /healthcheck (GET /healthz on 127.0.0.1:PORT).
 
 The image is written as an OCI image layout in DIR under the tag T (skopeo:
 oci:DIR:T; umoci: --image DIR:T; podman load and, tarred, docker load read it)

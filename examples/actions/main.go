@@ -6,6 +6,8 @@
 //
 //	PORT                   port to listen on (default 8080)
 //	HOST                   interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR           serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*                 traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	NOTIFY_TOKEN           the accepted account token (default "demo": set it in production)
 //	NOTIFY_USERNAME        with NOTIFY_PASSWORD, enables basic authentication
 //	NOTIFY_PASSWORD
@@ -26,6 +28,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/actions/notify"
 )
 
@@ -53,7 +56,7 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, notify.New(cfg))
+	return telemetry.ServeListener(ctx, l, notify.New(cfg), getenv, log)
 }
 
 // config reads the listen address and the app's configuration from the

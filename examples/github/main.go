@@ -6,6 +6,8 @@
 //
 //	PORT                  port to listen on (default 8080)
 //	HOST                  interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR          serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*                traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	GITHUB_API_URL        the API's base (default https://api.github.com;
 //	                      GitHub Enterprise Server: https://HOST/api/v3)
 //	GITHUB_CLIENT_ID      with GITHUB_CLIENT_SECRET, a GitHub OAuth app's
@@ -23,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/github/githubapp"
 )
 
@@ -54,7 +57,7 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 		}
 	}
 	fmt.Fprintf(log, "github: API %s, OAuth 2 %s, listening on %s\n", cfg.APIURL, oauth, l.Addr())
-	return appkit.ServeListener(ctx, l, app)
+	return telemetry.ServeListener(ctx, l, app, getenv, log)
 }
 
 // config reads the listen address and the app's configuration from the

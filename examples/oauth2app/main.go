@@ -7,6 +7,8 @@
 //
 //	PORT                  port to listen on (default 8080)
 //	HOST                  interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR          serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*                traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	OAUTH2_CLIENT_ID      the app's client id at the provider (required)
 //	OAUTH2_CLIENT_SECRET  its client secret (empty for a public client)
 //	OAUTH2_AUTH_URL       the provider's authorization endpoint (required)
@@ -31,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 )
 
 func main() {
@@ -58,7 +61,7 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, app)
+	return telemetry.ServeListener(ctx, l, app, getenv, log)
 }
 
 // config reads the listen address and the provider from the environment.

@@ -6,6 +6,8 @@
 //
 //	PORT                port to listen on (default 8080)
 //	HOST                interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR        serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*              traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	SQLSYNC_SQLITE_DIR  directory of the SQLite files that sqlite:FILE may
 //	                    name; unset: a fresh temporary directory holding
 //	                    only the demo database demo.db
@@ -24,6 +26,7 @@ import (
 	"path/filepath"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/sqlsync/sqlsync"
 )
 
@@ -64,5 +67,5 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, sqlsync.New(dbs))
+	return telemetry.ServeListener(ctx, l, sqlsync.New(dbs), getenv, log)
 }

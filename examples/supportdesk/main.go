@@ -1,6 +1,7 @@
 // Command supportdesk serves the support-desk example app on PORT (default 8080) of HOST (default:
 // every interface; 127.0.0.1: this machine only) over the help desk's API at DESK_URL (default
-// http://127.0.0.1:8081/api; cmd/fakedesk serves a stand-in).
+// http://127.0.0.1:8081/api; cmd/fakedesk serves a stand-in). METRICS_ADDR serves GET /metrics
+// (Prometheus) on an address of its own; the standard OTEL_* variables send traces (OTLP over HTTP).
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"os"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/supportdesk/desk"
 )
 
@@ -31,5 +33,5 @@ func run(ctx context.Context, getenv func(string) string, l net.Listener) error 
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, desk.New(desk.Config{URL: cmp.Or(getenv("DESK_URL"), "http://127.0.0.1:8081/api")}))
+	return telemetry.ServeListener(ctx, l, desk.New(desk.Config{URL: cmp.Or(getenv("DESK_URL"), "http://127.0.0.1:8081/api")}), getenv, os.Stderr)
 }

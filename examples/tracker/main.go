@@ -6,6 +6,8 @@
 //
 //	PORT              port to listen on (default 8080)
 //	HOST              interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR      serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*            traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	TRACKER_PROJECTS  number of projects (default 10, at most 100000)
 //	TRACKER_TASKS     number of tasks (default 500, at most 100000000)
 //
@@ -22,6 +24,7 @@ import (
 	"strconv"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
@@ -46,7 +49,7 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, tracker.New(cfg))
+	return telemetry.ServeListener(ctx, l, tracker.New(cfg), getenv, log)
 }
 
 // config reads the listen address and the dataset size from the

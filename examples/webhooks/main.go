@@ -9,6 +9,8 @@
 //
 //	PORT           port to listen on (default 8080)
 //	HOST           interface to listen on (default: every one; 127.0.0.1: this machine only)
+//	METRICS_ADDR   serve GET /metrics (Prometheus) on this address (default: none)
+//	OTEL_*         traces by OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT; default: none)
 //	SHOP_ORDERS    number of seeded orders (default 50, at most 100000)
 //	WEBHOOKS_KEY   the key the webhooks' secrets derive from, 16 bytes or
 //	               more; unset: a random key, so webhooks installed before
@@ -31,6 +33,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/appkit/telemetry"
 	"github.com/appkitgo/appkit/examples/webhooks/hooks"
 	"github.com/appkitgo/appkit/examples/webhooks/shop"
 )
@@ -89,7 +92,7 @@ func run(ctx context.Context, getenv func(string) string, log io.Writer, l net.L
 			return err
 		}
 	}
-	return appkit.ServeListener(ctx, l, app.App())
+	return telemetry.ServeListener(ctx, l, app.App(), getenv, log)
 }
 
 // activity moves one order a step along pending → paid → shipped every
