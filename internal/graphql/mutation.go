@@ -841,12 +841,9 @@ func prefixFilter(f *query.Filter, name string) *query.Filter {
 	return &out
 }
 
-// delete removes one entity and what is attached to it.
+// delete removes one entity (and, in the store, what is attached to it).
 func (g *group) delete(o *object, id string) error {
-	if err := g.tx.Delete(o.st.Name, map[string]any{"platform/id": id}); err != nil {
-		return err
-	}
-	return g.tx.DeleteAttached(id)
+	return g.tx.Delete(o.st.Name, map[string]any{"platform/id": id})
 }
 
 func (g *group) addComment(id, md string) error {

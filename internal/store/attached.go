@@ -19,8 +19,10 @@ import (
 //	entity_notifications  id, recipient, sender, subject, message, entity_id, entity_type, created
 //
 // Times are Unix milliseconds; ids are time-ordered UUIDs (NewEntityID),
-// so that rows of one millisecond keep their order. GraphQL's delete
-// deletes an entity's rows with it (DeleteAttached).
+// so that rows of one millisecond keep their order. The store deletes the
+// rows of an entity in the transaction that deletes it, whichever API
+// deletes it: Tx.Delete (the command API, GraphQL, a synchronization's
+// removals) and DeleteType (a type with its entities).
 const (
 	commentsTable      = "entity_comments"
 	filesTable         = "entity_files"
@@ -115,9 +117,6 @@ func nullString(s string) any {
 	}
 	return s
 }
-
-// DeleteAttached deletes the rows attached to the entity.
-func (t *Tx) DeleteAttached(entityID string) error { return t.deleteAttached("= ?", entityID) }
 
 // deleteAttached deletes the rows attached to the entities whose id is
 // cond ("= ?" with the id, or "IN (<sub-query>)").

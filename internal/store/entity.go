@@ -466,7 +466,10 @@ func (t *Tx) Read(ty *Type, id string) (map[string]any, error) {
 }
 
 // Delete runs platform.entity/delete: removes the entity, clears references
-// to it, removes its links and its rich-text documents with their contents.
+// to it, removes its links, its rich-text documents with their contents and
+// the data attached to it (comments, files, assignees, creator,
+// notifications; attached.go). Every API deletes an entity through it: the
+// command API, GraphQL's delete and a synchronization's removals.
 func (t *Tx) Delete(typeName string, entity map[string]any) error {
 	ty, err := t.typeOf(typeName)
 	if err != nil {
@@ -524,7 +527,7 @@ func (t *Tx) Delete(typeName string, entity map[string]any) error {
 	if _, err := t.exec("DELETE FROM "+ty.Table+" WHERE id = ?", id); err != nil {
 		return err
 	}
-	return nil
+	return t.deleteAttached("= ?", id)
 }
 
 // CollectionItems runs platform.entity/add-collection-items (add true) and

@@ -691,7 +691,8 @@ func (t *Tx) referrers(ty *Type) []*Field {
 	return out
 }
 
-// DeleteType runs schema.type/delete.
+// DeleteType runs schema.type/delete: the type goes with its entities and
+// the data attached to them.
 func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 	if err := t.mutable(); err != nil {
 		return err
@@ -745,7 +746,11 @@ func (t *Tx) DeleteType(name string, deleteEntities, deleteRelated bool) error {
 	return t.dropType(ty)
 }
 
+// dropType drops ty's table, with the data attached to its entities.
 func (t *Tx) dropType(ty *Type) error {
+	if err := t.deleteAttached("IN (SELECT id FROM " + ty.Table + ")"); err != nil {
+		return err
+	}
 	if err := t.ddl("DROP TABLE " + ty.Table); err != nil {
 		return err
 	}
