@@ -258,12 +258,12 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 		ctx := context.Background()
 		_, sy := registerWithSync(t, svc, url)
-		id, err := svc.Scheduler.claim(ctx)
+		id, _, err := svc.Scheduler.claim(ctx, claimDue, nil, nil, nil)
 		if err != nil || id != sy.ID {
 			t.Fatalf("claim: %q %v", id, err)
 		}
 		worked := make(chan struct{})
-		go func() { defer close(worked); svc.Scheduler.work(ctx, id) }()
+		go func() { defer close(worked); svc.Scheduler.work(ctx, id, false) }()
 		receive(t, "the run's data call", started)
 		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'host-b' WHERE id = ?", id); err != nil {
 			t.Fatal(err)

@@ -90,8 +90,15 @@ type Config struct {
 	// Poll is how often the scheduler looks for due syncs (0: DefaultPoll).
 	Poll time.Duration
 	// Workers is the number of syncs one process runs at once (0:
-	// DefaultWorkers).
+	// DefaultWorkers). Besides them, one more worker only applies webhook
+	// events, so that runs never keep events waiting.
 	Workers int
+	// MaxRunsPerApp is the most syncs of one app that one process runs at
+	// once (0: half of Workers, rounded up; at most Workers): an app whose
+	// syncs are slow delays only its own, the other workers stay for other
+	// apps, whose due syncs are claimed before more of an app already
+	// running.
+	MaxRunsPerApp int
 	// PauseDelay is when a run paused by an app that kept failing is
 	// resumed (0: DefaultPauseDelay).
 	PauseDelay time.Duration
@@ -109,8 +116,8 @@ type Config struct {
 
 // WithDefaults returns a copy of c with every unset (zero) setting given
 // its default: HostID, RequestTimeout, LeaseTTL, Poll, Workers,
-// PauseDelay, KeepExchanges, KeepActionRuns, Networks, HTTPClient (a client that enforces
-// Networks) and Now. Set values are kept as they are, even invalid ones,
+// MaxRunsPerApp (from Workers), PauseDelay, KeepExchanges, KeepActionRuns,
+// Networks, HTTPClient (a client that enforces Networks) and Now. Set values are kept as they are, even invalid ones,
 // for validate to refuse.
 func (c Config) WithDefaults() Config {
 	if c.HostID == "" {
@@ -122,6 +129,7 @@ func (c Config) WithDefaults() Config {
 	c.LeaseTTL = cmp.Or(c.LeaseTTL, DefaultLeaseTTL)
 	c.Poll = cmp.Or(c.Poll, DefaultPoll)
 	c.Workers = cmp.Or(c.Workers, DefaultWorkers)
+	c.MaxRunsPerApp = cmp.Or(c.MaxRunsPerApp, (c.Workers+1)/2)
 	c.PauseDelay = cmp.Or(c.PauseDelay, DefaultPauseDelay)
 	c.KeepExchanges = cmp.Or(c.KeepExchanges, DefaultKeepExchanges)
 	c.KeepActionRuns = cmp.Or(c.KeepActionRuns, DefaultKeepActionRuns)
@@ -179,6 +187,9 @@ func (c Config) validate() ([]byte, error) {
 	}
 	if c.Workers < 1 {
 		bad("Workers is %d, want at least 1", c.Workers)
+	}
+	if c.MaxRunsPerApp < 1 || c.MaxRunsPerApp > max(c.Workers, 1) {
+		bad("MaxRunsPerApp is %d, want 1 to Workers (%d)", c.MaxRunsPerApp, c.Workers)
 	}
 	if c.KeepExchanges < 1 {
 		bad("KeepExchanges is %d, want at least 1", c.KeepExchanges)

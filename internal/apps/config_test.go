@@ -15,13 +15,16 @@ func TestConfigWithDefaults(t *testing.T) {
 	t.Parallel()
 	c := Config{BaseURL: "http://h:1/"}.WithDefaults()
 	if c.HostID == "" || c.RequestTimeout != DefaultRequestTimeout || c.LeaseTTL != DefaultLeaseTTL || c.Poll != DefaultPoll ||
-		c.Workers != DefaultWorkers || c.PauseDelay != DefaultPauseDelay || c.KeepExchanges != DefaultKeepExchanges || c.KeepActionRuns != DefaultKeepActionRuns ||
+		c.Workers != DefaultWorkers || c.MaxRunsPerApp != 1 || c.PauseDelay != DefaultPauseDelay || c.KeepExchanges != DefaultKeepExchanges || c.KeepActionRuns != DefaultKeepActionRuns ||
 		c.Networks != DefaultNetworks || c.HTTPClient == nil || c.Now == nil || c.BaseURL != "http://h:1" {
 		t.Errorf("defaults not filled: %+v", c)
 	}
 	set := Config{HostID: "a", LeaseTTL: time.Second, Workers: 5, Poll: -time.Second}.WithDefaults()
-	if set.HostID != "a" || set.LeaseTTL != time.Second || set.Workers != 5 || set.Poll != -time.Second {
-		t.Errorf("set values were changed: %+v", set)
+	if set.HostID != "a" || set.LeaseTTL != time.Second || set.Workers != 5 || set.Poll != -time.Second || set.MaxRunsPerApp != 3 {
+		t.Errorf("set values were changed, or MaxRunsPerApp is not half of Workers rounded up: %+v", set)
+	}
+	if c := (Config{Workers: 4, MaxRunsPerApp: 4}).WithDefaults(); c.MaxRunsPerApp != 4 {
+		t.Errorf("MaxRunsPerApp set to 4 became %d", c.MaxRunsPerApp)
 	}
 }
 
@@ -47,6 +50,9 @@ func TestConfigValidate(t *testing.T) {
 		{"timeout", func(c *Config) { c.RequestTimeout = -1 }, "RequestTimeout"},
 		{"pause", func(c *Config) { c.PauseDelay = -1 }, "PauseDelay"},
 		{"workers", func(c *Config) { c.Workers = -1 }, "Workers"},
+		{"runs per app", func(c *Config) { c.MaxRunsPerApp = -1 }, "MaxRunsPerApp"},
+		{"runs per app over workers", func(c *Config) { c.Workers, c.MaxRunsPerApp = 2, 3 }, "MaxRunsPerApp is 3, want 1 to Workers (2)"},
+		{"every worker for one app", func(c *Config) { c.Workers, c.MaxRunsPerApp = 3, 3 }, ""},
 		{"exchanges", func(c *Config) { c.KeepExchanges = -2 }, "KeepExchanges"},
 		{"commit", func(c *Config) { c.CommitItems = -2 }, "CommitItems"},
 		{"action runs", func(c *Config) { c.KeepActionRuns = -1 }, "KeepActionRuns"},

@@ -92,6 +92,14 @@
 // (another process took the sync over), stops its run and leaves the run
 // and the lease to the new holder.
 //
+// A process works on up to Config.Workers syncs at once, at most
+// Config.MaxRunsPerApp of one app (half of the workers by default), so an
+// app whose syncs are slow delays only its own; of the due syncs, those of
+// apps with no work in progress here are claimed first. One more worker
+// only applies webhook events (the sync waiting longest first), so that
+// runs never keep them waiting; the events of a sync whose run is in
+// progress wait for it to end.
+//
 // # Cancelling
 //
 // [Service.CancelSync] cancels a sync's run in progress, queued or paused

@@ -29,54 +29,20 @@ type Scheduler struct {
 }
 
 // Schedule runs the scheduler until ctx ends: it polls for due syncs,
-// leases them and runs up to Workers at once. On return every run it
-// started has stopped; an interrupted run keeps its row and position and
-// its lease is released, so the next poll of any host resumes it.
+// leases them and runs up to Workers at once, at most MaxRunsPerApp of one
+// app, the due syncs of apps with no run here first; one more worker
+// applies the webhook events of syncs that no run holds, so that long runs
+// never keep events waiting. On return every run it started has stopped;
+// an interrupted run keeps its row and position and its lease is released,
+// so the next poll of any host resumes it.
 func (s *Scheduler) Schedule(ctx context.Context) error {
-	slots := make(chan struct{}, s.cfg.Workers)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	// working is the syncs this loop works on: never claimed again while
-	// their work goes on, even when their lease lapsed meanwhile (a
-	// renewal late on a loaded host), since a second run of the same sync
-	// in this process would find the first one busy, end paused and
-	// release the lease the first one still runs under.
-	var mu sync.Mutex
-	working := map[string]bool{}
+	b := &board{working: map[string]bool{}, perApp: map[string]int{}}
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	for {
-		for {
-			select {
-			case slots <- struct{}{}:
-			default:
-				goto wait
-			}
-			mu.Lock()
-			busy := slices.Collect(maps.Keys(working))
-			mu.Unlock()
-			id, err := s.claim(ctx, busy...)
-			if err != nil || id == "" {
-				<-slots
-				if err != nil && ctx.Err() == nil {
-					s.log.Error().Err(err).Msg("apps: looking for due syncs")
-				}
-				goto wait
-			}
-			mu.Lock()
-			working[id] = true
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-slots }()
-				s.work(ctx, id)
-				mu.Lock()
-				delete(working, id)
-				mu.Unlock()
-			}()
-		}
-	wait:
+		s.fill(ctx, b, &wg)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -86,31 +52,161 @@ func (s *Scheduler) Schedule(ctx context.Context) error {
 	}
 }
 
-// claim leases one due sync for this process ("" when none is due), none
-// of those in except.
-func (s *Scheduler) claim(ctx context.Context, except ...string) (string, error) {
-	var id string
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+// board is what one Schedule loop works on.
+type board struct {
+	mu sync.Mutex
+	// working is the syncs this loop works on: never claimed again while
+	// their work goes on, even when their lease lapsed meanwhile (a
+	// renewal late on a loaded host), since a second run of the same sync
+	// in this process would find the first one busy, end paused and
+	// release the lease the first one still runs under.
+	working map[string]bool
+	// runs counts the run workers busy (or claiming), perApp those of each
+	// app; events reports the event worker busy.
+	runs   int
+	perApp map[string]int
+	events bool
+}
+
+// claimKind says what a worker claims: a sync due (its run, or webhook
+// events) or, for the event worker, a sync with webhook events waiting.
+type claimKind int
+
+const (
+	claimDue claimKind = iota
+	claimEvents
+)
+
+// fill gives every free worker a sync to work on: the run workers one due
+// sync each while there are, the event worker one with events waiting.
+func (s *Scheduler) fill(ctx context.Context, b *board, wg *sync.WaitGroup) {
+	for ctx.Err() == nil {
+		b.mu.Lock()
+		if b.runs >= s.cfg.Workers {
+			b.mu.Unlock()
+			break
+		}
+		b.runs++
+		busy := slices.Collect(maps.Keys(b.working))
+		var full, running []string
+		for app, n := range b.perApp {
+			if n >= s.cfg.MaxRunsPerApp {
+				full = append(full, app)
+			} else {
+				running = append(running, app)
+			}
+		}
+		b.mu.Unlock()
+		id, app, err := s.claim(ctx, claimDue, busy, full, running)
+		if err != nil || id == "" {
+			b.mu.Lock()
+			b.runs--
+			b.mu.Unlock()
+			s.claimFailed(ctx, err)
+			break
+		}
+		b.mu.Lock()
+		b.working[id] = true
+		b.perApp[app]++
+		b.mu.Unlock()
+		wg.Go(func() {
+			s.work(ctx, id, false)
+			b.mu.Lock()
+			delete(b.working, id)
+			if b.perApp[app]--; b.perApp[app] <= 0 {
+				delete(b.perApp, app)
+			}
+			b.runs--
+			b.mu.Unlock()
+			s.Wake() // a worker is free
+		})
+	}
+	b.mu.Lock()
+	if b.events || ctx.Err() != nil {
+		b.mu.Unlock()
+		return
+	}
+	b.events = true
+	busy := slices.Collect(maps.Keys(b.working))
+	b.mu.Unlock()
+	id, _, err := s.claim(ctx, claimEvents, busy, nil, nil)
+	if err != nil || id == "" {
+		b.mu.Lock()
+		b.events = false
+		b.mu.Unlock()
+		s.claimFailed(ctx, err)
+		return
+	}
+	b.mu.Lock()
+	b.working[id] = true
+	b.mu.Unlock()
+	wg.Go(func() {
+		s.work(ctx, id, true)
+		b.mu.Lock()
+		delete(b.working, id)
+		b.events = false
+		b.mu.Unlock()
+		s.Wake()
+	})
+}
+
+// claimFailed logs a claim's error (nil: nothing was due).
+func (s *Scheduler) claimFailed(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		s.log.Error().Err(err).Msg("apps: looking for due syncs")
+	}
+}
+
+// inList is " AND col NOT IN (?, ...)" (or IN) for ids, its values added
+// to args; "" when there are none.
+func inList(col string, not bool, ids []string, args *[]any) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	for _, id := range ids {
+		*args = append(*args, id)
+	}
+	op := " IN "
+	if not {
+		op = " NOT IN "
+	}
+	return " AND " + col + op + "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
+}
+
+// claim leases one sync for this process ("" when none is waiting), none
+// of those in except, and returns it with its app. claimDue takes a sync
+// whose run is due or whose webhook events wait, of no app in full, those
+// of apps in running (with runs here already) last; claimEvents one whose
+// events wait, the one waiting longest first.
+func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, running []string) (id, app string, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
 		leaseNow, err := s.leaseClock(ctx, tx)
 		if err != nil {
 			return err
 		}
-		args := []any{leaseNow, now, now}
-		notIn := ""
-		if len(except) > 0 {
-			notIn = " AND id NOT IN (?" + strings.Repeat(", ?", len(except)-1) + ")"
-			for _, id := range except {
-				args = append(args, id)
+		const waiting = `EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?)`
+		var q string
+		var args []any
+		switch kind {
+		case claimEvents:
+			args = []any{leaseNow, now}
+			q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ` + waiting + inList("id", true, except, &args) + `
+ ORDER BY (SELECT MIN(e.received_at) FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending'), id LIMIT 1`
+		default:
+			args = []any{leaseNow, now, now}
+			q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?) OR ` + waiting + `)` +
+				inList("id", true, except, &args) + inList("app_id", true, full, &args)
+			order := ""
+			if len(running) > 0 {
+				order = "CASE WHEN app_id" + strings.TrimPrefix(inList("", false, running, &args), " AND ") + " THEN 1 ELSE 0 END, "
 			}
+			q += "\n ORDER BY " + order + "next_at, id LIMIT 1"
 		}
-		q := `SELECT id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?)
- OR EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?))` + notIn + `
- ORDER BY next_at, id LIMIT 1`
 		q += s.d.ClaimRows()
-		err = tx.QueryRowContext(ctx, s.q(q), args...).Scan(&id)
+		err = tx.QueryRowContext(ctx, s.q(q), args...).Scan(&id, &app)
 		if errors.Is(err, sql.ErrNoRows) {
-			id = ""
+			id, app = "", ""
 			return nil
 		}
 		if err != nil {
@@ -120,18 +216,18 @@ func (s *Scheduler) claim(ctx context.Context, except ...string) (string, error)
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("claim a sync: %w", err)
+		return "", "", fmt.Errorf("claim a sync: %w", err)
 	}
-	return id, nil
+	return id, app, nil
 }
 
 // errLeaseLost ends a run whose lease another host took.
 var errLeaseLost = errors.New("the lease was lost")
 
-// work runs a leased sync: its pending webhook events, its run when due,
-// and the events that came meanwhile; the lease is renewed meanwhile and
-// released at the end.
-func (s *Scheduler) work(ctx context.Context, id string) {
+// work runs a leased sync: its pending webhook events, its run when due
+// (unless eventsOnly), and the events that came meanwhile; the lease is
+// renewed meanwhile and released at the end.
+func (s *Scheduler) work(ctx context.Context, id string, eventsOnly bool) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	h, unhold := s.held.hold(id, cancel)
@@ -210,7 +306,7 @@ func (s *Scheduler) work(ctx context.Context, id string) {
 		}
 	}
 	events()
-	if sy.NextAt != nil && !sy.NextAt.After(s.now()) && runCtx.Err() == nil {
+	if !eventsOnly && sy.NextAt != nil && !sy.NextAt.After(s.now()) && runCtx.Err() == nil {
 		if err := s.runSync(runCtx, sy); err != nil && runCtx.Err() == nil {
 			s.log.Error().Err(err).Str("sync", id).Msg("apps: run")
 		}
