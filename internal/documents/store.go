@@ -86,3 +86,46 @@ func (s *Store) Delete(ctx context.Context, secret string) error {
 	}
 	return nil
 }
+
+// contentsChunk bounds the secrets of one query of Contents.
+const contentsChunk = 500
+
+// Contents calls fn with the stored markdown of each of the documents
+// whose secrets (in lower case) are given and that have content, read
+// through q: the store's database, or a write transaction's
+// (store.Tx.Querier) to see what it wrote; d is the store's dialect. An
+// error of fn ends the read and is returned as it is.
+func Contents(ctx context.Context, q store.Querier, d store.Dialect, secrets []string, fn func(secret, content string) error) error {
+	for i := 0; i < len(secrets); i += contentsChunk {
+		chunk := secrets[i:min(i+contentsChunk, len(secrets))]
+		args := make([]any, len(chunk))
+		for j, s := range chunk {
+			args[j] = s
+		}
+		if err := contents(ctx, q, d.Rebind(`SELECT secret, content FROM host_documents WHERE secret IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`), args, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contents(ctx context.Context, q store.Querier, query string, args []any, fn func(secret, content string) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("documents: read: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var secret, content string
+		if err := rows.Scan(&secret, &content); err != nil {
+			return fmt.Errorf("documents: read: %w", err)
+		}
+		if err := fn(secret, content); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("documents: read: %w", err)
+	}
+	return nil
+}

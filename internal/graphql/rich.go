@@ -2,7 +2,6 @@ package graphql
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/appkitgo/appkit/internal/documents"
@@ -63,8 +62,6 @@ func (l *loader) wantEntity(id string) {
 	}
 }
 
-const loadChunk = 500
-
 func (l *loader) load(ctx context.Context, svc *Service) error {
 	return l.loadFrom(ctx, svc, svc.cfg.Store.DB(), svc.cfg.Store.Attached())
 }
@@ -77,40 +74,20 @@ func (l *loader) loadFrom(ctx context.Context, svc *Service, db store.Querier, a
 	l.comments = map[string][]comment{}
 	l.files = map[string][]fileInfo{}
 	l.assignees = map[string][]string{}
-	d := svc.cfg.Store.Dialect()
-	for i := 0; i < len(l.secrets); i += loadChunk {
-		chunk := l.secrets[i:min(i+loadChunk, len(l.secrets))]
-		q := "SELECT secret, content FROM " + store.DocumentsTable + " WHERE secret IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
-		args := make([]any, len(chunk))
-		for j, s := range chunk {
-			args[j] = s
+	err := documents.Contents(ctx, db, svc.cfg.Store.Dialect(), l.secrets, func(secret, content string) error {
+		if err := l.spend(len(content)); err != nil {
+			return err
 		}
-		rows, err := db.QueryContext(ctx, d.Rebind(q), args...)
-		if err != nil {
-			return fmt.Errorf("graphql: read documents: %w", err)
-		}
-		for rows.Next() {
-			var secret, content string
-			if err := rows.Scan(&secret, &content); err != nil {
-				rows.Close()
-				return fmt.Errorf("graphql: read documents: %w", err)
-			}
-			if err := l.spend(len(content)); err != nil {
-				rows.Close()
-				return err
-			}
-			l.docs[secret] = content
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("graphql: read documents: %w", err)
-		}
+		l.docs[secret] = content
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(l.ids) == 0 {
 		return nil
 	}
-	err := att.Comments(ctx, l.ids, func(c store.Comment) error {
+	err = att.Comments(ctx, l.ids, func(c store.Comment) error {
 		if err := l.spend(len(c.Content)); err != nil {
 			return err
 		}
