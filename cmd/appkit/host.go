@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"time"
@@ -39,6 +40,7 @@ const (
 
 const hostUsage = `Usage: appkit host [--addr ADDR] [--store DSN] [--token TOKEN] [--rate-limit N] [--metrics-addr ADDR]
                    [--admin-email EMAIL] [--admin-password PASSWORD] [--app-networks LIST]
+                   [--trusted-proxies LIST]
                    [--app URL [--auth ID] [--account KEY=VALUE ...] [--every 15m]]
 
 Serves the embedded workspace host: POST /api/commands, GET/PUT
@@ -77,6 +79,13 @@ resolution, on every redirect), and a registration that reaches no app
 gets one answer whatever the cause (refused, unreachable, another status
 or content), so that it cannot scan the host's networks. Unless the
 policy is any, apps are called without HTTP(S)_PROXY.
+--trusted-proxies (or APPKIT_TRUSTED_PROXIES) lists the reverse proxies in
+front of the host, as addresses and CIDR prefixes (10.0.0.0/8,127.0.0.1): a
+request from one of them is counted against the client address it forwarded
+in X-Forwarded-For (read from the right, past the trusted proxies). By
+default no forwarded header is believed: sign-in attempts, invalid tokens
+and webhook events count against the connection's address (behind a proxy,
+everyone's). IPv6 clients count by their /64.
 --app registers the app at URL (again at every start), sets up its account
 from --auth and --account (the stored one is kept when none is given) and
 its sync, which runs at once, then every --every (15m for a new sync) and on
@@ -113,6 +122,7 @@ var hostEnv = []envVar{
 	{"APPKIT_ADMIN_PASSWORD", "the default of --admin-password"},
 	{"APPKIT_PUBLIC_URL", "the default of --public-url"},
 	{"APPKIT_APP_NETWORKS", "the default of --app-networks"},
+	{"APPKIT_TRUSTED_PROXIES", "the default of --trusted-proxies"},
 	{"APPKIT_SECRET_KEY", "the key that seals account secrets: 32 bytes, base64 or hex"},
 	{"APPKIT_SECRET_KEY_FILE", "a file holding that key, read when APPKIT_SECRET_KEY is unset"},
 	{envGraphQLPrivateURLs, "1 lets GraphQL's addFileFromUrl reach loopback and private addresses"},
@@ -174,6 +184,7 @@ type hostOptions struct {
 	appAccount                *kvFlag
 	publicURL                 string
 	networks                  netguard.Policy
+	trustedProxies            []netip.Prefix
 	metricsAddr               string
 	demo                      bool
 	// obs is the host's observation (nil: none), set up by runHost.
@@ -197,6 +208,7 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	every := fs.String("every", "", "with --app: the sync's schedule, such as 15m (default: the stored one, 15m for a new sync)")
 	publicURL := fs.String("public-url", os.Getenv("APPKIT_PUBLIC_URL"), "the host's address as apps and browsers reach it, for webhook and OAuth callbacks (env APPKIT_PUBLIC_URL; default http://ADDR)")
 	appNetworks := fs.String("app-networks", envOr("APPKIT_APP_NETWORKS", apps.DefaultNetworks.String()), "networks the host may call apps at: any, or a list of public, private, loopback, link-local (env APPKIT_APP_NETWORKS)")
+	trustedProxies := fs.String("trusted-proxies", os.Getenv("APPKIT_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For is believed: addresses and CIDR prefixes, comma-separated (env APPKIT_TRUSTED_PROXIES; none by default)")
 	metricsAddr := fs.String("metrics-addr", os.Getenv(envMetricsAddr), "serve GET /metrics (Prometheus) on this address, apart from the API's (env "+envMetricsAddr+"; off when empty)")
 	demo := fs.Bool("demo", false, "also serve a demo app in process, synchronize it into the store and print an API token, a query and the GraphQL IDE's link")
 	if err := fs.parseFlags(args); err != nil {
@@ -211,6 +223,10 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	networks, err := netguard.ParsePolicy(*appNetworks)
 	if err != nil {
 		return nil, usageErrorf("--app-networks: %v", err)
+	}
+	proxies, err := host.ParseTrustedProxies(*trustedProxies)
+	if err != nil {
+		return nil, usageErrorf("--trusted-proxies: %v", err)
 	}
 	if _, err := apps.ParseEvery(*every); err != nil {
 		return nil, usageErrorf("--every: %v", err)
@@ -231,6 +247,7 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 		adminEmail: *adminEmail, adminPassword: *adminPassword,
 		appURL: *appURL, appAuth: *appAuth, every: *every, appAccount: appAccount,
 		publicURL: *publicURL, networks: networks, demo: *demo, metricsAddr: *metricsAddr,
+		trustedProxies: proxies,
 	}, nil
 }
 
@@ -259,6 +276,8 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 		Notice:        stderr,
 		Apps:          host.AppsConfig{Service: svc},
 		Observe:       o.obs,
+
+		TrustedProxies: o.trustedProxies,
 
 		GraphQLAllowPrivateURLs: os.Getenv(envGraphQLPrivateURLs) == "1",
 	}

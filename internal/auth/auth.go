@@ -70,6 +70,13 @@ type Options struct {
 	SessionTTL time.Duration
 	// Now replaces the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// MaxPasswordChecks bounds the password checks (and hashes) run at
+	// once over the service, eight times as many more waiting (ErrBusy
+	// beyond); 0 means DefaultPasswordChecks.
+	MaxPasswordChecks int
+	// Throttle delays sign-ins per account after failures (see
+	// AccountThrottle); nil throttles nothing.
+	Throttle *AccountThrottle
 }
 
 // Service is the users, sessions and tokens store. It is safe for
@@ -86,6 +93,9 @@ type Service struct {
 
 	dummyOnce sync.Once
 	dummy     []byte // a hash compared against when the e-mail is unknown
+
+	slots    *passwordSlots
+	throttle *AccountThrottle
 }
 
 // User is a person who can sign in.
@@ -110,7 +120,8 @@ func New(_ context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service
 	if db == nil || d == nil {
 		return nil, errors.New("auth: New needs a database and its dialect")
 	}
-	s := &Service{db: db, d: d, cost: opts.PasswordCost, ttl: opts.SessionTTL, now: opts.Now}
+	s := &Service{db: db, d: d, cost: opts.PasswordCost, ttl: opts.SessionTTL, now: opts.Now,
+		slots: newPasswordSlots(opts.MaxPasswordChecks), throttle: opts.Throttle}
 	if s.cost == 0 {
 		s.cost = bcrypt.DefaultCost
 	}
@@ -233,13 +244,13 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (User,
 	if err := checkPassword(password); err != nil {
 		return User{}, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
-		return User{}, fmt.Errorf("auth: hash password: %w", err)
+		return User{}, err
 	}
 	u := User{ID: uuid.NewString(), Email: email, Created: time.UnixMilli(s.millis()).UTC()}
 	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO host_users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`),
-		u.ID, u.Email, string(hash), u.Created.UnixMilli())
+		u.ID, u.Email, hash, u.Created.UnixMilli())
 	if err != nil {
 		return User{}, fmt.Errorf("auth: create user %s: %w", email, err)
 	}
@@ -259,14 +270,18 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 	if err != nil {
 		return fmt.Errorf("auth: read user: %w", err)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(current), []byte(password)) == nil {
+	same, err := s.comparePassword(ctx, current, password)
+	if err != nil {
+		return err
+	}
+	if same {
 		return nil // unchanged: keep the hash (and the write) as it is
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
-		return fmt.Errorf("auth: hash password: %w", err)
+		return err
 	}
-	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_users SET password_hash = ? WHERE id = ?`), string(hash), userID); err != nil {
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_users SET password_hash = ? WHERE id = ?`), hash, userID); err != nil {
 		return fmt.Errorf("auth: set password: %w", err)
 	}
 	return nil
@@ -301,27 +316,47 @@ func (s *Service) UserByID(ctx context.Context, id string) (User, error) {
 
 // Login checks an e-mail and password and opens a session; the returned
 // session id goes into the cookie and is stored only hashed. The time spent
-// does not tell whether the e-mail exists.
+// does not tell whether the e-mail exists. An account delayed by the
+// service's AccountThrottle gets a *ThrottledError, and ErrBusy comes when
+// too many password checks run or wait over the service: in both cases no
+// password was checked.
 func (s *Service) Login(ctx context.Context, email, password string) (sessionID string, u User, err error) {
 	email, err = normalizeEmail(email)
 	if err != nil || len(password) > maxPassword {
-		s.spendCompare(password)
+		if err := s.spendCompare(ctx, password); err != nil {
+			return "", User{}, err
+		}
 		return "", User{}, ErrInvalidCredentials
 	}
+	done, retry := s.throttle.begin(email)
+	if done == nil {
+		return "", User{}, &ThrottledError{RetryAfter: retry}
+	}
+	how := attemptNone
+	defer func() { done(how) }()
 	var hash string
 	var created int64
 	err = s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at, password_hash FROM host_users WHERE email = ?`), email).
 		Scan(&u.ID, &u.Email, &created, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		s.spendCompare(password)
+		if err := s.spendCompare(ctx, password); err != nil {
+			return "", User{}, err
+		}
+		how = attemptFailed
 		return "", User{}, ErrInvalidCredentials
 	}
 	if err != nil {
 		return "", User{}, fmt.Errorf("auth: login: %w", err)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+	match, err := s.comparePassword(ctx, hash, password)
+	if err != nil {
+		return "", User{}, err
+	}
+	if !match {
+		how = attemptFailed
 		return "", User{}, ErrInvalidCredentials
 	}
+	how = attemptOK
 	u.Created = time.UnixMilli(created).UTC()
 	now := s.millis()
 	sessionID = randomString(32)
@@ -334,15 +369,6 @@ func (s *Service) Login(ctx context.Context, email, password string) (sessionID 
 		return "", User{}, fmt.Errorf("auth: login: %w", err)
 	}
 	return sessionID, u, nil
-}
-
-// spendCompare spends the time of a password check, so that an unknown
-// e-mail answers as slowly as a wrong password.
-func (s *Service) spendCompare(password string) {
-	s.dummyOnce.Do(func() {
-		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("not a password of anyone"), s.cost)
-	})
-	_ = bcrypt.CompareHashAndPassword(s.dummy, []byte(password))
 }
 
 // Minimum strength of the secrets an operator chooses (the host's --token

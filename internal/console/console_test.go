@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -201,14 +202,16 @@ func TestTokens(t *testing.T) {
 
 // Sign-in attempts through the console share the host's throttle with
 // /api/login: after the burst the address gets 429 with Retry-After,
-// without its password being checked, on both.
+// without its password being checked, on both (the attempts name other
+// accounts each, so that this is the address's throttle, not an
+// account's).
 func TestSignInThrottled(t *testing.T) {
 	e := newEnv(t, "sqlite::memory:")
 	b := e.browser()
 	limited := false
 	for i := 0; i < 30 && !limited; i++ {
 		tok := csrf(t, b.get("/").body)
-		r := b.post("/login", url.Values{"email": {adminEmail}, "password": {"guess"}, "csrf": {tok}})
+		r := b.post("/login", url.Values{"email": {fmt.Sprintf("guess-%d@example.com", i)}, "password": {"guess"}, "csrf": {tok}})
 		switch r.code {
 		case http.StatusUnauthorized:
 		case http.StatusTooManyRequests:

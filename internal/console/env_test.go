@@ -49,14 +49,24 @@ func newEnv(t *testing.T, dsn string) *env {
 // newEnvScheduled is newEnv with the scheduler running or not.
 func newEnvScheduled(t *testing.T, dsn string, schedule bool) *env {
 	t.Helper()
+	return newEnvTuned(t, dsn, schedule, nil)
+}
+
+// newEnvTuned is newEnvScheduled with the host's configuration changed by
+// tune (nil: as it is).
+func newEnvTuned(t *testing.T, dsn string, schedule bool, tune func(*host.Config)) *env {
+	t.Helper()
 	// store.Open calls uuid.EnableRandPool, which writes a global that
 	// every new uuid reads: the tests that open stores do not run in
 	// parallel.
 	st := teststore.Open(t, dsn)
+	hcfg := host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass, Notice: io.Discard}
+	if tune != nil {
+		tune(&hcfg)
+	}
 	a := testhost.StartApps(t,
 		apps.Config{Store: st, Key: testKey, Poll: 20 * time.Millisecond, LeaseTTL: 30 * time.Second, RequestTimeout: 30 * time.Second},
-		host.Config{Store: st, PasswordCost: 4, AdminEmail: adminEmail, AdminPassword: adminPass, Notice: io.Discard},
-		schedule)
+		hcfg, schedule)
 	return &env{t: t, srv: a.Srv, svc: a.Svc, st: st, h: a.Host}
 }
 

@@ -4,7 +4,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/appkitgo/appkit/internal/host"
 )
 
 // Each session has its own CSRF token: two users signed in at once get
@@ -63,5 +67,39 @@ func TestFormBodyBound(t *testing.T) {
 	login.Set("next", "/"+strings.Repeat("n", bound+1-len(login.Encode())-len("&next=%2F")))
 	if r := signin.post("/login", login); r.code != http.StatusRequestEntityTooLarge || len(login.Encode()) != bound+1 {
 		t.Errorf("a sign-in form of %d bytes: %d", len(login.Encode()), r.code)
+	}
+}
+
+// The sign-in form is bounded per account like /api/login: after 5 wrong
+// passwords, even the right one waits (429, Retry-After, saying so);
+// once the delay has passed it signs in.
+func TestSignInFormThrottledPerAccount(t *testing.T) {
+	var mu sync.Mutex
+	at := time.Unix(1_700_000_000, 0)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return at
+	}
+	e := newEnvTuned(t, "sqlite::memory:", false, func(c *host.Config) { c.Now = now })
+	b := e.browser()
+	try := func(password string) answer {
+		t.Helper()
+		return b.post("/login", url.Values{"email": {adminEmail}, "password": {password}, "csrf": {csrf(t, b.get("/").body)}})
+	}
+	for i := range 5 {
+		if r := try("wrong password"); r.code != http.StatusUnauthorized {
+			t.Fatalf("wrong password %d: %d", i+1, r.code)
+		}
+	}
+	r := try(adminPass)
+	if r.code != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" || !strings.Contains(r.body, "Too many failed sign-ins for this account: try again in 1 s.") {
+		t.Fatalf("the right password during the delay: %d %q\n%.2000s", r.code, r.header.Get("Retry-After"), r.body)
+	}
+	mu.Lock()
+	at = at.Add(time.Second)
+	mu.Unlock()
+	if r := try(adminPass); r.code != http.StatusSeeOther {
+		t.Fatalf("the right password after the delay: %d", r.code)
 	}
 }

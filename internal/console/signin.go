@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
 )
@@ -42,10 +43,7 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int,
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if c.cfg.AllowSignIn != nil {
 		if ok, retry := c.cfg.AllowSignIn(r); !ok {
-			secs := int(math.Ceil(retry.Seconds()))
-			if secs < 1 {
-				secs = 1
-			}
+			secs := retrySeconds(retry)
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
 			return
@@ -76,7 +74,18 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid, _, err := c.cfg.Auth.Login(r.Context(), email, password)
-	if errors.Is(err, auth.ErrInvalidCredentials) {
+	var throttled *auth.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		secs := retrySeconds(throttled.RetryAfter)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		back(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account: try again in %d s.", secs))
+		return
+	case errors.Is(err, auth.ErrBusy):
+		w.Header().Set("Retry-After", "1")
+		back(http.StatusServiceUnavailable, "Too many sign-ins in progress: try again in a moment.")
+		return
+	case errors.Is(err, auth.ErrInvalidCredentials):
 		back(http.StatusUnauthorized, "Invalid e-mail or password.")
 		return
 	}
@@ -87,6 +96,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, sid, r.TLS != nil))
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	redirect(w, r, next)
+}
+
+// retrySeconds is a Retry-After in whole seconds, at least 1.
+func retrySeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {

@@ -138,7 +138,7 @@ func (a *appsAPI) event(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	syncID := r.PathValue("sync")
-	release, retry, why := a.h.eventGate.admit(clientIP(r), syncID)
+	release, retry, why := a.h.eventGate.admit(limitKey(clientIP(r)), syncID)
 	if release == nil {
 		tooMany(w, retry, why)
 		return

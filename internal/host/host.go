@@ -32,12 +32,20 @@
 // {"message": "..."} (the command API answers its own {success, result}
 // shapes).
 //
-// Guessing is throttled per client address: sign-in attempts (all of them),
-// invalid API tokens, and webhook events that are refused or name no sync
-// each get a burst of 10 and then one per second, in three separate
-// limiters (anonymous event POSTs never lock a valid token out);
-// beyond that the address gets 429 with Retry-After, without its credentials
-// being checked, until the bucket refills. A valid token is not counted. A
+// Guessing is throttled per client address (an IPv6 address with its /64):
+// sign-in attempts (all of them), invalid API tokens, and webhook events
+// that are refused or name no sync each get a burst of 10 and then one per
+// second, in three separate limiters (anonymous event POSTs never lock a
+// valid token out); beyond that the address gets 429 with Retry-After,
+// without its credentials being checked, until the bucket refills. A valid
+// token is not counted. The client's address is the connection's peer,
+// or, behind one of Config.TrustedProxies, the one it forwarded in
+// X-Forwarded-For; no forwarded header is believed otherwise. Sign-in is
+// also bounded per account, from any address: after 5 failures each
+// attempt waits 1 s, then twice as long after each further failure, up to
+// 30 s (429 with Retry-After, the password not checked; a delay, never a
+// lock-out), and the host runs at most half its CPUs' worth of password
+// checks at once (503 with Retry-After when too many wait). A
 // webhook event is counted before the app is asked to verify it (and given
 // back unless it was refused), and at most 4 events of one address and 8 of
 // one sync are handled at once (429 beyond, without reading the body or
@@ -64,6 +72,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 
@@ -129,6 +138,12 @@ type Config struct {
 	// Now is the clock of the rate limits and throttles (nil: time.Now;
 	// tests stop it so that a slow machine cannot refill a bucket).
 	Now func() time.Time
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For the
+	// host believes (see ParseTrustedProxies): a request from one of them
+	// is counted against the client address it forwarded. Empty, the
+	// default, trusts no forwarded header: every request counts against
+	// the address it came from (behind a proxy, the proxy's).
+	TrustedProxies []netip.Prefix
 	// GraphQLAllowPrivateURLs lets GraphQL's addFileFromUrl reach loopback,
 	// private and other non-public addresses (a host on a private network
 	// that trusts its users); off, it refuses them.
@@ -187,7 +202,8 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		}
 	}
 	db, dialect := cfg.Store.DB(), cfg.Store.Dialect()
-	svc, err := auth.New(ctx, db, dialect, auth.Options{PasswordCost: cfg.PasswordCost, SessionTTL: cfg.SessionTTL})
+	svc, err := auth.New(ctx, db, dialect, auth.Options{PasswordCost: cfg.PasswordCost, SessionTTL: cfg.SessionTTL,
+		Throttle: auth.NewAccountThrottle(auth.AccountThrottleOptions{Now: cfg.Now})})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
@@ -251,7 +267,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	cons, err := console.New(console.Config{Auth: svc, Apps: cfg.Apps.Service, Store: cfg.Store, Documents: docStore,
 		SessionCookie: SessionCookie, GraphQLPath: graphqlPrefix + "/space/", OnError: h.logError,
-		AllowSignIn: func(r *http.Request) (bool, time.Duration) { return h.logins.Allow(clientIP(r)) }})
+		AllowSignIn: func(r *http.Request) (bool, time.Duration) { return h.logins.Allow(limitKey(clientIP(r))) }})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

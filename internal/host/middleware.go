@@ -23,6 +23,8 @@ import (
 type reqInfo struct {
 	userID  string
 	tokenID string
+	// client is the client's address (see Host.clientAddr).
+	client string
 }
 
 type infoKey struct{}
@@ -94,7 +96,7 @@ func redactPath(p string) string {
 func (h *Host) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &reqInfo{}
+		ri := &reqInfo{client: h.clientAddr(r)}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
 		status := sw.status
@@ -106,7 +108,7 @@ func (h *Host) logRequests(next http.Handler) http.Handler {
 			ev = h.log.Error()
 		}
 		ev = ev.Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Int("status", status).
-			Int64("bytes", sw.bytes).Dur("duration", time.Since(start)).Str("remote", clientIP(r))
+			Int64("bytes", sw.bytes).Dur("duration", time.Since(start)).Str("remote", ri.client)
 		if ri.userID != "" {
 			ev = ev.Str("user", ri.userID)
 		}
@@ -242,7 +244,7 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 			httpjson.Message(w, http.StatusUnauthorized, err.Error())
 			return
 		}
-		ip := clientIP(r)
+		ip := limitKey(clientIP(r))
 		if blocked, retry := h.badTokens.Blocked(ip); blocked {
 			tooMany(w, retry, "too many invalid API tokens from this address; try again later")
 			return
@@ -349,14 +351,4 @@ func splitHostPortDefault(hostport, scheme string) (host, port string) {
 		}
 	}
 	return host, port
-}
-
-// clientIP is the remote address without the port (proxies' headers are not
-// trusted).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,13 +90,13 @@ func TestAuthenticationRules(t *testing.T) {
 }
 
 // TestLoginThrottle: sign-in attempts from one address are limited (burst
-// of 10, then one per second).
+// of 10, then one per second), whatever accounts they name.
 func TestLoginThrottle(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, host.Config{Now: stoppedClock()}, func(t *testing.T, e *env) {
 		refused := 0
 		for i := 0; i < 20; i++ {
-			code := e.do("POST", "/api/login", "", `{"email":"x@example.com","password":"guess"}`).code
+			code := e.do("POST", "/api/login", "", fmt.Sprintf(`{"email":"x%d@example.com","password":"guess"}`, i)).code
 			switch {
 			case i < 10 && code != 401:
 				t.Fatalf("attempt %d: %d, want 401 within the burst", i+1, code)

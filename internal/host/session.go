@@ -75,8 +75,8 @@ type loginBody struct {
 
 // login checks {email, password} and sets the session cookie.
 func (h *Host) login(w http.ResponseWriter, r *http.Request) {
-	if ok, retry := h.logins.Allow(clientIP(r)); !ok {
-		tooMany(w, retry, "too many sign-in attempts; try again later")
+	if ok, retry := h.logins.Allow(limitKey(clientIP(r))); !ok {
+		tooMany(w, retry, "too many sign-in attempts from this address; try again later")
 		return
 	}
 	var body loginBody
@@ -84,6 +84,16 @@ func (h *Host) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid, u, err := h.auth.Login(r.Context(), body.Email, body.Password)
+	var throttled *auth.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		tooMany(w, throttled.RetryAfter, "too many failed sign-ins for this account; try again later")
+		return
+	case errors.Is(err, auth.ErrBusy):
+		w.Header().Set("Retry-After", "1")
+		httpjson.Message(w, http.StatusServiceUnavailable, "too many sign-ins in progress; try again in a moment")
+		return
+	}
 	if h.failed(w, r, err, auth.ErrInvalidCredentials, http.StatusUnauthorized, "invalid e-mail or password") {
 		return
 	}
