@@ -22,6 +22,7 @@
 //	go run ./internal/syncer/bench -store postgres -n 100000
 //	go run ./internal/syncer/bench -store postgres -postgres "$DSN" -10m # adds a 10,000,000-item run on PostgreSQL
 //	go run ./internal/syncer/bench -n 100000 -repeat 3      # best of 3 alternating runs per phase
+//	go run ./internal/syncer/bench -n 200000 -metrics       # observed as appkit host --metrics-addr observes
 //
 // The PostgreSQL DSN comes from -postgres (the shell passes an environment
 // variable if it wants: -postgres "$APPKIT_TEST_POSTGRES"); each run gets a
@@ -58,12 +59,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/observe"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
+
+// metrics observes the sync as appkit host --metrics-addr does (-metrics).
+var metrics bool
 
 // groups is the number of related "group" items.
 const groups = 100
@@ -89,6 +95,7 @@ func main() {
 	huge := flag.Bool("10m", false, "add a 10,000,000-item run on PostgreSQL")
 	repeat := flag.Int("repeat", 1, "runs per size; each phase's best time is kept")
 	cpuProfile := flag.String("cpuprofile", "", "write each child's CPU profile to this file (suffixed -ENGINE-N)")
+	flag.BoolVar(&metrics, "metrics", false, "observe the sync as appkit host --metrics-addr does (the host's instruments on the calls, pages and report; the app's on its requests)")
 	child := flag.Bool("child", false, "internal: measure one size against -app")
 	appURL := flag.String("app", "", "internal: the app's address")
 	flag.Parse()
@@ -125,7 +132,7 @@ func main() {
 		}
 		ns = append(ns, n)
 	}
-	fmt.Printf("sync engine vs raw inserts into the same table and the engine's floor, %d CPUs, GOMAXPROCS %d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Printf("sync engine vs raw inserts into the same table and the engine's floor, %d CPUs, GOMAXPROCS %d, metrics %v\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), metrics)
 	fmt.Printf("%-8s %10s %13s %13s %6s %6s %13s %6s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "×copy", "floor items/s", "×floor", "peak MiB")
 	for _, engine := range engines {
 		engine = strings.TrimSpace(engine)
@@ -168,7 +175,11 @@ func runChild(engine, pgDSN string, n, repeat int, profile string) (*result, err
 	if err != nil {
 		return nil, err
 	}
-	h, err := benchApp(n).Handler()
+	app := benchApp(n)
+	if metrics {
+		app.Observe = &appkit.Observe{Metrics: prometheus.NewRegistry()}
+	}
+	h, err := app.Handler()
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +196,9 @@ func runChild(engine, pgDSN string, n, repeat int, profile string) (*result, err
 	}
 	if profile != "" {
 		args = append(args, "-cpuprofile", profile)
+	}
+	if metrics {
+		args = append(args, "-metrics")
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
@@ -320,10 +334,18 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 		return nil, err
 	}
 	defer st.Close()
+	opts := syncer.Options{AppURL: appURL}
+	var obs *observe.Host
+	if metrics {
+		obs = observeSync(st, &opts)
+	}
 	start := time.Now()
-	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: appURL})
+	rep, err := syncer.Run(ctx, st, opts)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range rep.Types {
+		obs.Report("bench", t)
 	}
 	r := &result{Store: engine, N: n, SyncSecs: time.Since(start).Seconds(), SyncRSSMiB: peakRSS()}
 	for _, t := range rep.Types {
@@ -581,4 +603,18 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// observeSync makes opts observed as the apps service of appkit host
+// --metrics-addr observes a run: the calls to the app through the host's
+// transport, each page's duration; the report is counted after the run.
+func observeSync(st *store.Store, opts *syncer.Options) *observe.Host {
+	obs := observe.New(observe.Config{Store: st})
+	opts.HTTPClient = obs.Client(nil)
+	last := map[string]time.Duration{}
+	opts.Progress = func(ev syncer.Event) {
+		obs.PageWritten("bench", ev, ev.Elapsed-last[ev.Type])
+		last[ev.Type] = ev.Elapsed
+	}
+	return obs
 }
