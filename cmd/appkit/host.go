@@ -53,7 +53,10 @@ postgres://user@host:port/db?sslmode=disable (several hosts may share it).
 At first start the admin user is created from --admin-email/--admin-password
 (or APPKIT_ADMIN_EMAIL/APPKIT_ADMIN_PASSWORD); without a password one is
 generated and printed once on stderr; a chosen password has at least 12
-characters. --token (or APPKIT_TOKEN) registers that API token for the admin,
+characters. The settings stay authoritative at every start: a new password
+ends the admin's sessions; a new e-mail replaces the admin (the previous
+one is removed with its sessions and API tokens, and stderr says so).
+--token (or APPKIT_TOKEN) registers that API token for the admin,
 so scripts can call the API without signing in; it has at least 16 characters
 (openssl rand -hex 16 makes one).
 --rate-limit is per token and per second (the service's 3 by default; 0 turns

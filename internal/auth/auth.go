@@ -173,68 +173,6 @@ func checkPassword(p string) error {
 	return nil
 }
 
-// DefaultAdminEmail is the admin's e-mail when none is configured.
-const DefaultAdminEmail = "admin@localhost"
-
-// EnsureAdmin makes sure the admin user exists, at every start of the host.
-//
-//   - email empty: if any user exists, it returns the oldest one unchanged;
-//     else it creates DefaultAdminEmail.
-//   - email given: the user with that e-mail is created if missing.
-//   - password given: it becomes the user's password (flags and environment
-//     stay authoritative across restarts).
-//   - password empty and the user is created: a password is generated and
-//     returned in generated, to be shown once; it is "" otherwise.
-func (s *Service) EnsureAdmin(ctx context.Context, email, password string) (admin User, generated string, err error) {
-	if password != "" {
-		if err := checkPassword(password); err != nil {
-			return User{}, "", err
-		}
-	}
-	if email == "" {
-		u, err := s.oldestUser(ctx)
-		if err == nil {
-			if password != "" {
-				err = s.SetPassword(ctx, u.ID, password)
-			}
-			return u, "", err
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return User{}, "", err
-		}
-		email = DefaultAdminEmail
-	}
-	email, err = normalizeEmail(email)
-	if err != nil {
-		return User{}, "", err
-	}
-	u, err := s.userByEmail(ctx, email)
-	switch {
-	case err == nil:
-		if password != "" {
-			if err := s.SetPassword(ctx, u.ID, password); err != nil {
-				return User{}, "", err
-			}
-		}
-		return u, "", nil
-	case !errors.Is(err, ErrNotFound):
-		return User{}, "", err
-	}
-	if password == "" {
-		password = GeneratePassword()
-		generated = password
-	}
-	created, err := s.CreateUser(ctx, email, password)
-	if err != nil {
-		// Another host process may have created it in between.
-		if u, err2 := s.userByEmail(ctx, email); err2 == nil {
-			return u, "", nil
-		}
-		return User{}, "", err
-	}
-	return created, generated, nil
-}
-
 // CreateUser adds a user with a bcrypt-hashed password.
 func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
 	email, err := normalizeEmail(email)
@@ -255,36 +193,6 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (User,
 		return User{}, fmt.Errorf("auth: create user %s: %w", email, err)
 	}
 	return u, nil
-}
-
-// SetPassword replaces a user's password.
-func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
-	if err := checkPassword(password); err != nil {
-		return err
-	}
-	var current string
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT password_hash FROM host_users WHERE id = ?`), userID).Scan(&current)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("auth: read user: %w", err)
-	}
-	same, err := s.comparePassword(ctx, current, password)
-	if err != nil {
-		return err
-	}
-	if same {
-		return nil // unchanged: keep the hash (and the write) as it is
-	}
-	hash, err := s.hashPassword(ctx, password)
-	if err != nil {
-		return err
-	}
-	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_users SET password_hash = ? WHERE id = ?`), hash, userID); err != nil {
-		return fmt.Errorf("auth: set password: %w", err)
-	}
-	return nil
 }
 
 func (s *Service) scanUser(row *sql.Row) (User, error) {

@@ -73,10 +73,11 @@ func TestEnsureAdmin(t *testing.T) {
 	eachDB(t, func(t *testing.T, tdb testDB) {
 		s := newTestService(t, tdb, nil)
 		// First start without configuration: default e-mail, generated password.
-		u, gen, err := s.EnsureAdmin(ctx, "", "")
+		first, err := s.EnsureAdmin(ctx, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
+		u, gen := first.User, first.Generated
 		if u.Email != DefaultAdminEmail || len(gen) < 16 {
 			t.Fatalf("admin = %+v, generated %q", u, gen)
 		}
@@ -84,16 +85,16 @@ func TestEnsureAdmin(t *testing.T) {
 			t.Fatalf("login with the generated password: %v", err)
 		}
 		// Second start: same user, nothing generated (the password is shown once).
-		u2, gen2, err := s.EnsureAdmin(ctx, "", "")
-		if err != nil || u2.ID != u.ID || gen2 != "" {
-			t.Fatalf("restart: %+v %q %v", u2, gen2, err)
+		again, err := s.EnsureAdmin(ctx, "", "")
+		if err != nil || again.User.ID != u.ID || again.Generated != "" || again.PasswordChanged || len(again.Replaced) != 0 {
+			t.Fatalf("restart: %+v %v", again, err)
 		}
 		// A configured e-mail and password: created, then the password follows the flag.
-		a, gen3, err := s.EnsureAdmin(ctx, " Boss@Example.com ", "first-pass")
-		if err != nil || gen3 != "" || a.Email != "boss@example.com" {
-			t.Fatalf("configured admin: %+v %q %v", a, gen3, err)
+		boss, err := s.EnsureAdmin(ctx, " Boss@Example.com ", "first-pass")
+		if err != nil || boss.Generated != "" || boss.User.Email != "boss@example.com" {
+			t.Fatalf("configured admin: %+v %v", boss, err)
 		}
-		if _, _, err := s.EnsureAdmin(ctx, "boss@example.com", "second-pass"); err != nil {
+		if _, err := s.EnsureAdmin(ctx, "boss@example.com", "second-pass"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := s.Login(ctx, "boss@example.com", "first-pass"); !errors.Is(err, ErrInvalidCredentials) {
@@ -107,14 +108,112 @@ func TestEnsureAdmin(t *testing.T) {
 			{"no-at-sign", "x"},
 			{"a@b", strings.Repeat("p", 73)},
 		} {
-			if _, _, err := s.EnsureAdmin(ctx, bad.email, bad.pass); !errors.Is(err, ErrInvalid) {
+			if _, err := s.EnsureAdmin(ctx, bad.email, bad.pass); !errors.Is(err, ErrInvalid) {
 				t.Errorf("EnsureAdmin(%q, %d bytes) = %v, want ErrInvalid", bad.email, len(bad.pass), err)
 			}
 		}
-		// Migrating again (a restart) keeps the data.
+		// Opening the service again (a restart) keeps the data.
 		s2 := newTestService(t, tdb, nil)
 		if _, _, err := s2.Login(ctx, "boss@example.com", "second-pass"); err != nil {
 			t.Fatalf("after re-open: %v", err)
+		}
+	})
+}
+
+// Rotating the admin leaves the old credentials nothing: a new password
+// ends the admin's sessions (its API tokens stay); a new e-mail replaces
+// the admin, whose e-mail, sessions and tokens stop working, and says who
+// was replaced.
+func TestEnsureAdminRotation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		s := newTestService(t, tdb, nil)
+		if _, err := s.EnsureAdmin(ctx, "old@example.com", "old-password-1"); err != nil {
+			t.Fatal(err)
+		}
+		oldSession, old := login(t, s, "old@example.com", "old-password-1")
+		_, oldToken, err := s.CreateToken(ctx, old.ID, "scripts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Authenticate(ctx, oldToken); err != nil {
+			t.Fatal(err)
+		}
+		// The same password again changes nothing.
+		same, err := s.EnsureAdmin(ctx, "old@example.com", "old-password-1")
+		if err != nil || same.PasswordChanged || same.EndedSessions != 0 {
+			t.Fatalf("the same password: %+v %v", same, err)
+		}
+		if _, err := s.SessionUser(ctx, oldSession); err != nil {
+			t.Fatalf("the session after the same password: %v", err)
+		}
+		// A new password: the sessions end, the token stays.
+		other, _ := login(t, s, "old@example.com", "old-password-1")
+		changed, err := s.EnsureAdmin(ctx, "old@example.com", "old-password-2")
+		if err != nil || !changed.PasswordChanged || changed.EndedSessions != 2 {
+			t.Fatalf("a new password: %+v %v", changed, err)
+		}
+		for _, sid := range []string{oldSession, other} {
+			if _, err := s.SessionUser(ctx, sid); !errors.Is(err, ErrUnauthenticated) {
+				t.Errorf("a session of the old password: %v", err)
+			}
+		}
+		if _, _, err := s.Authenticate(ctx, oldToken); err != nil {
+			t.Errorf("the admin's token after a new password: %v", err)
+		}
+		// A new e-mail: the previous admin is replaced.
+		oldSession, _ = login(t, s, "old@example.com", "old-password-2")
+		rotated, err := s.EnsureAdmin(ctx, "new@example.com", "")
+		if err != nil || rotated.User.Email != "new@example.com" || rotated.Generated == "" {
+			t.Fatalf("a new e-mail: %+v %v", rotated, err)
+		}
+		if len(rotated.Replaced) != 1 || rotated.Replaced[0].ID != old.ID || rotated.Replaced[0].Email != "old@example.com" {
+			t.Fatalf("replaced %+v", rotated.Replaced)
+		}
+		if _, _, err := s.Login(ctx, "old@example.com", "old-password-2"); !errors.Is(err, ErrInvalidCredentials) {
+			t.Errorf("the previous admin signs in: %v", err)
+		}
+		if _, err := s.SessionUser(ctx, oldSession); !errors.Is(err, ErrUnauthenticated) {
+			t.Errorf("the previous admin's session: %v", err)
+		}
+		if _, _, err := s.Authenticate(ctx, oldToken); !errors.Is(err, ErrUnauthenticated) {
+			t.Errorf("the previous admin's token: %v", err)
+		}
+		login(t, s, "new@example.com", rotated.Generated)
+		// Without an e-mail the oldest user, now the new admin, stays.
+		kept, err := s.EnsureAdmin(ctx, "", "")
+		if err != nil || kept.User.Email != "new@example.com" || len(kept.Replaced) != 0 {
+			t.Fatalf("no e-mail after the rotation: %+v %v", kept, err)
+		}
+	})
+}
+
+// A password change ends the user's other sessions and keeps the one it
+// was made from.
+func TestSetPasswordEndsOtherSessions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachDB(t, func(t *testing.T, tdb testDB) {
+		s := newTestService(t, tdb, nil)
+		u := createUser(t, s, "ann@example.com", "first password")
+		mine, _ := login(t, s, "ann@example.com", "first password")
+		theirs, _ := login(t, s, "ann@example.com", "first password")
+		changed, ended, err := s.SetPassword(ctx, u.ID, "second password", mine)
+		if err != nil || !changed || ended != 1 {
+			t.Fatalf("SetPassword: %v %d %v", changed, ended, err)
+		}
+		if _, err := s.SessionUser(ctx, mine); err != nil {
+			t.Errorf("the session that changed the password: %v", err)
+		}
+		if _, err := s.SessionUser(ctx, theirs); !errors.Is(err, ErrUnauthenticated) {
+			t.Errorf("another session after the change: %v", err)
+		}
+		if changed, ended, err := s.SetPassword(ctx, u.ID, "second password", ""); err != nil || changed || ended != 0 {
+			t.Errorf("the same password again: %v %d %v", changed, ended, err)
+		}
+		if _, _, err := s.SetPassword(ctx, "nobody", "x password", ""); !errors.Is(err, ErrNotFound) {
+			t.Errorf("no such user: %v", err)
 		}
 	})
 }
@@ -226,10 +325,11 @@ func TestRegisterToken(t *testing.T) {
 	ctx := context.Background()
 	eachDB(t, func(t *testing.T, tdb testDB) {
 		s := newTestService(t, tdb, nil)
-		admin, _, err := s.EnsureAdmin(ctx, "", "pw")
+		setup, err := s.EnsureAdmin(ctx, "", "pw")
 		if err != nil {
 			t.Fatal(err)
 		}
+		admin := setup.User
 		first, err := s.RegisterToken(ctx, admin.ID, "dev-token-0123456789", "--token")
 		if err != nil {
 			t.Fatal(err)

@@ -112,7 +112,9 @@ type Config struct {
 	WorkspaceRateLimit float64
 	// AdminEmail and AdminPassword configure the admin user (see
 	// auth.Service.EnsureAdmin). An empty password on first start is
-	// generated and written once to Notice.
+	// generated and written once to Notice. A new password ends the
+	// admin's sessions; a new e-mail replaces the admin (the previous one
+	// is removed with its sessions and tokens); Notice says so.
 	AdminEmail    string
 	AdminPassword string
 	// Token, when set, is registered as an API token of the admin at start
@@ -211,19 +213,16 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	admin, generated, err := svc.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
+	setup, err := svc.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
 	if err != nil {
 		return nil, fmt.Errorf("host: admin user: %w", err)
 	}
-	if generated != "" {
-		w := cfg.Notice
-		if w == nil {
-			w = os.Stderr
-		}
-		fmt.Fprintf(w, "appkit host: created the admin user %s with the password %s\n"+
-			"appkit host: it is shown only this once; sign in with POST /api/login and create API tokens with POST /api/tokens\n",
-			admin.Email, generated)
+	admin := setup.User
+	notice := cfg.Notice
+	if notice == nil {
+		notice = os.Stderr
 	}
+	adminNotice(notice, setup)
 	if cfg.Token != "" {
 		if _, err := svc.RegisterToken(ctx, admin.ID, cfg.Token, "--token"); err != nil {
 			return nil, fmt.Errorf("host: register the start-up token: %w", err)
@@ -274,6 +273,25 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h.console = cons
 	h.handler = h.routes()
 	return h, nil
+}
+
+// adminNotice tells the operator what EnsureAdmin did that they must know:
+// a password generated (shown this once), the previous admins removed by
+// a new admin e-mail, the sessions a new admin password ended.
+func adminNotice(w io.Writer, setup auth.AdminSetup) {
+	for _, old := range setup.Replaced {
+		fmt.Fprintf(w, "appkit host: the admin e-mail is now %s: the previous admin %s was removed, with its sessions and API tokens (it can no longer sign in)\n",
+			setup.User.Email, old.Email)
+	}
+	if setup.Generated != "" {
+		fmt.Fprintf(w, "appkit host: created the admin user %s with the password %s\n"+
+			"appkit host: it is shown only this once; sign in with POST /api/login and create API tokens with POST /api/tokens\n",
+			setup.User.Email, setup.Generated)
+	}
+	if setup.PasswordChanged {
+		fmt.Fprintf(w, "appkit host: the admin password of %s changed: %d of its sessions were ended (API tokens stay)\n",
+			setup.User.Email, setup.EndedSessions)
+	}
 }
 
 // ServeHTTP implements http.Handler.
