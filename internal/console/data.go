@@ -122,7 +122,7 @@ type cell struct {
 	// HTML is rendered rich text.
 	HTML template.HTML
 	// Cut is true when the cell shows only the start of its value;
-	// Omitted when it shows none of it (the page's bound was spent).
+	// Omitted when it shows none of it (its row's room was spent).
 	Cut, Omitted bool
 	// Whole links to the whole value of a cut or omitted cell.
 	Whole string
@@ -377,7 +377,7 @@ func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows
 		cells := make([]cell, 0, len(cols))
 		room := maxRowCells
 		for _, col := range cols {
-			ce := c.cellOf(cctx, col, id, row[col.Field.Name], min(maxCell, room))
+			ce := c.cellOf(ctx, cctx, col, id, row[col.Field.Name], min(maxCell, room))
 			room -= ce.size()
 			if (ce.Cut || ce.Omitted) && col.Kind != "relation" && col.Kind != "select" {
 				ce.Whole = valueLink(typ, id, col.Field.Name)
@@ -430,8 +430,9 @@ func filterLink(typ, field, value string) string {
 }
 
 // cellOf is the cell of value v in column col of entity id, showing at
-// most room bytes of the value (none when room is 0 or less).
-func (c *Console) cellOf(ctx context.Context, col column, id string, v any, room int) cell {
+// most room bytes of the value (none when room is 0 or less); rich text is
+// read with ctx and converted with convert.
+func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v any, room int) cell {
 	switch col.Kind {
 	case "collection":
 		return cell{Text: "show", Link: filterLink(col.Target, col.Partner, id)}
@@ -465,7 +466,7 @@ func (c *Console) cellOf(ctx context.Context, col column, id string, v any, room
 		if err != nil || !found {
 			return cell{}
 		}
-		return richCell(ctx, md, room)
+		return richCell(convert, md, room)
 	}
 	text, ok := valueText(v)
 	if !ok {
