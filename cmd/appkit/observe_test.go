@@ -1,12 +1,20 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
+	"github.com/appkitgo/appkit/internal/testkit/testapp"
 )
 
 // appkit host --metrics-addr serves the Prometheus metrics on that address
@@ -54,4 +62,72 @@ func TestTracingEnvUsage(t *testing.T) {
 	if code := run(context.Background(), []string{"sync", "--store", "sqlite::memory:", "--app", "http://127.0.0.1:1"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "OTEL_SDK_DISABLED") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, appkit sync traces its run: every
+// call to the app carries a traceparent, and the spans (the run, its
+// types, its pages, its calls) reach the collector before the command
+// exits.
+func TestSyncCommandTraced(t *testing.T) {
+	var mu sync.Mutex
+	var exported []byte
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			body = zr
+		}
+		b, _ := io.ReadAll(body)
+		mu.Lock()
+		if r.URL.Path == "/v1/traces" {
+			exported = append(exported, b...)
+		}
+		mu.Unlock()
+	}))
+	defer collector.Close()
+	traceparents := make(chan string, 100)
+	nop := zerolog.Nop()
+	app := testapp.Handler(t, tracker.New(tracker.Config{Projects: 2, Tasks: 30, Logger: &nop}))
+	appURL := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/synchronizer/data" {
+			traceparents <- r.Header.Get("traceparent")
+		}
+		app.ServeHTTP(w, r)
+	}))
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_SERVICE_NAME", "sync-under-test")
+	var out, errb strings.Builder
+	if code := run(context.Background(), []string{"sync", "--store", "sqlite::memory:", "--app", appURL, "--account", "token=demo"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	close(traceparents)
+	n := 0
+	for tp := range traceparents {
+		n++
+		if !regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-01$`).MatchString(tp) {
+			t.Errorf("a data call carried traceparent %q", tp)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no data call")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"sync.run", "sync.type", "sync.page", "POST /api/v1/synchronizer/data", "sync-under-test"} {
+		if !strings.Contains(string(exported), want) {
+			t.Errorf("the collector got no %q before the command exited", want)
+		}
+	}
+}
+
+// serveApp serves h on loopback until the test ends.
+func serveApp(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
