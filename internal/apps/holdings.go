@@ -2,6 +2,8 @@ package apps
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -10,9 +12,38 @@ import (
 type holdings struct {
 	mu   sync.Mutex
 	held map[string]*holding
+	// changing counts the changes of each sync in progress here: the
+	// scheduler of this process claims none of them meanwhile.
+	changing map[string]int
 }
 
-func newHoldings() *holdings { return &holdings{held: map[string]*holding{}} }
+func newHoldings() *holdings {
+	return &holdings{held: map[string]*holding{}, changing: map[string]int{}}
+}
+
+// change records a change of the sync in progress until the returned
+// function is called: a run of this process that the change cancels is
+// not followed by another, with the settings before the change, until the
+// change is written.
+func (s *holdings) change(syncID string) (done func()) {
+	s.mu.Lock()
+	s.changing[syncID]++
+	s.mu.Unlock()
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		if s.changing[syncID]--; s.changing[syncID] <= 0 {
+			delete(s.changing, syncID)
+		}
+		s.mu.Unlock()
+	})
+}
+
+// changingIDs are the syncs with a change in progress here.
+func (s *holdings) changingIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.changing))
+}
 
 // holding is the work of this process on a leased sync.
 type holding struct {

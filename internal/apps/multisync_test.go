@@ -147,7 +147,8 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 	testkit.EachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		app, ds := newTrackerApp(t, tracker.Config{Projects: 3, Tasks: 1200})
-		a, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 10*time.Second })
+		// Both workers open to one app: host a runs its two syncs at once.
+		a, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL, c.MaxRunsPerApp = "host-a", 10*time.Second, 2 })
 		b := sameStore(t, a, func(c *Config) { c.HostID, c.LeaseTTL = "host-b", 10*time.Second })
 		st := a.core.st
 

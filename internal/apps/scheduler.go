@@ -87,7 +87,7 @@ func (s *Scheduler) fill(ctx context.Context, b *board, wg *sync.WaitGroup) {
 			break
 		}
 		b.runs++
-		busy := slices.Collect(maps.Keys(b.working))
+		busy := append(slices.Collect(maps.Keys(b.working)), s.held.changingIDs()...)
 		var full, running []string
 		for app, n := range b.perApp {
 			if n >= s.cfg.MaxRunsPerApp {
@@ -127,7 +127,7 @@ func (s *Scheduler) fill(ctx context.Context, b *board, wg *sync.WaitGroup) {
 		return
 	}
 	b.events = true
-	busy := slices.Collect(maps.Keys(b.working))
+	busy := append(slices.Collect(maps.Keys(b.working)), s.held.changingIDs()...)
 	b.mu.Unlock()
 	id, _, err := s.claim(ctx, claimEvents, busy, nil, nil)
 	if err != nil || id == "" {

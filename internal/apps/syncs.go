@@ -288,6 +288,10 @@ func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) 
 // sync another change altered after it was read is made again over the
 // new one (ErrConflict after updateAttempts).
 func (s *SyncService) UpdateSync(ctx context.Context, id string, spec SyncSpec) (*Sync, error) {
+	// The run this change cancels here is followed by the next only once
+	// the change is written and the run before it cancelled.
+	done := s.held.change(id)
+	defer func() { done(); s.Wake() }()
 	for range updateAttempts {
 		written, selectionChanged, err := s.writeChange(ctx, id, spec)
 		if err != nil {
