@@ -101,7 +101,7 @@ func (e *engine) beginAttempts(s *state, r *runState, failed map[string]string) 
 			continue // keeps its carried attempt, if any, for a later run
 		}
 		delete(s.Carry, t)
-		if c != nil && sameTypes(c.Types, r.Types) && sameFilter(c.Filter, r.Filter) {
+		if c != nil && !e.opts.Full && sameTypes(c.Types, r.Types) && sameFilter(c.Filter, r.Filter) {
 			r.Attempts[t] = &attempt{Since: c.Since, Started: c.Started, LastSync: c.LastSync, FailedAt: c.FailedAt, Fails: c.Fails}
 			if len(c.Page) > 0 {
 				r.Page[t] = c.Page
@@ -110,8 +110,34 @@ func (e *engine) beginAttempts(s *state, r *runState, failed map[string]string) 
 			e.log(fmt.Sprintf("type %s: resuming the attempt that failed in an earlier run, at page %d", t, c.Pages+1))
 			continue
 		}
-		r.Attempts[t] = &attempt{Since: r.Seq, Started: r.Started, LastSync: s.lastSyncOf(t, r.Types, r.Filter)}
+		a := &attempt{Since: r.Seq, Started: r.Started, LastSync: s.lastSyncOf(t, r.Types, r.Filter)}
+		if a.LastSync != nil && (e.opts.Full || e.gained[t]) {
+			a.LastSync = nil
+			if !e.opts.Full {
+				e.log(fmt.Sprintf("type %s: its schema gained fields: asked for in full", t))
+			}
+		}
+		r.Attempts[t] = a
 	}
+}
+
+// gainedFields are the types of the old mapping whose new mapping has
+// fields the old one had not.
+func gainedFields(old, now map[string]*typeMap) map[string]bool {
+	out := map[string]bool{}
+	for t, tm := range now {
+		o := old[t]
+		if o == nil {
+			continue
+		}
+		for id := range tm.Fields {
+			if _, ok := o.Fields[id]; !ok {
+				out[t] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // typeError is the failure of one type: the run goes on with the others.

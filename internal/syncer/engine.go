@@ -149,6 +149,13 @@ type Options struct {
 	// to the app gets (a client that traces its calls and sends their W3C
 	// traceparent continues it: see HTTPClient).
 	Tracer trace.Tracer
+	// Full asks for a full run: a run in progress is not resumed, failed
+	// types start over, and every type is asked for without
+	// lastSynchronizedAt, so that the app answers full pages and what it
+	// no longer has is removed (a refresh). A run also asks a type without
+	// lastSynchronizedAt by itself when its schema gained fields since the
+	// last run (its existing entities would otherwise keep them empty).
+	Full bool
 	// Space, when not empty, is the namespace of the run's types, entities
 	// and state in the store instead of the app's own (see ValidSpace):
 	// several synchronizations of one app, each into a space of its own,
@@ -404,6 +411,9 @@ type engine struct {
 	// step of the schema mapping and the number of changes it held; an
 	// error stops the mapping there.
 	schemaStepDone func(changes int) error
+	// gained are the types that existed before this run and whose schema
+	// gained fields in it: they are asked for in full.
+	gained map[string]bool
 	// refNames maps relation targets' entity ids to their app ids (bounded),
 	// to report targets that never arrive by their app id.
 	refNames map[string]string
@@ -712,6 +722,7 @@ func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any
 		e.log("schema: " + w)
 	}
 	e.mapping = plan.out
+	e.gained = gainedFields(old, plan.out)
 	for t, err := range failed {
 		e.log(fmt.Sprintf("type %s: %v", t, err))
 	}
@@ -730,7 +741,7 @@ func (e *engine) startRun(ctx context.Context, key string, s *state, sel *chosen
 		merged[k] = v
 	}
 	s.Mapping = merged
-	if s.Run != nil && sameTypes(s.Run.Types, sel.types) && sameFilter(s.Run.Filter, sel.filter) {
+	if s.Run != nil && !e.opts.Full && sameTypes(s.Run.Types, sel.types) && sameFilter(s.Run.Filter, sel.filter) {
 		rep.Resumed = true
 		e.log(fmt.Sprintf("resuming run %d (operation %s)", s.Run.Seq, s.Run.OperationID))
 	} else {
