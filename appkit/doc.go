@@ -31,6 +31,13 @@
 // listening on a loopback address answers only requests addressed to it
 // there (the Host header), against DNS rebinding.
 //
+// Every app answers GET /healthz (200 "ok" while it serves; the images'
+// health check asks it). [App.Observe] gives it metrics (requests by
+// endpoint and status, items by type, errors by kind) served apart from its
+// port, and traces that continue the caller's W3C traceparent; the
+// appkit/telemetry package sets it up from a main's environment
+// (METRICS_ADDR, OTEL_*).
+//
 // # Handles: every declared name written once
 //
 // Filters, account fields and action arguments are typed handles: declared
