@@ -435,4 +435,7 @@ var funcs = template.FuncMap{
 	},
 	"add":   func(a, b int) int { return a + b },
 	"domID": domID,
+	// sameWord compares words regardless of case (an action argument's
+	// type: real apps ship "textarea" for "textArea").
+	"sameWord": strings.EqualFold,
 }
