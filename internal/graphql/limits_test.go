@@ -17,6 +17,7 @@ func TestLimits(t *testing.T) {
 		{"depth at the bound", `{ findTasks(name: {is: "Fix bug"}) { project { tasks(orderBy: {name: ASC}) { name } } } }`, `{"data":{"findTasks":[{"project":{"tasks":[{"name":"Fix bug"},{"name":"Write docs"}]}}]}}`},
 		{"fields at the bound", `{ findTasks(name: {is: "idle"}) { ` + strings.Repeat("name ", 9) + `} }`, `{"data":{"findTasks":[{"name":"idle"}]}}`},
 		{"depth", deep, `{"errors":[{"message":"the query nests deeper than 4 levels","extensions":{"code":"QUERY_TOO_DEEP"}}]}`},
+		{"depth one past the bound", `{ findTasks { project { tasks { project { name } } } } }`, `{"errors":[{"message":"the query nests deeper than 4 levels","extensions":{"code":"QUERY_TOO_DEEP"}}]}`},
 		{"fields", wide, `{"errors":[{"message":"the query selects more than 10 fields (fragments counted at each use)","extensions":{"code":"QUERY_TOO_COMPLEX"}}]}`},
 		{"fragments count at each use", `{ a: findTasks { ...F } b: findTasks { ...F } c: findTasks { ...F } } fragment F on Task { name points id }`,
 			`{"errors":[{"message":"the query selects more than 10 fields (fragments counted at each use)","extensions":{"code":"QUERY_TOO_COMPLEX"}}]}`},
