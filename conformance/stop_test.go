@@ -124,7 +124,7 @@ func TestRunInterrupted(t *testing.T) {
 				// the run is then on its way to wait for the retry.
 				cfg.Client = &http.Client{Transport: onErrorRead{http.DefaultTransport, func() { app.once.Do(func() { close(app.hung) }) }}}
 			}
-			rep, err := conformance.Run(ctx, cfg)
+			rep, err := runWithin(t, ctx, cfg, 2*time.Minute)
 			if !errors.Is(err, conformance.ErrStopped) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run = %v, want ErrStopped and context.Canceled", err)
 			}
@@ -160,13 +160,37 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
+// runWithin runs the suite and fails the test, saying what did not happen,
+// when the run has not returned within d of its start (the runs here wait
+// an hour per request: a cancellation that does not stop the run would
+// otherwise hang until go test's own timeout).
+func runWithin(t *testing.T, ctx context.Context, cfg conformance.Config, d time.Duration) (conformance.Report, error) {
+	t.Helper()
+	type result struct {
+		rep conformance.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := conformance.Run(ctx, cfg)
+		done <- result{rep, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-time.After(d):
+		t.Fatalf("the run did not stop within %s although its context was cancelled (or its bound passed)", d)
+		return conformance.Report{}, nil
+	}
+}
+
 // Config.TotalTimeout bounds a run that would otherwise wait an hour per
 // request.
 func TestRunTotalTimeout(t *testing.T) {
 	t.Parallel()
-	rep, err := conformance.Run(context.Background(), conformance.Config{
+	rep, err := runWithin(t, context.Background(), conformance.Config{
 		Handler: newManyTypes(3, "/api/v1/synchronizer/data"), Timeout: time.Hour, TotalTimeout: 200 * time.Millisecond,
-	})
+	}, 2*time.Minute)
 	if !errors.Is(err, conformance.ErrStopped) || !errors.Is(err, conformance.ErrTotalTimeout) {
 		t.Fatalf("Run = %v, want ErrStopped and ErrTotalTimeout", err)
 	}
