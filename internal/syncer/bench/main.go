@@ -31,8 +31,10 @@
 // app runs in the parent. Each line: items/s of the sync, of raw and of
 // floor, the sync's ratios to raw, copy and floor (targets: at least 0.8 of
 // raw; 1,000,000 items at 50,000 items/s on SQLite and 100,000 on
-// PostgreSQL), and the child's peak RSS after the sync (target: at most 96
-// MiB).
+// PostgreSQL), the child's peak RSS after the sync (target: at most 96
+// MiB), and the CPU time per item of the sync (the child's) and of the app
+// (the parent's): on a shared machine CPU time varies far less than the
+// rates.
 package main
 
 import (
@@ -86,6 +88,12 @@ type result struct {
 	CopySecs   float64 `json:"copy_secs"` // PostgreSQL only
 	FloorSecs  float64 `json:"floor_secs"`
 	SyncRSSMiB float64 `json:"sync_rss_mib"`
+	// SyncCPUSecs is the child's CPU time (user and system) during the
+	// sync: less sensitive to a shared machine's load than SyncSecs.
+	SyncCPUSecs float64 `json:"sync_cpu_secs"`
+	// AppCPUSecs is the parent's (the app's) CPU time per sync, set by
+	// runChild.
+	AppCPUSecs float64 `json:"-"`
 }
 
 func main() {
@@ -133,7 +141,7 @@ func main() {
 		ns = append(ns, n)
 	}
 	fmt.Printf("sync engine vs raw inserts into the same table and the engine's floor, %d CPUs, GOMAXPROCS %d, metrics %v\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), metrics)
-	fmt.Printf("%-8s %10s %13s %13s %6s %6s %13s %6s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "×copy", "floor items/s", "×floor", "peak MiB")
+	fmt.Printf("%-8s %10s %13s %13s %6s %6s %13s %6s %9s %9s %9s\n", "engine", "items", "sync items/s", "raw items/s", "×raw", "×copy", "floor items/s", "×floor", "peak MiB", "cpu µs/it", "app µs/it")
 	for _, engine := range engines {
 		engine = strings.TrimSpace(engine)
 		if engine != "sqlite" && engine != "postgres" {
@@ -164,7 +172,8 @@ func main() {
 			if r.CopySecs > 0 {
 				byCopy = fmt.Sprintf("%.2f", r.CopySecs/r.SyncSecs)
 			}
-			fmt.Printf("%-8s %10d %13.0f %13.0f %6.2f %6s %13.0f %6.2f %9.1f\n", engine, r.N, syncRate, rawRate, syncRate/rawRate, byCopy, floorRate, syncRate/floorRate, r.SyncRSSMiB)
+			fmt.Printf("%-8s %10d %13.0f %13.0f %6.2f %6s %13.0f %6.2f %9.1f %9.2f %9.2f\n", engine, r.N, syncRate, rawRate, syncRate/rawRate, byCopy, floorRate, syncRate/floorRate, r.SyncRSSMiB,
+				r.SyncCPUSecs/float64(r.N)*1e6, r.AppCPUSecs/float64(r.N)*1e6)
 		}
 	}
 }
@@ -202,7 +211,9 @@ func runChild(engine, pgDSN string, n, repeat int, profile string) (*result, err
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
+	appCPU := cpuSecs()
 	out, err := cmd.Output()
+	appCPU = (cpuSecs() - appCPU) / float64(max(repeat, 1))
 	if err != nil {
 		return nil, fmt.Errorf("child for %d items on %s: %w", n, engine, err)
 	}
@@ -210,6 +221,7 @@ func runChild(engine, pgDSN string, n, repeat int, profile string) (*result, err
 	if err := json.Unmarshal(out, &r); err != nil {
 		return nil, fmt.Errorf("child for %d items on %s: %w", n, engine, err)
 	}
+	r.AppCPUSecs = appCPU
 	return &r, nil
 }
 
@@ -301,6 +313,7 @@ func measure(engine, pgDSN string, n int, appURL string, repeat int) (*result, e
 		best.CopySecs = min(best.CopySecs, r.CopySecs)
 		best.FloorSecs = min(best.FloorSecs, r.FloorSecs)
 		best.SyncRSSMiB = max(best.SyncRSSMiB, r.SyncRSSMiB)
+		best.SyncCPUSecs = min(best.SyncCPUSecs, r.SyncCPUSecs)
 	}
 	return best, nil
 }
@@ -339,7 +352,7 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 	if metrics {
 		obs = observeSync(st, &opts)
 	}
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuSecs()
 	rep, err := syncer.Run(ctx, st, opts)
 	if err != nil {
 		return nil, err
@@ -347,7 +360,7 @@ func measureOnce(engine, pgDSN string, n int, appURL string) (*result, error) {
 	for _, t := range rep.Types {
 		obs.Report("bench", t)
 	}
-	r := &result{Store: engine, N: n, SyncSecs: time.Since(start).Seconds(), SyncRSSMiB: peakRSS()}
+	r := &result{Store: engine, N: n, SyncSecs: time.Since(start).Seconds(), SyncCPUSecs: cpuSecs() - cpuStart, SyncRSSMiB: peakRSS()}
 	for _, t := range rep.Types {
 		if t.Type == "row" && t.Created != n {
 			return nil, fmt.Errorf("synchronized %d rows, want %d", t.Created, n)
@@ -617,4 +630,22 @@ func observeSync(st *store.Store, opts *syncer.Options) *observe.Host {
 		last[ev.Type] = ev.Elapsed
 	}
 	return obs
+}
+
+// cpuSecs is the process's CPU time so far (user and system, all
+// threads), from /proc/self/stat in clock ticks of 1/100 s (0 where there
+// is no /proc).
+func cpuSecs() float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / 100
 }
