@@ -27,51 +27,45 @@ func oauthValidateFailure(err error) error {
 }
 
 func (s *server) oauth2Authorize(c *echo.Context, a *Auth) error {
-	var in protocol.OAuth2AuthorizeRequest
-	if err := s.decode(c, &in); err != nil {
-		return err
-	}
-	uri, err := a.OAuth2.Authorize(c.Request().Context(), in.CallbackURI, in.State)
-	if err != nil {
-		return oauthFailure(err)
-	}
-	return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri})
+	return endpoint(s, c, nil, func(in *protocol.OAuth2AuthorizeRequest, _ Request) error {
+		uri, err := a.OAuth2.Authorize(c.Request().Context(), in.CallbackURI, in.State)
+		if err != nil {
+			return oauthFailure(err)
+		}
+		return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri})
+	})
 }
 
 func (s *server) oauth2AccessToken(c *echo.Context, a *Auth) error {
-	var in protocol.OAuth2AccessTokenRequest
-	if err := s.decode(c, &in); err != nil {
-		return err
-	}
-	details(c).secrets = append(details(c).secrets, in.Code)
-	out, err := a.OAuth2.Exchange(c.Request().Context(), in.Fields.CallbackURI, in.Code)
-	if err != nil {
-		return oauthFailure(err)
-	}
-	return writeJSON(c.Response(), http.StatusOK, out)
+	read := func(in *protocol.OAuth2AccessTokenRequest) envelope { return envelope{secrets: []string{in.Code}} }
+	return endpoint(s, c, read, func(in *protocol.OAuth2AccessTokenRequest, _ Request) error {
+		out, err := a.OAuth2.Exchange(c.Request().Context(), in.Fields.CallbackURI, in.Code)
+		if err != nil {
+			return oauthFailure(err)
+		}
+		return writeJSON(c.Response(), http.StatusOK, out)
+	})
 }
 
 func (s *server) oauth1Authorize(c *echo.Context, a *Auth) error {
-	var in protocol.OAuth1AuthorizeRequest
-	if err := s.decode(c, &in); err != nil {
-		return err
-	}
-	uri, token, secret, err := a.OAuth1.Authorize(c.Request().Context(), in.CallbackURI)
-	if err != nil {
-		return oauthFailure(err)
-	}
-	return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri, Token: token, Secret: secret})
+	return endpoint(s, c, nil, func(in *protocol.OAuth1AuthorizeRequest, _ Request) error {
+		uri, token, secret, err := a.OAuth1.Authorize(c.Request().Context(), in.CallbackURI)
+		if err != nil {
+			return oauthFailure(err)
+		}
+		return writeJSON(c.Response(), http.StatusOK, protocol.AuthorizeResponse{RedirectURI: uri, Token: token, Secret: secret})
+	})
 }
 
 func (s *server) oauth1AccessToken(c *echo.Context, a *Auth) error {
-	var in protocol.OAuth1AccessTokenRequest
-	if err := s.decode(c, &in); err != nil {
-		return err
+	read := func(in *protocol.OAuth1AccessTokenRequest) envelope {
+		return envelope{secrets: []string{in.Fields.AccessSecret, in.OAuthVerifier}}
 	}
-	details(c).secrets = append(details(c).secrets, in.Fields.AccessSecret, in.OAuthVerifier)
-	out, err := a.OAuth1.Exchange(c.Request().Context(), in.Fields.AccessToken, in.Fields.AccessSecret, in.Fields.CallbackURI, in.OAuthVerifier)
-	if err != nil {
-		return oauthFailure(err)
-	}
-	return writeJSON(c.Response(), http.StatusOK, out)
+	return endpoint(s, c, read, func(in *protocol.OAuth1AccessTokenRequest, _ Request) error {
+		out, err := a.OAuth1.Exchange(c.Request().Context(), in.Fields.AccessToken, in.Fields.AccessSecret, in.Fields.CallbackURI, in.OAuthVerifier)
+		if err != nil {
+			return oauthFailure(err)
+		}
+		return writeJSON(c.Response(), http.StatusOK, out)
+	})
 }
