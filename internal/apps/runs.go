@@ -78,6 +78,9 @@ type RunReport struct {
 	OperationID string `json:"operationId,omitempty"`
 	// Resumed reports a run continued from a saved position.
 	Resumed bool `json:"resumed,omitempty"`
+	// Full reports a full refresh, asked for (RunSpec.Full): set from the
+	// moment it is asked for, on the queued run too.
+	Full bool `json:"full,omitempty"`
 	// Warnings are what the host tolerated (and webhook problems).
 	Warnings []string `json:"warnings,omitempty"`
 	// SchemaChanges say what the run changed in the store's schema.

@@ -316,10 +316,11 @@ func (s *Scheduler) work(ctx context.Context, id string, eventsOnly bool) {
 
 // startRun marks the sync's run as running here: the queued, interrupted
 // or paused one continues (one more attempt), else a new scheduled run
-// starts.
-func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
-	var runID string
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+// starts. full reports a full run (RunReport.Full), fresh one whose
+// attempt starts it (asked for in full, not started: syncer.Options.Full;
+// a full run resumed after a pause continues where it paused).
+func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (runID string, full, fresh bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now()
 		status, err := s.hist.unfinished(ctx, tx, sy)
 		if err != nil {
@@ -327,6 +328,14 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
 		}
 		if status != "" {
 			runID = sy.RunID
+			var report string
+			if err := tx.QueryRowContext(ctx, s.q("SELECT report FROM apps_runs WHERE id = ?"), runID).Scan(&report); err != nil {
+				return err
+			}
+			var rep RunReport
+			if report != "" && json.Unmarshal([]byte(report), &rep) == nil && rep.Full {
+				full, fresh = true, rep.OperationID == ""
+			}
 			_, err = tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
  started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`), StatusRunning, s.cfg.HostID, ms(now), runID)
 			return err
@@ -338,14 +347,14 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (string, error) {
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("start the run: %w", err)
+		return "", false, false, fmt.Errorf("start the run: %w", err)
 	}
-	return runID, nil
+	return runID, full, fresh, nil
 }
 
 // runSync runs a due sync with the engine and records the outcome.
 func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
-	runID, err := s.startRun(ctx, sy)
+	runID, full, fresh, err := s.startRun(ctx, sy)
 	if err != nil {
 		return err
 	}
@@ -359,6 +368,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	opts.HTTPClient = hc
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields
 	opts.Types, opts.Filter, opts.Space = sy.Types, sy.Filter, sy.spaceOf(a)
+	opts.Full = fresh
 	opts.Log = func(msg string) { s.log.Debug().Str("sync", sy.ID).Msg(m.mask(msg)) }
 	progress, untrack := s.progress.track(runID)
 	defer untrack()
@@ -387,9 +397,9 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 		// the next holder continues it.
 		return context.Cause(ctx)
 	}
-	report := &RunReport{}
+	report := &RunReport{Full: full}
 	if rep != nil {
-		report = &RunReport{Account: rep.Account, OperationID: rep.OperationID, Resumed: rep.Resumed, Warnings: rep.Warnings, SchemaChanges: rep.SchemaChanges, Types: rep.Types}
+		report = &RunReport{Account: rep.Account, OperationID: rep.OperationID, Resumed: rep.Resumed, Full: full, Warnings: rep.Warnings, SchemaChanges: rep.SchemaChanges, Types: rep.Types}
 		if rep.AccountFields != nil && !reflect.DeepEqual(normalize(rep.AccountFields), normalize(fields)) {
 			if err := s.reg.saveAccount(ctx, acc.ID, rep.Account, rep.AccountFields); err != nil {
 				report.Warnings = append(report.Warnings, "the refreshed account could not be saved: "+err.Error())

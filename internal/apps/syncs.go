@@ -529,6 +529,28 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 // RunNow queues a run of the sync (or answers the one queued, in progress
 // or paused; a paused run is resumed now).
 func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
+	return s.RunWith(ctx, syncID, RunSpec{})
+}
+
+// RunSpec asks for a run of a sync.
+type RunSpec struct {
+	// Full asks for a full refresh (see syncer.Options.Full): a stopped
+	// run is not resumed, failed types start over, and every type is asked
+	// for without lastSynchronizedAt, so that what the app no longer has
+	// is removed. Its report says Full.
+	Full bool `json:"full,omitempty"`
+}
+
+// fullAsked is the report of a run asked for in full that has not started
+// (RunReport.Full without an operation): its first attempt runs with
+// syncer.Options.Full; a later one (after a pause) resumes the full run.
+var fullAsked = mustJSON(&RunReport{Full: true})
+
+// RunWith queues a run of the sync as RunNow does; spec.Full makes it a
+// full refresh: the run queued, or the one queued or paused (which then
+// starts over), is asked for in full. A full run cannot be asked for while
+// a run is in progress (ErrConflict: cancel it, or ask once it ended).
+func (s *SyncService) RunWith(ctx context.Context, syncID string, spec RunSpec) (*Run, error) {
 	var runID string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		sy, err := s.lockSync(ctx, tx, syncID)
@@ -543,13 +565,27 @@ func (s *SyncService) RunNow(ctx context.Context, syncID string) (*Run, error) {
 		if status != "" {
 			runID = sy.RunID
 			if status == StatusRunning && sy.LeaseOwner != "" {
+				if spec.Full {
+					return fmt.Errorf("%w: a run of the sync is in progress: cancel it, or ask for a full run once it has ended", ErrConflict)
+				}
 				return nil // already running
+			}
+			if spec.Full {
+				// The run starts over: an earlier attempt's counts go.
+				if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET report = ? WHERE id = ?"), fullAsked, runID); err != nil {
+					return err
+				}
 			}
 			_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
 			return err
 		}
 		if runID, err = s.hist.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
 			return err
+		}
+		if spec.Full {
+			if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET report = ? WHERE id = ?"), fullAsked, runID); err != nil {
+				return err
+			}
 		}
 		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?"), runID, ms(now), syncID)
 		return err

@@ -621,8 +621,14 @@ func (c *Console) runsFragment(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, "runs_fragment", &page{Data: d})
 }
 
+// runNow runs a sync now: in full (a refresh) when the form says full=1
+// (the "Full sync" button).
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request) {
-	if _, _, ok := pathCall(c, w, r, (*apps.Service).RunNow); !ok {
+	full := r.PostFormValue("full") == "1"
+	run := func(svc *apps.Service, ctx context.Context, id string) (*apps.Run, error) {
+		return svc.RunWith(ctx, id, apps.RunSpec{Full: full})
+	}
+	if _, _, ok := pathCall(c, w, r, run); !ok {
 		return
 	}
 	redirect(w, r, "/syncs/"+r.PathValue("id"))

@@ -166,6 +166,19 @@ func TestAppsToData(t *testing.T) {
 				t.Errorf("runs fragment: %d\n%s", frag.code, frag.body)
 			}
 			e.waitRun(syncID)
+			// Full sync: a run asked in full, labelled so.
+			if !strings.Contains(b.get("/syncs/"+syncID).body, `name="full" value="1"`) {
+				t.Error("the sync page has no Full sync button")
+			}
+			if r := b.post("/syncs/"+syncID+"/run", url.Values{"csrf": {tok}, "full": {"1"}}); r.code != http.StatusSeeOther {
+				t.Errorf("full sync: %d", r.code)
+			}
+			if fr := e.waitRun(syncID); fr.Report == nil || !fr.Report.Full || fr.Status != apps.StatusSucceeded {
+				t.Errorf("the full sync's run: %s, report %+v", fr.Status, fr.Report)
+			}
+			if !strings.Contains(b.get("/syncs/"+syncID).body, "manual (full)") {
+				t.Error("the runs table does not label the full run")
+			}
 
 			// The run's exchanges, bodies pretty-printed, secrets masked,
 			// items checked.

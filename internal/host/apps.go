@@ -59,7 +59,9 @@ func readAppsJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 //	DELETE /api/apps/syncs/{id}           {warnings}; the webhook is deleted at the app; a running
 //	                                      run is cancelled first (409 only when its host still holds
 //	                                      the sync after the lease's time)
-//	POST   /api/apps/syncs/{id}/run       run now (202 with the run)
+//	POST   /api/apps/syncs/{id}/run       run now (202 with the run); body {full: true} (optional) asks for a
+//	                                      full refresh: the run queued, or the one queued or paused (which
+//	                                      starts over), is asked in full (409 while a run is in progress)
 //	POST   /api/apps/syncs/{id}/cancel    cancels its run in progress, queued or paused (202 with the run;
 //	                                      409 when there is none): a run that a host is running ends
 //	                                      at that host's next lease renewal (within a third of the lease)
@@ -91,7 +93,7 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	mux.Handle("/api/apps/oauth/callback", byMethod{"GET": http.HandlerFunc(a.oauthCallback)})
 	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
 	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Sync)), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
-	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(onID(a, http.StatusAccepted, a.syncs.RunNow))})
+	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(a.runSync)})
 	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(onID(a, http.StatusAccepted, a.syncs.CancelSync))})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
 	mux.Handle("/api/apps/runs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Run))})
@@ -151,6 +153,17 @@ func onID[T any](a *appsAPI, status int, call func(context.Context, string) (T, 
 		v, err := call(r.Context(), r.PathValue("id"))
 		a.reply(w, r, status, v, err)
 	}
+}
+
+// runSync runs a sync now, in full when the body (optional) says
+// {"full": true}.
+func (a *appsAPI) runSync(w http.ResponseWriter, r *http.Request) {
+	var body apps.RunSpec
+	if !readJSON(w, r, &body, maxAppsBody, true) {
+		return
+	}
+	run, err := a.syncs.RunWith(r.Context(), r.PathValue("id"), body)
+	a.reply(w, r, http.StatusAccepted, run, err)
 }
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {

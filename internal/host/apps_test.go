@@ -147,6 +147,20 @@ func TestAppsScheduleAndHistory(t *testing.T) {
 			t.Errorf("the exchanges show the token or mask nothing")
 		}
 
+		// A full run asked for: {"full": true}; its report says so.
+		var fullRun apps.Run
+		e.api("POST", "/api/apps/syncs/"+sy.ID+"/run", map[string]any{"full": true}, 202, &fullRun)
+		testkit.WaitUntil(t, "the full run", func() bool {
+			e.api("GET", "/api/apps/runs/"+fullRun.ID, nil, 200, &fullRun)
+			return fullRun.Status == apps.StatusSucceeded
+		})
+		if fullRun.Report == nil || !fullRun.Report.Full {
+			t.Errorf("the full run's report: %+v", fullRun.Report)
+		}
+		if r := e.do("POST", "/api/apps/syncs/"+sy.ID+"/run", appsToken, `{"full": "yes"}`); r.code != 400 {
+			t.Errorf("a run asked with a malformed body: %d %s", r.code, r.raw)
+		}
+
 		// Errors.
 		e.api("GET", "/api/apps/nope", nil, 404, nil)
 		e.api("GET", "/api/apps/syncs/nope/runs", nil, 404, nil)
