@@ -38,7 +38,7 @@ func init() {
 }
 
 const devUsage = `Usage: appkit dev [DIR] [--addr HOST:PORT] [--store DSN] [--token TOKEN]
-                  [--account KEY=VALUE ...] [--type ID ...] [--filter KEY=VALUE ...]
+                  [--account KEY=VALUE ...] [--type ID ...] [--filter KEY=VALUE ...] [--full]
 
 The live loop of an app's developer. Builds the app's main package in DIR
 (default .) with "go build", runs it on a free loopback port (HOST is
@@ -61,7 +61,16 @@ a few items.
 
 The store is by default a file under the user's cache directory named
 after the app (never inside DIR); --store, --token, --account, --type and
---filter mean what they mean for "appkit host" and "appkit sync". Without
+--filter mean what they mean for "appkit host" and "appkit sync". --full
+makes every synchronization of the session a full refresh, as "appkit sync
+--full" (no resume, every type asked without lastSynchronizedAt: items
+changed by a change of the app's code are all read again, and what the app
+no longer has is removed); without it a type whose schema gained fields is
+still asked in full by itself. The loop reads no input: there is no key
+for a full run, restart with --full. A second session on the same store
+picks up the app's registration (moved to the app's new port), account
+and sync; a run an earlier session left paused is resumed and its result
+printed. Without
 --token a token is made once per file store and kept beside it. SIGINT
 (Ctrl-C) or SIGTERM stops the app and the host; the store keeps
 everything.
@@ -84,6 +93,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	account := accountFlag(fs, "")
 	types := typesFlag(fs, "the app's default types")
 	filter := filterFlag(fs, "")
+	full := fs.Bool("full", false, "every synchronization a full refresh: no resume, every type asked without lastSynchronizedAt")
 	// DIR may come before the flags.
 	dir := "."
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -103,7 +113,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageErrorf("--token: %v", err)
 		}
 	}
-	d := &devSession{stdout: stdout, stderr: stderr, account: account.last(), types: *types}
+	d := &devSession{stdout: stdout, stderr: stderr, account: account.last(), types: *types, full: *full}
 	if flt := filter.texts(); len(flt) > 0 {
 		d.filter = flt
 	}
@@ -117,6 +127,7 @@ type devSession struct {
 	account        map[string]string
 	types          []string
 	filter         map[string][]string
+	full           bool // every run a full refresh
 
 	st     *store.Store
 	svc    *apps.Service
@@ -220,10 +231,11 @@ func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) erro
 	}
 }
 
-// ready checks the app (re)started at url, registers it and synchronizes
-// it, printing what changed.
+// ready checks the app (re)started at url, registers it (by its id: the
+// registration of an earlier session, at another port, moves to url) and
+// synchronizes it, printing what changed.
 func (d *devSession) ready(ctx context.Context, url string) error {
-	app, err := d.svc.RegisterApp(ctx, url)
+	app, err := d.svc.RegisterMoving(ctx, apps.RegisterSpec{URL: url})
 	if err != nil {
 		return fmt.Errorf("register the app: %w", err)
 	}
@@ -327,7 +339,8 @@ func (d *devSession) check(ctx context.Context, app *apps.App, url string) {
 
 // sync runs the app's sync (a new sync's first run is the one the
 // scheduler starts; later ones are asked for), waits for its end and
-// prints what changed since before.
+// prints what changed since before. A paused run (of this session or an
+// earlier one) is resumed at once: its end is awaited, not its pause.
 func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created bool) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -349,11 +362,17 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 	}
 	if run == nil {
 		var err error
-		if run, err = d.svc.RunNow(ctx, d.syncID); err != nil {
+		if run, err = d.svc.RunWith(ctx, d.syncID, apps.RunSpec{Full: d.full}); err != nil {
 			return err
 		}
 	}
-	for run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
+	// A paused run answered by RunNow is resumed by the scheduler: one
+	// more attempt, then running.
+	pausedAttempts := -1
+	if run.Status == apps.StatusPaused {
+		pausedAttempts = run.Attempts
+	}
+	for run.Status == apps.StatusQueued || run.Status == apps.StatusRunning || (run.Status == apps.StatusPaused && run.Attempts == pausedAttempts) {
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
@@ -364,7 +383,10 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 			return err
 		}
 	}
-	took := (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond)
+	took := (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond).String()
+	if run.Report != nil && run.Report.Full {
+		took += " (a full refresh)"
+	}
 	switch run.Status {
 	case apps.StatusSucceeded:
 		d.say("synced in %s", took)

@@ -26,7 +26,7 @@ func init() {
 }
 
 const syncUsage = `Usage: appkit sync --store DSN --app URL [--auth ID] [--account KEY=VALUE ...]
-                   [--type ID ... | --types a,b] [--filter KEY=VALUE ...]
+                   [--type ID ... | --types a,b] [--filter KEY=VALUE ...] [--full]
 
 Runs one synchronization of the app at URL into the store, as the workspace
 service would: descriptor, account validation, config, schema, then every
@@ -36,7 +36,11 @@ unchanged, removed, skipped) on stdout.
 The account, the types and the filter are remembered in the store: a later
 run needs only --store and --app. A run that stops (the app keeps failing,
 the process is killed) is resumed by the next run from the page it stopped
-at. --account takes the authentication's fields (and OAuth tokens:
+at. --full asks for a full refresh instead: a stopped run is not
+resumed, and every type is asked for without lastSynchronizedAt, so that
+the app answers everything and what it no longer has is removed (fields
+added to a type since the last run already get a full run of that type by
+themselves). --account takes the authentication's fields (and OAuth tokens:
 access_token, refresh_token); --filter a value per filter (repeat it, give
 a JSON array or separate values with commas, for a multidropdown; a date
 filter takes a statement such as "last 2 weeks"; a JSON string is read as
@@ -73,13 +77,14 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	types := typesFlag(fs, "those of the last run, else the app's default types")
 	filter := filterFlag(fs, "replaces the filter of the last run; a list filter also takes a comma-separated list")
 	timeout := fs.Duration("timeout", 60*time.Second, "the longest wait for one answer of the app")
+	full := fs.Bool("full", false, "a full refresh: no resume, every type asked without lastSynchronizedAt (what the app no longer has is removed)")
 	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if *app == "" {
 		return usageErrorf("--app is required")
 	}
-	opts := syncer.Options{AppURL: *app, Auth: *authID, Types: *types, Filter: filter.texts(), RequestTimeout: *timeout, Account: account.last()}
+	opts := syncer.Options{AppURL: *app, Auth: *authID, Types: *types, Filter: filter.texts(), RequestTimeout: *timeout, Account: account.last(), Full: *full}
 	stopTracing, err := traceSync(ctx, &opts)
 	if err != nil {
 		return err

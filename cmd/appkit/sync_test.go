@@ -91,3 +91,34 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("progress output %q", got)
 	}
 }
+
+// --full: a run that would be a delta asks every type in full (the
+// summary's mode says so), then the next run is a delta again.
+func TestSyncCommandFull(t *testing.T) {
+	appURL := serveTracker(t, tracker.Config{Projects: 2, Tasks: 30})
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	sync := func(extra ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args := append([]string{"sync", "--store", dsn, "--app", appURL, "--account", "token=demo", "--type", "task"}, extra...)
+		if code := run(context.Background(), args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", extra, code, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	mode := func(out string) string {
+		m := regexp.MustCompile(`task\s+completed\s+(\w+)\s+\d+\s+(\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no task line in:\n%s", out)
+		}
+		return m[1] + " " + m[2]
+	}
+	for i, tc := range []struct {
+		args []string
+		want string // mode and items
+	}{{nil, "full 30"}, {nil, "delta 0"}, {[]string{"--full"}, "full 30"}, {nil, "delta 0"}} {
+		if got := mode(sync(tc.args...)); got != tc.want {
+			t.Errorf("run %d %v: task %s, want %s", i+1, tc.args, got, tc.want)
+		}
+	}
+}
