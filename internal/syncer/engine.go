@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -708,10 +707,6 @@ func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any
 	}
 	if err := checkSchemaSize(schema, good); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
-	}
-	// Rich-text contents go to the documents table; make sure it exists.
-	if _, err := documents.NewStore(ctx, e.st.DB(), e.st.Dialect()); err != nil {
-		return nil, nil, err
 	}
 	plan := planSchema(rep.Space, schema, good, sel.names)
 	rep.Warnings = append(rep.Warnings, plan.warns...)
