@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // DefaultAdminEmail is the admin's e-mail when none is configured.
@@ -52,7 +51,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, email, password string) (setu
 		}
 	}
 	if email == "" {
-		u, err := s.oldestUser(ctx)
+		u, err := s.on(s.db).oldestUser(ctx)
 		if err == nil {
 			return s.keepAdmin(ctx, u, password)
 		}
@@ -65,7 +64,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, email, password string) (setu
 	if err != nil {
 		return AdminSetup{}, err
 	}
-	u, err := s.userByEmail(ctx, email)
+	u, err := s.on(s.db).userByEmail(ctx, email)
 	switch {
 	case err == nil:
 		return s.keepAdmin(ctx, u, password)
@@ -79,7 +78,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, email, password string) (setu
 	created, err := s.CreateUser(ctx, email, password)
 	if err != nil {
 		// Another host process may have created it in between.
-		u, err2 := s.userByEmail(ctx, email)
+		u, err2 := s.on(s.db).userByEmail(ctx, email)
 		if err2 != nil {
 			return AdminSetup{}, err
 		}
@@ -113,33 +112,12 @@ func (s *Service) removeUsersBut(ctx context.Context, keep string) ([]User, erro
 		return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, email, created_at FROM host_users WHERE id <> ? ORDER BY created_at, id`), keep)
+	gone, err := s.on(tx).usersBut(ctx, keep)
 	if err != nil {
 		return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
 	}
-	var gone []User
-	for rows.Next() {
-		var u User
-		var created int64
-		if err := rows.Scan(&u.ID, &u.Email, &created); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
-		}
-		u.Created = time.UnixMilli(created).UTC()
-		gone = append(gone, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := s.on(tx).deleteUsersBut(ctx, keep); err != nil {
 		return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
-	}
-	for _, q := range []string{
-		`DELETE FROM host_sessions WHERE user_id <> ?`,
-		`DELETE FROM host_tokens WHERE user_id <> ?`,
-		`DELETE FROM host_users WHERE id <> ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, s.q(q), keep); err != nil {
-			return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("auth: remove the previous admins: %w", err)
@@ -158,8 +136,7 @@ func (s *Service) SetPassword(ctx context.Context, userID, password, keepSession
 	if err := checkPassword(password); err != nil {
 		return false, 0, err
 	}
-	var current string
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT password_hash FROM host_users WHERE id = ?`), userID).Scan(&current)
+	current, err := s.on(s.db).passwordHash(ctx, userID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, 0, ErrNotFound
 	}
@@ -182,20 +159,19 @@ func (s *Service) SetPassword(ctx context.Context, userID, password, keepSession
 		return false, 0, fmt.Errorf("auth: set password: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE host_users SET password_hash = ? WHERE id = ?`), hash, userID); err != nil {
+	if err := s.on(tx).setPasswordHash(ctx, userID, hash); err != nil {
 		return false, 0, fmt.Errorf("auth: set password: %w", err)
 	}
-	end, args := `DELETE FROM host_sessions WHERE user_id = ?`, []any{userID}
+	keepHash := ""
 	if keepSession != "" {
-		end, args = end+` AND id_hash <> ?`, append(args, Hash(keepSession))
+		keepHash = Hash(keepSession)
 	}
-	res, err := tx.ExecContext(ctx, s.q(end), args...)
+	n, err := s.on(tx).deleteSessionsOf(ctx, userID, keepHash)
 	if err != nil {
 		return false, 0, fmt.Errorf("auth: set password: end the sessions: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, 0, fmt.Errorf("auth: set password: %w", err)
 	}
-	n, _ := res.RowsAffected()
 	return true, int(n), nil
 }

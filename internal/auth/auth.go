@@ -7,7 +7,8 @@
 // host_tokens (id, user, name, SHA-256 hash of the token, created and
 // last-used times). Secrets (passwords,
 // session ids, token values) are never stored or logged in clear: a token's
-// value is shown once, when it is created. SQL goes through the dialect's
+// value is shown once, when it is created. The fixed SQL is in queries.go,
+// one small typed function per statement: it goes through the dialect's
 // Rebind with bound values only, and the same statements run on SQLite and
 // PostgreSQL (times are Unix milliseconds in BIGINT columns, hashes hex
 // text).
@@ -137,8 +138,6 @@ func New(_ context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service
 	return s, nil
 }
 
-func (s *Service) q(query string) string { return s.d.Rebind(query) }
-
 func (s *Service) millis() int64 { return s.now().UnixMilli() }
 
 // Hash returns the hex SHA-256 of a secret: the stored form of tokens and
@@ -187,39 +186,15 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (User,
 		return User{}, err
 	}
 	u := User{ID: uuid.NewString(), Email: email, Created: time.UnixMilli(s.millis()).UTC()}
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO host_users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`),
-		u.ID, u.Email, hash, u.Created.UnixMilli())
-	if err != nil {
+	if err := s.on(s.db).insertUser(ctx, u, hash); err != nil {
 		return User{}, fmt.Errorf("auth: create user %s: %w", email, err)
 	}
 	return u, nil
 }
 
-func (s *Service) scanUser(row *sql.Row) (User, error) {
-	var u User
-	var created int64
-	err := row.Scan(&u.ID, &u.Email, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, ErrNotFound
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("auth: read user: %w", err)
-	}
-	u.Created = time.UnixMilli(created).UTC()
-	return u, nil
-}
-
-func (s *Service) userByEmail(ctx context.Context, email string) (User, error) {
-	return s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at FROM host_users WHERE email = ?`), email))
-}
-
-func (s *Service) oldestUser(ctx context.Context) (User, error) {
-	return s.scanUser(s.db.QueryRowContext(ctx, `SELECT id, email, created_at FROM host_users ORDER BY created_at, id LIMIT 1`))
-}
-
 // UserByID returns one user.
 func (s *Service) UserByID(ctx context.Context, id string) (User, error) {
-	return s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at FROM host_users WHERE id = ?`), id))
+	return s.on(s.db).userByID(ctx, id)
 }
 
 // Login checks an e-mail and password and opens a session; the returned
@@ -242,10 +217,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (sessionID 
 	}
 	how := attemptNone
 	defer func() { done(how) }()
-	var hash string
-	var created int64
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT id, email, created_at, password_hash FROM host_users WHERE email = ?`), email).
-		Scan(&u.ID, &u.Email, &created, &hash)
+	u, hash, err := s.on(s.db).userWithHash(ctx, email)
 	if errors.Is(err, sql.ErrNoRows) {
 		if err := s.spendCompare(ctx, password); err != nil {
 			return "", User{}, err
@@ -265,15 +237,12 @@ func (s *Service) Login(ctx context.Context, email, password string) (sessionID 
 		return "", User{}, ErrInvalidCredentials
 	}
 	how = attemptOK
-	u.Created = time.UnixMilli(created).UTC()
 	now := s.millis()
 	sessionID = randomString(32)
-	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_sessions WHERE expires_at <= ?`), now); err != nil {
+	if err := s.on(s.db).deleteExpiredSessions(ctx, now); err != nil {
 		return "", User{}, fmt.Errorf("auth: login: expire sessions: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO host_sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
-		Hash(sessionID), u.ID, now, now+s.ttl.Milliseconds())
-	if err != nil {
+	if err := s.on(s.db).insertSession(ctx, Hash(sessionID), u.ID, now, now+s.ttl.Milliseconds()); err != nil {
 		return "", User{}, fmt.Errorf("auth: login: %w", err)
 	}
 	return sessionID, u, nil
@@ -334,8 +303,7 @@ func (s *Service) SessionUser(ctx context.Context, sessionID string) (User, erro
 	if sessionID == "" || len(sessionID) > maxToken {
 		return User{}, ErrUnauthenticated
 	}
-	u, err := s.scanUser(s.db.QueryRowContext(ctx, s.q(`SELECT u.id, u.email, u.created_at FROM host_sessions s
-		JOIN host_users u ON u.id = s.user_id WHERE s.id_hash = ? AND s.expires_at > ?`), Hash(sessionID), s.millis()))
+	u, err := s.on(s.db).sessionUser(ctx, Hash(sessionID), s.millis())
 	if errors.Is(err, ErrNotFound) {
 		return User{}, ErrUnauthenticated
 	}
@@ -344,7 +312,7 @@ func (s *Service) SessionUser(ctx context.Context, sessionID string) (User, erro
 
 // Logout ends a session; ending an unknown one is no error.
 func (s *Service) Logout(ctx context.Context, sessionID string) error {
-	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_sessions WHERE id_hash = ?`), Hash(sessionID)); err != nil {
+	if err := s.on(s.db).deleteSession(ctx, Hash(sessionID)); err != nil {
 		return fmt.Errorf("auth: logout: %w", err)
 	}
 	return nil
@@ -386,35 +354,14 @@ func (s *Service) insertToken(ctx context.Context, userID, value, name string) (
 		return Token{}, fmt.Errorf("%w: a token name has at most %d bytes", ErrInvalid, maxName)
 	}
 	t := Token{ID: uuid.NewString(), Name: name, UserID: userID, Created: time.UnixMilli(s.millis()).UTC()}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO host_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
-		t.ID, userID, name, Hash(value), t.Created.UnixMilli())
-	if err != nil {
+	if err := s.on(s.db).insertToken(ctx, t, Hash(value)); err != nil {
 		return Token{}, fmt.Errorf("auth: create token: %w", err)
 	}
 	return t, nil
 }
 
-type rowScanner interface{ Scan(dest ...any) error }
-
-func scanToken(row rowScanner) (Token, error) {
-	var t Token
-	var created int64
-	var last sql.NullInt64
-	if err := row.Scan(&t.ID, &t.UserID, &t.Name, &created, &last); err != nil {
-		return Token{}, err
-	}
-	t.Created = time.UnixMilli(created).UTC()
-	if last.Valid {
-		lu := time.UnixMilli(last.Int64).UTC()
-		t.LastUsed = &lu
-	}
-	return t, nil
-}
-
-const tokenColumns = `id, user_id, name, created_at, last_used_at`
-
 func (s *Service) tokenByHash(ctx context.Context, hash string) (Token, error) {
-	t, err := scanToken(s.db.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM host_tokens WHERE token_hash = ?`), hash))
+	t, err := s.on(s.db).tokenByHash(ctx, hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrNotFound
 	}
@@ -426,20 +373,8 @@ func (s *Service) tokenByHash(ctx context.Context, hash string) (Token, error) {
 
 // ListTokens returns a user's tokens, oldest first.
 func (s *Service) ListTokens(ctx context.Context, userID string) ([]Token, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+tokenColumns+` FROM host_tokens WHERE user_id = ? ORDER BY created_at, id`), userID)
+	out, err := s.on(s.db).tokensOf(ctx, userID)
 	if err != nil {
-		return nil, fmt.Errorf("auth: list tokens: %w", err)
-	}
-	defer rows.Close()
-	out := []Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, fmt.Errorf("auth: list tokens: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("auth: list tokens: %w", err)
 	}
 	return out, nil
@@ -449,11 +384,11 @@ func (s *Service) ListTokens(ctx context.Context, userID string) ([]Token, error
 // no token with that id.
 func (s *Service) DeleteToken(ctx context.Context, userID, tokenID string) error {
 	defer s.forget()
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM host_tokens WHERE id = ? AND user_id = ?`), tokenID, userID)
+	n, err := s.on(s.db).deleteToken(ctx, userID, tokenID)
 	if err != nil {
 		return fmt.Errorf("auth: delete token: %w", err)
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
+	if n == 0 {
 		return ErrNotFound
 	}
 	return nil
@@ -488,28 +423,15 @@ func (s *Service) Authenticate(ctx context.Context, value string) (User, Token, 
 	if hit && now.Before(c.expires) {
 		return c.user, c.token, nil
 	}
-	var u User
-	var t Token
-	var uCreated, tCreated int64
-	var last sql.NullInt64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT t.id, t.user_id, t.name, t.created_at, t.last_used_at, u.email, u.created_at
-		FROM host_tokens t JOIN host_users u ON u.id = t.user_id WHERE t.token_hash = ?`), hash).
-		Scan(&t.ID, &t.UserID, &t.Name, &tCreated, &last, &u.Email, &uCreated)
+	u, t, err := s.on(s.db).tokenWithUser(ctx, hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, Token{}, ErrUnauthenticated
 	}
 	if err != nil {
 		return User{}, Token{}, fmt.Errorf("auth: authenticate: %w", err)
 	}
-	u.ID = t.UserID
-	u.Created = time.UnixMilli(uCreated).UTC()
-	t.Created = time.UnixMilli(tCreated).UTC()
-	if last.Valid {
-		lu := time.UnixMilli(last.Int64).UTC()
-		t.LastUsed = &lu
-	}
 	if t.LastUsed == nil || now.Sub(*t.LastUsed) >= lastUsedPrecision {
-		if _, err := s.db.ExecContext(ctx, s.q(`UPDATE host_tokens SET last_used_at = ? WHERE id = ?`), now.UnixMilli(), t.ID); err != nil {
+		if err := s.on(s.db).touchToken(ctx, t.ID, now.UnixMilli()); err != nil {
 			return User{}, Token{}, fmt.Errorf("auth: record token use: %w", err)
 		}
 		lu := time.UnixMilli(now.UnixMilli()).UTC()
