@@ -165,63 +165,31 @@ func (g *group) run(a *cfield, path []any) (any, error) {
 	if depth(args) > MaxInputDepth {
 		return nil, userErrorf("the arguments of %s nest deeper than %d levels", a.name, MaxInputDepth)
 	}
-	switch act.kind {
-	case aCreate:
-		return g.runCreate(a, args)
-	case aCreateBatch:
-		return g.runCreateBatch(a, args)
+	c := &actionCall{f: a, act: act, args: args, path: path}
+	if !act.kind.unselected {
+		ids, err := g.selected()
+		if err != nil {
+			return nil, err
+		}
+		c.ids = ids
 	}
-	ids, err := g.selected()
-	if err != nil {
-		return nil, err
-	}
-	switch act.kind {
-	case aUpdate:
-		return g.runUpdate(a, args, ids)
-	case aDelete:
-		return g.runDelete(a, ids)
-	case aCount:
-		return g.runCount(ids)
-	case aList:
-		return g.runList(a, ids, path)
-	case aAddComment:
-		return g.runAddComment(a, args, ids)
-	case aAppend, aPrepend, aOverwrite:
-		return g.runWriteRich(a, act, args, ids)
-	case aAddItem, aAddItemBatch:
-		return g.runAddItem(a, act, args, ids)
-	case aLink:
-		return g.runLink(a, act, args, ids)
-	case aUnlink, aDeleteRel:
-		return g.runUnlink(a, act, args, ids)
-	case aAssignToMe:
-		return g.runAssignToMe(a, ids)
-	case aNotifyAssignees, aNotifyCreatedBy, aNotifyUsers:
-		return g.runNotify(a, act, args, ids)
-	case aFinalState:
-		return g.runFinalState(a, act, ids)
-	case aAddFile:
-		return g.runAddFile(a, args, ids)
-	case aAttachPdf:
-		return g.runAttachPdf(a, args, ids)
-	}
-	return nil, userErrorf("action %s is not served", a.name)
+	return act.kind.run(g, c)
 }
 
 // runCreate creates one entity of the group's object.
-func (g *group) runCreate(a *cfield, args *inputObj) (any, error) {
-	id, err := g.create(g.o, args)
+func (g *group) runCreate(c *actionCall) (any, error) {
+	id, err := g.create(g.o, c.args)
 	if err != nil {
 		return nil, err
 	}
 	g.ids, g.loaded = []string{id}, true
-	return g.result(a, fmt.Sprintf("created 1 %s", g.o.display()), g.o, []string{id}), nil
+	return g.result(c.f, fmt.Sprintf("created 1 %s", g.o.display()), g.o, []string{id}), nil
 }
 
 // runCreateBatch creates one entity per item of data.
-func (g *group) runCreateBatch(a *cfield, args *inputObj) (any, error) {
+func (g *group) runCreateBatch(c *actionCall) (any, error) {
 	var ids []string
-	for i, it := range listOf(argValue(args, "data")) {
+	for i, it := range listOf(argValue(c.args, "data")) {
 		obj, _ := it.(*inputObj)
 		if obj == nil {
 			return nil, userErrorf("data[%d] is not an object", i)
@@ -233,74 +201,64 @@ func (g *group) runCreateBatch(a *cfield, args *inputObj) (any, error) {
 		ids = append(ids, id)
 	}
 	g.ids, g.loaded = ids, true
-	return g.result(a, fmt.Sprintf("created %d %s", len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("created %d %s", len(ids), g.o.display()), g.o, ids), nil
 }
 
 // runUpdate updates the selected entities.
-func (g *group) runUpdate(a *cfield, args *inputObj, ids []string) (any, error) {
-	for _, id := range ids {
-		if err := g.update(g.o, id, args); err != nil {
+func (g *group) runUpdate(c *actionCall) (any, error) {
+	for _, id := range c.ids {
+		if err := g.update(g.o, id, c.args); err != nil {
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("updated %d %s", len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("updated %d %s", len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runDelete deletes the selected entities.
-func (g *group) runDelete(a *cfield, ids []string) (any, error) {
-	for _, id := range ids {
+func (g *group) runDelete(c *actionCall) (any, error) {
+	for _, id := range c.ids {
 		if err := g.delete(g.o, id); err != nil {
 			return nil, err
 		}
 	}
 	g.ids = nil
-	return g.result(a, fmt.Sprintf("deleted %d %s", len(ids), g.o.display()), g.o, ids), nil
-}
-
-// runCount counts the selected entities.
-func (g *group) runCount(ids []string) (any, error) {
-	return int64(len(ids)), nil
-}
-
-// runList lists the selected entities.
-func (g *group) runList(a *cfield, ids []string, path []any) (any, error) {
-	return g.list(a, ids, path)
+	return g.result(c.f, fmt.Sprintf("deleted %d %s", len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runAddComment comments on each selected entity (a filled-in template).
-func (g *group) runAddComment(a *cfield, args *inputObj, ids []string) (any, error) {
-	tpl, _ := argValue(args, "value").(string)
-	texts, err := g.fill(tpl, ids)
+func (g *group) runAddComment(c *actionCall) (any, error) {
+	tpl, _ := argValue(c.args, "value").(string)
+	texts, err := g.fill(tpl, c.ids)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
+	for _, id := range c.ids {
 		if err := g.addComment(id, texts[id]); err != nil {
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("commented on %d %s", len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("commented on %d %s", len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runWriteRich appends to, prepends to or overwrites a rich-text field of the selected entities.
-func (g *group) runWriteRich(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
-	tpl, _ := argValue(args, "value").(string)
-	texts, err := g.fill(tpl, ids)
+func (g *group) runWriteRich(c *actionCall, mode richWrite) (any, error) {
+	tpl, _ := argValue(c.args, "value").(string)
+	texts, err := g.fill(tpl, c.ids)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.writeRich(act.field, ids, texts, act.kind); err != nil {
+	if err := g.writeRich(c.act.field, c.ids, texts, mode); err != nil {
 		return nil, err
 	}
-	return g.result(a, fmt.Sprintf("changed %s of %d %s", act.field.name, len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("changed %s of %d %s", c.act.field.name, len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runAddItem creates items (one, or one per item of data) linked to each selected entity.
-func (g *group) runAddItem(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
-	items := []*inputObj{args}
-	if act.kind == aAddItemBatch {
+func (g *group) runAddItem(c *actionCall, batch bool) (any, error) {
+	items := []*inputObj{c.args}
+	if batch {
 		items = nil
-		for i, it := range listOf(argValue(args, "data")) {
+		for i, it := range listOf(argValue(c.args, "data")) {
 			obj, _ := it.(*inputObj)
 			if obj == nil {
 				return nil, userErrorf("data[%d] is not an object", i)
@@ -309,165 +267,159 @@ func (g *group) runAddItem(a *cfield, act *action, args *inputObj, ids []string)
 		}
 	}
 	var made []string
-	for _, id := range ids {
+	for _, id := range c.ids {
 		for _, it := range items {
-			nid, err := g.create(act.field.target, it)
+			nid, err := g.create(c.act.field.target, it)
 			if err != nil {
 				return nil, err
 			}
-			if err := g.link(act.field, id, []string{nid}); err != nil {
+			if err := g.link(c.act.field, id, []string{nid}); err != nil {
 				return nil, err
 			}
 			made = append(made, nid)
 		}
 	}
-	return g.result(a, fmt.Sprintf("created %d %s linked through %s", len(made), act.field.target.display(), act.field.name), act.field.target, made), nil
+	return g.result(c.f, fmt.Sprintf("created %d %s linked through %s", len(made), c.act.field.target.display(), c.act.field.name), c.act.field.target, made), nil
 }
 
 // runLink links the chosen targets to the selected entities.
-func (g *group) runLink(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
-	targets, err := g.choose(act.field, args)
+func (g *group) runLink(c *actionCall) (any, error) {
+	targets, err := g.choose(c.act.field, c.args)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		if err := g.link(act.field, id, targets); err != nil {
+	for _, id := range c.ids {
+		if err := g.link(c.act.field, id, targets); err != nil {
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("linked %d %s to %d %s through %s", len(targets), act.field.target.display(), len(ids), g.o.display(), act.field.name), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("linked %d %s to %d %s through %s", len(targets), c.act.field.target.display(), len(c.ids), g.o.display(), c.act.field.name), g.o, c.ids), nil
 }
 
 // runUnlink unlinks (or deletes) the entities linked to the selected ones that args match.
-func (g *group) runUnlink(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
-	where, err := objectFilter(act.field.target, args, nil)
+func (g *group) runUnlink(c *actionCall, del bool) (any, error) {
+	where, err := objectFilter(c.act.field.target, c.args, nil)
 	if err != nil {
 		return nil, err
 	}
-	linked, err := g.linked(act.field, ids, where)
+	linked, err := g.linked(c.act.field, c.ids, where)
 	if err != nil {
 		return nil, err
 	}
 	n := 0
 	var touched []string
-	for _, id := range ids {
+	for _, id := range c.ids {
 		items := linked[id]
 		if len(items) == 0 {
 			continue
 		}
 		n += len(items)
-		if act.kind == aDeleteRel {
+		if del {
 			for _, it := range items {
-				if err := g.delete(act.field.target, it); err != nil {
+				if err := g.delete(c.act.field.target, it); err != nil {
 					return nil, err
 				}
 				touched = append(touched, it)
 			}
 			continue
 		}
-		if err := g.unlink(act.field, id, items); err != nil {
+		if err := g.unlink(c.act.field, id, items); err != nil {
 			return nil, err
 		}
 		touched = append(touched, id)
 	}
-	if act.kind == aDeleteRel {
-		return g.result(a, fmt.Sprintf("deleted %d %s linked through %s", n, act.field.target.display(), act.field.name), act.field.target, touched), nil
+	if del {
+		return g.result(c.f, fmt.Sprintf("deleted %d %s linked through %s", n, c.act.field.target.display(), c.act.field.name), c.act.field.target, touched), nil
 	}
-	return g.result(a, fmt.Sprintf("unlinked %d %s through %s", n, act.field.target.display(), act.field.name), g.o, touched), nil
+	return g.result(c.f, fmt.Sprintf("unlinked %d %s through %s", n, c.act.field.target.display(), c.act.field.name), g.o, touched), nil
 }
 
 // runAssignToMe assigns the selected entities to the viewer.
-func (g *group) runAssignToMe(a *cfield, ids []string) (any, error) {
+func (g *group) runAssignToMe(c *actionCall) (any, error) {
 	e := g.e
-	for _, id := range ids {
+	for _, id := range c.ids {
 		if err := g.assign(id); err != nil {
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("assigned %s to %d %s", e.viewer.Email, len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("assigned %s to %d %s", e.viewer.Email, len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runNotify notifies the assignees, the creators or the given users about each selected entity.
-func (g *group) runNotify(a *cfield, act *action, args *inputObj, ids []string) (any, error) {
-	var who func(id string) ([]string, error)
-	switch act.kind {
-	case aNotifyAssignees:
-		who = func(id string) ([]string, error) {
-			var to []string
-			err := g.tx.Attached().Assignees(g.e.ctx, []string{id}, func(_, email string) error {
-				to = append(to, email)
-				return nil
-			})
-			slices.Sort(to)
-			return to, err
-		}
-	case aNotifyCreatedBy:
-		who = func(id string) ([]string, error) {
-			email, err := g.tx.Attached().Creator(g.e.ctx, id)
-			if email == "" {
-				return nil, err
-			}
-			return []string{email}, err
-		}
-	default:
-		to, err := recipients(argValue(args, "to"))
-		if err != nil {
-			return nil, err
-		}
-		who = func(string) ([]string, error) { return to, nil }
-	}
-	n, err := g.notifyEach(args, ids, who)
+func (g *group) runNotify(c *actionCall, who func(id string) ([]string, error)) (any, error) {
+	n, err := g.notifyEach(c.args, c.ids, who)
 	if err != nil {
 		return nil, err
 	}
-	return g.result(a, fmt.Sprintf("sent %d notifications about %d %s", n, len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("sent %d notifications about %d %s", n, len(c.ids), g.o.display()), g.o, c.ids), nil
+}
+
+// assigneesOf are the e-mail addresses of the users assigned to an entity.
+func (g *group) assigneesOf(id string) ([]string, error) {
+	var to []string
+	err := g.tx.Attached().Assignees(g.e.ctx, []string{id}, func(_, email string) error {
+		to = append(to, email)
+		return nil
+	})
+	slices.Sort(to)
+	return to, err
+}
+
+// creatorOf is the e-mail address of the user who created an entity
+// through this API, when known.
+func (g *group) creatorOf(id string) ([]string, error) {
+	email, err := g.tx.Attached().Creator(g.e.ctx, id)
+	if email == "" {
+		return nil, err
+	}
+	return []string{email}, err
 }
 
 // runFinalState moves the selected entities to the final state of a status field.
-func (g *group) runFinalState(a *cfield, act *action, ids []string) (any, error) {
-	final, name, err := g.finalState(act.field)
+func (g *group) runFinalState(c *actionCall) (any, error) {
+	final, name, err := g.finalState(c.act.field)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		if _, err := g.tx.Update(g.o.st.Name, map[string]any{"platform/id": id, act.field.store: final}); err != nil {
+	for _, id := range c.ids {
+		if _, err := g.tx.Update(g.o.st.Name, map[string]any{"platform/id": id, c.act.field.store: final}); err != nil {
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("moved %d %s to %s", len(ids), g.o.display(), name), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("moved %d %s to %s", len(c.ids), g.o.display(), name), g.o, c.ids), nil
 }
 
 // runAddFile attaches a file fetched from a URL to the selected entities.
-func (g *group) runAddFile(a *cfield, args *inputObj, ids []string) (any, error) {
+func (g *group) runAddFile(c *actionCall) (any, error) {
 	e := g.e
-	name, err := checkName(fmt.Sprint(argValue(args, "name")))
+	name, err := checkName(fmt.Sprint(argValue(c.args, "name")))
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := argValue(args, "url").(string)
+	raw, _ := argValue(c.args, "url").(string)
 	data, ctype, err := e.svc.fetch.fetch(e.ctx, raw)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.attach(ids, name, ctype, data); err != nil {
+	if err := g.attach(c.ids, name, ctype, data); err != nil {
 		return nil, err
 	}
-	return g.result(a, fmt.Sprintf("attached %s (%d bytes) to %d %s", name, len(data), len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("attached %s (%d bytes) to %d %s", name, len(data), len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 // runAttachPdf attaches a PDF made from a filled-in template to each selected entity.
-func (g *group) runAttachPdf(a *cfield, args *inputObj, ids []string) (any, error) {
-	nameArg, _ := argValue(args, "name").(string)
+func (g *group) runAttachPdf(c *actionCall) (any, error) {
+	nameArg, _ := argValue(c.args, "name").(string)
 	name, err := checkName(pdfName(nameArg))
 	if err != nil {
 		return nil, err
 	}
-	tpl, _ := argValue(args, "value").(string)
-	texts, err := g.fillMax(tpl, ids, MaxPdfTextBytes)
+	tpl, _ := argValue(c.args, "value").(string)
+	texts, err := g.fillMax(tpl, c.ids, MaxPdfTextBytes)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
+	for _, id := range c.ids {
 		pdf, err := pdfFile(name, texts[id])
 		if err != nil {
 			return nil, err
@@ -476,7 +428,7 @@ func (g *group) runAttachPdf(a *cfield, args *inputObj, ids []string) (any, erro
 			return nil, err
 		}
 	}
-	return g.result(a, fmt.Sprintf("attached %s to %d %s", name, len(ids), g.o.display()), g.o, ids), nil
+	return g.result(c.f, fmt.Sprintf("attached %s to %d %s", name, len(c.ids), g.o.display()), g.o, c.ids), nil
 }
 
 func argValue(o *inputObj, k string) any {
@@ -875,8 +827,17 @@ func (g *group) putRich(o *object, fd *field, byID map[string]string) error {
 	return g.tx.PutDocuments(contents)
 }
 
+// richWrite is how a rich-text action writes its markdown.
+type richWrite int
+
+const (
+	richAppend richWrite = iota
+	richPrepend
+	richOverwrite
+)
+
 // writeRich appends, prepends or overwrites a rich-text field.
-func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k actionKind) error {
+func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k richWrite) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -893,7 +854,7 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 			ld.wantDoc(s)
 		}
 	}
-	if k != aOverwrite {
+	if k != richOverwrite {
 		if err := ld.loadFrom(g.e.ctx, g.e.svc, g.tx.Querier(), g.tx.Attached()); err != nil {
 			return err
 		}
@@ -907,7 +868,7 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 		cur := strings.TrimRight(ld.docs[strings.ToLower(s)], "\n")
 		add := texts[id]
 		n := len(add)
-		if k != aOverwrite && cur != "" {
+		if k != richOverwrite && cur != "" {
 			n += len(cur) + 2
 		}
 		if err := checkText(fmt.Sprintf("the %s document", fd.name), n, MaxTextBytes); err != nil {
@@ -917,9 +878,9 @@ func (g *group) writeRich(fd *field, ids []string, texts map[string]string, k ac
 			return err
 		}
 		switch {
-		case k == aOverwrite || cur == "":
+		case k == richOverwrite || cur == "":
 			contents[s] = add
-		case k == aAppend:
+		case k == richAppend:
 			contents[s] = cur + "\n\n" + add
 		default:
 			contents[s] = add + "\n\n" + cur

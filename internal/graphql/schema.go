@@ -51,38 +51,10 @@ type field struct {
 	sf     *store.Field
 }
 
-// actionKind names what a mutation action does.
-type actionKind int
-
-const (
-	aCreate actionKind = iota
-	aCreateBatch
-	aUpdate
-	aDelete
-	aCount
-	aList
-	aAddComment
-	aAppend
-	aPrepend
-	aOverwrite
-	aAddItem
-	aAddItemBatch
-	aLink
-	aUnlink
-	aDeleteRel
-	aAssignToMe
-	aNotifyAssignees
-	aNotifyCreatedBy
-	aNotifyUsers
-	aAddFile
-	aAttachPdf
-	aFinalState
-)
-
 // action is one field of a database's mutation group.
 type action struct {
 	name  string
-	kind  actionKind
+	kind  *actionKind
 	field *field // the rich-text or relation field it acts on
 }
 
@@ -354,45 +326,6 @@ func (s *spaceSchema) fieldKind(fd *field, f *store.Field, byType map[string]*ob
 	return true
 }
 
-// actions works out the mutation actions of a database.
-func (s *spaceSchema) actions(o *object) {
-	names := newNamer()
-	add := func(base string, k actionKind, f *field) {
-		o.actions = append(o.actions, &action{name: names.claim(base, "action", ""), kind: k, field: f})
-	}
-	add("create", aCreate, nil)
-	add("createBatch", aCreateBatch, nil)
-	add("update", aUpdate, nil)
-	add("delete", aDelete, nil)
-	add("countOfEntities", aCount, nil)
-	add("listEntities", aList, nil)
-	add("addComment", aAddComment, nil)
-	add("assignToMe", aAssignToMe, nil)
-	add("notifyAssignees", aNotifyAssignees, nil)
-	add("notifyCreatedBy", aNotifyCreatedBy, nil)
-	add("notifyUsers", aNotifyUsers, nil)
-	if sf := stateField(o); sf != nil {
-		add("moveToFinalState", aFinalState, sf)
-	}
-	add("addFileFromUrl", aAddFile, nil)
-	add("attachPdfUsingTemplate", aAttachPdf, nil)
-	for _, f := range o.fields {
-		p := capitalize(f.name)
-		switch {
-		case f.kind == kRich:
-			add("appendContentTo"+p, aAppend, f)
-			add("prependContentTo"+p, aPrepend, f)
-			add("overwriteContentOf"+p, aOverwrite, f)
-		case (f.kind == kToOne || f.kind == kList) && !f.target.option:
-			add("add"+p+"Item", aAddItem, f)
-			add("add"+p+"ItemBatch", aAddItemBatch, f)
-			add("link"+p, aLink, f)
-			add("unlink"+p, aUnlink, f)
-			add("delete"+p, aDeleteRel, f)
-		}
-	}
-}
-
 // Filterable, orderable and writable fields.
 
 func (f *field) filterType() string {
@@ -611,79 +544,7 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sInput)
 	b.fieldLines(o, (*field).inputType)
 	b.WriteString("}\n\n")
-	b.desc("", "Actions on the selected entities of "+o.name+", run in order; create and createBatch make the created entities the ones later actions act on.")
-	fmt.Fprintf(b, "type %s%s {\n", o.name, sActions)
-	inputs := s.inputArgs(o, false)
-	for _, a := range o.actions {
-		switch a.kind {
-		case aCreate:
-			b.desc("  ", "Creates one entity.")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, inputs)
-		case aCreateBatch:
-			b.desc("  ", "Creates one entity per item of data.")
-			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, o.name, sInput)
-		case aUpdate:
-			b.desc("  ", "Sets the given fields of the selected entities.")
-			if args := s.inputArgs(o, true); args != "" {
-				fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, args)
-			} else {
-				fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
-			}
-		case aDelete:
-			b.desc("  ", "Deletes the selected entities.")
-			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
-		case aCount:
-			b.desc("  ", "The number of selected entities.")
-			fmt.Fprintf(b, "  %s: Int!\n", a.name)
-		case aList:
-			b.desc("  ", "The selected entities.")
-			fmt.Fprintf(b, "  %s: [%s!]!\n", a.name, o.name)
-		case aAddComment:
-			b.desc("  ", "Adds a comment (markdown; {{...}} references are filled in per entity) to each selected entity.")
-			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
-		case aAssignToMe:
-			b.desc("  ", "Assigns the authenticated user to the selected entities.")
-			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
-		case aNotifyAssignees:
-			b.desc("  ", "Notifies the users assigned to each selected entity ({{...}} references are filled in per entity).")
-			fmt.Fprintf(b, "  %s(subject: String!, message: String!): ActionResult!\n", a.name)
-		case aNotifyCreatedBy:
-			b.desc("  ", "Notifies the user who created each selected entity through this API, when known.")
-			fmt.Fprintf(b, "  %s(subject: String!, message: String!): ActionResult!\n", a.name)
-		case aNotifyUsers:
-			b.desc("  ", "Notifies the users with these e-mail addresses about each selected entity.")
-			fmt.Fprintf(b, "  %s(to: [String!]!, subject: String!, message: String!): ActionResult!\n", a.name)
-		case aFinalState:
-			b.desc("  ", "Moves the selected entities to the final state of their workflow field "+a.field.name+".")
-			fmt.Fprintf(b, "  %s: ActionResult!\n", a.name)
-		case aAddFile:
-			b.desc("  ", "Downloads the file at url (http or https, public addresses only, size and time limited) and attaches it to each selected entity.")
-			fmt.Fprintf(b, "  %s(name: String!, url: String!): ActionResult!\n", a.name)
-		case aAttachPdf:
-			b.desc("  ", "Renders the template ({{...}} references filled in per entity) as a PDF document and attaches it to each selected entity.")
-			fmt.Fprintf(b, "  %s(value: String!, name: String): ActionResult!\n", a.name)
-		case aAppend, aPrepend, aOverwrite:
-			verb := map[actionKind]string{aAppend: "Appends", aPrepend: "Prepends", aOverwrite: "Overwrites"}[a.kind]
-			b.desc("  ", verb+" markdown ({{...}} references are filled in per entity) to the rich text "+a.field.name+".")
-			fmt.Fprintf(b, "  %s(value: String!): ActionResult!\n", a.name)
-		case aAddItem:
-			b.desc("  ", "Creates one "+a.field.target.name+" and links it through "+a.field.name+" (one per selected entity).")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.inputArgs(a.field.target, false))
-		case aAddItemBatch:
-			b.desc("  ", "Creates one "+a.field.target.name+" per item of data and links them through "+a.field.name+".")
-			fmt.Fprintf(b, "  %s(data: [%s%s!]!): ActionResult!\n", a.name, a.field.target.name, sInput)
-		case aLink:
-			b.desc("  ", "Links the matching "+a.field.target.name+" entities through "+a.field.name+".")
-			fmt.Fprintf(b, "  %s(%s, orderBy: [%s!], limit: Int): ActionResult!\n", a.name, s.filterArgs(a.field.target), a.field.target.name+sOrderBy)
-		case aUnlink:
-			b.desc("  ", "Unlinks the matching "+a.field.target.name+" entities (all of them without arguments) from "+a.field.name+".")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.filterArgs(a.field.target))
-		case aDeleteRel:
-			b.desc("  ", "Deletes the "+a.field.target.name+" entities linked through "+a.field.name+" (those matching the conditions, when given).")
-			fmt.Fprintf(b, "  %s(%s): ActionResult!\n", a.name, s.filterArgs(a.field.target))
-		}
-	}
-	b.WriteString("}\n\n")
+	s.writeActions(b, o)
 }
 
 // inputArgs are the arguments of create and add<Relation>Item (and,
