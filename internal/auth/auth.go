@@ -15,6 +15,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -63,11 +64,14 @@ const (
 )
 
 // Options tune a [Service]; the zero value is the production setting.
+// [Options.WithDefaults] fills in what is unset, and [New] validates the
+// result.
 type Options struct {
 	// PasswordCost is the bcrypt cost; 0 means bcrypt.DefaultCost. Tests use
 	// bcrypt.MinCost.
 	PasswordCost int
-	// SessionTTL is how long a sign-in lasts; 0 means DefaultSessionTTL.
+	// SessionTTL is how long a sign-in lasts; 0 means DefaultSessionTTL
+	// (at least a second).
 	SessionTTL time.Duration
 	// Now replaces the clock (tests); nil means time.Now.
 	Now func() time.Time
@@ -78,6 +82,40 @@ type Options struct {
 	// Throttle delays sign-ins per account after failures (see
 	// AccountThrottle); nil throttles nothing.
 	Throttle *AccountThrottle
+}
+
+// WithDefaults returns a copy of o with every unset (zero) setting given
+// its default: PasswordCost (bcrypt.DefaultCost), SessionTTL,
+// MaxPasswordChecks (DefaultPasswordChecks) and Now. Set values are kept
+// as they are, even invalid ones, for validate to refuse.
+func (o Options) WithDefaults() Options {
+	o.PasswordCost = cmp.Or(o.PasswordCost, bcrypt.DefaultCost)
+	o.SessionTTL = cmp.Or(o.SessionTTL, DefaultSessionTTL)
+	o.MaxPasswordChecks = cmp.Or(o.MaxPasswordChecks, DefaultPasswordChecks())
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// validate checks Options after WithDefaults and reports every problem at
+// once, wrapped in ErrInvalid.
+func (o Options) validate() error {
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	if o.PasswordCost < bcrypt.MinCost || o.PasswordCost > bcrypt.MaxCost {
+		bad("password cost %d (want %d to %d)", o.PasswordCost, bcrypt.MinCost, bcrypt.MaxCost)
+	}
+	if o.SessionTTL < time.Second {
+		bad("SessionTTL is %s, want at least 1s", o.SessionTTL)
+	}
+	if o.MaxPasswordChecks < 1 {
+		bad("MaxPasswordChecks is %d, want at least 1", o.MaxPasswordChecks)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(problems...))
+	}
+	return nil
 }
 
 // Service is the users, sessions and tokens store. It is safe for
@@ -121,21 +159,12 @@ func New(_ context.Context, db *sql.DB, d store.Dialect, opts Options) (*Service
 	if db == nil || d == nil {
 		return nil, errors.New("auth: New needs a database and its dialect")
 	}
-	s := &Service{db: db, d: d, cost: opts.PasswordCost, ttl: opts.SessionTTL, now: opts.Now,
-		slots: newPasswordSlots(opts.MaxPasswordChecks), throttle: opts.Throttle}
-	if s.cost == 0 {
-		s.cost = bcrypt.DefaultCost
+	opts = opts.WithDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
-	if s.ttl <= 0 {
-		s.ttl = DefaultSessionTTL
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if s.cost < bcrypt.MinCost || s.cost > bcrypt.MaxCost {
-		return nil, fmt.Errorf("%w: password cost %d (want %d to %d)", ErrInvalid, s.cost, bcrypt.MinCost, bcrypt.MaxCost)
-	}
-	return s, nil
+	return &Service{db: db, d: d, cost: opts.PasswordCost, ttl: opts.SessionTTL, now: opts.Now,
+		slots: newPasswordSlots(opts.MaxPasswordChecks), throttle: opts.Throttle}, nil
 }
 
 func (s *Service) millis() int64 { return s.now().UnixMilli() }
