@@ -67,13 +67,13 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
-	"os"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
@@ -97,6 +97,8 @@ const (
 
 // Config configures a [Host]. Only Store is required; the zero value of every
 // other field works (no rate limits, a generated admin password, no logs).
+// [Config.WithDefaults] fills in what is unset, and [New] validates the
+// result.
 type Config struct {
 	// Store is the opened store; the host does not close it.
 	Store *store.Store
@@ -123,19 +125,21 @@ type Config struct {
 	// Logger receives one line per request and the errors; secrets (token
 	// values, cookies, document secrets) are never logged.
 	Logger zerolog.Logger
-	// Notice receives the one-time message with a generated admin password;
-	// nil means os.Stderr.
+	// Notice receives the one-time message with a generated admin password
+	// (and the admin's changes); nil discards it, so a command that starts
+	// the host passes its standard error.
 	Notice io.Writer
 	// PasswordCost is the bcrypt cost (0: bcrypt's default; tests use 4).
 	PasswordCost int
-	// SessionTTL is how long a sign-in lasts (0: auth.DefaultSessionTTL).
+	// SessionTTL is how long a sign-in lasts (0: auth.DefaultSessionTTL;
+	// negative is refused).
 	SessionTTL time.Duration
 	// MaxBody limits request bodies of the command endpoint in bytes (0:
-	// DefaultMaxBody); document bodies are limited to the smaller of this and
+	// DefaultMaxBody; negative is refused); document bodies are limited to the smaller of this and
 	// documents.DefaultMaxBody.
 	MaxBody int64
 	// RequestTimeout bounds the handling of one request (0:
-	// DefaultRequestTimeout).
+	// DefaultRequestTimeout; negative is refused).
 	RequestTimeout time.Duration
 	// Now is the clock of the rate limits and throttles (nil: time.Now;
 	// tests stop it so that a slow machine cannot refill a bucket).
@@ -156,6 +160,64 @@ type Config struct {
 	// Observe, when set, counts the requests by route family and status
 	// (see internal/observe); nil counts nothing.
 	Observe *observe.Host
+}
+
+// ErrConfig reports a Config that [New] cannot start with (wrapped with
+// every problem found).
+var ErrConfig = errors.New("host: invalid configuration")
+
+// WithDefaults returns a copy of c with every unset (zero) setting given
+// its default: MaxBody, RequestTimeout, Notice (io.Discard) and Now. Set
+// values are kept as they are, even invalid ones, for validate to refuse.
+func (c Config) WithDefaults() Config {
+	c.MaxBody = cmp.Or(c.MaxBody, DefaultMaxBody)
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, DefaultRequestTimeout)
+	if c.Notice == nil {
+		c.Notice = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// validate checks a Config after WithDefaults and reports every problem at
+// once, wrapped in ErrConfig.
+func (c Config) validate() error {
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	if c.Store == nil {
+		bad("Store is required")
+	}
+	if c.RateLimit < 0 || c.WorkspaceRateLimit < 0 {
+		bad("negative rate limit %v/%v", c.RateLimit, c.WorkspaceRateLimit)
+	}
+	if c.RateBurst < 0 {
+		bad("RateBurst is %d, want 0 (from RateLimit) or more", c.RateBurst)
+	}
+	if c.MaxBody < 1 {
+		bad("MaxBody is %d, want at least 1", c.MaxBody)
+	}
+	if c.RequestTimeout < time.Millisecond {
+		bad("RequestTimeout is %s, want at least 1ms", c.RequestTimeout)
+	}
+	if c.SessionTTL < 0 {
+		bad("SessionTTL is %s, want 0 (the default) or more", c.SessionTTL)
+	}
+	if c.Token != "" {
+		if err := auth.ValidateTokenValue(c.Token); err != nil {
+			bad("the start-up token: %w", err)
+		}
+	}
+	if c.AdminPassword != "" {
+		if err := auth.ValidatePassword(c.AdminPassword); err != nil {
+			bad("the admin password: %w", err)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
+	}
+	return nil
 }
 
 // Host is the workspace host's HTTP handler.
@@ -181,27 +243,9 @@ type Host struct {
 // makes sure the admin user exists, registers cfg.Token, and builds the
 // routes.
 func New(ctx context.Context, cfg Config) (*Host, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("host: Config.Store is required")
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
-	}
-	if cfg.RateLimit < 0 || cfg.WorkspaceRateLimit < 0 {
-		return nil, fmt.Errorf("host: negative rate limit %v/%v", cfg.RateLimit, cfg.WorkspaceRateLimit)
-	}
-	if cfg.Token != "" {
-		if err := auth.ValidateTokenValue(cfg.Token); err != nil {
-			return nil, fmt.Errorf("host: the start-up token: %w", err)
-		}
-	}
-	if cfg.AdminPassword != "" {
-		if err := auth.ValidatePassword(cfg.AdminPassword); err != nil {
-			return nil, fmt.Errorf("host: the admin password: %w", err)
-		}
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	db, dialect := cfg.Store.DB(), cfg.Store.Dialect()
 	svc, err := auth.New(ctx, db, dialect, auth.Options{PasswordCost: cfg.PasswordCost, SessionTTL: cfg.SessionTTL,
@@ -218,11 +262,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("host: admin user: %w", err)
 	}
 	admin := setup.User
-	notice := cfg.Notice
-	if notice == nil {
-		notice = os.Stderr
-	}
-	adminNotice(notice, setup)
+	adminNotice(cfg.Notice, setup)
 	if cfg.Token != "" {
 		if _, err := svc.RegisterToken(ctx, admin.ID, cfg.Token, "--token"); err != nil {
 			return nil, fmt.Errorf("host: register the start-up token: %w", err)
