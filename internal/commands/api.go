@@ -36,7 +36,7 @@ const (
 	NameMalformed      = "request.error/malformed"
 	NameUnknownCommand = "request.error/unknown-command"
 	NameInvalidArgs    = "request.error/invalid-args"
-	NameTooLarge       = "request.error/too-large"
+	NameTooLarge       = query.NameAnswerTooLarge // also the answer budget's
 )
 
 // Sentinel errors of the request layer's names: errors.Is matches every
@@ -45,7 +45,7 @@ var (
 	ErrMalformed      = &store.Error{Name: NameMalformed}
 	ErrUnknownCommand = &store.Error{Name: NameUnknownCommand}
 	ErrInvalidArgs    = &store.Error{Name: NameInvalidArgs}
-	ErrTooLarge       = &store.Error{Name: NameTooLarge}
+	ErrTooLarge       = query.ErrAnswerTooLarge
 )
 
 // API is the command API over a store.
@@ -151,7 +151,7 @@ type decoded struct {
 	err error
 }
 
-func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, error) {
+func (a *API) execute(ctx context.Context, body []byte, b *query.Budget) ([]Result, error) {
 	raw, err := splitCommands(body)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (a *API) execute(ctx context.Context, body []byte, b *answer) ([]Result, er
 	out := make([]Result, len(raw))
 	for i, d := range cmds {
 		if i > 0 {
-			b.spent++ // the comma
+			b.Charge(1) // the comma
 		}
 		out[i] = a.run(ctx, d, b)
 	}
@@ -253,9 +253,9 @@ func countCommands(c command, depth int) int {
 }
 
 // run executes one top-level command, spending its result from b.
-func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
+func (a *API) run(ctx context.Context, d decoded, b *query.Budget) (res Result) {
 	cmd := d.cmd
-	spent := b.spent
+	mark := b.Mark()
 	defer func() {
 		if p := recover(); p != nil {
 			a.internal(ctx, cmd.Name, fmt.Errorf("panic: %v", p))
@@ -263,27 +263,27 @@ func (a *API) run(ctx context.Context, d decoded, b *answer) (res Result) {
 		}
 		if !res.Success {
 			// A failed command's partial results are not in the answer.
-			b.spent = spent
-			b.spent += errorSize(res.Result.(ErrorBody))
+			b.Refund(mark)
+			b.Charge(errorSize(res.Result.(ErrorBody)))
 		}
 	}()
 	if d.err != nil {
 		return a.fail(ctx, cmd.Name, d.err)
 	}
-	if b.over {
-		return a.fail(ctx, cmd.Name, store.Errorf(NameTooLarge, map[string]any{"max-bytes": b.max},
-			"not run: the answer of this request already reached %d bytes", b.max))
+	if b.Over() {
+		return a.fail(ctx, cmd.Name, store.Errorf(NameTooLarge, map[string]any{"max-bytes": b.Max()},
+			"not run: the answer of this request already reached %d bytes", b.Max()))
 	}
-	if err := b.add(resultTrue); err != nil {
+	if err := b.Spend(resultTrue); err != nil {
 		return a.fail(ctx, cmd.Name, err)
 	}
 	if readOnly(cmd.Name) {
 		// View runs the read again should the catalog have moved under it
 		// (another process's schema change): it starts from the same budget.
 		var v any
-		before, over := b.spent, b.over
+		before := b.Mark()
 		err := a.st.View(ctx, func(cat *store.Catalog) error {
-			b.spent, b.over = before, over
+			b.Reset(before)
 			var err error
 			v, err = a.read(ctx, cat, a.st.DB(), cmd, b)
 			return err

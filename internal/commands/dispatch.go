@@ -34,7 +34,7 @@ func readOnly(name string) bool { return name == CmdSchemaQuery || name == CmdEn
 
 // read runs a read command against a catalog snapshot and a querier,
 // spending its result from b.
-func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command, b *answer) (any, error) {
+func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c command, b *query.Budget) (any, error) {
 	switch c.Name {
 	case CmdSchemaQuery:
 		v, err := a.schemaJSON(cat)
@@ -42,12 +42,12 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 			return nil, err
 		}
 		if raw, ok := v.(encoded); ok {
-			if err := b.add(len(raw)); err != nil {
+			if err := b.Spend(len(raw)); err != nil {
 				return nil, err
 			}
 			return v, nil
 		}
-		if err := b.spend(v); err != nil {
+		if err := b.SpendValue(v); err != nil {
 			return nil, err
 		}
 		return v, nil
@@ -66,19 +66,11 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 		}
 		// The query stops as soon as its result would not fit in what is
 		// left of the answer.
-		lowered := b.left() < plan.MaxBytes
-		if lowered {
-			plan.MaxBytes = max(b.left(), 1)
-		}
-		rows, size, err := plan.RunSized(ctx, db)
+		rows, size, err := b.Run(ctx, db, plan)
 		if err != nil {
-			if e, ok := store.AsError(err); ok && lowered && e.Name == query.ErrTooLarge && e.Data["max-bytes"] != nil {
-				b.over = true
-				return nil, b.err()
-			}
 			return nil, err
 		}
-		if err := b.add(size); err != nil {
+		if err := b.Spend(size); err != nil {
 			return nil, err
 		}
 		return rows, nil
@@ -88,7 +80,7 @@ func (a *API) read(ctx context.Context, cat *store.Catalog, db store.Querier, c 
 
 // write runs any command inside a write transaction, spending its result
 // from b; a command batch spends the results of its commands one by one.
-func (a *API) write(tx *store.Tx, c command, depth int, b *answer) (any, error) {
+func (a *API) write(tx *store.Tx, c command, depth int, b *query.Budget) (any, error) {
 	switch c.Name {
 	case CmdSchemaQuery, CmdEntityQuery:
 		return a.read(tx.Context(), tx.Catalog(), tx.Querier(), c, b)
@@ -99,14 +91,14 @@ func (a *API) write(tx *store.Tx, c command, depth int, b *answer) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := b.spend(v); err != nil {
+	if err := b.SpendValue(v); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
 // batch runs platform.command/batch: its commands in order, in tx.
-func (a *API) batch(tx *store.Tx, c command, depth int, b *answer) (any, error) {
+func (a *API) batch(tx *store.Tx, c command, depth int, b *query.Budget) (any, error) {
 	if depth >= MaxBatchDepth {
 		return nil, store.Errorf(NameInvalidArgs, map[string]any{"command": c.Name, "max-depth": MaxBatchDepth},
 			"%s: batches nested deeper than %d", c.Name, MaxBatchDepth)
@@ -115,7 +107,7 @@ func (a *API) batch(tx *store.Tx, c command, depth int, b *answer) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := b.add(2); err != nil { // the brackets
+	if err := b.Spend(2); err != nil { // the brackets
 		return nil, err
 	}
 	out := make([]Result, 0, len(cmds))
@@ -132,7 +124,7 @@ func (a *API) batch(tx *store.Tx, c command, depth int, b *answer) (any, error) 
 		if i > 0 {
 			n++ // the comma
 		}
-		if err := b.add(n); err != nil {
+		if err := b.Spend(n); err != nil {
 			return nil, withIndex(err, i, sc.Name)
 		}
 		v, err := a.write(tx, sc, depth+1, b)

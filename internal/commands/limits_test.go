@@ -186,8 +186,8 @@ func TestAnswerBudgetIsTheEncodedSize(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if b.spent != len(enc) || b.over {
-					t.Errorf("budget spent %d (over %v), the answer is %d bytes", b.spent, b.over, len(enc))
+				if b.Spent() != len(enc) || b.Over() {
+					t.Errorf("budget spent %d (over %v), the answer is %d bytes", b.Spent(), b.Over(), len(enc))
 				}
 				for i, r := range res {
 					if eb, isErr := r.Result.(ErrorBody); isErr && eb.Name != NameUnknownCommand {
@@ -296,8 +296,8 @@ func TestQueryTooLarge(t *testing.T) {
 			sel = `["T/name",{"T/tasks":{"q/select":["T/name",{"T/project":` + sel + `}],"q/limit":"q/no-limit"}}]`
 		}
 		name := fails(t, api, `{"command":"platform.entity/query","args":{"query":{"q/from":"T/Project","q/select":`+sel+`}}}`)
-		if name != query.ErrTooLarge {
-			t.Errorf("got %s, want %s", name, query.ErrTooLarge)
+		if name != query.NameTooLarge {
+			t.Errorf("got %s, want %s", name, query.NameTooLarge)
 		}
 	})
 }

@@ -232,9 +232,9 @@ func TestAnswerRowsStopEarly(t *testing.T) {
 		left int
 		ok   bool
 	}{{1000, true}, {40, false}, {0, false}} {
-		e := &executor{svc: svc, ctx: ctx, st: svc.cfg.Store, cat: cat, left: c.left}
+		e := &executor{svc: svc, ctx: ctx, st: svc.cfg.Store, cat: cat, answer: query.NewBudget(c.left, 0)}
 		rows, err := e.answerRows(svc.cfg.Store.DB(), q)
-		if c.ok != (err == nil) || (!c.ok && (!errors.Is(err, errAnswerTooLarge) || rows != nil)) {
+		if c.ok != (err == nil) || (!c.ok && (!errors.Is(err, query.ErrAnswerTooLarge) || rows != nil)) {
 			t.Errorf("left %d: %d rows, %v", c.left, len(rows), err)
 		}
 	}

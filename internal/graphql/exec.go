@@ -26,9 +26,9 @@ type executor struct {
 	errs   []*Error
 	// subs caches the merged sub-selections of each response key.
 	subs map[*cfield][]*cfield
-	// left is what the answer's data may still grow by (Config.MaxAnswerBytes);
+	// answer is what the answer's data may still grow by (Config.MaxAnswerBytes);
 	// negative once a field crossed it.
-	left int
+	answer *query.Budget
 	// written is what the request's mutations wrote (Config.MaxWriteBytes).
 	written int64
 }
@@ -58,39 +58,24 @@ func (e *executor) rows(db store.Querier, q *query.Query) ([]map[string]any, err
 // answerRows is rows for a read whose rows go into the answer: the query
 // stops as soon as its result would not fit in what is left of the answer.
 func (e *executor) answerRows(db store.Querier, q *query.Query) ([]map[string]any, error) {
-	if e.left <= 0 {
-		return nil, errAnswerTooLarge
-	}
 	plan, err := query.Compile(e.cat, e.st.Dialect(), q, nil)
 	if err != nil {
 		return nil, err
 	}
-	plan.MaxBytes = min(plan.MaxBytes, e.left)
-	rows, err := plan.Run(e.ctx, db)
-	if se, ok := store.AsError(err); ok && se.Name == query.ErrTooLarge && se.Data["max-bytes"] == e.left {
-		return nil, errAnswerTooLarge
-	}
+	rows, _, err := e.answer.Run(e.ctx, db, plan)
 	return rows, err
 }
 
 // answerLoader is a loader for what goes into the answer: it reads at most
 // what is left of the answer.
 func (e *executor) answerLoader() *loader {
-	return &loader{max: max(e.left, 1), tooLarge: errAnswerTooLarge}
+	return &loader{max: max(e.answer.Left(), 1), tooLarge: e.answer.Err()}
 }
-
-// errAnswerTooLarge reports an answer that would be larger than
-// Config.MaxAnswerBytes.
-var errAnswerTooLarge = errors.New("graphql: the answer is too large")
 
 // spend counts the key and value of a field of the answer against what is
 // left of it.
 func (e *executor) spend(key string, v any) error {
-	n := answerSize(key) + 1 + answerSize(v)
-	if e.left -= n; e.left < 0 {
-		return errAnswerTooLarge
-	}
-	return nil
+	return e.answer.Spend(answerSize(key) + 1 + answerSize(v))
 }
 
 func (e *executor) collect(set ast.SelectionSet, typeName string, out []*cfield, visited map[string]bool) []*cfield {
@@ -185,6 +170,10 @@ func (e *executor) fail(f *ast.Field, path []any, msg string, c string) {
 func (e *executor) failErr(f *ast.Field, path []any, err error) {
 	var ue *userError
 	var wl *writeTooLarge
+	if errors.Is(err, query.ErrAnswerTooLarge) {
+		e.fail(f, path, fmt.Sprintf("the answer would be larger than %d bytes; select fewer fields or page through finds with limit and offset", e.svc.cfg.MaxAnswerBytes), "ANSWER_TOO_LARGE")
+		return
+	}
 	if se, ok := store.AsError(err); ok {
 		ge := &Error{Message: se.Message, Path: append([]any(nil), path...), Extensions: map[string]any{"code": se.Name}}
 		if f != nil && f.Position != nil {
@@ -198,8 +187,6 @@ func (e *executor) failErr(f *ast.Field, path []any, err error) {
 		e.fail(f, path, ue.msg, "BAD_USER_INPUT")
 	case errors.As(err, &wl):
 		e.fail(f, path, wl.msg, "WRITE_TOO_LARGE")
-	case errors.Is(err, errAnswerTooLarge):
-		e.fail(f, path, fmt.Sprintf("the answer would be larger than %d bytes; select fewer fields or page through finds with limit and offset", e.svc.cfg.MaxAnswerBytes), "ANSWER_TOO_LARGE")
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(e.ctx.Err(), context.DeadlineExceeded):
 		e.fail(f, path, fmt.Sprintf("the request took longer than %s and was stopped", e.svc.cfg.Timeout), "TIMEOUT")
 	case errors.Is(err, context.Canceled):
@@ -235,8 +222,8 @@ func (e *executor) operation(op *ast.OperationDefinition) *omap {
 			data.set(c.key, nil)
 			continue
 		}
-		if e.left < 0 {
-			e.failErr(c.first(), []any{c.key}, errAnswerTooLarge)
+		if e.answer.Over() {
+			e.failErr(c.first(), []any{c.key}, e.answer.Err())
 			data.set(c.key, nil)
 			continue
 		}

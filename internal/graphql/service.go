@@ -358,7 +358,7 @@ func (s *Service) execute(ctx context.Context, cat *store.Catalog, space string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat, left: s.cfg.MaxAnswerBytes}
+	e := &executor{svc: s, sch: sch, doc: doc, vars: vars, viewer: viewer, ctx: ctx, st: s.cfg.Store, cat: cat, answer: query.NewBudget(s.cfg.MaxAnswerBytes, 0)}
 	ran = op.Operation == ast.Mutation
 	resp.Data = e.operation(op)
 	resp.HasData = true

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/commands"
+	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -87,7 +88,7 @@ func TestLoadsAreBounded(t *testing.T) {
 	if !strings.Contains(got, "the notes documents to change are larger than the 4000 bytes one request may write") {
 		t.Errorf("appends past the write bound: %s", got)
 	}
-	e := &executor{svc: svc, ctx: context.Background(), left: 1000}
+	e := &executor{svc: svc, ctx: context.Background(), answer: query.NewBudget(1000, 0)}
 	ld := e.answerLoader()
 	write(t, svc.cfg.Store, func(tx *store.Tx) error {
 		cat := tx.Catalog()
@@ -98,7 +99,7 @@ func TestLoadsAreBounded(t *testing.T) {
 		ld.wantDoc(secrets[idT2])
 		return nil
 	})
-	if err := ld.load(context.Background(), svc); !errors.Is(err, errAnswerTooLarge) || len(ld.docs) != 0 {
+	if err := ld.load(context.Background(), svc); !errors.Is(err, query.ErrAnswerTooLarge) || len(ld.docs) != 0 {
 		t.Errorf("a 3000-byte document read for 1000 bytes of answer: %v, %d documents", err, len(ld.docs))
 	}
 }

@@ -25,9 +25,12 @@ const (
 	MaxAnswerBytes = 32 << 20
 )
 
-// ErrTooLarge names the refusal of a query whose result would cross
+// NameTooLarge names the refusal of a query whose result would cross
 // MaxResultRows or MaxResultBytes (or the lower bounds a Plan was given).
-const ErrTooLarge = "query.error/too-large"
+const NameTooLarge = "query.error/too-large"
+
+// ErrTooLarge matches (errors.Is) every refusal named NameTooLarge.
+var ErrTooLarge = &store.Error{Name: NameTooLarge}
 
 // Plan is a compiled query: one SQL statement, its bound arguments and the
 // shape that turns rows into result objects.

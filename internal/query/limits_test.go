@@ -111,8 +111,8 @@ func (r *recorder) QueryContext(ctx context.Context, q string, args ...any) (*sq
 func tooLarge(t *testing.T, err error, key string, max int) {
 	t.Helper()
 	e, ok := store.AsError(err)
-	if !ok || e.Name != query.ErrTooLarge {
-		t.Fatalf("want %s, got %v", query.ErrTooLarge, err)
+	if !ok || e.Name != query.NameTooLarge {
+		t.Fatalf("want %s, got %v", query.NameTooLarge, err)
 	}
 	if e.Data[key] != max {
 		t.Errorf("data = %v, want %s %d", e.Data, key, max)

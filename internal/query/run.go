@@ -14,7 +14,7 @@ import (
 // Run executes the plan and shapes the rows into result objects keyed by the
 // selected names. A result that would hold more than MaxRows objects (rows
 // plus collection items) or encode to more than MaxBytes bytes of JSON is
-// refused with ErrTooLarge: before the query runs when CountSQL is set,
+// refused with NameTooLarge: before the query runs when CountSQL is set,
 // otherwise as soon as a row crosses the bound.
 func (p *Plan) Run(ctx context.Context, db store.Querier) ([]map[string]any, error) {
 	rows, _, err := p.RunSized(ctx, db)
@@ -134,12 +134,12 @@ type bounds struct {
 }
 
 func (b *bounds) rowsErr() error {
-	return store.Errorf(ErrTooLarge, map[string]any{"max-rows": b.maxRows},
+	return store.Errorf(NameTooLarge, map[string]any{"max-rows": b.maxRows},
 		"the result holds more than %d rows and collection items; narrow the query or page through it with q/limit and q/offset", b.maxRows)
 }
 
 func (b *bounds) bytesErr() error {
-	return store.Errorf(ErrTooLarge, map[string]any{"max-bytes": b.maxBytes},
+	return store.Errorf(NameTooLarge, map[string]any{"max-bytes": b.maxBytes},
 		"the result is larger than %d bytes; select fewer fields or page through it with q/limit and q/offset", b.maxBytes)
 }
 
