@@ -122,12 +122,50 @@ type Config struct {
 	// GraphQLPath is the prefix of a space's GraphQL IDE
 	// ("/api/graphql/space/"); empty hides the link.
 	GraphQLPath string
-	// OnError receives internal errors (the page shows "internal error").
+	// OnError receives internal errors (the page shows "internal error");
+	// nil drops them.
 	OnError func(r *http.Request, err error)
 	// AllowSignIn, when set, is asked before every sign-in attempt (the
 	// host passes its throttle of /api/login, so both share one budget per
-	// client); false refuses the attempt with 429 and Retry-After.
+	// client); false refuses the attempt with 429 and Retry-After. Nil
+	// allows every attempt.
 	AllowSignIn func(r *http.Request) (ok bool, retryAfter time.Duration)
+}
+
+// ErrConfig reports a Config that [New] cannot start with (wrapped with
+// every problem found).
+var ErrConfig = errors.New("console: invalid configuration")
+
+// WithDefaults returns a copy of c with every unset setting given its
+// default: OnError drops the errors and AllowSignIn allows every attempt.
+func (c Config) WithDefaults() Config {
+	if c.OnError == nil {
+		c.OnError = func(*http.Request, error) {}
+	}
+	if c.AllowSignIn == nil {
+		c.AllowSignIn = func(*http.Request) (bool, time.Duration) { return true, 0 }
+	}
+	return c
+}
+
+// validate checks a Config after WithDefaults and reports every problem at
+// once, wrapped in ErrConfig.
+func (c Config) validate() error {
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	if c.Auth == nil {
+		bad("Auth is required")
+	}
+	if c.Store == nil {
+		bad("Store is required")
+	}
+	if c.SessionCookie == "" {
+		bad("SessionCookie is required")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
+	}
+	return nil
 }
 
 // Console is the console's http.Handler.
@@ -137,10 +175,12 @@ type Console struct {
 	mux   *http.ServeMux
 }
 
-// New builds the console.
+// New builds the console: cfg with its defaults (Config.WithDefaults),
+// refused with ErrConfig when it is not valid.
 func New(cfg Config) (*Console, error) {
-	if cfg.Auth == nil || cfg.Store == nil || cfg.SessionCookie == "" {
-		return nil, errors.New("console: Config.Auth, Store and SessionCookie are required")
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	c := &Console{cfg: cfg, pages: map[string]*template.Template{}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
@@ -393,9 +433,7 @@ func securityHeaders(w http.ResponseWriter) {
 
 // internal logs err and shows a page without its cause.
 func (c *Console) internal(w http.ResponseWriter, r *http.Request, err error) {
-	if c.cfg.OnError != nil {
-		c.cfg.OnError(r, err)
-	}
+	c.cfg.OnError(r, err)
 	securityHeaders(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusInternalServerError)

@@ -41,13 +41,11 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int,
 
 // login signs in with the host's users and sets the host's session cookie.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
-	if c.cfg.AllowSignIn != nil {
-		if ok, retry := c.cfg.AllowSignIn(r); !ok {
-			secs := retrySeconds(retry)
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
-			return
-		}
+	if ok, retry := c.cfg.AllowSignIn(r); !ok {
+		secs := retrySeconds(retry)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
+		return
 	}
 	if !c.formOK(w, r) {
 		return

@@ -58,9 +58,7 @@ func (c *Console) datalist(r *http.Request, accountID string, cfg *protocol.Conf
 	if err != nil {
 		msg, _, ok := serviceMessage(r.Context(), err)
 		if !ok {
-			if c.cfg.OnError != nil {
-				c.cfg.OnError(r, err)
-			}
+			c.cfg.OnError(r, err)
 			msg = "internal error"
 		}
 		v.Error = msg
