@@ -179,32 +179,32 @@ func inList(col string, not bool, ids []string, args *[]any) string {
 // of apps in running (with runs here already) last; claimEvents one whose
 // events wait, the one waiting longest first.
 func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, running []string) (id, app string, err error) {
+	// What is due is read first, outside a transaction: most polls find
+	// nothing, and on SQLite a write transaction (BEGIN IMMEDIATE) takes
+	// the file's one write lock even to find nothing. Every host polling
+	// that way held the lock most of the time on a loaded machine, and a
+	// writer waiting for it (a run's page, another host's claim) ran past
+	// the busy timeout: SQLITE_BUSY. A read takes no lock (WAL); the
+	// claim's transaction then reads again and takes the sync.
+	leaseNow, err := s.leaseClock(ctx, s.db)
+	if err != nil {
+		return "", "", fmt.Errorf("claim a sync: %w", err)
+	}
+	q, args := s.claimQuery(kind, ms(s.now()), leaseNow, except, full, running)
+	err = s.db.QueryRowContext(ctx, s.q(q), args...).Scan(&id, &app)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("claim a sync: %w", err)
+	}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := ms(s.now())
 		leaseNow, err := s.leaseClock(ctx, tx)
 		if err != nil {
 			return err
 		}
-		const waiting = `EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?)`
-		var q string
-		var args []any
-		switch kind {
-		case claimEvents:
-			args = []any{leaseNow, now}
-			q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ` + waiting + inList("id", true, except, &args) + `
- ORDER BY (SELECT MIN(e.received_at) FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending'), id LIMIT 1`
-		default:
-			args = []any{leaseNow, now, now}
-			q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?) OR ` + waiting + `)` +
-				inList("id", true, except, &args) + inList("app_id", true, full, &args)
-			order := ""
-			if len(running) > 0 {
-				order = "CASE WHEN app_id" + strings.TrimPrefix(inList("", false, running, &args), " AND ") + " THEN 1 ELSE 0 END, "
-			}
-			q += "\n ORDER BY " + order + "next_at, id LIMIT 1"
-		}
-		q += s.d.ClaimRows()
-		err = tx.QueryRowContext(ctx, s.q(q), args...).Scan(&id, &app)
+		q, args := s.claimQuery(kind, ms(s.now()), leaseNow, except, full, running)
+		err = tx.QueryRowContext(ctx, s.q(q+s.d.ClaimRows()), args...).Scan(&id, &app)
 		if errors.Is(err, sql.ErrNoRows) {
 			id, app = "", ""
 			return nil
@@ -219,6 +219,30 @@ func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, run
 		return "", "", fmt.Errorf("claim a sync: %w", err)
 	}
 	return id, app, nil
+}
+
+// claimQuery is claim's query of the sync to claim (without the engine's
+// row locking) and its arguments.
+func (s *Scheduler) claimQuery(kind claimKind, now, leaseNow int64, except, full, running []string) (string, []any) {
+	const waiting = `EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?)`
+	var q string
+	var args []any
+	switch kind {
+	case claimEvents:
+		args = []any{leaseNow, now}
+		q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ` + waiting + inList("id", true, except, &args) + `
+ ORDER BY (SELECT MIN(e.received_at) FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending'), id LIMIT 1`
+	default:
+		args = []any{leaseNow, now, now}
+		q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?) OR ` + waiting + `)` +
+			inList("id", true, except, &args) + inList("app_id", true, full, &args)
+		order := ""
+		if len(running) > 0 {
+			order = "CASE WHEN app_id" + strings.TrimPrefix(inList("", false, running, &args), " AND ") + " THEN 1 ELSE 0 END, "
+		}
+		q += "\n ORDER BY " + order + "next_at, id LIMIT 1"
+	}
+	return q, args
 }
 
 // errLeaseLost ends a run whose lease another host took.
