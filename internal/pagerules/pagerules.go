@@ -215,6 +215,27 @@ func Describe(v any) string {
 	return s
 }
 
+// Kind names the kind of a decoded JSON value for a message: "a number",
+// "an array"; null as "null", any other Go type by its name. Numbers may
+// be float64, json.Number, int or int64.
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 // ValueProblem says how the decoded JSON value v does not fit the field:
 // the rule and the detail; "" when it fits. Numbers may be float64 or
 // json.Number. A value not in the stated form that the host converts all

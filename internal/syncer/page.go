@@ -175,7 +175,7 @@ func (b *pageBuilder) notObject(v any) {
 	p := b.p
 	p.items++
 	p.skipped++
-	p.problem("item %d of page %d: not an object (%s)", p.items, b.pageNo, describe(v))
+	p.problem("item %d of page %d: not an object (%s)", p.items, b.pageNo, pagerules.Kind(v))
 }
 
 // addItem takes the next item, an object read into it.

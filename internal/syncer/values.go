@@ -84,11 +84,11 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 			}
 			return b, "", nil
 		}
-		return nil, "", itemErr(field, "want a boolean, got %s", describe(v))
+		return nil, "", itemErr(field, "want a boolean, got %s", pagerules.Kind(v))
 	case kDecimal:
 		s, c, ok := pagerules.NumberText(v)
 		if !ok {
-			return nil, "", itemErr(field, "want a number, got %s", describe(v))
+			return nil, "", itemErr(field, "want a number, got %s", pagerules.Kind(v))
 		}
 		a, err := store.ScalarArg(field, store.TDecimal, s)
 		if err != nil {
@@ -106,7 +106,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 		}
 		i, ok := store.ToInt(n)
 		if !ok {
-			return nil, "", itemErr(field, "want an integer, got %s", describe(v))
+			return nil, "", itemErr(field, "want an integer, got %s", pagerules.Kind(v))
 		}
 		return i, c, nil
 	case kDateTime:
@@ -129,7 +129,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 	case kSelect:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok || c == pagerules.JoinedLines {
-			return nil, "", itemErr(field, "want an option (a string), got %s", describe(v))
+			return nil, "", itemErr(field, "want an option (a string), got %s", pagerules.Kind(v))
 		}
 		return sameString(v, s), c, nil
 	case kList:
@@ -148,13 +148,13 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 	case kMarkdown:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			return nil, "", itemErr(field, "want markdown text, got %s", describe(v))
+			return nil, "", itemErr(field, "want markdown text, got %s", pagerules.Kind(v))
 		}
 		return sameString(v, s), c, nil
 	case kHTML:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			return nil, "", itemErr(field, "want HTML text, got %s", describe(v))
+			return nil, "", itemErr(field, "want HTML text, got %s", pagerules.Kind(v))
 		}
 		md, err := documents.HTMLToMarkdown(s)
 		if err != nil {
@@ -174,7 +174,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 		}
 		id, ok := appID(v)
 		if !ok {
-			return nil, "", itemErr(field, "want a related id, got %s", describe(v))
+			return nil, "", itemErr(field, "want a related id, got %s", pagerules.Kind(v))
 		}
 		if _, isStr := v.(string); !isStr && c == "" {
 			c = pagerules.ScalarText
@@ -220,7 +220,7 @@ func stringList(field string, v any) ([]string, pagerules.Coercion, error) {
 				if s, isStr := e.(string); isStr && s == "" {
 					continue
 				}
-				return nil, "", itemErr(field, "want an array of strings, got an element %s", describe(e))
+				return nil, "", itemErr(field, "want an array of strings, got an element %s", pagerules.Kind(e))
 			}
 			if _, isStr := e.(string); !isStr {
 				c = pagerules.ScalarText
@@ -231,7 +231,7 @@ func stringList(field string, v any) ([]string, pagerules.Coercion, error) {
 	}
 	id, ok := appID(v)
 	if !ok {
-		return nil, "", itemErr(field, "want an array of strings, got %s", describe(v))
+		return nil, "", itemErr(field, "want an array of strings, got %s", pagerules.Kind(v))
 	}
 	return []string{id}, pagerules.ScalarText, nil
 }
@@ -247,7 +247,7 @@ func parseTime(v any) (time.Time, pagerules.Coercion, error) {
 	if s, isStr := v.(string); isStr {
 		return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %q", strings.TrimSpace(s))
 	}
-	return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %s", describe(v))
+	return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %s", pagerules.Kind(v))
 }
 
 // convertRange reads a range: a JSON string of an object (the stated
@@ -268,7 +268,7 @@ func convertRange(k kind, field string, v any) (any, pagerules.Coercion, error) 
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %s", describe(v))
+		return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %s", pagerules.Kind(v))
 	}
 	var out [2]any
 	for i, key := range []string{"start", "end"} {
@@ -298,22 +298,4 @@ func convertRange(k kind, field string, v any) (any, pagerules.Coercion, error) 
 		}
 	}
 	return out, c, nil
-}
-
-func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
