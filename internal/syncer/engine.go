@@ -419,44 +419,15 @@ type engine struct {
 }
 
 func newEngine(st *store.Store, opts Options) (*engine, error) {
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 60 * time.Second
-	}
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = DefaultMaxBody
-	}
-	if opts.CommitItems <= 0 {
-		opts.CommitItems = 20000
-	}
-	if opts.CommitEvery <= 0 {
-		opts.CommitEvery = time.Second
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = DefaultMaxPages
-	}
-	if opts.MaxEmptyPages <= 0 {
-		opts.MaxEmptyPages = DefaultMaxEmptyPages
-	}
-	if opts.MaxRunTime <= 0 {
-		opts.MaxRunTime = DefaultMaxRunTime
-	}
-	if opts.Retry.Attempts == 0 {
-		opts.Retry = DefaultRetry
-	}
-	if opts.Space != "" && !ValidSpace(opts.Space) {
-		return nil, fmt.Errorf("syncer: the space %q is not lower-case letters, digits and dashes (at most 60)", opts.Space)
+	opts = opts.WithDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	c, err := newClient(opts.AppURL, opts.HTTPClient, opts.RequestTimeout, opts.MaxBody, opts.Retry)
 	if err != nil {
 		return nil, err
 	}
 	e := &engine{st: st, opts: opts, c: c, now: opts.Now, log: opts.Log}
-	if e.now == nil {
-		e.now = time.Now
-	}
-	if e.log == nil {
-		e.log = func(string) {}
-	}
 	c.onRetry = func(path string, attempt int, err error, wait time.Duration) {
 		e.log(fmt.Sprintf("retrying %s in %s after attempt %d: %v", path, wait.Round(time.Millisecond), attempt, err))
 	}
