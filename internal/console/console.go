@@ -34,6 +34,7 @@
 //	GET  /data                      the spaces and their databases; /data/{type...} a database as a table
 //	GET  /value/{type...}           ?id=ENTITY&field=FIELD: one value whole (a cut table cell links here)
 //	GET  /apps/{id}/actions/{action} the action form; POST runs it
+//	GET  /favicon.svg, /favicon.ico the console's icon (an embedded SVG, no session needed)
 //
 // The console reads and writes only through the host's services (auth, the
 // apps service, the query compiler over the store's catalog): it has no SQL
@@ -209,6 +210,8 @@ func (c *Console) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
 	m.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(http.FileServerFS(static))))
+	m.HandleFunc("GET /favicon.svg", favicon)
+	m.HandleFunc("GET /favicon.ico", favicon)
 	m.HandleFunc("GET /{$}", c.home)
 	m.HandleFunc("POST /login", c.login)
 	m.Handle("POST /logout", c.user(c.logout))
@@ -253,6 +256,21 @@ func staticHandler(next http.Handler) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// favicon answers /favicon.svg and the /favicon.ico every browser asks
+// for with the console's embedded icon (an SVG, which browsers take at
+// either address).
+func favicon(w http.ResponseWriter, r *http.Request) {
+	b, err := staticFS.ReadFile("static/favicon.svg")
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(b)
 }
 
 // session is the signed-in user of a request.

@@ -1,0 +1,27 @@
+package console_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every page links the console's icon, and the browser's own request for
+// /favicon.ico is answered with it (signed in or not), not with a 404.
+func TestFavicon(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	b := e.browser()
+	if r := b.get("/"); !strings.Contains(r.body, `<link rel="icon" href="/favicon.svg"`) {
+		t.Errorf("the layout links no icon:\n%s", r.body)
+	}
+	for _, p := range []string{"/favicon.svg", "/favicon.ico"} {
+		r := b.get(p)
+		if r.code != http.StatusOK || r.header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(r.body, "<svg") {
+			t.Errorf("GET %s: %d %q\n%s", p, r.code, r.header.Get("Content-Type"), r.body)
+		}
+	}
+	b.signIn()
+	if r := b.get("/favicon.ico"); r.code != http.StatusOK {
+		t.Errorf("GET /favicon.ico signed in: %d", r.code)
+	}
+}
