@@ -86,6 +86,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
@@ -489,7 +490,17 @@ var funcs = template.FuncMap{
 		}
 		return false
 	},
-	"add":   func(a, b int) int { return a + b },
+	"add": func(a, b int) int { return a + b },
+	// initial is a name's first letter, upper-cased ("?" for none): an
+	// app's placeholder logo.
+	"initial": func(name string) string {
+		for _, r := range strings.TrimSpace(name) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return strings.ToUpper(string(r))
+			}
+		}
+		return "?"
+	},
 	"domID": domID,
 	// sameWord compares words regardless of case (an action argument's
 	// type: real apps ship "textarea" for "textArea").

@@ -25,3 +25,20 @@ func TestFavicon(t *testing.T) {
 		t.Errorf("GET /favicon.ico signed in: %d", r.code)
 	}
 }
+
+// An app's logo has a placeholder: the app's initial, shown by the
+// stylesheet over the image when it does not load (an app without a logo
+// answers 204).
+func TestLogoPlaceholder(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	b := e.browser()
+	tok := b.signIn()
+	page := b.get(b.register(tok, trackerURL(t, 1)))
+	if !strings.Contains(page.body, `<span class="logo" aria-hidden="true"><img src="`) || !strings.Contains(page.body, `data-initial="T"`) {
+		t.Errorf("the app page has no logo placeholder:\n%s", page.body)
+	}
+	css := b.get("/static/console.css")
+	if !strings.Contains(css.body, ".logo img::after { content: attr(data-initial);") {
+		t.Errorf("the stylesheet does not show the placeholder")
+	}
+}
