@@ -470,6 +470,10 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// systemField are the keys the host stores among an account's fields for
+// itself: not shown as the account's fields.
+var systemField = map[string]bool{"auth": true}
+
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"when": func(t *time.Time) string {
@@ -491,6 +495,17 @@ var funcs = template.FuncMap{
 		return false
 	},
 	"add": func(a, b int) int { return a + b },
+	// userFields is an account's field keys without the host's own
+	// ("auth", the authentication id it stores with them).
+	"userFields": func(keys []string) []string {
+		out := make([]string, 0, len(keys))
+		for _, k := range keys {
+			if !systemField[k] {
+				out = append(out, k)
+			}
+		}
+		return out
+	},
 	// initial is a name's first letter, upper-cased ("?" for none): an
 	// app's placeholder logo.
 	"initial": func(name string) string {

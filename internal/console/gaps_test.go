@@ -2,8 +2,11 @@ package console_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/examples/tracker/tracker"
 )
 
 // Every page links the console's icon, and the browser's own request for
@@ -40,5 +43,21 @@ func TestLogoPlaceholder(t *testing.T) {
 	css := b.get("/static/console.css")
 	if !strings.Contains(css.body, ".logo img::after { content: attr(data-initial);") {
 		t.Errorf("the stylesheet does not show the placeholder")
+	}
+}
+
+// An account's fields are listed without the host's own key "auth".
+func TestAccountFieldsHideSystemKeys(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	b := e.browser()
+	tok := b.signIn()
+	appPath := b.register(tok, trackerURL(t, 1))
+	r := b.post(appPath+"/accounts", url.Values{"auth": {"token"}, "f.token": {tracker.DemoToken}, "csrf": {tok}})
+	if r.code != http.StatusOK {
+		t.Fatalf("account: %d\n%.3000s", r.code, r.body)
+	}
+	page := b.get(appPath)
+	if !strings.Contains(page.body, "<td>token</td>") || strings.Contains(page.body, "auth, token") || strings.Contains(page.body, "token, auth") {
+		t.Errorf("the account's fields show a system key:\n%s", page.body)
 	}
 }
