@@ -229,6 +229,10 @@ func TestAppsToData(t *testing.T) {
 			if !strings.Contains(tp.body, `<div class="rich"><p>`) {
 				t.Error("the description is not rendered")
 			}
+			// Date-times readable, on one line, the stored value in the title.
+			if !regexp.MustCompile(`<td class="when"><time datetime="[^"]+" title="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC</time></td>`).MatchString(tp.body) {
+				t.Error("the date-times are not readable")
+			}
 			p2 := b.get("/data/tracker/task?page=2")
 			if !strings.Contains(p2.body, `rel="prev"`) {
 				t.Error("page 2 has no previous link")

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/appkitgo/appkit/internal/documents"
@@ -126,6 +127,9 @@ type cell struct {
 	Cut, Omitted bool
 	// Whole links to the whole value of a cut or omitted cell.
 	Whole string
+	// When is a date-time's instant (RFC 3339, UTC) and Raw its value as
+	// stored, for a cell whose Text is the date-time made readable.
+	When, Raw string
 }
 
 // size is what the cell adds to its page.
@@ -472,11 +476,42 @@ func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v 
 	if !ok {
 		return cell{}
 	}
+	if col.Field != nil && col.Field.Prim == store.TDateTime && room > 0 {
+		if ce, ok := dateTimeCell(v, text); ok {
+			return ce
+		}
+	}
 	if room <= 0 && text != "" {
 		return cell{Omitted: true}
 	}
 	text, cut := cutText(text, room)
 	return cell{Text: text, Cut: cut}
+}
+
+// dateTimeLayouts are the forms a date-time value is read in.
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"}
+
+// dateTimeCell shows a date-time readably, to the minute in UTC
+// ("2006-01-02 15:04 UTC"), its stored value text kept in Raw; false when v
+// is not a date-time.
+func dateTimeCell(v any, text string) (cell, bool) {
+	t, ok := v.(time.Time)
+	if ok {
+		text = t.Format(time.RFC3339Nano)
+	}
+	for _, l := range dateTimeLayouts {
+		if ok {
+			break
+		}
+		var err error
+		t, err = time.Parse(l, strings.TrimSpace(text))
+		ok = err == nil
+	}
+	if !ok {
+		return cell{}, false
+	}
+	t = t.UTC()
+	return cell{Text: t.Format("2006-01-02 15:04 UTC"), When: t.Format(time.RFC3339Nano), Raw: text}, true
 }
 
 // richCell shows at most room bytes of the Markdown md: its start
