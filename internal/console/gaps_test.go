@@ -1,8 +1,10 @@
 package console_test
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,5 +61,30 @@ func TestAccountFieldsHideSystemKeys(t *testing.T) {
 	page := b.get(appPath)
 	if !strings.Contains(page.body, "<td>token</td>") || strings.Contains(page.body, "auth, token") || strings.Contains(page.body, "token, auth") {
 		t.Errorf("the account's fields show a system key:\n%s", page.body)
+	}
+}
+
+// A run's schema changes have their own "Changes" column in the runs
+// table, no longer among its warnings and errors.
+func TestRunsSchemaChangesColumn(t *testing.T) {
+	e := newEnv(t, "sqlite::memory:")
+	b := e.browser()
+	b.signIn()
+	sy := e.newSync(trackerURL(t, 3), map[string]any{"token": tracker.DemoToken})
+	run := e.waitRun(sy.ID)
+	if run.Report == nil || len(run.Report.SchemaChanges) == 0 {
+		t.Fatalf("the first run changed no schema: %+v", run)
+	}
+	page := b.get("/syncs/" + sy.ID)
+	if !strings.Contains(page.body, `<th scope="col">Changes</th><th scope="col">Warnings and errors</th>`) {
+		t.Errorf("the runs table has no Changes column:\n%s", page.body)
+	}
+	cells := regexp.MustCompile(`(?s)<td class="changes">(.*?)</td>\s*<td>(.*?)</td>`).FindStringSubmatch(page.body)
+	if cells == nil {
+		t.Fatalf("no changes cell:\n%s", page.body)
+	}
+	change := template.HTMLEscapeString(run.Report.SchemaChanges[0])
+	if !strings.Contains(cells[1], "<li>"+change+"</li>") || strings.Contains(cells[2], change) {
+		t.Errorf("the schema change %q is not in its own column:\n%s", change, cells[0])
 	}
 }
