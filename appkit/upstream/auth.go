@@ -217,3 +217,29 @@ func (a Auth) apply(ctx context.Context, r *http.Request, acct appkit.Account, a
 	}
 	return base, nil
 }
+
+// The forms of [Bearer], [TokenHeader], [Basic] and [QueryKey] that take
+// the typed handle of the account field instead of its id, the handle the
+// app's Auth lists (appkit.TokenAuthToken for an appkit.TokenAuth, or one
+// made with appkit.SecretAccountField): the id is then written once, and a
+// renamed field cannot leave the client reading the old one.
+
+// BearerFrom sends the value of the account field h as
+// "Authorization: Bearer <value>": upstream.BearerFrom(appkit.TokenAuthToken).
+func BearerFrom(h appkit.AccountFieldOf[string]) Auth { return Bearer(h.ID()) }
+
+// TokenHeaderFrom is [TokenHeader] with the account field's handle.
+func TokenHeaderFrom(header, scheme string, h appkit.AccountFieldOf[string]) Auth {
+	return TokenHeader(header, scheme, h.ID())
+}
+
+// BasicFrom is [Basic] with the account fields' handles:
+// upstream.BasicFrom(appkit.BasicAuthUsername, appkit.BasicAuthPassword).
+func BasicFrom(user, password appkit.AccountFieldOf[string]) Auth {
+	return Basic(user.ID(), password.ID())
+}
+
+// QueryKeyFrom is [QueryKey] with the account field's handle.
+func QueryKeyFrom(param string, h appkit.AccountFieldOf[string]) Auth {
+	return QueryKey(param, h.ID())
+}

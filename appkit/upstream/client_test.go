@@ -63,6 +63,17 @@ func TestAuth(t *testing.T) {
 		{"query key", upstream.QueryKey("api_key", "token"), acct, func(r *http.Request) bool {
 			return r.URL.Query().Get("api_key") == secret && r.URL.Query().Get("q") == "x"
 		}},
+		{"bearer from a handle", upstream.BearerFrom(appkit.TokenAuthToken), acct, func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+secret }},
+		{"token header from a handle", upstream.TokenHeaderFrom("x-api-key", "", appkit.SecretAccountField("key", "Key", "")), appkit.Account{"key": secret}, func(r *http.Request) bool {
+			return r.Header.Get("X-Api-Key") == secret
+		}},
+		{"basic from handles", upstream.BasicFrom(appkit.BasicAuthUsername, appkit.BasicAuthPassword), appkit.Account{"username": "ann", "password": secret}, func(r *http.Request) bool {
+			u, p, ok := r.BasicAuth()
+			return ok && u == "ann" && p == secret
+		}},
+		{"query key from a handle", upstream.QueryKeyFrom("api_key", appkit.TokenAuthToken), acct, func(r *http.Request) bool {
+			return r.URL.Query().Get("api_key") == secret && r.URL.Query().Get("q") == "x"
+		}},
 		{"by auth id", upstream.ByAuth(map[string]upstream.Auth{"token": upstream.Bearer("token"), "basic": upstream.Basic("user", "password")}),
 			appkit.Account{"auth": "basic", "user": "ann", "password": secret}, func(r *http.Request) bool { _, p, _ := r.BasicAuth(); return p == secret }},
 	} {

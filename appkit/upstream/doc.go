@@ -13,12 +13,19 @@
 // A type whose items come from one list endpoint needs the endpoint, a
 // pager and a mapping function ([Items], or [List] for filters, delta and
 // removals); its cursor goes through nextPageConfig and back by itself.
+// Outside a data handler (a datalist's options, say), [All] walks every
+// page of a list through its pager and returns the items, bounded by a
+// maximum count. [Pager.PageSize] asks for a page size, on cursor pagers
+// too.
 //
 // # Authentication
 //
 // [Bearer], [TokenHeader] (any scheme, or a custom header), [Basic],
 // [QueryKey], [OAuth2] and [OAuth1] read the credentials from the account
 // values; [ByAuth] picks one by the account's authentication id.
+// [BearerFrom], [TokenHeaderFrom], [BasicFrom] and [QueryKeyFrom] take the
+// typed handle of the account field (appkit.TokenAuthToken) instead of its
+// id.
 // Credentials go only to the origin (scheme, host, port) of BaseURL: a
 // redirect to another origin is refused with an error ([ErrRedirect]), and
 // so are a Link header's next URL and a nextPageConfig that point

@@ -56,6 +56,7 @@ func LinkHeader() Pager { return Pager{kind: pageLink} }
 // for nested keys: "meta.next_cursor"), sent back as the query parameter
 // param. An absent, null, empty or 0 cursor ends the list (a number is a
 // next page number: 0 is none); a cursor seen before in the run is an error.
+// [Pager.PageSize] asks for a page size on every page.
 func BodyCursor(cursorPath, param string) Pager {
 	return Pager{kind: pageCursor, cursorPath: cursorPath, param: param}
 }
@@ -71,6 +72,21 @@ func OffsetLimit(offsetParam, limitParam string, limit int) Pager {
 // positive, ends the list.
 func PageNumber(param, sizeParam string, size int) Pager {
 	return Pager{kind: pageNumber, param: param, limitParam: sizeParam, size: size}
+}
+
+// PageSize sends size as the query parameter param, asking the upstream for
+// pages of that many items: on every page of a [BodyCursor] pager, on the
+// first page of a [LinkHeader] pager (whose next URLs are followed as
+// given, and usually carry it), and in place of the size given to
+// [OffsetLimit] or [PageNumber]. An empty param or a size of 0 or less
+// leaves the pager as it is. It does not change when a list ends: a cursor
+// pager ends on its cursor, not on a short page.
+func (p Pager) PageSize(param string, size int) Pager {
+	if size <= 0 || param == "" {
+		return p
+	}
+	p.limitParam, p.size = param, size
+	return p
 }
 
 // Items says where the items are when the answer is a JSON object: the key
@@ -147,10 +163,15 @@ func (p Pager) position(r Request, c *Cursor) Request {
 	case pageLink:
 		if c.Next != "" {
 			r.Path, r.Query = c.Next, nil
+		} else if p.limitParam != "" {
+			r.Query.Set(p.limitParam, strconv.Itoa(p.size))
 		}
 	case pageCursor:
 		if c.Next != "" {
 			r.Query.Set(p.param, c.Next)
+		}
+		if p.limitParam != "" {
+			r.Query.Set(p.limitParam, strconv.Itoa(p.size))
 		}
 	case pageOffset:
 		r.Query.Set(p.param, strconv.Itoa(c.Offset))
