@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -48,9 +49,12 @@ func TestHostDemo(t *testing.T) {
 		t.Fatalf("no token line:\n%s", out.String())
 	}
 	base, token := m[1], m[2]
-	if !regexp.MustCompile(`task\s+completed\s+full\s+1\s+12\s+12\s+0\s+0\s+0`).MatchString(out.String()) {
+	if !strings.Contains(out.String(), "demo/task: 12 items (12 created, 0 updated, 0 unchanged, 0 removed)") || strings.Contains(out.String(), "warning") {
 		t.Errorf("summary:\n%s", out.String())
 	}
+	// Registered through the apps service: the apps API and the console's
+	// Apps page list it, with its sync and its run; the token is "demo".
+	demoRegistered(t, base, token, 1)
 	// The query the demo prints answers the synchronized tasks.
 	q := `[{"command":"platform.entity/query","args":{"query":{"q/from":"demo/task","q/limit":2,"q/select":["demo.task/name",{"demo.task/project":["demo.project/name"]}]}}}]`
 	if code, body := post(t, base+"/api/commands", token, q); code != 200 || !strings.Contains(body, `"success":true`) || !strings.Contains(body, `"demo.project/name":"`) {
@@ -86,4 +90,79 @@ func TestHostDemo(t *testing.T) {
 	if code, body := post(t, m2[1]+"/api/commands", token, q); code != 200 || !strings.Contains(body, `"success":true`) {
 		t.Errorf("query after a restart: %d %s", code, body)
 	}
+	if !strings.Contains(out.String(), "registered already") || !strings.Contains(out.String(), "12 unchanged") {
+		t.Errorf("second demo:\n%s", out.String())
+	}
+	demoRegistered(t, m2[1], token, 2)
+}
+
+// demoRegistered checks that the demo app, its sync and runs are
+// what the apps API and the console show, and that the demo's token is
+// named demo.
+func demoRegistered(t *testing.T, base, token string, runs int) {
+	t.Helper()
+	body := get(t, base+"/api/apps", token, 200)
+	var list []struct{ ID, Name, Space string }
+	if err := json.Unmarshal([]byte(body), &list); err != nil || len(list) != 1 || list[0].Space != "demo" {
+		t.Fatalf("GET /api/apps: %v %s", err, body)
+	}
+	body = get(t, base+"/api/apps/syncs?app="+list[0].ID, token, 200)
+	var syncs []struct{ ID, Space string }
+	if err := json.Unmarshal([]byte(body), &syncs); err != nil || len(syncs) != 1 || syncs[0].Space != "demo" {
+		t.Fatalf("syncs: %v %s", err, body)
+	}
+	body = get(t, base+"/api/apps/syncs/"+syncs[0].ID+"/runs", token, 200)
+	if n := strings.Count(body, `"status":"succeeded"`); n != runs {
+		t.Errorf("%d succeeded runs, want %d: %s", n, runs, body)
+	}
+	cookie := demoSignIn(t, base)
+	page := getCookie(t, base+"/apps", cookie, 200)
+	if strings.Contains(page, "No app is registered yet") || !strings.Contains(page, "Demo") {
+		t.Errorf("console's Apps page: %.2000s", page)
+	}
+	if tokens := getCookie(t, base+"/api/tokens", cookie, 200); !strings.Contains(tokens, `"name":"demo"`) {
+		t.Errorf("tokens: %s", tokens)
+	}
+}
+
+// demoSignIn signs in as the demo's admin and returns the session cookie.
+func demoSignIn(t *testing.T, base string) *http.Cookie {
+	t.Helper()
+	resp, err := http.Post(base+"/api/login", "application/json", strings.NewReader(`{"email":"admin@localhost","password":"pw-for-the-demo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "appkit_session" {
+			return c
+		}
+	}
+	t.Fatalf("sign-in: %d, no session cookie", resp.StatusCode)
+	return nil
+}
+
+// get answers GET url with token, checking the status.
+func get(t *testing.T, url, token string, want int) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	return checked(t, req, token, want)
+}
+
+// getCookie answers GET url with the session cookie c, checking the status.
+func getCookie(t *testing.T, url string, c *http.Cookie, want int) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.AddCookie(c)
+	return checked(t, req, "", want)
+}
+
+// checked is do checking the status.
+func checked(t *testing.T, req *http.Request, token string, want int) string {
+	t.Helper()
+	code, b := do(t, req, token)
+	if code != want {
+		t.Errorf("%s %s: %d, want %d: %.500s", req.Method, req.URL, code, want, b)
+	}
+	return string(b)
 }

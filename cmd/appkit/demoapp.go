@@ -54,6 +54,7 @@ func newDemoApp(log *zerolog.Logger) *appkit.App {
 		Name:        "Demo",
 		Version:     "1.0.0",
 		Description: "Projects and tasks of appkit host --demo",
+		Website:     "https://github.com/appkitgo/appkit#readme",
 		Auth:        []appkit.Auth{appkit.TokenAuth("API token", `The demo's token is "demo"`, validate)},
 		Sync: &appkit.Sync{Types: []appkit.Type{
 			{ID: "project", Name: "Projects", Default: true, Data: appkit.All(func(context.Context, *appkit.DataRequest) ([]demoProject, error) {

@@ -94,9 +94,12 @@ from --auth and --account (the stored one is kept when none is given) and
 its sync, which runs at once, then every --every (15m for a new sync) and on
 webhook events, while the APIs are served.
 --demo also serves a small demo app (projects and tasks) in process,
-synchronizes it into the store and prints an API token, a query and the
-GraphQL IDE's link; without --token the demo's token is kept in the store
-and the same at every start.
+registers it through the apps service with its account and an on-demand
+sync (the console shows them; a restart on the same store moves the
+registration to the app's new port), synchronizes it into the space demo
+and prints an API token, a query and the GraphQL IDE's link; without
+--token the demo's token, named demo, is kept in the store and the same at
+every start.
 
 --metrics-addr (or APPKIT_METRICS_ADDR) serves GET /metrics (Prometheus)
 on that address, apart from the API's: runs, pages, items, app calls,
@@ -170,6 +173,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if o.token, err = demoToken(ctx, st); err != nil {
 			return err
 		}
+		o.tokenName = "demo"
 	}
 	svc, h, err := newHostServices(ctx, o, st, ln.Addr().String(), log, stderr)
 	if err != nil {
@@ -180,7 +184,9 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // hostOptions are the flags of appkit host, checked.
 type hostOptions struct {
-	addr, dsn, token          string
+	addr, dsn, token string
+	// tokenName is the name token is registered under ("": "--token").
+	tokenName                 string
 	rateLimit, workspaceLimit float64
 	adminEmail, adminPassword string
 	appURL, appAuth, every    string
@@ -275,6 +281,7 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 		AdminEmail:    o.adminEmail,
 		AdminPassword: o.adminPassword,
 		Token:         o.token,
+		TokenName:     o.tokenName,
 		Logger:        log,
 		Notice:        stderr,
 		Apps:          host.AppsConfig{Service: svc},
@@ -320,7 +327,7 @@ func serveHost(ctx context.Context, o *hostOptions, ln net.Listener, st *store.S
 	fmt.Fprintf(stdout, "appkit host: listening on http://%s (admin %s)\n", ln.Addr(), h.Admin().Email)
 	fmt.Fprintf(stdout, "appkit host: the web console is at http://%s/ (sign in as %s)\n", ln.Addr(), h.Admin().Email)
 	if o.demo {
-		stopDemo, err := startDemo(ctx, st, ln.Addr().String(), o.token, stdout, stderr)
+		stopDemo, err := startDemo(ctx, st, svc, ln.Addr().String(), o.token, stdout, stderr)
 		if err != nil {
 			return err
 		}

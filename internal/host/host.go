@@ -122,6 +122,9 @@ type Config struct {
 	// Token, when set, is registered as an API token of the admin at start
 	// (idempotent across restarts).
 	Token string
+	// TokenName is the name Token is registered under ("" for "--token",
+	// the flag of appkit host that gives it).
+	TokenName string
 	// Logger receives one line per request and the errors; secrets (token
 	// values, cookies, document secrets) are never logged.
 	Logger zerolog.Logger
@@ -264,7 +267,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	admin := setup.User
 	adminNotice(cfg.Notice, setup)
 	if cfg.Token != "" {
-		if _, err := svc.RegisterToken(ctx, admin.ID, cfg.Token, "--token"); err != nil {
+		name := cfg.TokenName
+		if name == "" {
+			name = "--token"
+		}
+		if _, err := svc.RegisterToken(ctx, admin.ID, cfg.Token, name); err != nil {
 			return nil, fmt.Errorf("host: register the start-up token: %w", err)
 		}
 	}
