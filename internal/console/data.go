@@ -42,6 +42,9 @@ const (
 	// maxWholeHTML is the largest rich-text value the whole-value page
 	// renders as HTML; a larger one is shown as its Markdown.
 	maxWholeHTML = 1 << 20
+	// maxManyLinks is the related entities a many-to-many cell links to
+	// (the first by title); it counts the others ("+N more").
+	maxManyLinks = 10
 )
 
 // space is a space of the store with its databases (domain types).
@@ -103,12 +106,15 @@ type column struct {
 	Field *store.Field
 	Label string
 	// Kind is text, relation (to-one link), select (a single-select's
-	// name), rich (rich text), collection (a link to the related rows).
+	// name), rich (rich text), collection (a link to the related rows),
+	// many (links to the first related entities of a many-to-many
+	// relation, or of a collection without a partner field).
 	Kind string
-	// Title is the related type's title field (relation, select).
+	// Title is the related type's title field (relation, select, many).
 	Title string
 	// Target is the related type's name; Partner the field of the target
-	// pointing back (collection).
+	// pointing back (collection, many; none for a collection without
+	// one).
 	Target  string
 	Partner string
 	// Sortable columns get a sort link.
@@ -130,10 +136,36 @@ type cell struct {
 	// When is a date-time's instant (RFC 3339, UTC) and Raw its value as
 	// stored, for a cell whose Text is the date-time made readable.
 	When, Raw string
+	// Many is the cell of a many column (a pointer: cells compare).
+	Many *manyCell
+}
+
+// manyCell is the related entities of a many column: links to the first
+// of them by title, and how many more there are.
+type manyCell struct {
+	Links []cellLink
+	// More counts the related entities not linked; MoreLink, when set,
+	// lists them all (the target's rows filtered by the partner field).
+	More     int
+	MoreLink string
+}
+
+// cellLink is one link of a cell.
+type cellLink struct {
+	Text, Link string
 }
 
 // size is what the cell adds to its page.
-func (c cell) size() int { return len(c.Text) + len(c.HTML) + len(c.Link) }
+func (c cell) size() int {
+	n := len(c.Text) + len(c.HTML) + len(c.Link)
+	if c.Many != nil {
+		n += len(c.Many.MoreLink)
+		for _, l := range c.Many.Links {
+			n += len(l.Text) + len(l.Link)
+		}
+	}
+	return n
+}
 
 // cutText returns the first n bytes of s at most, ending on a character
 // boundary, and whether anything was left out.
@@ -258,9 +290,8 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) {
 		case len(d.Columns) == maxColumns:
 			d.MoreColumns++
 			continue
-		case s != nil:
-			sel = append(sel, *s)
 		}
+		sel = append(sel, s...)
 		d.Columns = append(d.Columns, col)
 	}
 	qu := &query.Query{From: name, Select: sel, Limit: pageSize + 1}
@@ -381,9 +412,13 @@ func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows
 		cells := make([]cell, 0, len(cols))
 		room := maxRowCells
 		for _, col := range cols {
-			ce := c.cellOf(ctx, cctx, col, id, row[col.Field.Name], min(maxCell, room))
+			v := row[col.Field.Name]
+			if col.Kind == "many" {
+				v = manyValue{Items: row[col.Field.Name], Count: row[countKey(col.Field)]}
+			}
+			ce := c.cellOf(ctx, cctx, col, id, v, min(maxCell, room))
 			room -= ce.size()
-			if (ce.Cut || ce.Omitted) && col.Kind != "relation" && col.Kind != "select" {
+			if (ce.Cut || ce.Omitted) && col.Kind != "relation" && col.Kind != "select" && col.Kind != "many" {
 				ce.Whole = valueLink(typ, id, col.Field.Name)
 			}
 			cells = append(cells, ce)
@@ -393,19 +428,28 @@ func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows
 	return out
 }
 
+// manyValue is what a many column's cell is made of: the first related
+// entities (objects of platform/id and title) and their count.
+type manyValue struct {
+	Items, Count any
+}
+
+// countKey is the result key of the count of a many column's entities.
+func countKey(f *store.Field) string { return f.Name + "#count" }
+
 // columnOf is the column of field f and what the page's query selects for
-// it (nil: nothing, a collection); false for a field the table does not
-// show.
-func columnOf(cat *store.Catalog, f *store.Field) (column, *query.Select, bool) {
+// it (nothing for a collection with a to-one partner: its cell links to
+// the related rows); false for a field the table does not show.
+func columnOf(cat *store.Catalog, f *store.Field) (column, []query.Select, bool) {
 	col := column{Field: f, Label: label(f), Kind: "text"}
 	switch {
 	case f.Role == store.RolePrimitive:
 		col.Sortable = f.Prim != store.TJSON
-		return col, &query.Select{Kind: query.SelectField, Key: f.Name, Field: f.Name}, true
+		return col, []query.Select{{Kind: query.SelectField, Key: f.Name, Field: f.Name}}, true
 	case cat.IsRichText(f):
 		col.Kind = "rich"
-		return col, &query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
-			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}, true
+		return col, []query.Select{{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
+			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}}, true
 	case f.Role == store.RoleRelation && !f.Collection:
 		target := cat.Target(f)
 		if target == nil {
@@ -415,15 +459,34 @@ func columnOf(cat *store.Catalog, f *store.Field) (column, *query.Select, bool) 
 		if target.Kind == store.KindEnum {
 			col.Kind = "select"
 		}
-		return col, &query.Select{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
-			Sub: []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}, {Kind: query.SelectField, Key: "title", Field: col.Title}}}, true
+		return col, []query.Select{{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
+			Sub: []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}, {Kind: query.SelectField, Key: "title", Field: col.Title}}}}, true
 	case f.Role == store.RoleRelation && f.Collection:
 		target, partner := cat.Target(f), cat.Partner(f)
-		if target == nil || partner == nil || partner.Collection || target.Kind != store.KindDomain {
+		if target == nil || target.Kind != store.KindDomain {
 			return col, nil, false
 		}
-		col.Kind, col.Target, col.Partner = "collection", target.Name, partner.Name
-		return col, nil, true
+		col.Target = target.Name
+		if partner != nil && !partner.Collection {
+			col.Kind, col.Partner = "collection", partner.Name
+			return col, nil, true
+		}
+		// Many-to-many (or no partner): the first maxManyLinks related
+		// entities by title, as GraphQL selects an inner list, and their
+		// count.
+		col.Kind, col.Title = "many", titleField(target)
+		if partner != nil {
+			col.Partner = partner.Name
+		}
+		var order []query.Order
+		if tf := target.Field(col.Title); tf != nil && tf.Role == store.RolePrimitive {
+			order = []query.Order{{Path: query.Path{Fields: []string{col.Title}}}}
+		}
+		return col, []query.Select{
+			{Kind: query.SelectCollection, Key: f.Name, Field: f.Name, Limit: maxManyLinks, Order: order,
+				Sub: []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}, {Kind: query.SelectField, Key: "title", Field: col.Title}}},
+			{Kind: query.SelectAggregate, Key: countKey(f), Field: f.Name, Agg: query.AggCount, AggField: "platform/id"},
+		}, true
 	}
 	return col, nil, false
 }
@@ -440,6 +503,9 @@ func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v 
 	switch col.Kind {
 	case "collection":
 		return cell{Text: "show", Link: filterLink(col.Target, col.Partner, id)}
+	case "many":
+		mv, _ := v.(manyValue)
+		return manyCellOf(col, id, mv, room)
 	case "relation", "select":
 		obj, _ := v.(map[string]any)
 		if obj == nil {
@@ -486,6 +552,60 @@ func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v 
 	}
 	text, cut := cutText(text, room)
 	return cell{Text: text, Cut: cut}
+}
+
+// manyCellOf is the cell of a many column: links to the related entities
+// of mv by title, as many of the first maxManyLinks as fit in room bytes,
+// and "+N more" for the others (linking to them all when the relation has
+// a partner field).
+func manyCellOf(col column, id string, mv manyValue, room int) cell {
+	items, _ := mv.Items.([]any)
+	total, ok := count(mv.Count)
+	if !ok || total < len(items) {
+		total = len(items)
+	}
+	if total == 0 {
+		return cell{}
+	}
+	m := &manyCell{}
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		eid := fmt.Sprint(obj["platform/id"])
+		title := fmt.Sprint(obj["title"])
+		if obj["title"] == nil {
+			title = eid
+		}
+		if t, cut := cutText(title, maxLabel); cut {
+			title = t + "…"
+		}
+		l := cellLink{Text: title, Link: filterLink(col.Target, "platform/id", eid)}
+		if len(l.Text)+len(l.Link) > room {
+			break
+		}
+		room -= len(l.Text) + len(l.Link)
+		m.Links = append(m.Links, l)
+	}
+	m.More = total - len(m.Links)
+	if m.More > 0 && col.Partner != "" {
+		m.MoreLink = filterLink(col.Target, col.Partner, id)
+	}
+	return cell{Many: m}
+}
+
+// count reads an aggregate count.
+func count(v any) (int, bool) {
+	switch x := v.(type) {
+	case int64:
+		return int(x), true
+	case int:
+		return x, true
+	case float64:
+		return int(x), true
+	case json.Number:
+		n, err := x.Int64()
+		return int(n), err == nil
+	}
+	return 0, false
 }
 
 // dateTimeLayouts are the forms a date-time value is read in.
