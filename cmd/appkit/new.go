@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -36,7 +37,10 @@ the protocol), a filter, and fakeapi, a stand-in of the API for its tests
 and demo. --kind action writes an external-action app. --auth chooses how
 accounts are set up: none, an API token, or OAuth 2 with a provider.
 --replace DIR points the module at a local checkout of appkit; a
-development build of this command run inside a checkout uses that checkout.
+development build of this command run inside a checkout uses that checkout,
+and elsewhere the checkout it was built from when it is still there (no
+release of appkit exists yet: without a checkout, it says so and prints
+the replace to add).
 
 Flags:
 `
@@ -61,13 +65,13 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if *version == "" {
 		*version, note = appkitVersion()
 	}
+	missing := false
 	if *replace == "" && note != "" {
-		// A development build run from a clone: the app uses the clone.
-		if wd, err := os.Getwd(); err == nil {
-			if root := appkitCheckout(wd); root != "" {
-				*replace, note = root, "go.mod uses the appkit checkout at "+root+" (a replace directive)."
-			}
-		}
+		// A development build: the app uses the clone it runs in, or the
+		// one it was built from; without either, say what is missing.
+		wd, _ := os.Getwd()
+		*replace, note = localCheckout(wd, buildSource())
+		missing = *replace == ""
 	} else if *replace != "" {
 		abs, err := filepath.Abs(*replace)
 		if err != nil {
@@ -95,8 +99,43 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if note != "" {
 		fmt.Fprintln(stdout, note)
 	}
+	if missing {
+		fmt.Fprintf(stdout, "Next: cd %s && go mod edit -replace github.com/appkitgo/appkit=/path/to/appkit && go mod tidy && go test ./...\n", *dir)
+		return nil
+	}
 	fmt.Fprintf(stdout, "Next: cd %s && go mod tidy && go test ./...\n", *dir)
 	return nil
+}
+
+// noRelease says what a development build outside any checkout cannot
+// give the new app.
+const noRelease = "Note: no release of appkit exists yet, so go.mod's github.com/appkitgo/appkit v0.0.0 cannot be downloaded " +
+	"and this appkit is a development build whose source is not on this machine. The app needs a local clone of appkit " +
+	"(git clone https://github.com/appkitgo/appkit): point go.mod at it as below, or run appkit new again with --replace DIR."
+
+// localCheckout is the appkit checkout a development build points a new
+// app at, with the note saying so: the one holding wd, else the one the
+// build was compiled from (source, the path of this file in the build,
+// when it is still there); "" and what is missing when there is none.
+func localCheckout(wd, source string) (string, string) {
+	if wd != "" {
+		if root := appkitCheckout(wd); root != "" {
+			return root, "go.mod uses the appkit checkout at " + root + " (a replace directive)."
+		}
+	}
+	if filepath.IsAbs(source) {
+		if root := appkitCheckout(filepath.Dir(source)); root != "" {
+			return root, "go.mod uses the appkit checkout this appkit was built from, " + root + " (a replace directive)."
+		}
+	}
+	return "", noRelease
+}
+
+// buildSource is the path of this file as compiled: absolute in a
+// development build, a module path under -trimpath.
+func buildSource() string {
+	_, file, _, _ := runtime.Caller(0)
+	return file
 }
 
 // appkitCheckout returns the directory of the appkit module that holds
@@ -129,5 +168,5 @@ func appkitVersion() (string, string) {
 		strings.HasPrefix(info.Main.Version, "v") && !strings.Contains(info.Main.Version, "devel") {
 		return info.Main.Version, ""
 	}
-	return "v0.0.0", "Note: this appkit is a development build; point go.mod at a release (go get github.com/appkitgo/appkit@latest) or a checkout (--replace DIR)."
+	return "v0.0.0", noRelease
 }

@@ -128,3 +128,37 @@ func TestNew_nextStepsFromACheckout(t *testing.T) {
 		t.Fatalf("%s: %v\n%s", next, err, out)
 	}
 }
+
+// A development build finds the checkout it runs in, else the one it was
+// built from; without either (or under -trimpath) it says plainly that no
+// release exists and what the app needs.
+func TestNew_localCheckout(t *testing.T) {
+	t.Parallel()
+	root := checkoutWithGo(t)
+	outside := t.TempDir()
+	if got, note := localCheckout(filepath.Join(root, "internal"), ""); got != root || !strings.Contains(note, "checkout at "+root) {
+		t.Errorf("inside a checkout: %q, %q", got, note)
+	}
+	if got, note := localCheckout(outside, filepath.Join(root, "cmd", "appkit", "new.go")); got != root || !strings.Contains(note, "built from, "+root) {
+		t.Errorf("outside, built from the checkout: %q, %q", got, note)
+	}
+	if got := buildSource(); localCheckoutRoot(outside, got) != root {
+		t.Errorf("this test's build source %q does not lead to the checkout %s", got, root)
+	}
+	for _, source := range []string{"github.com/appkitgo/appkit/cmd/appkit/new.go", filepath.Join(outside, "new.go"), ""} {
+		got, note := localCheckout(outside, source)
+		if got != "" || note != noRelease {
+			t.Errorf("source %q: %q, %q; want none and what is missing", source, got, note)
+		}
+	}
+	for _, want := range []string{"no release of appkit exists", "git clone", "--replace DIR"} {
+		if !strings.Contains(noRelease, want) {
+			t.Errorf("the note %q does not say %q", noRelease, want)
+		}
+	}
+}
+
+func localCheckoutRoot(wd, source string) string {
+	root, _ := localCheckout(wd, source)
+	return root
+}
