@@ -91,6 +91,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/htmlpage"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -436,25 +437,33 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		c.internal(w, r, fmt.Errorf("console: render %s: %w", name, err))
 		return
 	}
-	securityHeaders(w)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	htmlpage.Set(w, htmlpage.HTML, pagePolicy)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
 
-func securityHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; connect-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'")
+// pagePolicy is the console pages' headers: the console's own script (htmx)
+// and styles, images from anywhere (app icons), forms that may post to an
+// app's OAuth page, and no framing.
+var pagePolicy = htmlpage.Policy{
+	CSP: []string{
+		"default-src 'none'",
+		"script-src 'self'",
+		"style-src 'self'",
+		"img-src 'self' http: https: data:",
+		"connect-src 'self'",
+		"form-action 'self' http: https:",
+		"frame-ancestors 'none'",
+		"base-uri 'none'",
+	},
+	Cache:    "no-store",
+	Referrer: "same-origin",
 }
 
 // internal logs err and shows a page without its cause.
 func (c *Console) internal(w http.ResponseWriter, r *http.Request, err error) {
 	c.cfg.OnError(r, err)
-	securityHeaders(w)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	htmlpage.Set(w, htmlpage.HTML, pagePolicy)
 	w.WriteHeader(http.StatusInternalServerError)
 	fmt.Fprint(w, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Internal error</title></head><body><main><h1>Internal error</h1><p>The error was logged. <a href=\"/\">Back to the console</a></p></main></body></html>\n")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/go-pdf/fpdf"
 	"github.com/google/uuid"
 
+	"github.com/appkitgo/appkit/internal/htmlpage"
 	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -248,13 +249,14 @@ func (s *Service) ServeFile(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	name, ctype, data := f.Name, f.ContentType, f.Data
-	h := w.Header()
-	h.Set("Content-Type", ctype)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	htmlpage.Set(w, ctype, filePolicy)
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	w.Write(data)
 }
+
+// filePolicy is an attachment's headers: nothing loads and the document is
+// sandboxed, whatever its type.
+var filePolicy = htmlpage.Policy{CSP: []string{"default-src 'none'", "sandbox"}}
 
 func writeMessage(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")

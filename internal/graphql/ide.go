@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/appkitgo/appkit/internal/htmlpage"
 )
 
 // The in-browser IDE: GraphiQL 3.9.0 with React 18.3.1, their built files
@@ -120,14 +122,25 @@ var idePage = template.Must(template.New("ide").Parse(`<!doctype html>
 </html>
 `))
 
+// idePolicy is GraphiQL's headers: its bundled scripts and styles with the
+// inline ones it needs, its data: images and fonts, and no framing.
+var idePolicy = htmlpage.Policy{
+	CSP: []string{
+		"default-src 'self'",
+		"script-src 'self' 'unsafe-inline'",
+		"style-src 'self' 'unsafe-inline'",
+		"img-src 'self' data:",
+		"font-src 'self' data:",
+		"connect-src 'self'",
+		"frame-ancestors 'none'",
+	},
+	Cache:    "no-store",
+	Referrer: "no-referrer",
+}
+
 // ServeIDE serves the GraphiQL page of a space; endpoint is the path of the
 // space's API and assets the path under which ServeAsset serves the files.
 func ServeIDE(w http.ResponseWriter, r *http.Request, space, endpoint, assets string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	htmlpage.Set(w, htmlpage.HTML, idePolicy)
 	idePage.Execute(w, struct{ Space, Endpoint, Assets string }{space, endpoint, assets})
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/htmlpage"
 	"github.com/appkitgo/appkit/internal/httpjson"
 )
 
@@ -248,16 +249,15 @@ func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
 		a.h.logError(r, err)
 		status, title, text = http.StatusInternalServerError, "The account was not connected", "internal error"
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	htmlpage.Set(w, htmlpage.HTML, callbackPolicy)
 	w.WriteHeader(status)
 	fmt.Fprintf(w, "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title></head><body><h1>%s</h1><p>%s</p></body></html>\n",
 		html.EscapeString(title), html.EscapeString(title), html.EscapeString(text))
 }
+
+// callbackPolicy is the OAuth callback page's headers: a static page that
+// loads nothing.
+var callbackPolicy = htmlpage.Policy{CSP: []string{"default-src 'none'"}, Cache: "no-store", Referrer: "no-referrer"}
 
 func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
 	list, err := a.syncs.Syncs(r.Context(), r.URL.Query().Get("app"))
