@@ -69,7 +69,7 @@ func TestFiles(t *testing.T) {
 			}
 		}))
 		defer srv.Close()
-		strict := New(Config{Store: st})
+		strict := mustNew(t, Config{Store: st})
 		got := run(t, strict, "tracker", `mutation { tasks(name: {is: "idle"}) { addFileFromUrl(name: "a.txt", url: "`+srv.URL+`/a.txt") { message } } }`, nil)
 		if !strings.Contains(got, "is private, loopback or otherwise not public") {
 			t.Errorf("loopback allowed: %s", got)
@@ -78,7 +78,7 @@ func TestFiles(t *testing.T) {
 		if !strings.Contains(got, "url must be an http or https address") {
 			t.Errorf("file url: %s", got)
 		}
-		svc := New(Config{Store: st, AllowPrivateURLs: true, MaxFileBytes: 1000})
+		svc := mustNew(t, Config{Store: st, AllowPrivateURLs: true, MaxFileBytes: 1000})
 		for _, c := range []struct{ q, want string }{
 			{`addFileFromUrl(name: "a.txt", url: "` + srv.URL + `/redirect") { message }`, `"message":"attached a.txt (10 bytes) to 1 Tasks"`},
 			{`addFileFromUrl(name: "big", url: "` + srv.URL + `/big") { message }`, `the file is larger than 1000 bytes`},

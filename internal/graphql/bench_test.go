@@ -73,7 +73,7 @@ func BenchmarkFind(b *testing.B) {
 		st := teststore.Open(b, dsn)
 		benchData(b, st)
 		b.Run(name, func(b *testing.B) {
-			svc := New(Config{Store: st})
+			svc := mustNew(b, Config{Store: st})
 			api := commands.New(st)
 			gql := func() int {
 				req, err := svc.DecodeRequest(strings.NewReader(benchGraphQL))

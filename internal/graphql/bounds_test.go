@@ -22,7 +22,7 @@ func trackerService(t *testing.T, cfg Config) *Service {
 	trackerSchema(t, st)
 	trackerData(t, st)
 	cfg.Store = st
-	return New(cfg)
+	return mustNew(t, cfg)
 }
 
 // answer is an answer decoded for assertions.
@@ -158,7 +158,7 @@ func TestFragmentBounds(t *testing.T) {
 // nothing after the first crossing runs.
 func TestAnswerIsBounded(t *testing.T) {
 	t.Parallel()
-	if got := New(Config{}).cfg.MaxAnswerBytes; got != commands.MaxAnswerBytes {
+	if got := (Config{}).WithDefaults().MaxAnswerBytes; got != commands.MaxAnswerBytes {
 		t.Errorf("default answer bound %d, want the command API's %d", got, commands.MaxAnswerBytes)
 	}
 	const bound = 400
@@ -330,7 +330,7 @@ func TestViewerQueriesAreGated(t *testing.T) {
 // whole group is refused, nothing changed), and a limit pages through more.
 func TestMutationGroupSelectionIsBounded(t *testing.T) {
 	t.Parallel()
-	if got := New(Config{}).cfg.MaxSelected; got != MaxSelected {
+	if got := (Config{}).WithDefaults().MaxSelected; got != MaxSelected {
 		t.Errorf("default bound %d, want MaxSelected %d", got, MaxSelected)
 	}
 	svc := trackerService(t, Config{MaxSelected: 3})

@@ -171,5 +171,5 @@ func runSteps(t *testing.T, svc *Service, steps []step) {
 func newTracker(t *testing.T, st *store.Store) *Service {
 	trackerSchema(t, st)
 	trackerData(t, st)
-	return New(Config{Store: st})
+	return mustNew(t, Config{Store: st})
 }

@@ -36,7 +36,7 @@ func FuzzExecute(f *testing.F) {
 	trackerSchema(f, st)
 	trackerData(f, st)
 	internal := ""
-	svc := New(Config{Store: st, OnError: func(ctx context.Context, err error) { internal = err.Error() }})
+	svc := mustNew(f, Config{Store: st, OnError: func(ctx context.Context, err error) { internal = err.Error() }})
 	f.Fuzz(func(t *testing.T, q, vars string) {
 		var v map[string]any
 		if json.Unmarshal([]byte(vars), &v) != nil {

@@ -36,7 +36,7 @@ func TestLimits(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		nested = `{project: {tasks: {contains: [` + nested + `]}}}`
 	}
-	got := run(t, New(Config{Store: st}), "tracker", `{ findTasks(labels: {contains: [{name: {is: "a"}}]}, project: `+nested[len(`{project: `):len(nested)-1]+`) { name } }`, nil)
+	got := run(t, mustNew(t, Config{Store: st}), "tracker", `{ findTasks(labels: {contains: [{name: {is: "a"}}]}, project: `+nested[len(`{project: `):len(nested)-1]+`) { name } }`, nil)
 	if !strings.Contains(got, "argument project nests deeper than 24 levels") {
 		t.Errorf("nested filters: %s", got)
 	}
@@ -46,12 +46,12 @@ func TestLimits(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		ok = `{project: {tasks: {contains: [` + ok + `]}}}`
 	}
-	got = run(t, New(Config{Store: st}), "tracker", `{ findTasks(project: `+ok[len(`{project: `):len(ok)-1]+`) { name } }`, nil)
+	got = run(t, mustNew(t, Config{Store: st}), "tracker", `{ findTasks(project: `+ok[len(`{project: `):len(ok)-1]+`) { name } }`, nil)
 	if got != `{"data":{"findTasks":[{"name":"Write docs"},{"name":"Fix bug"}]}}` {
 		t.Errorf("nested filters within the bound: %s", got)
 	}
 	far := `{project: {tasks: {contains: [` + ok + `]}}}`
-	got = run(t, New(Config{Store: st}), "tracker", `{ findTasks(project: `+far[len(`{project: `):len(far)-1]+`) { name } }`, nil)
+	got = run(t, mustNew(t, Config{Store: st}), "tracker", `{ findTasks(project: `+far[len(`{project: `):len(far)-1]+`) { name } }`, nil)
 	if !strings.Contains(got, `"message":"a filter reaches 9 fields deep through relations; at most 8"`) || !strings.Contains(got, `"data":{"findTasks":null}`) {
 		t.Errorf("nested filters past the bound: %s", got)
 	}
@@ -67,7 +67,7 @@ func TestLimits(t *testing.T) {
 		t.Errorf("deadline: %s", b)
 	}
 	// Too many entities for one mutation group.
-	if got := run(t, New(Config{Store: st}), "tracker", `mutation { tasks(limit: 100001) { countOfEntities } }`, nil); !strings.Contains(got, "limit must be at most 100000") {
+	if got := run(t, mustNew(t, Config{Store: st}), "tracker", `mutation { tasks(limit: 100001) { countOfEntities } }`, nil); !strings.Contains(got, "limit must be at most 100000") {
 		t.Errorf("mutation limit: %s", got)
 	}
 }

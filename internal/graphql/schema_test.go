@@ -51,7 +51,7 @@ func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
 	st := teststore.Open(t, "sqlite::memory:")
 	trackerSchema(t, st)
-	svc := New(Config{Store: st})
+	svc := mustNew(t, Config{Store: st})
 	sdl, err := svc.SDL(context.Background(), "tracker")
 	if err != nil {
 		t.Fatal(err)

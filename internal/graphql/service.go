@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,8 +71,8 @@ type Config struct {
 	// OnError receives internal failures (the client gets "internal error").
 	OnError func(ctx context.Context, err error)
 	// FilesPath is the path under which the host serves stored files
-	// (ServeFile); a file's url is FilesPath + its id. Default
-	// "/api/graphql/files/".
+	// (ServeFile); a file's url is FilesPath + its id. It begins and ends
+	// with "/" (default DefaultFilesPath).
 	FilesPath string
 	// AllowPrivateURLs lets addFileFromUrl download from loopback, private
 	// and other non-public addresses (refused by default).
@@ -167,26 +168,38 @@ type Service struct {
 	fetch   *fetcher
 }
 
-// New returns a service on cfg.Store.
-func New(cfg Config) *Service {
-	positiveOr(&cfg.MaxBody, DefaultMaxBody)
-	positiveOr(&cfg.MaxQueryBytes, DefaultMaxQueryBytes)
-	positiveOr(&cfg.MaxTokens, DefaultMaxTokens)
-	positiveOr(&cfg.MaxDepth, DefaultMaxDepth)
-	positiveOr(&cfg.MaxComplexity, DefaultMaxComplexity)
-	positiveOr(&cfg.Timeout, DefaultTimeout)
-	positiveOr(&cfg.MaxSelected, MaxSelected)
-	if cfg.Gate == nil {
-		cfg.Gate = query.NewGate(query.DefaultQueriesPerClient)
+// ErrConfig reports a Config that [New] cannot start with (wrapped with
+// every problem found).
+var ErrConfig = errors.New("graphql: invalid configuration")
+
+// DefaultFilesPath is the default Config.FilesPath.
+const DefaultFilesPath = "/api/graphql/files/"
+
+// WithDefaults returns a copy of c with every unset setting given its
+// default: MaxBody, MaxQueryBytes, MaxTokens, MaxDepth, MaxComplexity,
+// Timeout, MaxSelected, MaxWriteBytes, MaxAnswerBytes, MaxFileBytes and
+// FetchTimeout when not positive (0 or less: the Default... constants),
+// Gate (a gate of the service's own with query.DefaultQueriesPerClient
+// slots per viewer) and FilesPath (DefaultFilesPath).
+func (c Config) WithDefaults() Config {
+	positiveOr(&c.MaxBody, DefaultMaxBody)
+	positiveOr(&c.MaxQueryBytes, DefaultMaxQueryBytes)
+	positiveOr(&c.MaxTokens, DefaultMaxTokens)
+	positiveOr(&c.MaxDepth, DefaultMaxDepth)
+	positiveOr(&c.MaxComplexity, DefaultMaxComplexity)
+	positiveOr(&c.Timeout, DefaultTimeout)
+	positiveOr(&c.MaxSelected, MaxSelected)
+	if c.Gate == nil {
+		c.Gate = query.NewGate(query.DefaultQueriesPerClient)
 	}
-	positiveOr(&cfg.MaxWriteBytes, MaxWriteBytes)
-	positiveOr(&cfg.MaxAnswerBytes, query.MaxAnswerBytes)
-	if cfg.FilesPath == "" {
-		cfg.FilesPath = "/api/graphql/files/"
+	positiveOr(&c.MaxWriteBytes, MaxWriteBytes)
+	positiveOr(&c.MaxAnswerBytes, query.MaxAnswerBytes)
+	if c.FilesPath == "" {
+		c.FilesPath = DefaultFilesPath
 	}
-	positiveOr(&cfg.MaxFileBytes, DefaultMaxFileBytes)
-	positiveOr(&cfg.FetchTimeout, DefaultFetchTimeout)
-	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}
+	positiveOr(&c.MaxFileBytes, DefaultMaxFileBytes)
+	positiveOr(&c.FetchTimeout, DefaultFetchTimeout)
+	return c
 }
 
 // positiveOr sets the bound *v to d unless it is set (positive).
@@ -194,6 +207,57 @@ func positiveOr[T int | int64 | time.Duration](v *T, d T) {
 	if *v <= 0 {
 		*v = d
 	}
+}
+
+// validate checks a Config after WithDefaults and reports every problem at
+// once, wrapped in ErrConfig.
+func (c Config) validate() error {
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	if c.Store == nil {
+		bad("Store is required")
+	}
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxBody", c.MaxBody},
+		{"MaxQueryBytes", int64(c.MaxQueryBytes)},
+		{"MaxTokens", int64(c.MaxTokens)},
+		{"MaxDepth", int64(c.MaxDepth)},
+		{"MaxComplexity", int64(c.MaxComplexity)},
+		{"Timeout", int64(c.Timeout)},
+		{"MaxSelected", int64(c.MaxSelected)},
+		{"MaxWriteBytes", int64(c.MaxWriteBytes)},
+		{"MaxAnswerBytes", int64(c.MaxAnswerBytes)},
+		{"MaxFileBytes", c.MaxFileBytes},
+		{"FetchTimeout", int64(c.FetchTimeout)},
+	} {
+		if n.v <= 0 {
+			bad("%s is %d, want more than 0", n.name, n.v)
+		}
+	}
+	if c.Gate == nil {
+		bad("Gate is required")
+	}
+	if !strings.HasPrefix(c.FilesPath, "/") || !strings.HasSuffix(c.FilesPath, "/") {
+		bad("FilesPath %q is not a path that begins and ends with /", c.FilesPath)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
+	}
+	return nil
+}
+
+// New returns a service on cfg.Store. cfg is completed with
+// [Config.WithDefaults] and validated: an error wraps [ErrConfig] and names
+// every problem (Store is required).
+func New(cfg Config) (*Service, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg, schemas: map[string]*spaceSchema{}, fetch: newFetcher(cfg.AllowPrivateURLs, cfg.MaxFileBytes, cfg.FetchTimeout)}, nil
 }
 
 // ErrNoSpace reports a space without databases.

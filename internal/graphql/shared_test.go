@@ -18,7 +18,7 @@ func TestTwoProcessesQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, other := apitest.TwoProcesses(t)
-	b := New(Config{Store: other})
+	b := mustNew(t, Config{Store: other})
 	trackerSchema(t, a)
 	if got := run(t, b, "tracker", `{ findProjects { name } }`, nil); got != `{"data":{"findProjects":[]}}` {
 		t.Fatalf("new space through b = %s", got)

@@ -31,7 +31,7 @@ func TestTrackerApp(t *testing.T) {
 		if _, err := syncer.Run(context.Background(), st, syncer.Options{AppURL: srv.URL, Account: map[string]string{"token": "demo"}, Now: func() time.Time { return now }}); err != nil {
 			t.Fatal(err)
 		}
-		svc := New(Config{Store: st})
+		svc := mustNew(t, Config{Store: st})
 		sdl, err := svc.SDL(context.Background(), "tracker")
 		if err != nil {
 			t.Fatal(err)

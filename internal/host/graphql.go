@@ -31,8 +31,8 @@ import (
 const graphqlPrefix = "/api/graphql"
 
 // mountGraphQL mounts the per-space GraphQL API.
-func (h *Host) mountGraphQL(mux *http.ServeMux) {
-	svc := graphql.New(graphql.Config{
+func (h *Host) mountGraphQL(mux *http.ServeMux) error {
+	svc, err := graphql.New(graphql.Config{
 		Store:            h.cfg.Store,
 		MaxBody:          min(h.cfg.MaxBody, graphql.DefaultMaxBody),
 		FilesPath:        graphqlPrefix + "/files/",
@@ -41,6 +41,9 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) {
 			h.log.Error().Err(err).Msg("graphql request failed internally")
 		},
 	})
+	if err != nil {
+		return err
+	}
 	api := h.withToken(h.admitQueries(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) }))))
 	mux.Handle(graphqlPrefix+"/space/{space}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -57,6 +60,7 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) {
 		svc.ServeFile(w, r, r.PathValue("id"))
 	})), http.MethodGet))
 	mux.Handle(graphqlPrefix, methods(h.withToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.listGraphQL(svc, w, r) })), http.MethodGet))
+	return nil
 }
 
 func (h *Host) serveGraphQL(svc *graphql.Service, w http.ResponseWriter, r *http.Request) {

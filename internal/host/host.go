@@ -318,7 +318,9 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	h.console = cons
-	h.handler = h.routes()
+	if h.handler, err = h.routes(); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
 	return h, nil
 }
 
@@ -350,7 +352,7 @@ func (h *Host) Admin() auth.User { return h.admin }
 // Auth is the users, sessions and tokens service (for the CLI and tests).
 func (h *Host) Auth() *auth.Service { return h.auth }
 
-func (h *Host) routes() http.Handler {
+func (h *Host) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/login", methods(h.sameOrigin(http.HandlerFunc(h.login)), http.MethodPost))
 	mux.Handle("/api/logout", methods(h.sameOrigin(http.HandlerFunc(h.logout)), http.MethodPost))
@@ -358,7 +360,9 @@ func (h *Host) routes() http.Handler {
 	mux.Handle("/api/tokens/{id}", methods(h.withSession(h.sameOrigin(http.HandlerFunc(h.deleteToken))), http.MethodDelete))
 	mux.Handle("/api/commands", methods(h.withToken(h.admitQueries(h.limitBody(h.commands))), http.MethodPost))
 	mux.Handle("/api/documents/{secret}", methods(h.withToken(h.docs), http.MethodGet, http.MethodPut))
-	h.mountGraphQL(mux)
+	if err := h.mountGraphQL(mux); err != nil {
+		return nil, err
+	}
 	h.mountApps(mux)
 	h.mountHealth(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -366,5 +370,5 @@ func (h *Host) routes() http.Handler {
 	})
 	// Everything outside /api/ is the web console (internal/console).
 	mux.Handle("/", h.console)
-	return h.cfg.Observe.Middleware(h.logRequests(h.recoverPanics(h.timeout(mux))))
+	return h.cfg.Observe.Middleware(h.logRequests(h.recoverPanics(h.timeout(mux)))), nil
 }
