@@ -2,10 +2,8 @@ package appkit
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -505,58 +503,41 @@ func idString(v any) (string, bool) {
 	return "", false
 }
 
-// appendAny appends v with no schema: the Go value's own form, with the
+// anyJSON writes a value with no schema: the Go value's own form, with the
 // wire conversions that hold for every field (a bool as "true"/"false",
-// time.Time in ISO 8601, a Day as YYYY-MM-DD).
+// time.Time in ISO 8601, a Day as YYYY-MM-DD), a json.RawMessage as
+// encoding/json writes it, and null for a value encoding/json cannot
+// encode.
+var anyJSON = jsonw.Any{Ext: appendWireValue, NullOnError: true}
+
+// appendAny appends v with no schema (anyJSON).
 func appendAny(dst []byte, v any) []byte {
+	dst, _ = anyJSON.Append(dst, v)
+	return dst
+}
+
+func appendWireValue(dst []byte, v any, _ jsonw.Any) ([]byte, bool, error) {
 	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...)
-	case string:
-		return jsonw.AppendString(dst, x)
 	case bool:
-		return strconv.AppendQuote(dst, strconv.FormatBool(x))
-	case float64:
-		return jsonw.AppendFloat(dst, x, 64)
-	case int:
-		return appendInt(dst, int64(x))
-	case int64:
-		return appendInt(dst, x)
+		return strconv.AppendQuote(dst, strconv.FormatBool(x)), true, nil
 	case time.Time:
-		return appendTime(dst, x, false)
+		return appendTime(dst, x, false), true, nil
 	case Day:
-		return appendDay(dst, x)
+		return appendDay(dst, x), true, nil
 	case []string:
-		return encStringsValue(dst, x)
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendAny(dst, e)
+		return encStringsValue(dst, x), true, nil
+	case json.RawMessage:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return append(dst, "null"...), true, nil
 		}
-		return append(dst, ']')
-	case map[string]any:
-		return appendMap(dst, x)
+		return append(dst, b...), true, nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return append(dst, "null"...)
-	}
-	return append(dst, b...)
+	return dst, false, nil
 }
 
 // appendMap appends a map with sorted keys and schema-free values.
 func appendMap(dst []byte, m map[string]any) []byte {
-	dst = append(dst, '{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = jsonw.AppendString(dst, k)
-		dst = append(dst, ':')
-		dst = appendAny(dst, m[k])
-	}
-	return append(dst, '}')
+	dst, _ = anyJSON.AppendObject(dst, m)
+	return dst
 }

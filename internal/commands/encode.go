@@ -1,9 +1,6 @@
 package commands
 
 import (
-	"encoding/json"
-	"strconv"
-
 	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
@@ -32,23 +29,6 @@ func appendArray[T any](buf []byte, xs []T, appendItem func([]byte, T) ([]byte, 
 	return append(buf, ']'), nil
 }
 
-// appendObject writes m as a JSON object, keys sorted.
-func appendObject(buf []byte, m map[string]any) ([]byte, error) {
-	buf = append(buf, '{')
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendString(buf, k)
-		buf = append(buf, ':')
-		var err error
-		if buf, err = appendValue(buf, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(buf, '}'), nil
-}
-
 func appendResult(buf []byte, r Result) ([]byte, error) {
 	if r.Success {
 		buf = append(buf, `{"success":true,"result":`...)
@@ -62,36 +42,23 @@ func appendResult(buf []byte, r Result) ([]byte, error) {
 	return append(buf, '}'), nil
 }
 
+// appendValue writes a result's value: what jsonw.Any writes, plus encoded
+// as it is, []map[string]any, []Result and ErrorBody.
 func appendValue(buf []byte, v any) ([]byte, error) {
+	return jsonw.Any{Ext: appendResultValue}.Append(buf, v)
+}
+
+func appendResultValue(buf []byte, v any, a jsonw.Any) ([]byte, bool, error) {
 	var err error
 	switch x := v.(type) {
-	case nil:
-		return append(buf, "null"...), nil
-	case string:
-		return appendString(buf, x), nil
-	case bool:
-		return strconv.AppendBool(buf, x), nil
-	case int64:
-		return strconv.AppendInt(buf, x, 10), nil
-	case int:
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case float64:
-		return jsonw.AppendFloat(buf, x, 64), nil
 	case encoded:
-		return append(buf, x...), nil
-	case json.RawMessage:
-		if !json.Valid(x) {
-			return append(buf, "null"...), nil
-		}
-		return append(buf, x...), nil
-	case map[string]any:
-		return appendObject(buf, x)
-	case []any:
-		return appendArray(buf, x, appendValue)
+		return append(buf, x...), true, nil
 	case []map[string]any:
-		return appendArray(buf, x, appendObject)
+		buf, err = appendArray(buf, x, a.AppendObject)
+		return buf, true, err
 	case []Result:
-		return appendArray(buf, x, appendResult)
+		buf, err = appendArray(buf, x, appendResult)
+		return buf, true, err
 	case ErrorBody:
 		buf = append(buf, `{"name":`...)
 		buf = appendString(buf, x.Name)
@@ -99,18 +66,14 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		buf = appendString(buf, x.Message)
 		buf = append(buf, `,"data":`...)
 		if x.Data == nil {
-			return append(buf, "{}}"...), nil
+			return append(buf, "{}}"...), true, nil
 		}
-		if buf, err = appendValue(buf, x.Data); err != nil {
-			return nil, err
+		if buf, err = a.Append(buf, x.Data); err != nil {
+			return nil, true, err
 		}
-		return append(buf, '}'), nil
+		return append(buf, '}'), true, nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(buf, b...), nil
+	return buf, false, nil
 }
 
 // appendString writes s as a JSON string: valid JSON that decodes to s

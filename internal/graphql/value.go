@@ -46,39 +46,36 @@ func (m *omap) MarshalJSON() ([]byte, error) { return appendJSON(nil, m), nil }
 // rawNumber is a number already in its JSON form (a decimal's exact text).
 type rawNumber string
 
-// appendJSON appends v encoded as JSON. It knows the values an answer holds:
-// nil, bool, strings, integers, floats, rawNumber, json.RawMessage, *omap,
-// []any, map[string]any (keys sorted); other values go through
-// encoding/json.
+// answerJSON writes the values an answer holds: those jsonw.Any writes,
+// plus rawNumber, json.Number and json.RawMessage as they are, *omap with
+// its keys in order, and a nil []any as null; a value encoding/json cannot
+// encode is written as null.
+var answerJSON = jsonw.Any{Ext: appendAnswerValue, NullOnError: true}
+
+// appendJSON appends v encoded as JSON (answerJSON).
 func appendJSON(b []byte, v any) []byte {
+	b, _ = answerJSON.Append(b, v)
+	return b
+}
+
+func appendAnswerValue(b []byte, v any, a jsonw.Any) ([]byte, bool, error) {
 	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool:
-		if x {
-			return append(b, "true"...)
-		}
-		return append(b, "false"...)
-	case string:
-		return jsonw.AppendString(b, x)
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case int:
-		return strconv.AppendInt(b, int64(x), 10)
-	case float64:
-		return jsonw.AppendFloat(b, x, 64)
 	case rawNumber:
-		return append(b, x...)
+		return append(b, x...), true, nil
 	case json.Number:
-		return append(b, x...)
+		return append(b, x...), true, nil
 	case json.RawMessage:
 		if x == nil {
-			return append(b, "null"...)
+			return append(b, "null"...), true, nil
 		}
-		return append(b, x...)
+		return append(b, x...), true, nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), true, nil
+		}
 	case *omap:
 		if x == nil {
-			return append(b, "null"...)
+			return append(b, "null"...), true, nil
 		}
 		b = append(b, '{')
 		for i, k := range x.keys {
@@ -87,38 +84,11 @@ func appendJSON(b []byte, v any) []byte {
 			}
 			b = jsonw.AppendString(b, k)
 			b = append(b, ':')
-			b = appendJSON(b, x.vals[i])
+			b, _ = a.Append(b, x.vals[i])
 		}
-		return append(b, '}')
-	case []any:
-		if x == nil {
-			return append(b, "null"...)
-		}
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
-	case map[string]any:
-		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(x)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonw.AppendString(b, k)
-			b = append(b, ':')
-			b = appendJSON(b, x[k])
-		}
-		return append(b, '}')
+		return append(b, '}'), true, nil
 	}
-	enc, err := json.Marshal(v)
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, enc...)
+	return b, false, nil
 }
 
 // answerSize is the length of v encoded by appendJSON, measured without
