@@ -124,14 +124,14 @@ or in the GraphQL IDE (the token is in the link's fragment, which the browser ke
 // and an on-demand sync unless it has one, runs it, waits for the run and
 // prints its report; it returns the sync's space.
 func syncDemo(ctx context.Context, svc *apps.Service, appURL string, stdout io.Writer) (string, error) {
-	app, err := svc.RegisterMoving(ctx, apps.RegisterSpec{URL: appURL, Adopt: true})
+	app, err := svc.Registry.RegisterMoving(ctx, apps.RegisterSpec{URL: appURL, Adopt: true})
 	if err != nil {
 		return "", err
 	}
 	for _, w := range app.Warnings {
 		fmt.Fprintf(stdout, "demo: warning: %s\n", w)
 	}
-	syncs, err := svc.Syncs(ctx, app.ID)
+	syncs, err := svc.SyncService.Syncs(ctx, app.ID)
 	if err != nil {
 		return "", err
 	}
@@ -142,19 +142,19 @@ func syncDemo(ctx context.Context, svc *apps.Service, appURL string, stdout io.W
 		if err != nil {
 			return "", err
 		}
-		acc, err := svc.CreateAccount(ctx, app.ID, "", fields)
+		acc, err := svc.Registry.CreateAccount(ctx, app.ID, "", fields)
 		if err != nil {
 			return "", fmt.Errorf("account: %w", err)
 		}
 		none := ""
-		if sy, err = svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Every: &none, Adopt: true}); err != nil {
+		if sy, err = svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Every: &none, Adopt: true}); err != nil {
 			return "", err
 		}
 		fmt.Fprintf(stdout, "demo: registered the app %s (%s) with its account %q and sync %s\n", app.Name, app.ID, acc.Name, sy.ID)
 	} else {
 		sy = syncs[0]
 		fmt.Fprintf(stdout, "demo: the app %s (%s) and its sync %s are registered already\n", app.Name, app.ID, sy.ID)
-		if run, err = svc.RunNow(ctx, sy.ID); err != nil {
+		if run, err = svc.SyncService.RunNow(ctx, sy.ID); err != nil {
 			return "", err
 		}
 	}
@@ -164,7 +164,7 @@ func syncDemo(ctx context.Context, svc *apps.Service, appURL string, stdout io.W
 	// still going is what RunNow answers.
 	for run == nil || run.Status == apps.StatusQueued || run.Status == apps.StatusRunning {
 		if run == nil {
-			runs, err := svc.Runs(ctx, sy.ID, 1)
+			runs, err := svc.SyncService.Runs(ctx, sy.ID, 1)
 			if err != nil {
 				return "", err
 			}
@@ -172,7 +172,7 @@ func syncDemo(ctx context.Context, svc *apps.Service, appURL string, stdout io.W
 				run = runs[0]
 				continue
 			}
-		} else if run, err = svc.Run(ctx, run.ID); err != nil {
+		} else if run, err = svc.SyncService.Run(ctx, run.ID); err != nil {
 			return "", err
 		}
 		select {

@@ -235,7 +235,7 @@ func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) erro
 // registration of an earlier session, at another port, moves to url) and
 // synchronizes it, printing what changed.
 func (d *devSession) ready(ctx context.Context, url string) error {
-	app, err := d.svc.RegisterMoving(ctx, apps.RegisterSpec{URL: url})
+	app, err := d.svc.Registry.RegisterMoving(ctx, apps.RegisterSpec{URL: url})
 	if err != nil {
 		return fmt.Errorf("register the app: %w", err)
 	}
@@ -262,7 +262,7 @@ func (d *devSession) ready(ctx context.Context, url string) error {
 // only: dev runs it at every change); created reports a new sync, whose
 // first run the scheduler starts at once.
 func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, err error) {
-	syncs, err := d.svc.Syncs(ctx, app.ID)
+	syncs, err := d.svc.SyncService.Syncs(ctx, app.ID)
 	if err != nil {
 		return false, err
 	}
@@ -276,12 +276,12 @@ func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, er
 		if err != nil {
 			return false, err
 		}
-		acc, err := d.svc.CreateAccount(ctx, app.ID, "", fields)
+		acc, err := d.svc.Registry.CreateAccount(ctx, app.ID, "", fields)
 		if err != nil {
 			return false, fmt.Errorf("account: %w", err)
 		}
 		d.say("account %q set up", acc.Name)
-		sy, err := d.svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Types: d.types, Filter: d.filter, Every: &none})
+		sy, err := d.svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: acc.ID, Types: d.types, Filter: d.filter, Every: &none})
 		if err != nil {
 			return false, err
 		}
@@ -290,7 +290,7 @@ func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, er
 	}
 	sy := syncs[0]
 	if len(d.account) > 0 {
-		existing, err := d.svc.Account(ctx, sy.AccountID)
+		existing, err := d.svc.Registry.Account(ctx, sy.AccountID)
 		if err != nil {
 			return false, err
 		}
@@ -298,11 +298,11 @@ func (d *devSession) setUp(ctx context.Context, app *apps.App) (created bool, er
 		if err != nil {
 			return false, err
 		}
-		if _, err := d.svc.UpdateAccount(ctx, existing.ID, fields); err != nil {
+		if _, err := d.svc.Registry.UpdateAccount(ctx, existing.ID, fields); err != nil {
 			return false, fmt.Errorf("account: %w", err)
 		}
 	}
-	if _, err := d.svc.UpdateSync(ctx, sy.ID, apps.SyncSpec{Account: sy.AccountID, Types: d.types, Filter: d.filter, Every: &none}); err != nil {
+	if _, err := d.svc.SyncService.UpdateSync(ctx, sy.ID, apps.SyncSpec{Account: sy.AccountID, Types: d.types, Filter: d.filter, Every: &none}); err != nil {
 		return false, err
 	}
 	d.syncID = sy.ID
@@ -346,7 +346,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 	defer tick.Stop()
 	var run *apps.Run
 	for created && run == nil {
-		runs, err := d.svc.Runs(ctx, d.syncID, 1)
+		runs, err := d.svc.SyncService.Runs(ctx, d.syncID, 1)
 		if err != nil {
 			return err
 		}
@@ -362,7 +362,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 	}
 	if run == nil {
 		var err error
-		if run, err = d.svc.RunWith(ctx, d.syncID, apps.RunSpec{Full: d.full}); err != nil {
+		if run, err = d.svc.SyncService.RunWith(ctx, d.syncID, apps.RunSpec{Full: d.full}); err != nil {
 			return err
 		}
 	}
@@ -379,7 +379,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 		case <-tick.C:
 		}
 		var err error
-		if run, err = d.svc.Run(ctx, run.ID); err != nil {
+		if run, err = d.svc.SyncService.Run(ctx, run.ID); err != nil {
 			return err
 		}
 	}

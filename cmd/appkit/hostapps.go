@@ -69,7 +69,7 @@ func runScheduler(ctx context.Context, svc *apps.Service) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	scheduled := make(chan struct{})
 	if svc != nil {
-		go func() { defer close(scheduled); svc.Schedule(ctx) }()
+		go func() { defer close(scheduled); svc.Scheduler.Schedule(ctx) }()
 	} else {
 		close(scheduled)
 	}
@@ -79,14 +79,14 @@ func runScheduler(ctx context.Context, svc *apps.Service) (stop func()) {
 // keepApp registers the app of --app, sets up or updates its account and
 // its sync, and queues a first run.
 func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account map[string]string, every string, stdout io.Writer) error {
-	app, err := svc.RegisterApp(ctx, url)
+	app, err := svc.Registry.RegisterApp(ctx, url)
 	if err != nil {
 		return err
 	}
 	for _, w := range app.Warnings {
 		fmt.Fprintf(stdout, "appkit host: %s: warning: %s\n", app.Name, w)
 	}
-	syncs, err := svc.Syncs(ctx, app.ID)
+	syncs, err := svc.SyncService.Syncs(ctx, app.ID)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 	var accountID string
 	var existing *apps.Account
 	if sy != nil {
-		if existing, err = svc.Account(ctx, sy.AccountID); err != nil {
+		if existing, err = svc.Registry.Account(ctx, sy.AccountID); err != nil {
 			return err
 		}
 	}
@@ -110,7 +110,7 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		if err != nil {
 			return err
 		}
-		acc, err := svc.UpdateAccount(ctx, existing.ID, fields)
+		acc, err := svc.Registry.UpdateAccount(ctx, existing.ID, fields)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		if err != nil {
 			return err
 		}
-		acc, err := svc.CreateAccount(ctx, app.ID, auth, fields)
+		acc, err := svc.Registry.CreateAccount(ctx, app.ID, auth, fields)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		if e == "" {
 			e = defaultEvery
 		}
-		if sy, err = svc.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: accountID, Every: &e}); err != nil {
+		if sy, err = svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: app.ID, Account: accountID, Every: &e}); err != nil {
 			return err
 		}
 	} else {
@@ -145,17 +145,17 @@ func keepApp(ctx context.Context, svc *apps.Service, url, auth string, account m
 		if every != "" {
 			spec.Every = &every
 		}
-		if sy, err = svc.UpdateSync(ctx, sy.ID, spec); err != nil {
+		if sy, err = svc.SyncService.UpdateSync(ctx, sy.ID, spec); err != nil {
 			return err
 		}
 		if existing != nil && existing.ID != accountID {
 			// The account of another authentication replaced it.
-			if err := svc.DeleteAccount(ctx, existing.ID); err != nil {
+			if err := svc.Registry.DeleteAccount(ctx, existing.ID); err != nil {
 				fmt.Fprintf(stdout, "appkit host: %s: the replaced account %s stays: %v\n", app.Name, existing.ID, err)
 			}
 		}
 	}
-	run, err := svc.RunNow(ctx, sy.ID)
+	run, err := svc.SyncService.RunNow(ctx, sy.ID)
 	if err != nil {
 		return err
 	}

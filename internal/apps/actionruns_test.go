@@ -41,12 +41,12 @@ func TestActionRunsKeepTheLatest(t *testing.T) {
 				app.handlers["POST "+protocol.PathActionExecute] = answer(422, `{"message":"no with account-token-42"}`)
 				app.mu.Unlock()
 			}
-			_, err := svc.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "ping", Args: map[string]any{"n": strconv.Itoa(i)}, By: "user-" + strconv.Itoa(i)})
+			_, err := svc.Actions.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "ping", Args: map[string]any{"n": strconv.Itoa(i)}, By: "user-" + strconv.Itoa(i)})
 			if (err != nil) != (i == 3) {
 				t.Fatalf("action %d: %v", i, err)
 			}
 		}
-		runs, err := svc.ActionRuns(ctx, a.ID, 0)
+		runs, err := svc.Actions.ActionRuns(ctx, a.ID, 0)
 		if err != nil || len(runs) != 2 {
 			t.Fatalf("%d runs kept, want 2: %v", len(runs), err)
 		}
@@ -58,7 +58,7 @@ func TestActionRunsKeepTheLatest(t *testing.T) {
 		if ok.Args["n"] != "2" || ok.Status != StatusSucceeded || ok.AnswerStatus != 200 || ok.Answer != `{"ok":true}` || ok.RanBy != "user-2" || ok.DurationMS < 0 {
 			t.Errorf("the run before: %+v", ok)
 		}
-		if _, err := svc.ActionRuns(ctx, "nope", 0); err == nil {
+		if _, err := svc.Actions.ActionRuns(ctx, "nope", 0); err == nil {
 			t.Error("the history of an unknown app")
 		}
 		if _, err := svc.DeleteApp(ctx, a.ID); err != nil {
@@ -94,7 +94,7 @@ func TestActionRunsMaskSecretsInArgs(t *testing.T) {
 		}
 		a, acc := registerWithAccount(t, svc, app.url)
 		arg := "curl -H 'Authorization: Bearer account-token-42' https://api.example"
-		if _, err := svc.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "post", Args: map[string]any{"text": arg}}); err != nil {
+		if _, err := svc.Actions.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "post", Args: map[string]any{"text": arg}}); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
@@ -102,7 +102,7 @@ func TestActionRunsMaskSecretsInArgs(t *testing.T) {
 			t.Errorf("the app got %s, want the argument as given", sent)
 		}
 		mu.Unlock()
-		runs, err := svc.ActionRuns(ctx, a.ID, 0)
+		runs, err := svc.Actions.ActionRuns(ctx, a.ID, 0)
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%d runs: %v", len(runs), err)
 		}

@@ -85,7 +85,7 @@ func runningSync(t *testing.T, a *Service, url string, started chan struct{}) (*
 	ctx := context.Background()
 	_, sy := registerWithSync(t, a, url)
 	receive(t, "the run's data call", started)
-	sy, err := a.Sync(ctx, sy.ID)
+	sy, err := a.SyncService.Sync(ctx, sy.ID)
 	if err != nil || sy.RunID == "" || sy.LeaseOwner != "host-a" {
 		t.Fatalf("the running sync: %+v %v", sy, err)
 	}
@@ -94,7 +94,7 @@ func runningSync(t *testing.T, a *Service, url string, started chan struct{}) (*
 
 func runStatus(t *testing.T, s *Service, id string) *Run {
 	t.Helper()
-	r, err := s.Run(context.Background(), id)
+	r, err := s.SyncService.Run(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 		url, started, ended := blockingApp(t)
 		a, b := twoHosts(t, dsn)
 		sy, runID := runningSync(t, a, url, started)
-		run, err := b.CancelSync(context.Background(), sy.ID)
+		run, err := b.SyncService.CancelSync(context.Background(), sy.ID)
 		if err != nil || run.ID != runID {
 			t.Fatalf("cancel: %+v %v", run, err)
 		}
@@ -125,10 +125,10 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 			t.Errorf("the cancelled run's exchanges: %+v", r.Exchanges)
 		}
 		testkit.WaitUntil(t, "the lease to be released", func() bool {
-			got, _ := b.Sync(context.Background(), sy.ID)
+			got, _ := b.SyncService.Sync(context.Background(), sy.ID)
 			return got.LeaseOwner == ""
 		})
-		got, _ := b.Sync(context.Background(), sy.ID)
+		got, _ := b.SyncService.Sync(context.Background(), sy.ID)
 		if got.RunID != "" || got.NextAt != nil {
 			t.Errorf("after the cancel: run %q, next %v", got.RunID, got.NextAt)
 		}
@@ -137,7 +137,7 @@ func TestCancelRunningSyncFromAnotherHost(t *testing.T) {
 		if flag != "" {
 			t.Errorf("the cancel flag stays set: %q", flag)
 		}
-		if _, err := b.CancelSync(context.Background(), sy.ID); !errors.Is(err, ErrConflict) {
+		if _, err := b.SyncService.CancelSync(context.Background(), sy.ID); !errors.Is(err, ErrConflict) {
 			t.Errorf("cancelling again: %v", err)
 		}
 	})
@@ -158,14 +158,14 @@ func TestDeleteSyncWhileItRuns(t *testing.T) {
 				if from == "other host" {
 					by = b
 				}
-				if _, err := by.DeleteSync(context.Background(), sy.ID); err != nil {
+				if _, err := by.SyncService.DeleteSync(context.Background(), sy.ID); err != nil {
 					t.Fatalf("delete a running sync: %v", err)
 				}
 				receive(t, "the app's call to end", ended)
-				if _, err := b.Sync(context.Background(), sy.ID); !errors.Is(err, ErrNotFound) {
+				if _, err := b.SyncService.Sync(context.Background(), sy.ID); !errors.Is(err, ErrNotFound) {
 					t.Errorf("the sync is still there: %v", err)
 				}
-				if _, err := b.Run(context.Background(), runID); !errors.Is(err, ErrNotFound) {
+				if _, err := b.SyncService.Run(context.Background(), runID); !errors.Is(err, ErrNotFound) {
 					t.Errorf("its run is still there: %v", err)
 				}
 			})
@@ -182,7 +182,7 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 	sy, runID := runningSync(t, a, url, started)
 	// A change that is refused changes nothing: the run goes on.
 	bad := "1ms"
-	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}, Every: &bad}); !errors.Is(err, ErrInvalid) {
+	if _, err := a.SyncService.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}, Every: &bad}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("an invalid change: %v", err)
 	}
 	a.SyncService.held.mu.Lock()
@@ -191,7 +191,7 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 	if h == nil || a.SyncService.held.localReason(h) != "" {
 		t.Fatalf("an invalid change cancelled the run (%+v)", h)
 	}
-	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}}); err != nil {
+	if _, err := a.SyncService.UpdateSync(context.Background(), sy.ID, SyncSpec{Types: []string{"note"}}); err != nil {
 		t.Fatalf("change a running sync: %v", err)
 	}
 	receive(t, "the app's call to end", ended)
@@ -200,13 +200,13 @@ func TestUpdateSyncWhileItRuns(t *testing.T) {
 		t.Errorf("the cancelled run: %+v", r)
 	}
 	receive(t, "a new run with the new types", started)
-	got, _ := a.Sync(context.Background(), sy.ID)
+	got, _ := a.SyncService.Sync(context.Background(), sy.ID)
 	if got.RunID == runID || strings.Join(got.Types, ",") != "note" {
 		t.Errorf("after the change: %+v", got)
 	}
 	// A change of schedule alone lets the run go on.
 	every := "1h"
-	if _, err := a.UpdateSync(context.Background(), sy.ID, SyncSpec{Every: &every}); err != nil {
+	if _, err := a.SyncService.UpdateSync(context.Background(), sy.ID, SyncSpec{Every: &every}); err != nil {
 		t.Fatal(err)
 	}
 	if r := runStatus(t, a, got.RunID); r.Status != StatusRunning {
@@ -221,7 +221,7 @@ func queuedRun(t *testing.T) (*Service, *fakeApp, *Sync, *Run) {
 	svc, _ := testService(t, "sqlite::memory:", nil)
 	app := newFakeApp(t, "token", nil)
 	_, sy := fakeSync(t, svc, app)
-	run, err := svc.RunNow(context.Background(), sy.ID)
+	run, err := svc.SyncService.RunNow(context.Background(), sy.ID)
 	if err != nil || run.Status != StatusQueued {
 		t.Fatalf("run now: %+v %v", run, err)
 	}
@@ -234,17 +234,17 @@ func TestCancelQueuedRun(t *testing.T) {
 	t.Parallel()
 	svc, _, sy, queued := queuedRun(t)
 	ctx := context.Background()
-	run, err := svc.CancelSync(ctx, sy.ID)
+	run, err := svc.SyncService.CancelSync(ctx, sy.ID)
 	if err != nil || run.ID != queued.ID || run.Status != StatusCancelled {
 		t.Fatalf("cancel a queued run: %+v %v", run, err)
 	}
-	if got, _ := svc.Sync(ctx, sy.ID); got.RunID != "" || got.NextAt != nil {
+	if got, _ := svc.SyncService.Sync(ctx, sy.ID); got.RunID != "" || got.NextAt != nil {
 		t.Errorf("the sync after the cancel: %+v", got)
 	}
-	if _, err := svc.CancelSync(ctx, sy.ID); !errors.Is(err, ErrConflict) {
+	if _, err := svc.SyncService.CancelSync(ctx, sy.ID); !errors.Is(err, ErrConflict) {
 		t.Errorf("nothing to cancel: %v", err)
 	}
-	if _, err := svc.CancelSync(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.SyncService.CancelSync(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such sync: %v", err)
 	}
 }
@@ -270,7 +270,7 @@ func TestLeaseTakenOverStopsTheRun(t *testing.T) {
 		}
 		receive(t, "the run to stop", worked)
 		receive(t, "the app's call to end", ended)
-		got, _ := svc.Sync(ctx, id)
+		got, _ := svc.SyncService.Sync(ctx, id)
 		if got.LeaseOwner != "host-b" || got.RunID == "" {
 			t.Errorf("the new holder's lease or run was touched: %+v", got)
 		}
@@ -292,7 +292,7 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 	if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = 'dead-host', lease_until = 1 WHERE id = ?", sy.ID); err != nil {
 		t.Fatal(err)
 	}
-	got, err := svc.CancelSync(ctx, sy.ID)
+	got, err := svc.SyncService.CancelSync(ctx, sy.ID)
 	if err != nil || got.Status != StatusRunning {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
@@ -302,7 +302,7 @@ func TestCancelRunOfADeadHost(t *testing.T) {
 		t.Errorf("the cancelled run still ran (%d config calls)", n)
 	}
 	testkit.WaitUntil(t, "the lease to be released", func() bool {
-		got, _ := svc.Sync(ctx, sy.ID)
+		got, _ := svc.SyncService.Sync(ctx, sy.ID)
 		return got.LeaseOwner == "" && got.RunID == ""
 	})
 }
@@ -316,7 +316,7 @@ func TestUpdateSyncKeepsWhatARunEndingMeanwhileWrote(t *testing.T) {
 	svc, _ := testService(t, "sqlite::memory:", nil)
 	_, sy := fakeSync(t, svc, newFakeApp(t, "token", nil))
 	hourly := "1h"
-	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Every: &hourly}); err != nil {
+	if _, err := svc.SyncService.UpdateSync(ctx, sy.ID, SyncSpec{Every: &hourly}); err != nil {
 		t.Fatal(err)
 	}
 	const sent = `{"projects":["Apollo"]}`
@@ -344,7 +344,7 @@ func TestUpdateSyncKeepsWhatARunEndingMeanwhileWrote(t *testing.T) {
 		{"types", SyncSpec{Types: []string{"note"}}},
 		{"the same schedule", SyncSpec{Every: &hourly}},
 	} {
-		if _, err := svc.UpdateSync(ctx, sy.ID, c.spec); err != nil {
+		if _, err := svc.SyncService.UpdateSync(ctx, sy.ID, c.spec); err != nil {
 			t.Fatalf("change %s: %v", c.name, err)
 		}
 		if f, next := stored(); f != sent || next != soon {
@@ -355,7 +355,7 @@ func TestUpdateSyncKeepsWhatARunEndingMeanwhileWrote(t *testing.T) {
 	// unschedules the sync.
 	svc.SyncService.beforeUpdateWrite = nil
 	never := ""
-	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}, Every: &never}); err != nil {
+	if _, err := svc.SyncService.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}, Every: &never}); err != nil {
 		t.Fatal(err)
 	}
 	if f, next := stored(); f != "" || next != 0 {
@@ -381,7 +381,7 @@ func TestUpdateSyncConcurrentChangesBothApply(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	got, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}})
+	got, err := svc.SyncService.UpdateSync(ctx, sy.ID, SyncSpec{Filter: map[string][]string{"projects": {"Zeus"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,11 +397,11 @@ func TestUpdateSyncConcurrentChangesBothApply(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := svc.UpdateSync(ctx, sy.ID, SyncSpec{Types: []string{"task"}}); !errors.Is(err, ErrConflict) {
+	if _, err := svc.SyncService.UpdateSync(ctx, sy.ID, SyncSpec{Types: []string{"task"}}); !errors.Is(err, ErrConflict) {
 		t.Errorf("a change of a sync that kept changing: %v, want ErrConflict", err)
 	}
 	svc.SyncService.beforeUpdateWrite = nil
-	if got, _ := svc.Sync(ctx, sy.ID); strings.Join(got.Types, ",") != "note" {
+	if got, _ := svc.SyncService.Sync(ctx, sy.ID); strings.Join(got.Types, ",") != "note" {
 		t.Errorf("the refused change was written: types %v", got.Types)
 	}
 }

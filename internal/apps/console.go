@@ -24,7 +24,7 @@ const maxDatalistItems = 10_000
 // account's app: field is the filter's id, dependsOn the values of the
 // filters it names in datalist_requires (wire form).
 func (s *Service) Datalist(ctx context.Context, accountID, field string, types []string, dependsOn map[string]any) ([]protocol.DatalistItem, error) {
-	_, fields, a, err := s.accountApp(ctx, accountID)
+	_, fields, a, err := s.Registry.accountApp(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ type TestRead struct {
 // nothing to the store. A refusal of the app is in the exchanges, not an
 // error: the error is for what could not be asked at all.
 func (s *Service) TestRead(ctx context.Context, accountID, typ string, filter map[string]json.RawMessage) (*TestRead, error) {
-	_, fields, a, err := s.accountApp(ctx, accountID)
+	_, fields, a, err := s.Registry.accountApp(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}

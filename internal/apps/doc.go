@@ -102,7 +102,7 @@
 //
 // # Cancelling
 //
-// [Service.CancelSync] cancels a sync's run in progress, queued or paused
+// [SyncService.CancelSync] cancels a sync's run in progress, queued or paused
 // (status cancelled). A run that no process holds ends at once. A run that
 // a process is running ends when that process learns of the cancel: at
 // once when it is the same process, else at its next lease renewal (every

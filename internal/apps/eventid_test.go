@@ -40,7 +40,7 @@ func TestEventIDKeyed(t *testing.T) {
 		app := newFakeApp(t, "token", map[string]http.HandlerFunc{"POST " + protocol.PathWebhookVerify: answer(200, `{"id":"wh-1"}`)})
 		_, sy := fakeSync(t, svc, app)
 		body := `{"changed":"task-7"}`
-		if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(body)); out.Status != http.StatusAccepted {
+		if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(body)); out.Status != http.StatusAccepted {
 			t.Fatalf("the event: %+v", out)
 		}
 		ids := eventIDs(t, svc, sy.ID)
@@ -57,7 +57,7 @@ func TestEventIDKeyed(t *testing.T) {
 		if other.eventID(sy.ID, "wh-1", []byte(body)) == ids[0] {
 			t.Errorf("another key gives the same event id")
 		}
-		if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(body)); out.Status != http.StatusOK || !out.Replay {
+		if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(body)); out.Status != http.StatusOK || !out.Replay {
 			t.Errorf("the event received again: %+v, want a replay", out)
 		}
 		if n := len(eventIDs(t, svc, sy.ID)); n != 1 {
@@ -87,14 +87,14 @@ VALUES (?, ?, ?, '{}', ?, ?, '', 0, 0)`, id, sy.ID, now, e.body, e.status); err 
 			}
 		}
 		for _, e := range old {
-			if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(e.body)); out.Status != http.StatusOK || !out.Replay {
+			if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(e.body)); out.Status != http.StatusOK || !out.Replay {
 				t.Errorf("the %s event of before the upgrade received again: %+v, want a replay", e.status, out)
 			}
 		}
 		if n := len(eventIDs(t, svc, sy.ID)); n != 2 {
 			t.Errorf("%d events recorded, want the 2 of before", n)
 		}
-		if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":3}`)); out.Status != http.StatusAccepted || out.Replay {
+		if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":3}`)); out.Status != http.StatusAccepted || out.Replay {
 			t.Errorf("a new event: %+v", out)
 		}
 		if n := len(eventIDs(t, svc, sy.ID)); n != 3 {
@@ -106,7 +106,7 @@ VALUES (?, ?, ?, '{}', ?, ?, '', 0, 0)`, id, sy.ID, now, e.body, e.status); err 
 		app2.handlers["POST "+protocol.PathWebhookVerify] = answer(200, `{"id":"wh-1"}`)
 		app2.mu.Unlock()
 		_, sy2 := fakeSync(t, svc, app2)
-		if out := svc.ReceiveEvent(ctx, sy2.ID, http.Header{}, []byte(old[0].body)); out.Status != http.StatusAccepted {
+		if out := svc.Webhooks.ReceiveEvent(ctx, sy2.ID, http.Header{}, []byte(old[0].body)); out.Status != http.StatusAccepted {
 			t.Errorf("the same body for another sync: %+v", out)
 		}
 	})

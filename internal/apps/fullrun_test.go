@@ -55,7 +55,7 @@ func TestRunWithFull(t *testing.T) {
 		}
 		a, acc := registerWithAccount(t, svc, app.url)
 		none := ""
-		sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID, Every: &none})
+		sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID, Every: &none})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestRunWithFull(t *testing.T) {
 		if delta.Status != StatusSucceeded || delta.Report.Full || !lastAsked() {
 			t.Fatalf("second run: %s, full %v, lastSynchronizedAt sent %v", delta.Status, delta.Report.Full, lastAsked())
 		}
-		queued, err := svc.RunWith(ctx, sy.ID, RunSpec{Full: true})
+		queued, err := svc.SyncService.RunWith(ctx, sy.ID, RunSpec{Full: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,13 +97,13 @@ func TestRunWithFull(t *testing.T) {
 			after.ID, "another-host", time.Now().Add(time.Hour).UnixMilli(), sy.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.RunWith(ctx, sy.ID, RunSpec{Full: true}); !errors.Is(err, ErrConflict) {
+		if _, err := svc.SyncService.RunWith(ctx, sy.ID, RunSpec{Full: true}); !errors.Is(err, ErrConflict) {
 			t.Errorf("a full run asked while one is in progress: %v, want a conflict", err)
 		}
 		if _, err := svc.core.exec(ctx, "UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ?", sy.ID); err != nil {
 			t.Fatal(err)
 		}
-		again, err := svc.RunWith(ctx, sy.ID, RunSpec{Full: true})
+		again, err := svc.SyncService.RunWith(ctx, sy.ID, RunSpec{Full: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,10 +113,10 @@ func TestRunWithFull(t *testing.T) {
 		stop = schedule(t, svc)
 		defer stop()
 		testkit.WaitUntil(t, "the interrupted run to end", func() bool {
-			r, err := svc.Run(ctx, after.ID)
+			r, err := svc.SyncService.Run(ctx, after.ID)
 			return err == nil && r.EndedAt != nil
 		})
-		if r, _ := svc.Run(ctx, after.ID); r.Status != StatusSucceeded || !r.Report.Full || lastAsked() {
+		if r, _ := svc.SyncService.Run(ctx, after.ID); r.Status != StatusSucceeded || !r.Report.Full || lastAsked() {
 			t.Errorf("the interrupted run, in full: %s, full %v, lastSynchronizedAt sent %v", r.Status, r.Report.Full, lastAsked())
 		}
 	})

@@ -126,17 +126,17 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := svc.RegisterApp(ctx, app.url)
+	reg, err := svc.Registry.RegisterApp(ctx, app.url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	syncs := map[string]*Sync{}
 	for _, owner := range []string{ownerA, ownerB} {
-		acc, err := svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": standin.Token})
+		acc, err := svc.Registry.CreateAccount(ctx, reg.ID, "", map[string]any{"token": standin.Token})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if syncs[owner], err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: githubTypes,
+		if syncs[owner], err = svc.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: githubTypes,
 			Filter: map[string][]string{"owner": {owner}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func testTwoGitHubOwners(t *testing.T, dsn string) {
 		t.Fatalf("the child never reached %s's second issue page", ownerB)
 	}
 	app.hold.Store(false)
-	mid, err := svc.Sync(ctx, syncs[ownerB].ID)
+	mid, err := svc.SyncService.Sync(ctx, syncs[ownerB].ID)
 	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
 		t.Fatalf("the child's sync: %+v %v", mid, err)
 	}

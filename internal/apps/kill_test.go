@@ -31,7 +31,7 @@ func TestKillHostMidRunChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Schedule(context.Background())
+	svc.Scheduler.Schedule(context.Background())
 	t.Fatal("the host was not killed")
 }
 
@@ -74,22 +74,22 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg, err := svc.RegisterApp(ctx, app.url)
+		reg, err := svc.Registry.RegisterApp(ctx, app.url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var accs [2]*Account
 		for i := range accs {
-			if accs[i], err = svc.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken}); err != nil {
+			if accs[i], err = svc.Registry.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		types := []string{"project", "task"}
-		if one, err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[0].ID, Types: types,
+		if one, err = svc.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[0].ID, Types: types,
 			Filter: map[string][]string{tracker.FilterProjects: {ds.Project(1).Name}}}); err != nil {
 			t.Fatal(err)
 		}
-		if two, err = svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[1].ID, Types: types}); err != nil {
+		if two, err = svc.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: accs[1].ID, Types: types}); err != nil {
 			t.Fatal(err)
 		}
 	}()
@@ -108,7 +108,7 @@ func testKillHostMidRun(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mid, err := svc.Sync(ctx, two.ID)
+	mid, err := svc.SyncService.Sync(ctx, two.ID)
 	if err != nil || mid.RunID == "" || mid.LeaseOwner != "host-child" {
 		t.Fatalf("the killed host's sync: %+v %v", mid, err)
 	}

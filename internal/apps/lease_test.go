@@ -93,16 +93,16 @@ func TestLeaseRenewedWellBeforeItEnds(t *testing.T) {
 		var wg sync.WaitGroup
 		sctx, stop := context.WithCancel(ctx)
 		defer func() { stop(); wg.Wait() }()
-		wg.Go(func() { a.Schedule(sctx) })
+		wg.Go(func() { a.Scheduler.Schedule(sctx) })
 		if h := <-app.started; h != "host-a" {
 			t.Fatalf("%s started the run, want host-a", h)
 		}
-		wg.Go(func() { b.Schedule(sctx) })
+		wg.Go(func() { b.Scheduler.Schedule(sctx) })
 		claimed := time.Now()
 		for range 30 {
 			time.Sleep(ttl / 10)
 			synctest.Wait()
-			got, err := a.Sync(ctx, sy.ID)
+			got, err := a.SyncService.Sync(ctx, sy.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestLeaseRenewedWellBeforeItEnds(t *testing.T) {
 		}
 		close(app.release)
 		synctest.Wait() // the run ends; both schedulers wait for their next poll
-		runs, err := a.Runs(ctx, sy.ID, 1)
+		runs, err := a.SyncService.Runs(ctx, sy.ID, 1)
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%d runs: %v", len(runs), err)
 		}

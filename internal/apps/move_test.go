@@ -19,51 +19,51 @@ func TestRegisterMovingKeepsTheApp(t *testing.T) {
 	first := newFakeApp(t, "token", nil)
 	a, sy := registerWithSync(t, svc, first.url)
 	second := newFakeApp(t, "token", nil)
-	if _, err := svc.RegisterApp(ctx, second.url); !errors.Is(err, ErrConflict) {
+	if _, err := svc.Registry.RegisterApp(ctx, second.url); !errors.Is(err, ErrConflict) {
 		t.Fatalf("the same id at a new address, registered by address: %v, want a conflict", err)
 	}
-	moved, err := svc.RegisterMoving(ctx, RegisterSpec{URL: second.url + "/"})
+	moved, err := svc.Registry.RegisterMoving(ctx, RegisterSpec{URL: second.url + "/"})
 	if err != nil {
 		t.Fatalf("register moving: %v", err)
 	}
 	if moved.ID != a.ID || moved.URL != second.url || moved.Space != a.Space {
 		t.Errorf("moved: %s at %s (space %s), want %s at %s (space %s)", moved.ID, moved.URL, moved.Space, a.ID, second.url, a.Space)
 	}
-	all, err := svc.Apps(ctx)
+	all, err := svc.Registry.Apps(ctx)
 	if err != nil || len(all) != 1 || all[0].URL != second.url {
 		t.Fatalf("apps after the move: %v (%v), want the one at %s", all, err, second.url)
 	}
-	syncs, err := svc.Syncs(ctx, a.ID)
+	syncs, err := svc.SyncService.Syncs(ctx, a.ID)
 	if err != nil || len(syncs) != 1 || syncs[0].ID != sy.ID || syncs[0].AccountID != sy.AccountID {
 		t.Fatalf("syncs after the move: %v (%v), want %s", syncs, err, sy.ID)
 	}
 	// Calls go to the new address.
 	before := second.count("POST /validate")
-	if _, err := svc.UpdateAccount(ctx, sy.AccountID, map[string]any{"token": "t-2"}); err != nil {
+	if _, err := svc.Registry.UpdateAccount(ctx, sy.AccountID, map[string]any{"token": "t-2"}); err != nil {
 		t.Fatalf("update the account: %v", err)
 	}
 	if second.count("POST /validate") == before {
 		t.Error("the account was not validated at the new address")
 	}
 	// Again at the same address: nothing moves, the app is read again.
-	if again, err := svc.RegisterMoving(ctx, RegisterSpec{URL: second.url}); err != nil || again.ID != a.ID {
+	if again, err := svc.Registry.RegisterMoving(ctx, RegisterSpec{URL: second.url}); err != nil || again.ID != a.ID {
 		t.Errorf("again at the same address: %v, %v", again, err)
 	}
 
 	// Another app (another id) moves nothing: it is registered as new.
 	other := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": answer(200, `{"id":"other","name":"Other","version":"1.0.0","type":"sync","authentication":[{"id":"none","name":"None"}]}`)})
-	o, err := svc.RegisterMoving(ctx, RegisterSpec{URL: other.url})
+	o, err := svc.Registry.RegisterMoving(ctx, RegisterSpec{URL: other.url})
 	if err != nil || o.ID == a.ID {
 		t.Fatalf("another app: %v, %v", o, err)
 	}
-	if got, err := svc.App(ctx, a.ID); err != nil || got.URL != second.url {
+	if got, err := svc.Registry.App(ctx, a.ID); err != nil || got.URL != second.url {
 		t.Errorf("the first app after another registered: %v, %v", got, err)
 	}
 	// Back to the first address: it moves again.
-	if _, err := svc.RegisterMoving(ctx, RegisterSpec{URL: first.url}); err != nil {
+	if _, err := svc.Registry.RegisterMoving(ctx, RegisterSpec{URL: first.url}); err != nil {
 		t.Fatalf("back to the first address: %v", err)
 	}
-	if got, _ := svc.App(ctx, a.ID); got.URL != first.url {
+	if got, _ := svc.Registry.App(ctx, a.ID); got.URL != first.url {
 		t.Errorf("moved back: at %s, want %s", got.URL, first.url)
 	}
 }

@@ -107,7 +107,7 @@ func liveTasks(ds tracker.Dataset, p int) int {
 // schedule runs s's scheduler until the returned stop is called.
 func schedule(t *testing.T, s *Service) (stop func()) {
 	t.Helper()
-	return testkit.Background(t, s.Schedule)
+	return testkit.Background(t, s.Scheduler.Schedule)
 }
 
 // lastRun waits until the sync's latest run has ended and returns it.
@@ -115,7 +115,7 @@ func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 	t.Helper()
 	var got *Run
 	testkit.WaitUntil(t, "a run of sync "+syncID+" to end", func() bool {
-		runs, err := s.Runs(context.Background(), syncID, 1)
+		runs, err := s.SyncService.Runs(context.Background(), syncID, 1)
 		if err != nil || len(runs) == 0 || runs[0].Seq <= after || runs[0].EndedAt == nil {
 			return false
 		}
@@ -130,8 +130,8 @@ func lastRun(t *testing.T, s *Service, syncID string, after int64) *Run {
 func runNow(t *testing.T, s *Service, syncID string) *Run {
 	t.Helper()
 	ctx := context.Background()
-	last, _ := s.Runs(ctx, syncID, 1)
-	if _, err := s.RunNow(ctx, syncID); err != nil {
+	last, _ := s.SyncService.Runs(ctx, syncID, 1)
+	if _, err := s.SyncService.RunNow(ctx, syncID); err != nil {
 		t.Fatal(err)
 	}
 	return lastRun(t, s, syncID, last[0].Seq)
@@ -153,25 +153,25 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 		st := a.core.st
 
 		reg, acc1 := registerWithToken(t, a, app.url, tracker.DemoToken)
-		acc2, err := b.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
+		acc2, err := b.Registry.CreateAccount(ctx, reg.ID, "", map[string]any{"token": tracker.DemoToken})
 		if err != nil {
 			t.Fatal(err)
 		}
 		types := []string{"project", "task"}
 		app.hold.Store(true)
-		one, err := a.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc1.ID, Types: types,
+		one, err := a.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc1.ID, Types: types,
 			Filter: map[string][]string{tracker.FilterProjects: {ds.Project(1).Name}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		two, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Types: types})
+		two, err := b.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Types: types})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if one.Space != "tracker" || two.Space != "tracker-2" {
 			t.Fatalf("spaces %q and %q", one.Space, two.Space)
 		}
-		if _, err := b.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Space: "tracker-2"}); err == nil {
+		if _, err := b.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc2.ID, Space: "tracker-2"}); err == nil {
 			t.Error("a third sync took the second's space")
 		}
 
@@ -184,7 +184,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 		if r1.Status != StatusSucceeded {
 			t.Fatalf("the first sync's run: %+v", r1)
 		}
-		mid, err := b.Sync(ctx, two.ID)
+		mid, err := b.SyncService.Sync(ctx, two.ID)
 		if err != nil || mid.RunID == "" {
 			t.Fatalf("the interrupted sync: %+v %v", mid, err)
 		}
@@ -234,11 +234,11 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 
 		// The first sync changes its filter: its full run removes what
 		// it no longer gets, the second's entities stay.
-		last, _ := a.Runs(ctx, one.ID, 1)
-		if _, err := a.UpdateSync(ctx, one.ID, SyncSpec{Filter: map[string][]string{tracker.FilterProjects: {ds.Project(2).Name}}}); err != nil {
+		last, _ := a.SyncService.Runs(ctx, one.ID, 1)
+		if _, err := a.SyncService.UpdateSync(ctx, one.ID, SyncSpec{Filter: map[string][]string{tracker.FilterProjects: {ds.Project(2).Name}}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.RunNow(ctx, one.ID); err != nil {
+		if _, err := b.SyncService.RunNow(ctx, one.ID); err != nil {
 			t.Fatal(err)
 		}
 		if r := lastRun(t, a, one.ID, last[0].Seq); r.Status != StatusSucceeded {
@@ -251,7 +251,7 @@ func TestTwoSyncsOfOneAppSideBySide(t *testing.T) {
 // typeModes is the mode of each type in the sync's latest run.
 func typeModes(t *testing.T, s *Service, syncID string) map[string]string {
 	t.Helper()
-	runs, err := s.Runs(context.Background(), syncID, 1)
+	runs, err := s.SyncService.Runs(context.Background(), syncID, 1)
 	if err != nil || len(runs) == 0 || runs[0].Report == nil {
 		t.Fatalf("runs: %v %v", runs, err)
 	}
@@ -342,11 +342,11 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 		if err != nil {
 			t.Fatalf("open the old store: %v", err)
 		}
-		sy, err := svc.Sync(ctx, "sync-1")
+		sy, err := svc.SyncService.Sync(ctx, "sync-1")
 		if err != nil || sy.Space != "tracker" || sy.AppID != "app-1" || len(sy.Types) != 2 {
 			t.Fatalf("the upgraded sync: %+v %v", sy, err)
 		}
-		if _, err := svc.RunNow(ctx, sy.ID); err != nil {
+		if _, err := svc.SyncService.RunNow(ctx, sy.ID); err != nil {
 			t.Fatal(err)
 		}
 		schedule(t, svc)
@@ -362,7 +362,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 		if got := teststore.Count(t, st, "tracker/task"); got != all {
 			t.Errorf("after the upgrade: %d tasks, want %d", got, all)
 		}
-		two, err := svc.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
+		two, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: "app-1", Account: "acc-1", Types: []string{"task"}})
 		if err != nil || two.Space != "tracker-2" {
 			t.Fatalf("a second sync after the upgrade: %+v %v", two, err)
 		}
@@ -376,7 +376,7 @@ VALUES (?, ?, ?, ?, 0, 0, '', '', '', '', 0, ?)`, []any{"sync-1", "app-1", "acc-
 		if _, err := New(ctx, Config{Store: st, Key: key}); err != nil {
 			t.Fatalf("open again: %v", err)
 		}
-		if list, err := svc.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
+		if list, err := svc.SyncService.Syncs(ctx, "app-1"); err != nil || len(list) != 2 {
 			t.Errorf("syncs after opening again: %d %v", len(list), err)
 		}
 	})
@@ -395,7 +395,7 @@ func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
 		app.hold.Store(true)
 		svc, _ := testService(t, dsn, func(c *Config) { c.HostID, c.LeaseTTL = "host-a", 3*time.Second })
 		reg, acc := registerWithToken(t, svc, app.url, tracker.DemoToken)
-		sy, err := svc.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
+		sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: reg.ID, Account: acc.ID, Types: []string{"project", "task"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,7 +409,7 @@ func TestHostDoesNotClaimItsOwnRunAgain(t *testing.T) {
 		}
 		svc.Wake()
 		testkit.WaitUntil(t, "the run to renew its lease", func() bool {
-			got, err := svc.Sync(ctx, sy.ID)
+			got, err := svc.SyncService.Sync(ctx, sy.ID)
 			return err == nil && got.LeaseUntil != nil && got.LeaseOwner == "host-a"
 		})
 		close(app.release)

@@ -54,7 +54,7 @@ func TestRunPartial(t *testing.T) {
 		app := twoTypeApp(t)
 		a, acc := registerWithAccount(t, svc, app.url)
 		every := "1h"
-		sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID, Types: []string{"note", "tag"}, Every: &every})
+		sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID, Types: []string{"note", "tag"}, Every: &every})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestRunPartial(t *testing.T) {
 		if run.Report.Webhook != "installed" {
 			t.Errorf("webhook: %q", run.Report.Webhook)
 		}
-		got, err := svc.Sync(ctx, sy.ID)
+		got, err := svc.SyncService.Sync(ctx, sy.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

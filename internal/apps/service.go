@@ -17,15 +17,15 @@ import (
 //   - [OAuthSetup]: connecting OAuth accounts;
 //   - [Actions]: running actions.
 //
-// The parts' methods are promoted to the Service; the host mounts its API
-// on the parts. It is safe for concurrent use.
+// Each part is a field of the Service, named after its type; the host
+// mounts its API on the parts. It is safe for concurrent use.
 type Service struct {
-	*Registry
-	*Webhooks
-	*SyncService
-	*Scheduler
-	*OAuthSetup
-	*Actions
+	Registry    *Registry
+	Webhooks    *Webhooks
+	SyncService *SyncService
+	Scheduler   *Scheduler
+	OAuthSetup  *OAuthSetup
+	Actions     *Actions
 
 	core *core
 }
@@ -89,16 +89,16 @@ func (s *Service) Wake() { s.core.Wake() }
 // DeleteApp removes an app, its syncs (see DeleteSync) and accounts. The
 // synchronized data stays in the store.
 func (s *Service) DeleteApp(ctx context.Context, id string) ([]string, error) {
-	if _, err := s.App(ctx, id); err != nil {
+	if _, err := s.Registry.App(ctx, id); err != nil {
 		return nil, err
 	}
 	var warns []string
-	syncs, err := s.Syncs(ctx, id)
+	syncs, err := s.SyncService.Syncs(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	for _, sy := range syncs {
-		w, err := s.DeleteSync(ctx, sy.ID)
+		w, err := s.SyncService.DeleteSync(ctx, sy.ID)
 		if err != nil {
 			return warns, err
 		}

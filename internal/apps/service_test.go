@@ -112,11 +112,11 @@ func registerWithAccount(t *testing.T, svc *Service, url string) (*App, *Account
 func registerWithToken(t *testing.T, svc *Service, url, token string) (*App, *Account) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := svc.RegisterApp(ctx, url)
+	a, err := svc.Registry.RegisterApp(ctx, url)
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
-	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": token})
+	acc, err := svc.Registry.CreateAccount(ctx, a.ID, "", map[string]any{"token": token})
 	if err != nil {
 		t.Fatalf("account: %v", err)
 	}
@@ -128,7 +128,7 @@ func registerWithToken(t *testing.T, svc *Service, url, token string) (*App, *Ac
 func registerWithSync(t *testing.T, svc *Service, url string) (*App, *Sync) {
 	t.Helper()
 	a, acc := registerWithAccount(t, svc, url)
-	sy, err := svc.CreateSync(context.Background(), SyncSpec{App: a.ID, Account: acc.ID})
+	sy, err := svc.SyncService.CreateSync(context.Background(), SyncSpec{App: a.ID, Account: acc.ID})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -186,7 +186,7 @@ func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 			`{"name":"Tom & Jerry <tj@example.com>","x":"\u00e9\/"}`,
 			`[1, 2.50, 3e2]`,
 		} {
-			out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
+			out := svc.Webhooks.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(body))
 			if out.Status != http.StatusAccepted {
 				t.Errorf("%q: %d %s", body, out.Status, out.Message)
 			}
@@ -198,7 +198,7 @@ func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 		}
 		// Not JSON: passed as a JSON string of the same text.
 		form := "a=1&b=<2>"
-		if out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
+		if out := svc.Webhooks.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(form)); out.Status != http.StatusAccepted {
 			t.Errorf("a form body: %d %s", out.Status, out.Message)
 		}
 		mu.Lock()
@@ -209,7 +209,7 @@ func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 		verifyAs = "wh-2"
 		mu.Unlock()
 		// Verify naming another webhook: refused, not recorded.
-		out := svc.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
+		out := svc.Webhooks.ReceiveEvent(context.Background(), sy.ID, hdr, []byte(`{"other":1}`))
 		if out.Status != http.StatusUnauthorized || !strings.Contains(out.Message, "another webhook") {
 			t.Errorf("an event of another webhook: %d %s", out.Status, out.Message)
 		}
@@ -218,7 +218,7 @@ func TestReceiveEventVerifiesExactBytesAndWebhook(t *testing.T) {
 		if n != 4 {
 			t.Errorf("%d events recorded, want 4", n)
 		}
-		if out := svc.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
+		if out := svc.Webhooks.ReceiveEvent(context.Background(), sy.ID, http.Header{}, []byte(`{}`)); out.Status != http.StatusUnauthorized {
 			t.Errorf("an unsigned event: %d %s", out.Status, out.Message)
 		}
 	})
@@ -245,20 +245,20 @@ func TestFinishOAuthExpires(t *testing.T) {
 		"POST " + protocol.PathOAuth2Token: answer(200, `{"access_token":"oauth-access-1","refresh_token":"oauth-refresh-1"}`),
 	})
 	ctx := context.Background()
-	a, err := svc.RegisterApp(ctx, app.url)
+	a, err := svc.Registry.RegisterApp(ctx, app.url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := func() string {
 		t.Helper()
-		if _, err := svc.StartOAuth(ctx, a.ID, "", "", ""); err != nil {
+		if _, err := svc.OAuthSetup.StartOAuth(ctx, a.ID, "", "", ""); err != nil {
 			t.Fatal(err)
 		}
 		return <-states
 	}
 	late := start()
 	advance(oauthTTL + time.Second)
-	_, err = svc.FinishOAuth(ctx, url.Values{"state": {late}, "code": {"c-1"}})
+	_, err = svc.OAuthSetup.FinishOAuth(ctx, url.Values{"state": {late}, "code": {"c-1"}})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("an expired set-up: %v", err)
 	}
@@ -267,11 +267,11 @@ func TestFinishOAuthExpires(t *testing.T) {
 	}
 	inTime := start()
 	advance(oauthTTL - time.Second)
-	acc, err := svc.FinishOAuth(ctx, url.Values{"state": {inTime}, "code": {"c-2"}})
+	acc, err := svc.OAuthSetup.FinishOAuth(ctx, url.Values{"state": {inTime}, "code": {"c-2"}})
 	if err != nil || acc.Auth != protocol.AuthOAuth2 {
 		t.Fatalf("a set-up in time: %+v %v", acc, err)
 	}
-	if list, _ := svc.Accounts(ctx, a.ID); len(list) != 1 {
+	if list, _ := svc.Registry.Accounts(ctx, a.ID); len(list) != 1 {
 		t.Errorf("%d accounts, want the one set up in time", len(list))
 	}
 }
@@ -370,16 +370,16 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 	ctx := context.Background()
 
 	app := newFakeApp(t, "token", nil)
-	if _, err := local.RegisterApp(ctx, app.url); err != nil {
+	if _, err := local.Registry.RegisterApp(ctx, app.url); err != nil {
 		t.Fatalf("the default policy refuses a loopback app: %v", err)
 	}
 	calls := app.count("GET /")
-	_, refused := public.RegisterApp(ctx, app.url)
+	_, refused := public.Registry.RegisterApp(ctx, app.url)
 	if app.count("GET /") != calls {
 		t.Error("the public-only policy let a call reach a loopback app")
 	}
 	// "localhost" resolves to loopback: the check is on the address dialled.
-	_, byName := public.RegisterApp(ctx, strings.Replace(app.url, "127.0.0.1", "localhost", 1))
+	_, byName := public.Registry.RegisterApp(ctx, strings.Replace(app.url, "127.0.0.1", "localhost", 1))
 
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
@@ -388,9 +388,9 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<html>router login</html>")
 	}})
-	_, down := local.RegisterApp(ctx, closed.URL)
-	_, status := local.RegisterApp(ctx, notFound.url)
-	_, content := local.RegisterApp(ctx, html.url)
+	_, down := local.Registry.RegisterApp(ctx, closed.URL)
+	_, status := local.Registry.RegisterApp(ctx, notFound.url)
+	_, content := local.Registry.RegisterApp(ctx, html.url)
 	for name, err := range map[string]error{"refused by policy": refused, "refused by policy (a name)": byName, "nothing listening": down, "404": status, "text/html": content} {
 		if !errors.Is(err, ErrUnreachable) || err.Error() != errNoApp.Error() {
 			t.Errorf("%s: %v, want the uniform %v", name, err, errNoApp)
@@ -398,7 +398,7 @@ func TestRegisterAppNetworksAndUniformErrors(t *testing.T) {
 	}
 	// An app that answered a JSON descriptor is told what is wrong with it.
 	noName := newFakeApp(t, "token", map[string]http.HandlerFunc{"GET /": answer(200, `{"id":"x","authentication":[{"id":"none"}]}`)})
-	if _, err := local.RegisterApp(ctx, noName.url); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no name") {
+	if _, err := local.Registry.RegisterApp(ctx, noName.url); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no name") {
 		t.Errorf("a descriptor without a name: %v", err)
 	}
 }
@@ -424,15 +424,15 @@ func TestAccountSecretsStayInside(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
-	a, err := svc.RegisterApp(ctx, app.url)
+	a, err := svc.Registry.RegisterApp(ctx, app.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "wrong-token-77"})
+	_, err = svc.Registry.CreateAccount(ctx, a.ID, "", map[string]any{"token": "wrong-token-77"})
 	if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "wrong-token-77") || !strings.Contains(err.Error(), "***") {
 		t.Errorf("a refused account: %v", err)
 	}
-	acc, err := svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
+	acc, err := svc.Registry.CreateAccount(ctx, a.ID, "", map[string]any{"token": "account-token-42"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,13 +456,13 @@ func TestReceiveEventReplay(t *testing.T) {
 	app := newFakeApp(t, "token", map[string]http.HandlerFunc{"POST " + protocol.PathWebhookVerify: answer(200, `{"id":"wh-1"}`)})
 	_, sy := fakeSync(t, svc, app)
 	ctx := context.Background()
-	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusAccepted || out.Replay {
+	if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusAccepted || out.Replay {
 		t.Fatalf("first: %+v", out)
 	}
-	if out := svc.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusOK || !out.Replay {
+	if out := svc.Webhooks.ReceiveEvent(ctx, sy.ID, http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusOK || !out.Replay {
 		t.Errorf("a replay: %+v", out)
 	}
-	if out := svc.ReceiveEvent(ctx, "nope", http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusNotFound {
+	if out := svc.Webhooks.ReceiveEvent(ctx, "nope", http.Header{}, []byte(`{"n":1}`)); out.Status != http.StatusNotFound {
 		t.Errorf("no such sync: %+v", out)
 	}
 	var n int

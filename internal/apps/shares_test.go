@@ -82,7 +82,7 @@ func TestSlowAppLeavesWorkersToOthers(t *testing.T) {
 		}
 		// A worker is free: the slow app's second sync, due long ago, does
 		// not take it; the quick app's run asked for now does.
-		if _, err := svc.RunNow(ctx, sh.quick.ID); err != nil {
+		if _, err := svc.SyncService.RunNow(ctx, sh.quick.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := await(t, "the quick app's run asked for while the slow app's second sync is due", sh.quickData); n != 1 {
@@ -137,7 +137,7 @@ func newShares(t *testing.T, svc *Service) *shares {
 	slowNotes(slow, sh.entered, release, &sh.inFlight)
 	sa, sacc := registerWithAccount(t, svc, slow.url)
 	for range 2 {
-		sy, err := svc.CreateSync(ctx, SyncSpec{App: sa.ID, Account: sacc.ID})
+		sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: sa.ID, Account: sacc.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestEventsNotStarvedByRuns(t *testing.T) {
 		registerWithSync(t, svc, slow.url)
 		await(t, "the slow run's data call", entered)
 
-		if out := svc.ReceiveEvent(ctx, hookedSync.ID, http.Header{}, []byte(`{"changed":"n3"}`)); out.Status != http.StatusAccepted {
+		if out := svc.Webhooks.ReceiveEvent(ctx, hookedSync.ID, http.Header{}, []byte(`{"changed":"n3"}`)); out.Status != http.StatusAccepted {
 			t.Fatalf("the event: %+v", out)
 		}
 		await(t, "the event's transform while the run worker is held", transformed)

@@ -81,23 +81,23 @@ func TestUnownedSpaceNeedsAdopting(t *testing.T) {
 		}
 
 		// An app whose id is the space's.
-		_, err := svc.RegisterApp(ctx, demo.url)
+		_, err := svc.Registry.RegisterApp(ctx, demo.url)
 		wantConflict(t, "registering an app into the unowned space", err, `"demo"`, "demo/note", "engine's state", `"adopt": true`)
-		if apps, _ := svc.Apps(ctx); len(apps) != 0 {
+		if apps, _ := svc.Registry.Apps(ctx); len(apps) != 0 {
 			t.Fatalf("refused, yet registered: %+v", apps)
 		}
 
 		// A sync that names it.
 		other := noteApp(t, "other")
 		o, acc := registerWithAccount(t, svc, other.url)
-		_, err = svc.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "demo"})
+		_, err = svc.SyncService.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "demo"})
 		wantConflict(t, "a sync naming the unowned space", err, `"demo"`, "demo/note", `"adopt": true`)
 
 		// A registration read again whose app's id became the space's.
 		other.describeAs("demo")
-		_, err = svc.RegisterApp(ctx, other.url)
+		_, err = svc.Registry.RegisterApp(ctx, other.url)
 		wantConflict(t, "a registration read again moving the app into the unowned space", err, `"demo"`)
-		if a, _ := svc.App(ctx, o.ID); a.Space != "other" {
+		if a, _ := svc.Registry.App(ctx, o.ID); a.Space != "other" {
 			t.Errorf("refused, yet the app's space is %q", a.Space)
 		}
 		other.describeAs("other")
@@ -109,27 +109,27 @@ func TestUnownedSpaceNeedsAdopting(t *testing.T) {
 		if err := st.Write(ctx, func(tx *store.Tx) error { return tx.SaveSyncState(engineStateKey("lone"), []byte(`{}`)) }); err != nil {
 			t.Fatal(err)
 		}
-		_, err = svc.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "lone"})
+		_, err = svc.SyncService.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "lone"})
 		wantConflict(t, "a sync naming a space that holds the engine's state", err, `"lone"`, "engine's state")
 
 		// Adopted on request.
-		sy, err := svc.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "demo", Adopt: true})
+		sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: o.ID, Account: acc.ID, Space: "demo", Adopt: true})
 		if err != nil || sy.Space != "demo" {
 			t.Fatalf("adopting the space: %+v, %v", sy, err)
 		}
-		if _, err := svc.DeleteSync(ctx, sy.ID); err != nil {
+		if _, err := svc.SyncService.DeleteSync(ctx, sy.ID); err != nil {
 			t.Fatal(err)
 		}
-		a, err := svc.Register(ctx, RegisterSpec{URL: demo.url, Adopt: true})
+		a, err := svc.Registry.Register(ctx, RegisterSpec{URL: demo.url, Adopt: true})
 		if err != nil || a.Space != "demo" {
 			t.Fatalf("registering with adopt: %+v, %v", a, err)
 		}
 		// The app's own space is its own: its first sync takes it.
-		accD, err := svc.CreateAccount(ctx, a.ID, "none", nil)
+		accD, err := svc.Registry.CreateAccount(ctx, a.ID, "none", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: accD.ID}); err != nil || sy.Space != "demo" {
+		if sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: a.ID, Account: accD.ID}); err != nil || sy.Space != "demo" {
 			t.Fatalf("the adopted app's first sync: %+v, %v", sy, err)
 		}
 	})
@@ -152,7 +152,7 @@ func TestNumberedSpacePassesOverUnownedData(t *testing.T) {
 		}
 		var spaces []string
 		for range 2 {
-			sy, err := svc.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID})
+			sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: a.ID, Account: acc.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestOwnedSpacesNeverTaken(t *testing.T) {
 		svc, _ := testService(t, dsn, nil)
 		first := noteApp(t, "first")
 		f, facc := registerWithAccount(t, svc, first.url)
-		named, err := svc.CreateSync(ctx, SyncSpec{App: f.ID, Account: facc.ID, Space: "shared"})
+		named, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: f.ID, Account: facc.ID, Space: "shared"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestOwnedSpacesNeverTaken(t *testing.T) {
 		// An app whose space a sync of another app owns.
 		shared := noteApp(t, "shared")
 		for _, adopt := range []bool{false, true} {
-			_, err := svc.Register(ctx, RegisterSpec{URL: shared.url, Adopt: adopt})
+			_, err := svc.Registry.Register(ctx, RegisterSpec{URL: shared.url, Adopt: adopt})
 			wantConflict(t, "registering into another app's sync's space", err, named.ID, `"shared"`)
 		}
 		// A registration read again moving an app there.
@@ -190,37 +190,37 @@ func TestOwnedSpacesNeverTaken(t *testing.T) {
 		s, sacc := registerWithAccount(t, svc, second.url)
 		second.describeAs("shared")
 		for _, adopt := range []bool{false, true} {
-			_, err := svc.Register(ctx, RegisterSpec{URL: second.url, Adopt: adopt})
+			_, err := svc.Registry.Register(ctx, RegisterSpec{URL: second.url, Adopt: adopt})
 			wantConflict(t, "a registration read again moving the app to another app's sync's space", err, named.ID)
 		}
 		// Nor to another app's own space.
 		second.describeAs("first")
-		_, err = svc.RegisterApp(ctx, second.url)
+		_, err = svc.Registry.RegisterApp(ctx, second.url)
 		wantConflict(t, "a registration read again moving the app to another app's space", err, first.url)
 		second.describeAs("second")
-		if a, err := svc.RegisterApp(ctx, second.url); err != nil || a.Space != "second" {
+		if a, err := svc.Registry.RegisterApp(ctx, second.url); err != nil || a.Space != "second" {
 			t.Fatalf("read again unchanged: %+v, %v", a, err)
 		}
 
 		// A sync naming another app's own space, or another sync's.
 		for _, space := range []string{"first", "shared"} {
 			for _, adopt := range []bool{false, true} {
-				_, err := svc.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: space, Adopt: adopt})
+				_, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: space, Adopt: adopt})
 				wantConflict(t, "a sync naming the space "+space, err, `"`+space+`"`)
 			}
 		}
 		// Its own app's space is free for it.
-		if sy, err := svc.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: "second"}); err != nil || sy.Space != "second" {
+		if sy, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: "second"}); err != nil || sy.Space != "second" {
 			t.Errorf("a sync naming its app's space: %+v, %v", sy, err)
 		}
 		// A registration read again that moves the app to its own sync's
 		// space is the app's data: allowed.
-		own, err := svc.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: "second-own"})
+		own, err := svc.SyncService.CreateSync(ctx, SyncSpec{App: s.ID, Account: sacc.ID, Space: "second-own"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		second.describeAs("second-own")
-		if a, err := svc.RegisterApp(ctx, second.url); err != nil || a.Space != own.Space {
+		if a, err := svc.Registry.RegisterApp(ctx, second.url); err != nil || a.Space != own.Space {
 			t.Errorf("moving the app to its own sync's space: %+v, %v", a, err)
 		}
 	})

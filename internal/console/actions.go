@@ -36,7 +36,7 @@ func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData
 		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such action", Error: fmt.Sprintf("The app has no action %q.", r.PathValue("action"))})
 		return nil
 	}
-	accs, err := svc.Accounts(r.Context(), a.ID)
+	accs, err := svc.Registry.Accounts(r.Context(), a.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return nil
@@ -101,7 +101,7 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusBadRequest, "action", p)
 		return
 	}
-	res, err := c.cfg.Apps.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
+	res, err := c.cfg.Apps.Actions.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			p.Error = msg

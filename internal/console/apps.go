@@ -59,7 +59,7 @@ func (c *Console) svc(w http.ResponseWriter, r *http.Request) *apps.Service {
 }
 
 // pathCall returns the apps service and what call (a method of it, such as
-// (*apps.Service).Run) gives for the request's {id}; ok is false when the
+// on(syncs, (*apps.SyncService).Run)) gives for the request's {id}; ok is false when the
 // page answering that there is no service, or call's error, was written.
 func pathCall[T any](c *Console, w http.ResponseWriter, r *http.Request, call func(*apps.Service, context.Context, string) (T, error)) (svc *apps.Service, v T, ok bool) {
 	if svc = c.svc(w, r); svc == nil {
@@ -73,21 +73,31 @@ func pathCall[T any](c *Console, w http.ResponseWriter, r *http.Request, call fu
 	return svc, v, true
 }
 
+// on makes a call for pathCall of a method of one part of the service
+// (registry or syncs).
+func on[P, T any](part func(*apps.Service) P, method func(P, context.Context, string) (T, error)) func(*apps.Service, context.Context, string) (T, error) {
+	return func(s *apps.Service, ctx context.Context, id string) (T, error) { return method(part(s), ctx, id) }
+}
+
+// registry and syncs pick a part of the apps service (for on).
+func registry(s *apps.Service) *apps.Registry { return s.Registry }
+func syncs(s *apps.Service) *apps.SyncService { return s.SyncService }
+
 // pathApp returns the apps service and the app the request's {id} names;
 // ok is false when the page answering that neither exists was written.
 func (c *Console) pathApp(w http.ResponseWriter, r *http.Request) (svc *apps.Service, a *apps.App, ok bool) {
-	return pathCall(c, w, r, (*apps.Service).App)
+	return pathCall(c, w, r, on(registry, (*apps.Registry).App))
 }
 
 // syncApp returns the sync id names and its app; ok is false when the
 // page answering that either does not exist was written.
 func (c *Console) syncApp(w http.ResponseWriter, r *http.Request, svc *apps.Service, id string) (sy *apps.Sync, a *apps.App, ok bool) {
-	sy, err := svc.Sync(r.Context(), id)
+	sy, err := svc.SyncService.Sync(r.Context(), id)
 	if err != nil {
 		c.fail(w, r, err)
 		return nil, nil, false
 	}
-	if a, err = svc.App(r.Context(), sy.AppID); err != nil {
+	if a, err = svc.Registry.App(r.Context(), sy.AppID); err != nil {
 		c.fail(w, r, err)
 		return nil, nil, false
 	}
@@ -107,7 +117,7 @@ func (c *Console) appsList(w http.ResponseWriter, r *http.Request, status int, p
 	if svc == nil {
 		return
 	}
-	list, err := svc.Apps(r.Context())
+	list, err := svc.Registry.Apps(r.Context())
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -126,7 +136,7 @@ func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) {
 		c.appsList(w, r, http.StatusBadRequest, &page{FieldErrors: map[string]string{"url": "Enter the app's address: http:// or https:// with a host, no query."}, Form: r.PostForm})
 		return
 	}
-	a, err := svc.RegisterApp(r.Context(), raw)
+	a, err := svc.Registry.RegisterApp(r.Context(), raw)
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
@@ -154,12 +164,12 @@ func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, p 
 	if !ok {
 		return
 	}
-	accs, err := svc.Accounts(r.Context(), a.ID)
+	accs, err := svc.Registry.Accounts(r.Context(), a.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	syncs, err := svc.Syncs(r.Context(), a.ID)
+	syncs, err := svc.SyncService.Syncs(r.Context(), a.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -207,7 +217,7 @@ func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if _, err := svc.RegisterApp(r.Context(), a.URL); err != nil {
+	if _, err := svc.Registry.RegisterApp(r.Context(), a.URL); err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
 		})
@@ -347,7 +357,7 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	fields, err := apps.TypedFields(a.Descriptor, au.ID, given)
 	if err == nil {
-		_, err = svc.CreateAccount(r.Context(), a.ID, au.ID, fields)
+		_, err = svc.Registry.CreateAccount(r.Context(), a.ID, au.ID, fields)
 	}
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
@@ -363,7 +373,7 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 	if svc == nil {
 		return
 	}
-	out, err := svc.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", svc.BaseURLFor(r))
+	out, err := svc.OAuthSetup.StartOAuth(r.Context(), r.PathValue("id"), r.PostForm.Get("auth"), "", svc.BaseURLFor(r))
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.showAccountForm(w, r, status, &page{Error: "The OAuth flow did not start: " + msg}, r.PostForm.Get("auth"))
@@ -374,11 +384,11 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) deleteAccount(w http.ResponseWriter, r *http.Request) {
-	svc, acc, ok := pathCall(c, w, r, (*apps.Service).Account)
+	svc, acc, ok := pathCall(c, w, r, on(registry, (*apps.Registry).Account))
 	if !ok {
 		return
 	}
-	if err := svc.DeleteAccount(r.Context(), acc.ID); err != nil {
+	if err := svc.Registry.DeleteAccount(r.Context(), acc.ID); err != nil {
 		c.fail(w, r, err)
 		return
 	}
@@ -403,7 +413,7 @@ func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status in
 	if !ok {
 		return
 	}
-	acc, err := svc.Account(r.Context(), accountID)
+	acc, err := svc.Registry.Account(r.Context(), accountID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -412,7 +422,7 @@ func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status in
 		c.render(w, r, http.StatusBadRequest, "error", &page{Title: "Wrong account", Error: "The account belongs to another app."})
 		return
 	}
-	cfg, err := svc.Config(r.Context(), acc.ID)
+	cfg, err := svc.Registry.Config(r.Context(), acc.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -481,12 +491,12 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	accountID := r.PostForm.Get("account")
-	acc, err := svc.Account(r.Context(), accountID)
+	acc, err := svc.Registry.Account(r.Context(), accountID)
 	if err != nil || acc.AppID != a.ID {
 		c.render(w, r, http.StatusBadRequest, "error", &page{Title: "No such account", Error: "Pick an account of this app."})
 		return
 	}
-	cfg, err := svc.Config(r.Context(), acc.ID)
+	cfg, err := svc.Registry.Config(r.Context(), acc.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -514,7 +524,7 @@ func (c *Console) createSync(w http.ResponseWriter, r *http.Request) {
 		c.showSyncForm(w, r, http.StatusBadRequest, &page{FieldErrors: fe, Form: r.PostForm}, acc.ID)
 		return
 	}
-	sy, err := svc.CreateSync(r.Context(), apps.SyncSpec{App: a.ID, Account: acc.ID, Types: types, Filter: filter, Every: &every})
+	sy, err := svc.SyncService.CreateSync(r.Context(), apps.SyncSpec{App: a.ID, Account: acc.ID, Types: types, Filter: filter, Every: &every})
 	if err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.showSyncForm(w, r, status, &page{Error: "The sync was not set up: " + msg, Form: r.PostForm}, acc.ID)
@@ -554,7 +564,7 @@ func (c *Console) loadSync(w http.ResponseWriter, r *http.Request) *syncData {
 	if !ok {
 		return nil
 	}
-	runs, err := svc.Runs(r.Context(), sy.ID, 20)
+	runs, err := svc.SyncService.Runs(r.Context(), sy.ID, 20)
 	if err != nil {
 		c.fail(w, r, err)
 		return nil
@@ -603,7 +613,7 @@ func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) {
 		c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
 		return
 	}
-	if _, err := svc.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
+	if _, err := svc.SyncService.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
 		c.failWith(w, r, err, func(status int, msg string) {
 			c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
 		})
@@ -626,7 +636,7 @@ func (c *Console) runsFragment(w http.ResponseWriter, r *http.Request) {
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request) {
 	full := r.PostFormValue("full") == "1"
 	run := func(svc *apps.Service, ctx context.Context, id string) (*apps.Run, error) {
-		return svc.RunWith(ctx, id, apps.RunSpec{Full: full})
+		return svc.SyncService.RunWith(ctx, id, apps.RunSpec{Full: full})
 	}
 	if _, _, ok := pathCall(c, w, r, run); !ok {
 		return
@@ -635,11 +645,11 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) {
-	svc, sy, ok := pathCall(c, w, r, (*apps.Service).Sync)
+	svc, sy, ok := pathCall(c, w, r, on(syncs, (*apps.SyncService).Sync))
 	if !ok {
 		return
 	}
-	warns, err := svc.DeleteSync(r.Context(), sy.ID)
+	warns, err := svc.SyncService.DeleteSync(r.Context(), sy.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return

@@ -18,7 +18,7 @@ var runLink = regexp.MustCompile(`href="/runs/([0-9a-f-]{36})"`)
 // runCount counts a sync's runs.
 func (e *env) runCount(syncID string) int {
 	e.t.Helper()
-	runs, err := e.svc.Runs(context.Background(), syncID, 1000)
+	runs, err := e.svc.SyncService.Runs(context.Background(), syncID, 1000)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func (e *env) waitRun(syncID string) *apps.Run {
 	e.t.Helper()
 	var run *apps.Run
 	testkit.WaitUntil(e.t, "the run of "+syncID+" to end", func() bool {
-		runs, err := e.svc.Runs(context.Background(), syncID, 1)
+		runs, err := e.svc.SyncService.Runs(context.Background(), syncID, 1)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestAppsToData(t *testing.T) {
 					t.Errorf("register %q: %d\n%.2000s", bad, r.code, r.body)
 				}
 			}
-			if list, _ := e.svc.Apps(context.Background()); len(list) != 0 {
+			if list, _ := e.svc.Registry.Apps(context.Background()); len(list) != 0 {
 				t.Fatalf("a refused address was registered: %+v", list)
 			}
 			appPath := b.register(tok, appURL)
@@ -93,7 +93,7 @@ func TestAppsToData(t *testing.T) {
 			if r.code < 400 || !strings.Contains(r.body, "was not saved") || strings.Contains(r.body, "wrong-secret-value") {
 				t.Errorf("refused token: %d\n%.3000s", r.code, r.body)
 			}
-			if accs, _ := e.svc.Accounts(context.Background(), ""); len(accs) != 0 {
+			if accs, _ := e.svc.Registry.Accounts(context.Background(), ""); len(accs) != 0 {
 				t.Fatalf("a refused account was saved")
 			}
 			r = b.post(appPath+"/accounts", url.Values{"auth": {"token"}, "f.token": {tracker.DemoToken}, "csrf": {tok}})
@@ -125,7 +125,7 @@ func TestAppsToData(t *testing.T) {
 			if !strings.Contains(r.body, `value="the day after never"`) {
 				t.Error("the refused form did not keep the statement")
 			}
-			if syncs, _ := e.svc.Syncs(context.Background(), ""); len(syncs) != 0 {
+			if syncs, _ := e.svc.SyncService.Syncs(context.Background(), ""); len(syncs) != 0 {
 				t.Fatal("a refused sync was saved")
 			}
 			r = b.post(appPath+"/syncs", url.Values{"account": {accID[1]}, "types": {"project", "task"}, "filter.due": {"between 1 January 2025 and 31 December 2026"}, "filter.status": {"todo", "doing"}, "csrf": {tok}})
@@ -145,13 +145,13 @@ func TestAppsToData(t *testing.T) {
 			if r := b.post("/syncs/"+syncID+"/schedule", url.Values{"every": {"sometimes"}, "csrf": {tok}}); r.code != http.StatusBadRequest || !strings.Contains(r.body, `id="every-error"`) || !strings.Contains(r.body, `value="sometimes"`) {
 				t.Errorf("bad schedule: %d", r.code)
 			}
-			if sy, _ := e.svc.Sync(context.Background(), syncID); sy.Every != "" {
+			if sy, _ := e.svc.SyncService.Sync(context.Background(), syncID); sy.Every != "" {
 				t.Errorf("a refused schedule was saved: %q", sy.Every)
 			}
 			if r := b.post("/syncs/"+syncID+"/schedule", url.Values{"every": {"2h"}, "csrf": {tok}}); r.code != http.StatusSeeOther {
 				t.Errorf("schedule: %d\n%s", r.code, r.body)
 			}
-			if sy, _ := e.svc.Sync(context.Background(), syncID); sy.Every != "2h0m0s" && sy.Every != "2h" {
+			if sy, _ := e.svc.SyncService.Sync(context.Background(), syncID); sy.Every != "2h0m0s" && sy.Every != "2h" {
 				t.Errorf("the schedule is %q", sy.Every)
 			}
 			if !strings.Contains(b.get("/syncs/"+syncID).body, "every 2h") {

@@ -75,15 +75,15 @@ func newEnvTuned(t *testing.T, dsn string, schedule bool, tune func(*host.Config
 func (e *env) newSync(appURL string, fields map[string]any) *apps.Sync {
 	e.t.Helper()
 	ctx := context.Background()
-	a, err := e.svc.RegisterApp(ctx, appURL)
+	a, err := e.svc.Registry.RegisterApp(ctx, appURL)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	acc, err := e.svc.CreateAccount(ctx, a.ID, "", fields)
+	acc, err := e.svc.Registry.CreateAccount(ctx, a.ID, "", fields)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sy, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
+	sy, err := e.svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID})
 	if err != nil {
 		e.t.Fatal(err)
 	}

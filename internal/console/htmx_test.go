@@ -59,11 +59,11 @@ var (
 func TestFilterIDsInHTMXAttributes(t *testing.T) {
 	e := newEnv(t, "sqlite::memory:")
 	ctx := context.Background()
-	a, err := e.svc.RegisterApp(ctx, hostileIDsAppURL(t))
+	a, err := e.svc.Registry.RegisterApp(ctx, hostileIDsAppURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := e.svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "ids-token-1"})
+	acc, err := e.svc.Registry.CreateAccount(ctx, a.ID, "", map[string]any{"token": "ids-token-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func outcomes(rep *apps.RunReport) (failed []*syncer.TypeReport, values []valueV
 }
 
 func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
-	svc, run, ok := pathCall(c, w, r, (*apps.Service).Run)
+	svc, run, ok := pathCall(c, w, r, on(syncs, (*apps.SyncService).Run))
 	if !ok {
 		return
 	}

@@ -117,11 +117,11 @@ func TestAppErrorStatusSameInAPIAndConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := newMoodyApp(t)
-	a, err := e.svc.RegisterApp(ctx, app.url)
+	a, err := e.svc.Registry.RegisterApp(ctx, app.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := e.svc.CreateAccount(ctx, a.ID, "", map[string]any{"token": "moody-token-1"})
+	acc, err := e.svc.Registry.CreateAccount(ctx, a.ID, "", map[string]any{"token": "moody-token-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestAppErrorStatusSameInAPIAndConsole(t *testing.T) {
 	}
 	// A conflict: the account a sync uses cannot be removed.
 	app.set("ok", "ok")
-	if _, err := e.svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID}); err != nil {
+	if _, err := e.svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if code, msg := e.api("DELETE", "/api/apps/accounts/"+acc.ID, token, nil); code != http.StatusConflict {

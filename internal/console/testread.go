@@ -80,7 +80,7 @@ func (c *Console) datalist(r *http.Request, accountID string, cfg *protocol.Conf
 // datalistFragment re-reads one filter's options (htmx, when a filter it
 // requires changes).
 func (c *Console) datalistFragment(w http.ResponseWriter, r *http.Request) {
-	_, cfg, ok := pathCall(c, w, r, (*apps.Service).Config)
+	_, cfg, ok := pathCall(c, w, r, on(registry, (*apps.Registry).Config))
 	if !ok {
 		return
 	}
@@ -108,16 +108,16 @@ type testReadData struct {
 // testRead shows the form, and with ?type= fetches one page of the type
 // with the filter through the apps service, writing nothing to the store.
 func (c *Console) testRead(w http.ResponseWriter, r *http.Request) {
-	svc, acc, ok := pathCall(c, w, r, (*apps.Service).Account)
+	svc, acc, ok := pathCall(c, w, r, on(registry, (*apps.Registry).Account))
 	if !ok {
 		return
 	}
-	a, err := svc.App(r.Context(), acc.AppID)
+	a, err := svc.Registry.App(r.Context(), acc.AppID)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	cfg, err := svc.Config(r.Context(), acc.ID)
+	cfg, err := svc.Registry.Config(r.Context(), acc.ID)
 	if err != nil {
 		c.fail(w, r, err)
 		return

@@ -20,7 +20,7 @@ import (
 // set-up (see internal/apps).
 type AppsConfig struct {
 	// Service is the apps service; nil leaves /api/apps unserved (404). The
-	// caller runs its scheduler (Service.Schedule).
+	// caller runs its scheduler (Service.Scheduler.Schedule).
 	Service *apps.Service
 }
 

@@ -126,7 +126,7 @@ func TestAppsScaleChild(t *testing.T) {
 	if err := os.WriteFile(os.Getenv("APPKIT_APPS_CHILD_READY"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	svc.Schedule(ctx)
+	svc.Scheduler.Schedule(ctx)
 }
 
 // Two host processes on one PostgreSQL store share 50 scheduled syncs:
@@ -185,15 +185,15 @@ func TestAppsScaleOut(t *testing.T) {
 	// App 0 last: the hosts share the others before its run is held.
 	for k := range scaleApps {
 		i := (k + 1) % scaleApps
-		a, err := svc.RegisterApp(ctx, fmt.Sprintf("%s/a%02d", srv.srv.URL, i))
+		a, err := svc.Registry.RegisterApp(ctx, fmt.Sprintf("%s/a%02d", srv.srv.URL, i))
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc, err := svc.CreateAccount(ctx, a.ID, "", nil)
+		acc, err := svc.Registry.CreateAccount(ctx, a.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sy, err := svc.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID, Every: &every})
+		sy, err := svc.SyncService.CreateSync(ctx, apps.SyncSpec{App: a.ID, Account: acc.ID, Every: &every})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestAppsScaleOut(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("app 0 never reached page 3: %s", failedRuns(t, st))
 	}
-	sy0, err := svc.Sync(ctx, syncIDs[0])
+	sy0, err := svc.SyncService.Sync(ctx, syncIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestAppsScaleOut(t *testing.T) {
 	owners := map[string]int{}
 	attempts := map[int]int{}
 	for i, id := range syncIDs {
-		runs, err := svc.Runs(ctx, id, 10)
+		runs, err := svc.SyncService.Runs(ctx, id, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,7 +49,7 @@ func StartApps(t *testing.T, acfg apps.Config, hcfg host.Config, schedule bool) 
 	svc.SetBaseURL(srv.URL)
 	logs.ShowOnFailure(t, "host log")
 	if schedule {
-		testkit.Background(t, svc.Schedule) // stopped before the log is shown
+		testkit.Background(t, svc.Scheduler.Schedule) // stopped before the log is shown
 	}
 	return &Apps{Srv: srv, Svc: svc, Host: h, Logs: logs}
 }
