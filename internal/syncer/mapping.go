@@ -446,6 +446,11 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 					if err := tx.SetFieldMeta(tm.Store, fm.Store, k, meta[k]); err != nil {
 						return err
 					}
+					// GraphQL and the console name a field after its
+					// label: a relabel renames it there.
+					if old, ok := existing.Meta[k].(string); ok && k == "ui/label" && old != "" {
+						*changes = append(*changes, fmt.Sprintf("relabelled field %s: %q → %q (GraphQL and the console name the field after its label)", fm.Store, old, meta[k]))
+					}
 				}
 			}
 			if fm.Kind == kSelect {

@@ -116,3 +116,28 @@ func TestSchemaGainedFieldsAskedInFull(t *testing.T) {
 		t.Error("b stays full")
 	}
 }
+
+// A field whose name (its label) changed is reported as relabelled: GraphQL
+// and the console name the field after it.
+func TestRelabelReported(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	app := multiTypeApp(t, func(dataCall) (int, string, bool) { return 0, "", false })
+	st := openStore(t)
+	if _, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	schema := strings.Replace(typesSchema("a", "b", "c", "d"), `"b":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name"`, `"b":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Title"`, 1)
+	app.set(func(a *fakeApp) { a.schema = schema })
+	rep, err := syncer.Run(ctx, st, syncer.Options{AppURL: app.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `relabelled field fake.b/name: "Name" → "Title"`
+	if got := strings.Join(rep.SchemaChanges, "\n"); !strings.Contains(got, want) {
+		t.Errorf("schema changes %q lack %q", got, want)
+	}
+	if len(rep.SchemaChanges) != 1 {
+		t.Errorf("schema changes: %q", rep.SchemaChanges)
+	}
+}
