@@ -94,10 +94,14 @@ var idePage = template.Must(template.New("ide").Parse(`<!doctype html>
     var extra = (opts && opts.headers) || {};
     for (var k in extra) { headers[k] = extra[k]; }
     if (token && !headers.Authorization) { headers.Authorization = "Token " + token; }
-    return fetch(endpoint, { method: "POST", headers: headers, body: JSON.stringify(body) })
+    // Without a token, the console's session cookie: the host accepts it
+    // only with this header (which a cross-site form or simple request
+    // cannot send) from the host's own origin.
+    if (!headers.Authorization) { headers["X-Appkit-IDE"] = "1"; }
+    return fetch(endpoint, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
       .then(function (r) { return r.json(); });
   }
-  var query = params.get("query") || "# Space {{.Space}}: press the play button to run a query.\n# The API token goes in the Headers tab as {\"Authorization\": \"Token <token>\"},\n# or in this page's address as #token=<token>.\n{\n  me {\n    email\n  }\n}\n";
+  var query = params.get("query") || {{.Query}};
   // #run=1 runs the query once the IDE is ready (links that show a result).
   if (params.get("run") === "1") {
     var tries = 0;
@@ -138,9 +142,22 @@ var idePolicy = htmlpage.Policy{
 	Referrer: "no-referrer",
 }
 
+// IDEHeader is the request header the IDE page sends when it has no API
+// token (its value is "1"): the host then accepts the console's session
+// cookie from its own origin.
+const IDEHeader = "X-Appkit-IDE"
+
 // ServeIDE serves the GraphiQL page of a space; endpoint is the path of the
-// space's API and assets the path under which ServeAsset serves the files.
-func ServeIDE(w http.ResponseWriter, r *http.Request, space, endpoint, assets string) {
+// space's API, assets the path under which ServeAsset serves the files and
+// query the query the editor opens on (OpeningQuery; empty: FallbackQuery),
+// after a comment line on how the page authenticates.
+func ServeIDE(w http.ResponseWriter, r *http.Request, space, endpoint, assets, query string) {
+	if query == "" {
+		query = FallbackQuery
+	}
+	query = "# Space " + strings.ReplaceAll(space, "\n", " ") + ": press the play button to run the query.\n" +
+		"# Signed in to the console, the page runs as you; otherwise put an API token in the Headers tab\n" +
+		"# as {\"Authorization\": \"Token <token>\"}, or in this page's address as #token=<token>.\n" + query
 	htmlpage.Set(w, htmlpage.HTML, idePolicy)
-	idePage.Execute(w, struct{ Space, Endpoint, Assets string }{space, endpoint, assets})
+	idePage.Execute(w, struct{ Space, Endpoint, Assets, Query string }{space, endpoint, assets, query})
 }

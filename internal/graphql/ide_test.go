@@ -9,7 +9,7 @@ import (
 // data: images and fonts, no framing, no cache, no referrer.
 func TestServeIDEHeaders(t *testing.T) {
 	rec := httptest.NewRecorder()
-	ServeIDE(rec, httptest.NewRequest("GET", "/ide", nil), "main", "/api/graphql", "/ide/assets")
+	ServeIDE(rec, httptest.NewRequest("GET", "/ide", nil), "main", "/api/graphql", "/ide/assets", "")
 	for k, v := range map[string]string{
 		"Content-Type":            "text/html; charset=utf-8",
 		"Cache-Control":           "no-store",

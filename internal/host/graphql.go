@@ -3,17 +3,19 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 
+	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/graphql"
 	"github.com/appkitgo/appkit/internal/httpjson"
 )
 
 // GraphQL routes:
 //
-//	POST /api/graphql/space/<space>   {query, variables, operationName} → {errors?, data}   (Authorization: Token <token>)
-//	GET  /api/graphql/space/<space>   the GraphiQL page of the space (no data; the page sends the token)
+//	POST /api/graphql/space/<space>   {query, variables, operationName} → {errors?, data}   (Authorization: Token <token>, or the IDE's session, below)
+//	GET  /api/graphql/space/<space>   the GraphiQL page of the space (no data; the page sends the token or the session)
 //	GET  /api/graphql                 {"spaces": [{"space", "endpoint"}]}                       (Authorization: Token <token>)
 //	GET  /api/graphql/ide/<file>      GraphiQL's embedded files
 //	GET  /api/graphql/files/<id>      a file attached by addFileFromUrl or attachPdfUsingTemplate (Authorization: Token <token>)
@@ -24,7 +26,11 @@ import (
 // variable APPKIT_GRAPHQL_ALLOW_PRIVATE_URLS=1).
 //
 // POST goes through the same token check, rate limits and body limit as
-// the command API. A GraphQL failure (a bad query, a failed action) answers
+// the command API. Without an Authorization header, POST accepts the
+// console's session cookie instead when the request carries
+// "X-Appkit-IDE: 1" (which a cross-site form or simple request cannot send)
+// and no foreign Origin (403): the IDE page, opened from the console, runs
+// as the signed-in user, with that user's rate limit. A GraphQL failure (a bad query, a failed action) answers
 // 200 with the standard errors array; a request that is not GraphQL at all
 // answers {message}: 400 for a body that is not JSON, 413 over the size
 // limit, 404 for a space without databases.
@@ -44,11 +50,15 @@ func (h *Host) mountGraphQL(mux *http.ServeMux) error {
 	if err != nil {
 		return err
 	}
-	api := h.withToken(h.admitQueries(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) }))))
+	api := h.withIDESession(h.admitQueries(h.limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serveGraphQL(svc, w, r) }))))
 	mux.Handle(graphqlPrefix+"/space/{space}", methods(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			space := r.PathValue("space")
-			graphql.ServeIDE(w, r, space, graphqlPrefix+"/space/"+url.PathEscape(space), graphqlPrefix+"/ide")
+			query, err := svc.OpeningQuery(r.Context(), space)
+			if err != nil && !errors.Is(err, graphql.ErrNoSpace) {
+				h.logError(r, err)
+			}
+			graphql.ServeIDE(w, r, space, graphqlPrefix+"/space/"+url.PathEscape(space), graphqlPrefix+"/ide", query)
 			return
 		}
 		api.ServeHTTP(w, r)
@@ -100,4 +110,49 @@ func (h *Host) listGraphQL(svc *graphql.Service, w http.ResponseWriter, r *http.
 		list = append(list, map[string]string{"space": s, "endpoint": graphqlPrefix + "/space/" + url.PathEscape(s)})
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"spaces": list})
+}
+
+// withIDESession is withToken, except that a request without an
+// Authorization header that carries graphql.IDEHeader ("1") is
+// authenticated by the session cookie: 403 for a foreign Origin (the
+// console's sameOrigin check), 401 without a valid session. The user's
+// requests share one rate-limit bucket, as a token's do.
+func (h *Host) withIDESession(next http.Handler) http.Handler {
+	token := h.withToken(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" || r.Header.Get(graphql.IDEHeader) != "1" {
+			token.ServeHTTP(w, r)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !sameOriginAs(o, r) {
+			httpjson.Message(w, http.StatusForbidden, "cross-origin request refused")
+			return
+		}
+		c, err := r.Cookie(SessionCookie)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
+			httpjson.Message(w, http.StatusUnauthorized, "sign in to the console first, or send \"Authorization: Token <API token>\"")
+			return
+		}
+		u, err := h.auth.SessionUser(r.Context(), c.Value)
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
+			httpjson.Message(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
+			return
+		}
+		if err != nil {
+			h.internalError(w, r, err)
+			return
+		}
+		info(r.Context()).userID = u.ID
+		if d := h.limiter.Take("session:" + u.ID); !d.OK {
+			msg := fmt.Sprintf("rate limit exceeded: at most %g requests per second per user session", h.cfg.RateLimit)
+			if d.Workspace {
+				msg = fmt.Sprintf("workspace rate limit exceeded: at most %g requests per second over all tokens of the workspace", h.cfg.WorkspaceRateLimit)
+			}
+			tooMany(w, d.RetryAfter, msg)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+	})
 }
