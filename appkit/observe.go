@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/httprec"
 )
 
 // Observe is what an app tells its operator beyond its log: metrics and
@@ -185,12 +186,9 @@ func (s *server) observed(next http.Handler) http.Handler {
 			ctx, span = tracer.Start(ctx, r.Method+" "+endpoint, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", endpoint)))
 		}
-		sw := &statusRecorder{ResponseWriter: w}
+		sw := httprec.New(w)
 		next.ServeHTTP(sw, r.WithContext(ctx))
-		status := sw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status := sw.Status()
 		if span != nil {
 			span.SetAttributes(attribute.Int("http.response.status_code", status))
 			if status >= 500 {
@@ -225,33 +223,3 @@ func health(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	}
 }
-
-// statusRecorder notes the status of an answer.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush lets a streamed answer (a resource) through.
-func (w *statusRecorder) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

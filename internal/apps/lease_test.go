@@ -100,6 +100,8 @@ func TestLeaseRenewedWellBeforeItEnds(t *testing.T) {
 		wg.Go(func() { b.Scheduler.Schedule(sctx) })
 		claimed := time.Now()
 		for range 30 {
+			// Inside the synctest bubble: the fake clock moves a tenth of
+			// the lease at once, when every goroutine of the bubble waits.
 			time.Sleep(ttl / 10)
 			synctest.Wait()
 			got, err := a.SyncService.Sync(ctx, sy.ID)

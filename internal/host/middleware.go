@@ -16,6 +16,7 @@ import (
 
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/httpjson"
+	"github.com/appkitgo/appkit/internal/httprec"
 )
 
 // reqInfo is what the log line of a request tells, filled in by the layers
@@ -45,32 +46,6 @@ func userFrom(ctx context.Context) (auth.User, bool) {
 	return u, ok
 }
 
-// statusWriter records the status and size of a response.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int64
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // secretShape matches a document secret however the path spells it: a
 // UUID's 32 hex digits in any case, hyphens optional.
 var secretShape = regexp.MustCompile(`(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}`)
@@ -97,18 +72,15 @@ func (h *Host) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &reqInfo{client: h.clientAddr(r)}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := httprec.New(w)
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
-		status := sw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status := sw.Status()
 		ev := h.log.Info()
 		if status >= 500 {
 			ev = h.log.Error()
 		}
 		ev = ev.Str("method", r.Method).Str("path", redactPath(r.URL.Path)).Int("status", status).
-			Int64("bytes", sw.bytes).Dur("duration", time.Since(start)).Str("remote", ri.client)
+			Int64("bytes", sw.Bytes()).Dur("duration", time.Since(start)).Str("remote", ri.client)
 		if ri.userID != "" {
 			ev = ev.Str("user", ri.userID)
 		}
@@ -151,9 +123,9 @@ func (h *Host) logError(r *http.Request, err error) {
 // yet) and a log line with the stack.
 func (h *Host) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw, ok := w.(*statusWriter)
+		sw, ok := w.(*httprec.Recorder)
 		if !ok {
-			sw = &statusWriter{ResponseWriter: w}
+			sw = httprec.New(w)
 		}
 		defer func() {
 			p := recover()
@@ -165,7 +137,7 @@ func (h *Host) recoverPanics(next http.Handler) http.Handler {
 			}
 			h.log.Error().Str("panic", fmt.Sprint(p)).Str("method", r.Method).Str("path", redactPath(r.URL.Path)).
 				Bytes("stack", debug.Stack()).Msg("panic in handler")
-			if sw.status == 0 {
+			if !sw.Written() {
 				httpjson.Message(sw, http.StatusInternalServerError, "internal error")
 			}
 		}()
