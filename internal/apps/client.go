@@ -405,6 +405,33 @@ type Exchange struct {
 	Response string `json:"response,omitempty"`
 	// Error says why no answer came.
 	Error string `json:"error,omitempty"`
+	// RequestID is the id the host sent with the call (X-Request-Id); the
+	// app's log lines for it carry the same id.
+	RequestID string `json:"requestId,omitempty"`
+	// Upstream are the calls the app made to its own API while answering,
+	// as the app reported them; UpstreamDropped counts those it left out.
+	Upstream        []UpstreamCall `json:"upstream,omitempty"`
+	UpstreamDropped int            `json:"upstreamDropped,omitempty"`
+}
+
+// UpstreamCall is one call an app made to its upstream API while answering
+// an exchange, as the app reported it (apps built with appkit/upstream
+// report them; the app masks secrets, the host bounds what it keeps).
+type UpstreamCall struct {
+	// Method and URL of the call, secrets masked.
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// Status is the answer's status, 0 when none came.
+	Status int `json:"status,omitempty"`
+	// DurationMS is how long the call took; Bytes is the answer's size.
+	DurationMS int64 `json:"durationMs"`
+	Bytes      int64 `json:"bytes,omitempty"`
+	// Request and Response are the bodies, masked and cut, when the host
+	// asked for bodies.
+	Request  string `json:"request,omitempty"`
+	Response string `json:"response,omitempty"`
+	// Error says why no answer came.
+	Error string `json:"error,omitempty"`
 }
 
 // Limits of what a run keeps of its exchanges.
