@@ -1,0 +1,239 @@
+package calllog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestAsked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v              string
+		calls, bodies bool
+	}{
+		{"", false, false},
+		{"calls", true, false},
+		{"calls, bodies", true, true},
+		{" Calls ,BODIES", true, true},
+		{"bodies", false, false},
+		{"calls, later, other", true, false},
+		{"calls," + strings.Repeat(" ", 100), false, false},
+	} {
+		c, b := Asked(tc.v)
+		if c != tc.calls || b != tc.bodies {
+			t.Errorf("Asked(%q) = %v, %v, want %v, %v", tc.v, c, b, tc.calls, tc.bodies)
+		}
+	}
+}
+
+func TestContext(t *testing.T) {
+	t.Parallel()
+	if From(context.Background()) != nil {
+		t.Fatal("a collector in an empty context")
+	}
+	c := New(true)
+	if From(NewContext(context.Background(), c)) != c {
+		t.Fatal("the collector did not come back")
+	}
+	var none *Collector
+	none.Add(Call{Method: "GET", URL: "x"}) // a nil collector collects nothing
+	if none.Header() != "" || none.Bodies() {
+		t.Fatal("a nil collector reported")
+	}
+}
+
+func TestCollectorBounds(t *testing.T) {
+	t.Parallel()
+	c := New(false)
+	for i := range MaxCalls + 7 {
+		c.Add(Call{Method: "GET", URL: fmt.Sprintf("https://api.example/%d", i), Status: 200, Request: "{}", Response: "{}",
+			Error: "line\nbreak"})
+	}
+	calls, dropped, err := Decode(c.Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != MaxCalls || dropped != 7 {
+		t.Fatalf("%d calls, %d dropped; want %d, 7", len(calls), dropped, MaxCalls)
+	}
+	if calls[0].Request != "" || calls[0].Response != "" {
+		t.Fatal("bodies kept that were not asked")
+	}
+	if calls[0].Error != "line break" {
+		t.Fatalf("error %q: want its control characters replaced", calls[0].Error)
+	}
+	if New(false).Header() != "" {
+		t.Fatal("a header without calls")
+	}
+}
+
+func TestHeaderFits(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("é\x7f<", MaxBody) // escaped: 6+6+6 bytes per 4 bytes
+	c := New(true)
+	for i := range MaxCalls {
+		c.Add(Call{Method: "POST", URL: "https://api.example/ü/" + fmt.Sprint(i) + "?q=🙂", Status: 201, DurationMS: 3, Bytes: 10,
+			Request: big, Response: big})
+	}
+	h := c.Header()
+	if len(h) > MaxHeader {
+		t.Fatalf("header of %d bytes, want at most %d", len(h), MaxHeader)
+	}
+	for i := 0; i < len(h); i++ {
+		if h[i] < 0x20 || h[i] >= 0x7f {
+			t.Fatalf("byte %#x at %d: want printable ASCII only", h[i], i)
+		}
+	}
+	calls, dropped, err := Decode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != MaxCalls || dropped != 0 {
+		t.Fatalf("%d calls, %d dropped: the bodies, not the calls, should have gone", len(calls), dropped)
+	}
+	if calls[0].Request == "" || calls[0].Request != Cut(big, MaxBody) {
+		t.Fatal("the first call's bodies went: the last calls' should go first")
+	}
+	if calls[MaxCalls-1].Request != "" {
+		t.Fatal("the last call kept its body")
+	}
+	if calls[7].URL != "https://api.example/ü/7?q=🙂" {
+		t.Fatalf("URL %q did not come back", calls[7].URL)
+	}
+
+	// Calls that do not fit even without bodies are dropped and counted.
+	long := New(false)
+	for range MaxCalls {
+		long.Add(Call{Method: "GET", URL: "https://api.example/" + strings.Repeat("ü", MaxURL)})
+	}
+	h = long.Header()
+	calls, dropped, err = Decode(h)
+	if err != nil || len(h) > MaxHeader {
+		t.Fatalf("%d bytes: %v", len(h), err)
+	}
+	if len(calls) == MaxCalls || len(calls)+dropped != MaxCalls {
+		t.Fatalf("%d calls, %d dropped: want some dropped, all counted", len(calls), dropped)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
+	call := func(mod func(*Call)) string {
+		c := Call{Method: "GET", URL: "https://api.example/x", Status: 200}
+		mod(&c)
+		b, _ := json.Marshal(report{Calls: []Call{c}})
+		return string(b)
+	}
+	many, _ := json.Marshal(report{Calls: make([]Call, MaxCalls+1)})
+	for name, v := range map[string]string{
+		"too long":        `{"calls":[],"dropped":0,"x":"` + strings.Repeat("a", MaxHeaderRead) + `"}`,
+		"not JSON":        `calls`,
+		"empty":           ``,
+		"unknown field":   `{"calls":[],"dropped":0,"more":1}`,
+		"unknown in call": `{"calls":[{"method":"GET","url":"u","durationMs":1,"x":1}]}`,
+		"two values":      `{"calls":[]} {}`,
+		"trailing":        `{"calls":[]}x`,
+		"many calls":      strings.Replace(string(many), `"method":""`, `"method":"GET"`, -1),
+		"negative drops":  `{"calls":[],"dropped":-1}`,
+		"many drops":      `{"calls":[],"dropped":1e9}`,
+		"no method":       call(func(c *Call) { c.Method = "" }),
+		"bad method":      call(func(c *Call) { c.Method = "GET\r\nX" }),
+		"long method":     call(func(c *Call) { c.Method = strings.Repeat("A", MaxMethod+1) }),
+		"no url":          call(func(c *Call) { c.URL = "" }),
+		"long url":        call(func(c *Call) { c.URL = strings.Repeat("u", MaxURL+1) }),
+		"control in url":  call(func(c *Call) { c.URL = "a\x00b" }),
+		"long error":      call(func(c *Call) { c.Error = strings.Repeat("e", MaxError+1) }),
+		"long body":       call(func(c *Call) { c.Response = strings.Repeat("b", MaxBody+1) }),
+		"bad status":      call(func(c *Call) { c.Status = 1000 }),
+		"negative status": call(func(c *Call) { c.Status = -1 }),
+		"bad duration":    call(func(c *Call) { c.DurationMS = -1 }),
+		"long duration":   call(func(c *Call) { c.DurationMS = maxDurationMS + 1 }),
+		"bad bytes":       call(func(c *Call) { c.Bytes = -5 }),
+		"wrong type":      `{"calls":[{"method":1}]}`,
+	} {
+		if calls, dropped, err := Decode(v); !errors.Is(err, ErrInvalid) || calls != nil || dropped != 0 {
+			t.Errorf("%s: %d calls, %d dropped, %v; want ErrInvalid and nothing", name, len(calls), dropped, err)
+		}
+	}
+	calls, dropped, err := Decode(call(func(c *Call) { c.Response = "line\none" }))
+	if err != nil || len(calls) != 1 || dropped != 0 {
+		t.Fatalf("a valid report refused: %v", err)
+	}
+}
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcdef", 5, "ab…"},
+		{"ééé", 5, "é…"},
+		{"ééé", 4, "…"},
+		{"aéé", 5, "aéé"},
+		{"a\xffb", 10, "a\uFFFDb"},
+	} {
+		got := Cut(tc.s, tc.n)
+		if got != tc.want || len(got) > max(tc.n, len("…")) || !utf8.ValidString(got) {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestMask(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"a=1&api_key=s3cr3t&b=2", "a=1&api_key=***&b=2"},
+		{"access%5Ftoken=x&token", "access%5Ftoken=***&token"},
+		{"", ""},
+	} {
+		if got := MaskQuery(tc.in); got != tc.want {
+			t.Errorf("MaskQuery(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"user":"ann","password":"hunter22","nested":{"apiKey":"k"}}`, `{"user":"ann","password":"***","nested":{"apiKey":"***"}}`},
+		{`{"token":"abc`, `{"token":"***"`},
+		{`["token","x"]`, `["token","x"]`},
+		{`not json "token": "v"`, `not json "token": "v"`},
+	} {
+		if got := string(MaskJSON([]byte(tc.in))); got != tc.want {
+			t.Errorf("MaskJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzDecode feeds the host's parser anything: it never panics, and what
+// it accepts is within every bound.
+func FuzzDecode(f *testing.F) {
+	c := New(true)
+	c.Add(Call{Method: "GET", URL: "https://api.example/é", Status: 200, Request: `{"a":1}`, Response: "ok"})
+	f.Add(c.Header())
+	f.Add(`{"calls":[],"dropped":3}`)
+	f.Add(`{"calls":[{"method":"GET","url":"u","durationMs":1}]} `)
+	f.Add(`{"calls":null}`)
+	f.Fuzz(func(t *testing.T, v string) {
+		calls, dropped, err := Decode(v)
+		if err != nil {
+			if calls != nil || dropped != 0 {
+				t.Fatal("a refused report returned data")
+			}
+			return
+		}
+		if len(calls) > MaxCalls || dropped < 0 || dropped > MaxDropped {
+			t.Fatalf("%d calls, %d dropped", len(calls), dropped)
+		}
+		for _, c := range calls {
+			if c.check() != nil {
+				t.Fatalf("accepted %+v", c)
+			}
+		}
+	})
+}
