@@ -13,7 +13,7 @@ import (
 func TestAsked(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		v              string
+		v             string
 		calls, bodies bool
 	}{
 		{"", false, false},
