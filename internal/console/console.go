@@ -28,7 +28,9 @@
 //	GET  /accounts/{id}/testread    ?type=ID&filter.*=...: one page fetched and checked, nothing stored
 //	GET  /syncs/{id}                the sync, "sync now", its runs; GET /syncs/{id}/runs is the live fragment
 //	POST /syncs/{id}/run, /syncs/{id}/schedule, /syncs/{id}/delete
-//	GET  /runs/{id}                 a run's exchanges, items checked with internal/pagerules
+//	GET  /runs/{id}                 a run's exchanges, items checked with internal/pagerules, each
+//	                                with its request id and the calls the app reported making to
+//	                                its upstream API (bodies folded)
 //	GET  /daterange                 ?value=STATEMENT: the parsed _min/_max (a fragment)
 //	GET  /highlight                 ?mode=json|sql&value=TEXT: a highlightText field's text coloured (a fragment)
 //	GET  /data                      the spaces and their databases; /data/{type...} a database as a table
@@ -483,6 +485,23 @@ func randomToken() string {
 // itself: not shown as the account's fields.
 var systemField = map[string]bool{"auth": true}
 
+// byteSize words a size in bytes as a person reads it: "512 B", "1.5 KiB",
+// "3.0 MiB"; "—" for none.
+func byteSize(n int64) string {
+	const unit = 1024
+	switch {
+	case n <= 0:
+		return "—"
+	case n < unit:
+		return fmt.Sprintf("%d B", n)
+	case n < unit*unit:
+		return fmt.Sprintf("%.1f KiB", float64(n)/unit)
+	case n < unit*unit*unit:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(unit*unit))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(unit*unit*unit))
+}
+
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"when": func(t *time.Time) string {
@@ -492,6 +511,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
 	"ms":          func(d int64) string { return (time.Duration(d) * time.Millisecond).String() },
+	"size":        byteSize,
 	"join":        strings.Join,
 	"pathEscape":  url.PathEscape,
 	"queryEscape": url.QueryEscape,

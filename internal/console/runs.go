@@ -33,6 +33,30 @@ type exchangeView struct {
 	Problems []string
 	// Bad counts the items with a finding.
 	Bad int
+	// Upstream are the calls the app made to its upstream API while
+	// answering, their bodies pretty-printed.
+	Upstream []upstreamView
+}
+
+// upstreamView is one call the app made to its upstream API, as the page
+// shows it under its exchange.
+type upstreamView struct {
+	apps.UpstreamCall
+	// Request and Response are the bodies pretty-printed (as kept when
+	// they are not JSON).
+	Request, Response string
+}
+
+// upstreamViews pretty-prints the bodies of an exchange's upstream calls.
+func upstreamViews(calls []apps.UpstreamCall) []upstreamView {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]upstreamView, 0, len(calls))
+	for _, u := range calls {
+		out = append(out, upstreamView{UpstreamCall: u, Request: pretty(u.Request), Response: pretty(u.Response)})
+	}
+	return out
 }
 
 // itemView is one item of a data answer with its findings.
@@ -139,7 +163,7 @@ func checkExchanges(list []apps.Exchange) []exchangeView {
 	pages := map[string]int{}
 	out := make([]exchangeView, 0, len(list))
 	for i, ex := range list {
-		v := exchangeView{Exchange: ex, N: i + 1, Request: pretty(ex.Request), Response: pretty(ex.Response)}
+		v := exchangeView{Exchange: ex, N: i + 1, Request: pretty(ex.Request), Response: pretty(ex.Response), Upstream: upstreamViews(ex.Upstream)}
 		switch {
 		case strings.HasSuffix(ex.Path, protocol.PathSchema) && ex.Status == http.StatusOK:
 			var s protocol.Schema
