@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // descriptorDoc is GET / both as raw JSON (for the key and type checks) and
@@ -77,32 +78,13 @@ func describeValue(v any, present bool) string {
 		return "missing"
 	}
 	b, _ := json.Marshal(v)
-	return jsonKind(v) + " " + snippet(b)
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case json.Number, float64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
+	return pagerules.JSONType(v) + " " + snippet(b)
 }
 
 // want checks that key of obj holds a value of JSON kind kind.
 func want(obj map[string]any, where, key, kind string, problems *[]problem) {
 	v, ok := obj[key]
-	if !ok || jsonKind(v) != kind {
+	if !ok || pagerules.JSONType(v) != kind {
 		*problems = append(*problems, problem{fmt.Sprintf("%s%s: %s", where, key, kind), describeValue(v, ok)})
 	}
 }

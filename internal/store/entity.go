@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // refID reads a reference: {"platform/id": "<uuid>"} or a bare uuid string.
@@ -25,7 +27,7 @@ func refID(field string, v any) (string, error) {
 		}
 		s = id
 	default:
-		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, describe(v))
+		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, pagerules.Kind(v))
 	}
 	u, err := uuid.Parse(s)
 	if err != nil || len(s) != 36 {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // DateTimeLayout is the wire form of date-time values.
@@ -107,7 +109,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TInt, TRank:
 		i, ok := ToInt(v)
 		if !ok {
-			return nil, invalid(name, "want an integer, got %s", describe(v))
+			return nil, invalid(name, "want an integer, got %s", pagerules.Kind(v))
 		}
 		return i, nil
 	case TDecimal:
@@ -120,7 +122,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 		case float64:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
 		default:
-			return nil, invalid(name, "want a decimal string, got %s", describe(v))
+			return nil, invalid(name, "want a decimal string, got %s", pagerules.Kind(v))
 		}
 		if !isDecimal(s) {
 			return nil, invalid(name, "want a decimal string, got %q", s)
@@ -129,13 +131,13 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TBool:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, invalid(name, "want a boolean, got %s", describe(v))
+			return nil, invalid(name, "want a boolean, got %s", pagerules.Kind(v))
 		}
 		return b, nil
 	case TText, TEmoji:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a string, got %s", describe(v))
+			return nil, invalid(name, "want a string, got %s", pagerules.Kind(v))
 		}
 		if err := checkText(name, s); err != nil {
 			return nil, err
@@ -144,7 +146,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TEmail:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want an e-mail string, got %s", describe(v))
+			return nil, invalid(name, "want an e-mail string, got %s", pagerules.Kind(v))
 		}
 		if err := checkText(name, s); err != nil {
 			return nil, err
@@ -156,7 +158,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TDate:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a YYYY-MM-DD string, got %s", describe(v))
+			return nil, invalid(name, "want a YYYY-MM-DD string, got %s", pagerules.Kind(v))
 		}
 		d, err := ParseDate(s)
 		if err != nil {
@@ -166,7 +168,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TDateTime:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want an ISO 8601 date-time string, got %s", describe(v))
+			return nil, invalid(name, "want an ISO 8601 date-time string, got %s", pagerules.Kind(v))
 		}
 		ms, err := ParseDateTime(s)
 		if err != nil {
@@ -176,7 +178,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TUUID:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a uuid string, got %s", describe(v))
+			return nil, invalid(name, "want a uuid string, got %s", pagerules.Kind(v))
 		}
 		u, err := uuid.Parse(s)
 		if err != nil || len(s) != 36 {
@@ -200,7 +202,7 @@ func RangeArgs(name, prim string, v any) (any, any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, invalid(name, "want an object with start and end, got %s", describe(v))
+		return nil, nil, invalid(name, "want an object with start and end, got %s", pagerules.Kind(v))
 	}
 	for k := range m {
 		if k != "start" && k != "end" {
@@ -220,24 +222,6 @@ func RangeArgs(name, prim string, v any) (any, any, error) {
 		return nil, nil, err
 	}
 	return s, e, nil
-}
-
-func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number, float64, int, int64:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // OutScalar converts a database value of primitive type prim into its JSON
