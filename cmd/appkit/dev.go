@@ -86,6 +86,15 @@ var devEnv = []envVar{envStore, {"APPKIT_TOKEN", "the default of --token"}}
 
 // runDev implements "appkit dev".
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	d, err := newDevSession(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return d.run(ctx)
+}
+
+// newDevSession reads the command line of "appkit dev".
+func newDevSession(args []string, stdout, stderr io.Writer) (*devSession, error) {
 	fs := newFlagSet("dev", devUsage, devEnv, stderr)
 	addr := fs.String("addr", defaultHostAddr, "address the host listens on (host:port; port 0 picks a free one)")
 	dsn := fs.String("store", os.Getenv(envStore.name), "store DSN: sqlite:PATH, sqlite::memory: or postgres://... (env APPKIT_STORE) — default: a file under the user's cache directory named after the app")
@@ -94,40 +103,48 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	types := typesFlag(fs, "the app's default types")
 	filter := filterFlag(fs, "")
 	full := fs.Bool("full", false, "every synchronization a full refresh: no resume, every type asked without lastSynchronizedAt")
+	appLog := fs.String("app-log", "", "the file the app's output goes to (appended, rotated at 8 MiB; - : on stderr) — default: the store's file + .app.log, or a file under the user's cache directory for a store that is no file")
 	// DIR may come before the flags.
 	dir := "."
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		dir, args = args[0], args[1:]
 	}
 	if err := fs.parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case fs.NArg() == 1 && dir == ".":
 		dir = fs.Arg(0)
 	case fs.NArg() > 0:
-		return usageErrorf("unexpected arguments %q", fs.Args())
+		return nil, usageErrorf("unexpected arguments %q", fs.Args())
 	}
 	if *token != "" {
 		if err := auth.ValidateTokenValue(*token); err != nil {
-			return usageErrorf("--token: %v", err)
+			return nil, usageErrorf("--token: %v", err)
 		}
 	}
-	d := &devSession{stdout: stdout, stderr: stderr, account: account.last(), types: *types, full: *full}
+	d := &devSession{stdout: stdout, stderr: stderr, dir: dir, addr: *addr, dsn: *dsn, token: *token,
+		account: account.last(), types: *types, full: *full, appLog: *appLog}
 	if flt := filter.texts(); len(flt) > 0 {
 		d.filter = flt
 	}
-	return d.run(ctx, dir, *addr, *dsn, *token)
+	return d, nil
 }
 
 // devSession is one "appkit dev": the host's apps service, the app's sync
 // and what to print.
 type devSession struct {
 	stdout, stderr io.Writer
-	account        map[string]string
-	types          []string
-	filter         map[string][]string
-	full           bool // every run a full refresh
+	// dir is the app's main package; addr the host's address, dsn the
+	// store ("": the default file) and token the API token ("": made).
+	dir, addr, dsn, token string
+	account               map[string]string
+	types                 []string
+	filter                map[string][]string
+	full                  bool // every run a full refresh
+	// appLog is --app-log: the file the app's output goes to, "-" for
+	// stderr, "" for the default file.
+	appLog string
 
 	st     *store.Store
 	svc    *apps.Service
@@ -141,8 +158,9 @@ func (d *devSession) say(format string, args ...any) {
 }
 
 // run serves the host and runs the loop until ctx ends.
-func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) error {
-	dir, err := filepath.Abs(dir)
+func (d *devSession) run(ctx context.Context) error {
+	addr, dsn, token := d.addr, d.dsn, d.token
+	dir, err := filepath.Abs(d.dir)
 	if err != nil {
 		return err
 	}
@@ -214,13 +232,26 @@ func (d *devSession) run(ctx context.Context, dir, addr, dsn, token string) erro
 	if err != nil {
 		return err
 	}
+	cfg := devloop.Config{Dir: dir, Root: root, BinDir: bin, Port: port, AppOutput: d.stderr, Out: d.stdout, Ready: d.ready}
+	if d.appLog != "-" {
+		path := d.appLog
+		if path == "" {
+			if path, err = defaultDevAppLog(dsn, root); err != nil {
+				return err
+			}
+		}
+		applog, err := devloop.OpenAppLog(path, devAppLogMax)
+		if err != nil {
+			return fmt.Errorf("%w (--app-log - shows the app's output on stderr)", err)
+		}
+		defer applog.Close()
+		cfg.AppOutput, cfg.AppLog, cfg.Tail, cfg.Marks = applog, path, devCrashLines, true
+		d.say("the app's output goes to %s (--app-log - shows it here)", path)
+	}
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	defer stopLoop()
 	looped := make(chan error, 1)
-	go func() {
-		looped <- devloop.Loop(loopCtx, devloop.Config{Dir: dir, Root: root, BinDir: bin, Port: port,
-			AppOutput: d.stderr, Out: d.stdout, Ready: d.ready})
-	}()
+	go func() { looped <- devloop.Loop(loopCtx, cfg) }()
 	select {
 	case err := <-served:
 		stopLoop()
@@ -495,4 +526,26 @@ func devToken(file string) (string, error) {
 		}
 	}
 	return t, nil
+}
+
+// devAppLogMax is the size at which the app's log is rotated (the file
+// and the one before it: at most twice that on disk).
+const devAppLogMax = 8 << 20
+
+// devCrashLines is how many of the app's last output lines dev prints when
+// it exits before it answers or while serving.
+const devCrashLines = 20
+
+// defaultDevAppLog is the file the app's output goes to when --app-log is
+// not given: beside a file store (its name + .app.log), else under the
+// user's cache directory, named after the module as the default store is.
+func defaultDevAppLog(dsn, root string) (string, error) {
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
+		return p + ".app.log", nil
+	}
+	store, err := defaultDevStore(root)
+	if err != nil {
+		return "", fmt.Errorf("no --app-log: %w", err)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(store, "sqlite:"), ".db") + ".app.log", nil
 }

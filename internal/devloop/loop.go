@@ -31,6 +31,17 @@ type Config struct {
 	Env []string
 	// AppOutput receives the app's stdout and stderr.
 	AppOutput io.Writer
+	// Tail is how many of the app's last output lines are printed (on
+	// Out, after the message) when the app exits before it answers or
+	// while serving; 0: none, for an AppOutput the developer already
+	// sees. Set it when AppOutput is a file: a crash must not be hidden
+	// there. AppLog names that file in the message (may be empty).
+	Tail   int
+	AppLog string
+	// Marks writes a line to AppOutput before each start of the app,
+	// naming the build and the time: a log file says where each run of
+	// the app begins.
+	Marks bool
 	// Out receives the loop's messages, one line each, starting with
 	// "appkit dev: ".
 	Out io.Writer
@@ -90,6 +101,8 @@ type loop struct {
 	cfg    Config
 	url    string
 	proc   *Process
+	tail   *tail  // the running app's last output
+	failed *tail  // the last output of the app that did not start
 	good   string // the binary of the app running (or last running)
 	prev   string // the good binary before it, started again if good exits
 	builds int
@@ -114,6 +127,7 @@ func (l *loop) crashed(ctx context.Context) {
 	} else {
 		l.say("the app exited while serving: %v", err)
 	}
+	l.showTail(l.tail)
 	if l.prev != "" && ctx.Err() == nil {
 		prev := l.prev
 		l.prev = ""
@@ -127,6 +141,7 @@ func (l *loop) crashed(ctx context.Context) {
 			return
 		}
 		l.say("the previous good app did not start again: %v", err)
+		l.showTail(l.failed)
 	}
 	l.say("nothing serves at %s until a change builds an app that starts", l.url)
 }
@@ -179,6 +194,7 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 			return
 		}
 		l.say("the new app did not start: %v", err)
+		l.showTail(l.failed)
 		if l.good != "" {
 			err := l.start(ctx, l.good)
 			if err == nil {
@@ -189,6 +205,7 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 				return
 			}
 			l.say("the last good app did not start again: %v", err)
+			l.showTail(l.failed)
 		}
 		l.say("nothing serves at %s until a change builds an app that starts", l.url)
 		return
@@ -210,6 +227,13 @@ func (l *loop) start(ctx context.Context, bin string) error {
 	if out == nil {
 		out = io.Discard
 	}
+	if l.cfg.Marks {
+		fmt.Fprintf(out, "==== appkit dev: %s started at %s ====\n", filepath.Base(bin), time.Now().Format(time.RFC3339))
+	}
+	t := &tail{}
+	if l.cfg.Tail > 0 {
+		out = io.MultiWriter(out, t)
+	}
 	p, err := Start(bin, l.cfg.Dir, l.cfg.Port, l.cfg.Env, out)
 	if err != nil {
 		return err
@@ -218,11 +242,35 @@ func (l *loop) start(ctx context.Context, bin string) error {
 	defer cancel()
 	if err := WaitReady(wctx, p, l.url); err != nil {
 		p.Stop(l.cfg.Grace)
+		l.failed = t
 		return err
 	}
-	l.proc = p
+	l.proc, l.tail = p, t
 	l.say("app running at %s", l.url)
 	return nil
+}
+
+// showTail prints the last lines of an app's output, when asked for
+// (Config.Tail) and there are some.
+func (l *loop) showTail(t *tail) {
+	if t == nil || l.cfg.Tail <= 0 {
+		return
+	}
+	lines := t.lines(l.cfg.Tail)
+	if len(lines) == 0 {
+		l.say("the app wrote nothing before it exited")
+		return
+	}
+	where := ""
+	if l.cfg.AppLog != "" {
+		where = " (all of it in " + l.cfg.AppLog + ")"
+	}
+	var b strings.Builder
+	for _, s := range lines {
+		b.WriteString("\n  | ")
+		b.WriteString(s)
+	}
+	l.say("the app's last output%s:%s", where, b.String())
 }
 
 // stop stops the app.
