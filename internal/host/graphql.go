@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 
@@ -145,12 +144,7 @@ func (h *Host) withIDESession(next http.Handler) http.Handler {
 			return
 		}
 		info(r.Context()).userID = u.ID
-		if d := h.limiter.Take("session:" + u.ID); !d.OK {
-			msg := fmt.Sprintf("rate limit exceeded: at most %g requests per second per user session", h.cfg.RateLimit)
-			if d.Workspace {
-				msg = fmt.Sprintf("workspace rate limit exceeded: at most %g requests per second over all tokens of the workspace", h.cfg.WorkspaceRateLimit)
-			}
-			tooMany(w, d.RetryAfter, msg)
+		if h.rateLimited(w, "session:"+u.ID, "user session") {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))

@@ -234,18 +234,31 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 		}
 		ri := info(r.Context())
 		ri.userID, ri.tokenID = u.ID, tok.ID
-		if d := h.limiter.Take(tok.ID); !d.OK {
-			msg := fmt.Sprintf("rate limit exceeded: at most %g requests per second per token", h.cfg.RateLimit)
-			if d.Workspace {
-				msg = fmt.Sprintf("workspace rate limit exceeded: at most %g requests per second over all tokens of the workspace", h.cfg.WorkspaceRateLimit)
-			}
-			tooMany(w, d.RetryAfter, msg)
+		if h.rateLimited(w, tok.ID, "token") {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
 	})
 }
 
+// rateLimited takes a request of key (an API token's id, "session:" and a
+// user's id) from the host's rate limits; when one of them refuses it, it
+// answers 429 with Retry-After, naming the limit (per is what the key's
+// limit is per: "token", "user session"), and reports true.
+func (h *Host) rateLimited(w http.ResponseWriter, key, per string) bool {
+	d := h.limiter.Take(key)
+	if d.OK {
+		return false
+	}
+	msg := fmt.Sprintf("rate limit exceeded: at most %g requests per second per %s", h.cfg.RateLimit, per)
+	if d.Workspace {
+		msg = fmt.Sprintf("workspace rate limit exceeded: at most %g requests per second over all tokens of the workspace", h.cfg.WorkspaceRateLimit)
+	}
+	tooMany(w, d.RetryAfter, msg)
+	return true
+}
+
+// tooMany answers 429 {message} with Retry-After (at least a second).
 func tooMany(w http.ResponseWriter, retry time.Duration, msg string) {
 	secs := int(math.Ceil(retry.Seconds()))
 	if secs < 1 {
