@@ -85,15 +85,15 @@ func (h *Host) mountApps(mux *http.ServeMux) {
 	}
 	a := &appsAPI{h: h, svc: svc, registry: svc.Registry, syncs: svc.SyncService, hooks: svc.Webhooks, oauth: svc.OAuthSetup, actions: svc.Actions}
 	tok := func(fn http.HandlerFunc) http.Handler { return h.withToken(fn) }
-	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(a.registerApp)})
-	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.App)), "DELETE": tok(a.deleteApp)})
-	mux.Handle("/api/apps/accounts", byMethod{"GET": tok(a.listAccounts), "POST": tok(a.createAccount)})
+	mux.Handle("/api/apps", byMethod{"GET": tok(a.listApps), "POST": tok(onBody(a, http.StatusCreated, a.registry.Register))})
+	mux.Handle("/api/apps/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.App)), "DELETE": tok(onDelete(a, a.svc.DeleteApp))})
+	mux.Handle("/api/apps/accounts", byMethod{"GET": tok(onApp(a, a.registry.Accounts)), "POST": tok(a.createAccount)})
 	mux.Handle("/api/apps/accounts/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.Account)), "PATCH": tok(a.updateAccount), "DELETE": tok(a.deleteAccount)})
 	mux.Handle("/api/apps/accounts/{id}/config", byMethod{"GET": tok(onID(a, http.StatusOK, a.registry.Config))})
 	mux.Handle("/api/apps/oauth/start", byMethod{"POST": tok(a.oauthStart)})
 	mux.Handle("/api/apps/oauth/callback", byMethod{"GET": http.HandlerFunc(a.oauthCallback)})
-	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(a.listSyncs), "POST": tok(a.createSync)})
-	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Sync)), "PATCH": tok(a.updateSync), "DELETE": tok(a.deleteSync)})
+	mux.Handle("/api/apps/syncs", byMethod{"GET": tok(onApp(a, a.syncs.Syncs)), "POST": tok(onBody(a, http.StatusCreated, a.syncs.CreateSync))})
+	mux.Handle("/api/apps/syncs/{id}", byMethod{"GET": tok(onID(a, http.StatusOK, a.syncs.Sync)), "PATCH": tok(onIDBody(a, http.StatusOK, a.syncs.UpdateSync)), "DELETE": tok(onDelete(a, a.syncs.DeleteSync))})
 	mux.Handle("/api/apps/syncs/{id}/run", byMethod{"POST": tok(a.runSync)})
 	mux.Handle("/api/apps/syncs/{id}/cancel", byMethod{"POST": tok(onID(a, http.StatusAccepted, a.syncs.CancelSync))})
 	mux.Handle("/api/apps/syncs/{id}/runs", byMethod{"GET": tok(a.listRuns)})
@@ -156,6 +156,50 @@ func onID[T any](a *appsAPI, status int, call func(context.Context, string) (T, 
 	}
 }
 
+// onBody answers with status what call gives for the request's JSON body
+// (see readAppsJSON and reply).
+func onBody[B, T any](a *appsAPI, status int, call func(context.Context, B) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body B
+		if !readAppsJSON(w, r, &body) {
+			return
+		}
+		v, err := call(r.Context(), body)
+		a.reply(w, r, status, v, err)
+	}
+}
+
+// onIDBody answers with status what call gives for the request's {id} and
+// JSON body (see readAppsJSON and reply).
+func onIDBody[B, T any](a *appsAPI, status int, call func(context.Context, string, B) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body B
+		if !readAppsJSON(w, r, &body) {
+			return
+		}
+		v, err := call(r.Context(), r.PathValue("id"), body)
+		a.reply(w, r, status, v, err)
+	}
+}
+
+// onApp answers what call lists for the request's ?app= (empty: all).
+func onApp[T any](a *appsAPI, call func(context.Context, string) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		list, err := call(r.Context(), r.URL.Query().Get("app"))
+		a.reply(w, r, http.StatusOK, list, err)
+	}
+}
+
+// onDelete removes what the request's {id} names with call and answers
+// {deleted: true, warnings} (what could not be cleaned up, say a webhook
+// the app did not delete).
+func onDelete(a *appsAPI, call func(context.Context, string) ([]string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		warns, err := call(r.Context(), r.PathValue("id"))
+		a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
+	}
+}
+
 // runSync runs a sync now, in full when the body (optional) says
 // {"full": true}.
 func (a *appsAPI) runSync(w http.ResponseWriter, r *http.Request) {
@@ -169,25 +213,6 @@ func (a *appsAPI) runSync(w http.ResponseWriter, r *http.Request) {
 
 func (a *appsAPI) listApps(w http.ResponseWriter, r *http.Request) {
 	list, err := a.registry.Apps(r.Context())
-	a.reply(w, r, http.StatusOK, list, err)
-}
-
-func (a *appsAPI) registerApp(w http.ResponseWriter, r *http.Request) {
-	var body apps.RegisterSpec
-	if !readAppsJSON(w, r, &body) {
-		return
-	}
-	app, err := a.registry.Register(r.Context(), body)
-	a.reply(w, r, http.StatusCreated, app, err)
-}
-
-func (a *appsAPI) deleteApp(w http.ResponseWriter, r *http.Request) {
-	warns, err := a.svc.DeleteApp(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
-}
-
-func (a *appsAPI) listAccounts(w http.ResponseWriter, r *http.Request) {
-	list, err := a.registry.Accounts(r.Context(), r.URL.Query().Get("app"))
 	a.reply(w, r, http.StatusOK, list, err)
 }
 
@@ -258,34 +283,6 @@ func (a *appsAPI) oauthCallback(w http.ResponseWriter, r *http.Request) {
 // callbackPolicy is the OAuth callback page's headers: a static page that
 // loads nothing.
 var callbackPolicy = htmlpage.Policy{CSP: []string{"default-src 'none'"}, Cache: "no-store", Referrer: "no-referrer"}
-
-func (a *appsAPI) listSyncs(w http.ResponseWriter, r *http.Request) {
-	list, err := a.syncs.Syncs(r.Context(), r.URL.Query().Get("app"))
-	a.reply(w, r, http.StatusOK, list, err)
-}
-
-func (a *appsAPI) createSync(w http.ResponseWriter, r *http.Request) {
-	var body apps.SyncSpec
-	if !readAppsJSON(w, r, &body) {
-		return
-	}
-	sy, err := a.syncs.CreateSync(r.Context(), body)
-	a.reply(w, r, http.StatusCreated, sy, err)
-}
-
-func (a *appsAPI) updateSync(w http.ResponseWriter, r *http.Request) {
-	var body apps.SyncSpec
-	if !readAppsJSON(w, r, &body) {
-		return
-	}
-	sy, err := a.syncs.UpdateSync(r.Context(), r.PathValue("id"), body)
-	a.reply(w, r, http.StatusOK, sy, err)
-}
-
-func (a *appsAPI) deleteSync(w http.ResponseWriter, r *http.Request) {
-	warns, err := a.syncs.DeleteSync(r.Context(), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, map[string]any{"deleted": true, "warnings": nonNil(warns)}, err)
-}
 
 // queryLimit reads ?limit=N (1 to 1000; 0 when absent); it answers a bad
 // one itself and reports whether to go on.
