@@ -12,6 +12,7 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
+// actionData is the action screen's content.
 type actionData struct {
 	App      *apps.App
 	Action   *protocol.Action
@@ -21,10 +22,10 @@ type actionData struct {
 	Types []string
 }
 
-func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData {
-	svc, a, ok := c.pathApp(w, r)
-	if !ok {
-		return nil
+func (c *Console) loadAction(r *http.Request) (*actionData, error) {
+	svc, a, err := c.pathApp(r)
+	if err != nil {
+		return nil, err
 	}
 	var act *protocol.Action
 	for i := range a.Descriptor.Actions {
@@ -33,18 +34,15 @@ func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData
 		}
 	}
 	if act == nil {
-		c.render(w, r, http.StatusNotFound, "error", &page{Title: "No such action", Error: fmt.Sprintf("The app has no action %q.", r.PathValue("action"))})
-		return nil
+		return nil, &pageError{Status: http.StatusNotFound, Title: "No such action", Message: fmt.Sprintf("The app has no action %q.", r.PathValue("action"))}
 	}
 	accs, err := svc.Registry.Accounts(r.Context(), a.ID)
 	if err != nil {
-		c.fail(w, r, err)
-		return nil
+		return nil, err
 	}
 	cat, err := c.cfg.Store.Catalog(r.Context())
 	if err != nil {
-		c.internal(w, r, err)
-		return nil
+		return nil, fmt.Errorf("console: catalog: %w", err)
 	}
 	d := &actionData{App: a, Action: act, Accounts: accs}
 	for _, t := range cat.Types {
@@ -53,21 +51,21 @@ func (c *Console) loadAction(w http.ResponseWriter, r *http.Request) *actionData
 		}
 	}
 	sort.Strings(d.Types)
-	return d
+	return d, nil
 }
 
-func (c *Console) actionForm(w http.ResponseWriter, r *http.Request) {
-	d := c.loadAction(w, r)
-	if d == nil {
-		return
+func (c *Console) actionForm(w http.ResponseWriter, r *http.Request) error {
+	d, err := c.loadAction(r)
+	if err != nil {
+		return err
 	}
-	c.render(w, r, http.StatusOK, "action", &page{Title: d.Action.Name, Nav: "apps", Data: d})
+	return c.render(w, r, http.StatusOK, "action", &page{Title: d.Action.Name, Nav: "apps", Data: d})
 }
 
-func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
-	d := c.loadAction(w, r)
-	if d == nil {
-		return
+func (c *Console) runAction(w http.ResponseWriter, r *http.Request) error {
+	d, err := c.loadAction(r)
+	if err != nil {
+		return err
 	}
 	fe := map[string]string{}
 	account := r.PostForm.Get("account")
@@ -98,18 +96,16 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) {
 	}
 	p := &page{Title: d.Action.Name, Nav: "apps", Data: d, Form: r.PostForm, FieldErrors: fe}
 	if len(fe) > 0 {
-		c.render(w, r, http.StatusBadRequest, "action", p)
-		return
+		return c.render(w, r, http.StatusBadRequest, "action", p)
 	}
 	res, err := c.cfg.Apps.Actions.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
 	if err != nil {
-		c.failWith(w, r, err, func(status int, msg string) {
+		return onForm(r.Context(), err, func(status int, msg string) error {
 			p.Error = msg
-			c.render(w, r, status, "action", p)
+			return c.render(w, r, status, "action", p)
 		})
-		return
 	}
 	d.Result = res
 	p.Notice = "The app ran the action."
-	c.render(w, r, http.StatusOK, "action", p)
+	return c.render(w, r, http.StatusOK, "action", p)
 }

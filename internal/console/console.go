@@ -73,27 +73,18 @@
 package console
 
 import (
-	"bytes"
-	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/documents"
-	"github.com/appkitgo/appkit/internal/htmlpage"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -210,48 +201,58 @@ func New(cfg Config) (*Console, error) {
 // ServeHTTP implements http.Handler.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.mux.ServeHTTP(w, r) }
 
+// routes binds every screen's handler, each wrapped once by serve (its
+// error shown as a page) and, past sign-in, by user (the session, and on
+// a POST the origin, the bounded form and the CSRF token).
 func (c *Console) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
 	m.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(http.FileServerFS(static))))
 	m.HandleFunc("GET /favicon.svg", favicon)
 	m.HandleFunc("GET /favicon.ico", favicon)
-	m.HandleFunc("GET /{$}", c.home)
-	m.HandleFunc("POST /login", c.login)
-	m.Handle("POST /logout", c.user(c.logout))
-	m.Handle("GET /tokens", c.user(c.tokens))
-	m.Handle("POST /tokens", c.user(c.createToken))
-	m.Handle("POST /tokens/{id}/revoke", c.user(c.revokeToken))
-	m.Handle("GET /apps", c.user(c.appsPage))
-	m.Handle("POST /apps", c.user(c.registerApp))
-	m.Handle("GET /apps/{id}", c.user(c.appPage))
-	m.Handle("POST /apps/{id}/refresh", c.user(c.refreshApp))
-	m.Handle("POST /apps/{id}/delete", c.user(c.deleteApp))
-	m.Handle("GET /apps/{id}/accounts/new", c.user(c.accountForm))
-	m.Handle("POST /apps/{id}/accounts", c.user(c.createAccount))
-	m.Handle("POST /apps/{id}/oauth", c.user(c.startOAuth))
-	m.Handle("POST /accounts/{id}/delete", c.user(c.deleteAccount))
-	m.Handle("GET /apps/{id}/syncs/new", c.user(c.syncForm))
-	m.Handle("POST /apps/{id}/syncs", c.user(c.createSync))
-	m.Handle("GET /accounts/{id}/datalist", c.user(c.datalistFragment))
-	m.Handle("GET /accounts/{id}/testread", c.user(c.testRead))
-	m.Handle("GET /syncs/{id}", c.user(c.syncPage))
-	m.Handle("GET /syncs/{id}/runs", c.user(c.runsFragment))
-	m.Handle("POST /syncs/{id}/run", c.user(c.runNow))
-	m.Handle("POST /syncs/{id}/schedule", c.user(c.setSchedule))
-	m.Handle("POST /syncs/{id}/delete", c.user(c.deleteSync))
-	m.Handle("GET /runs/{id}", c.user(c.runPage))
-	m.Handle("GET /daterange", c.user(c.dateRange))
-	m.Handle("GET /highlight", c.user(c.highlightFragment))
-	m.Handle("GET /data", c.user(c.dataPage))
-	m.Handle("GET /data/{type...}", c.user(c.tablePage))
-	m.Handle("GET /value/{type...}", c.user(c.valuePage))
-	m.Handle("GET /apps/{id}/actions/{action}", c.user(c.actionForm))
-	m.Handle("POST /apps/{id}/actions/{action}", c.user(c.runAction))
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		c.render(w, r, http.StatusNotFound, "notfound", &page{Title: "Not found"})
-	})
+	m.Handle("GET /{$}", c.serve(c.home))
+	m.Handle("POST /login", c.serve(c.login))
+	for pattern, h := range map[string]handler{
+		"POST /logout":                     c.logout,
+		"GET /tokens":                      c.tokens,
+		"POST /tokens":                     c.createToken,
+		"POST /tokens/{id}/revoke":         c.revokeToken,
+		"GET /apps":                        c.appsPage,
+		"POST /apps":                       c.registerApp,
+		"GET /apps/{id}":                   c.appPage,
+		"POST /apps/{id}/refresh":          c.refreshApp,
+		"POST /apps/{id}/delete":           c.deleteApp,
+		"GET /apps/{id}/accounts/new":      c.accountForm,
+		"POST /apps/{id}/accounts":         c.createAccount,
+		"POST /apps/{id}/oauth":            c.startOAuth,
+		"POST /accounts/{id}/delete":       c.deleteAccount,
+		"GET /apps/{id}/syncs/new":         c.syncForm,
+		"POST /apps/{id}/syncs":            c.createSync,
+		"GET /accounts/{id}/datalist":      c.datalistFragment,
+		"GET /accounts/{id}/testread":      c.testRead,
+		"GET /syncs/{id}":                  c.syncPage,
+		"GET /syncs/{id}/runs":             c.runsFragment,
+		"POST /syncs/{id}/run":             c.runNow,
+		"POST /syncs/{id}/schedule":        c.setSchedule,
+		"POST /syncs/{id}/delete":          c.deleteSync,
+		"GET /runs/{id}":                   c.runPage,
+		"GET /daterange":                   c.dateRange,
+		"GET /highlight":                   c.highlightFragment,
+		"GET /data":                        c.dataPage,
+		"GET /data/{type...}":              c.tablePage,
+		"GET /value/{type...}":             c.valuePage,
+		"GET /apps/{id}/actions/{action}":  c.actionForm,
+		"POST /apps/{id}/actions/{action}": c.runAction,
+	} {
+		m.Handle(pattern, c.serve(c.user(h)))
+	}
+	m.Handle("/", c.serve(c.notFound))
 	c.mux = m
+}
+
+// notFound answers an address the console does not serve.
+func (c *Console) notFound(w http.ResponseWriter, r *http.Request) error {
+	return c.render(w, r, http.StatusNotFound, "notfound", &page{Title: "Not found"})
 }
 
 func staticHandler(next http.Handler) http.Handler {
@@ -275,278 +276,4 @@ func favicon(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(b)
-}
-
-// session is the signed-in user of a request.
-type session struct {
-	user auth.User
-	csrf string
-}
-
-type sessionKey struct{}
-
-func sessionFrom(ctx context.Context) *session {
-	s, _ := ctx.Value(sessionKey{}).(*session)
-	return s
-}
-
-// csrfOf derives a session's CSRF token from its (secret, HttpOnly) id.
-func csrfOf(sid string) string {
-	sum := sha256.Sum256([]byte("appkit console csrf\x00" + sid))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-// currentSession returns the session of the request's cookie, or nil.
-func (c *Console) currentSession(r *http.Request) (*session, error) {
-	ck, err := r.Cookie(c.cfg.SessionCookie)
-	if err != nil || ck.Value == "" {
-		return nil, nil
-	}
-	u, err := c.cfg.Auth.SessionUser(r.Context(), ck.Value)
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &session{user: u, csrf: csrfOf(ck.Value)}, nil
-}
-
-// user requires a signed-in user; on a POST also a same-origin request with
-// the session's CSRF token and a bounded form.
-func (c *Console) user(fn http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, err := c.currentSession(r)
-		if err != nil {
-			c.internal(w, r, err)
-			return
-		}
-		if s == nil {
-			if r.Method == http.MethodGet {
-				c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Next: safeNext(r.URL.RequestURI()), Error: "Sign in to see this page."})
-				return
-			}
-			c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Error: "Your session has ended: sign in again (what you sent was not saved)."})
-			return
-		}
-		ctx := context.WithValue(r.Context(), sessionKey{}, s)
-		r = r.WithContext(ctx)
-		if r.Method == http.MethodPost {
-			if !c.formOK(w, r) {
-				return
-			}
-			if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(s.csrf)) != 1 {
-				c.render(w, r, http.StatusForbidden, "error", &page{Title: "Refused", Error: "The form's security token is missing or stale: reload the page and try again."})
-				return
-			}
-		}
-		fn(w, r)
-	})
-}
-
-// formOK checks the origin and parses a bounded form body.
-func (c *Console) formOK(w http.ResponseWriter, r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r) {
-		c.render(w, r, http.StatusForbidden, "error", &page{Title: "Refused", Error: "Cross-origin form refused."})
-		return false
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxForm)
-	if err := r.ParseForm(); err != nil {
-		c.render(w, r, http.StatusRequestEntityTooLarge, "error", &page{Title: "Refused", Error: fmt.Sprintf("The form could not be read (at most %d bytes).", MaxForm)})
-		return false
-	}
-	return true
-}
-
-// sameOrigin reports whether origin is the request's own scheme://host.
-func sameOrigin(origin string, r *http.Request) bool {
-	u, err := url.Parse(origin)
-	if err != nil {
-		return false
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host) && (u.Path == "" || u.Path == "/")
-}
-
-// maxNext bounds a return address.
-const maxNext = 2048
-
-// safeNext keeps a return address on this host: a path ("/..."), judged
-// as a browser will read it, else "/". A browser removes tabs and newlines
-// anywhere in an address and reads "\" as "/" before resolving it, so
-// "/\t/evil.example" would lead to //evil.example: an address holding any
-// control character (tab included) is refused, and what is left once tabs
-// and newlines are removed and "\" is read as "/" must not start with "//".
-// It must also parse as a URL without scheme, host or user.
-func safeNext(next string) string {
-	if next == "" || len(next) > maxNext {
-		return "/"
-	}
-	if strings.IndexFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return "/"
-	}
-	read := strings.NewReplacer("\t", "", "\n", "", "\r", "", "\\", "/").Replace(next)
-	if !strings.HasPrefix(read, "/") || strings.HasPrefix(read, "//") {
-		return "/"
-	}
-	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
-		return "/"
-	}
-	return next
-}
-
-// page is what every template receives.
-type page struct {
-	Title string
-	// User and CSRF are set on signed-in pages.
-	User auth.User
-	CSRF string
-	// Nav names the section of the navigation that is current.
-	Nav string
-	// Error and Notice are the page's messages; FieldErrors those of the
-	// form's fields by name; Form the values the user sent back.
-	Error       string
-	Notice      string
-	FieldErrors map[string]string
-	Form        url.Values
-	// Next is where the sign-in form leads.
-	Next string
-	// LoginCSRF is the sign-in form's token.
-	LoginCSRF string
-	// Data is the page's own content.
-	Data any
-}
-
-func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
-	if s := sessionFrom(r.Context()); s != nil {
-		p.User, p.CSRF = s.user, s.csrf
-	}
-	t := c.pages[name]
-	if t == nil {
-		c.internal(w, r, fmt.Errorf("console: no template %q", name))
-		return
-	}
-	var buf bytes.Buffer
-	entry := "layout"
-	if strings.HasSuffix(name, "_fragment") {
-		entry = "fragment"
-	}
-	if err := t.ExecuteTemplate(&buf, entry, p); err != nil {
-		c.internal(w, r, fmt.Errorf("console: render %s: %w", name, err))
-		return
-	}
-	htmlpage.Set(w, htmlpage.HTML, pagePolicy)
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-}
-
-// pagePolicy is the console pages' headers: the console's own script (htmx)
-// and styles, images from anywhere (app icons), forms that may post to an
-// app's OAuth page, and no framing.
-var pagePolicy = htmlpage.Policy{
-	CSP: []string{
-		"default-src 'none'",
-		"script-src 'self'",
-		"style-src 'self'",
-		"img-src 'self' http: https: data:",
-		"connect-src 'self'",
-		"form-action 'self' http: https:",
-		"frame-ancestors 'none'",
-		"base-uri 'none'",
-	},
-	Cache:    "no-store",
-	Referrer: "same-origin",
-}
-
-// internal logs err and shows a page without its cause.
-func (c *Console) internal(w http.ResponseWriter, r *http.Request, err error) {
-	c.cfg.OnError(r, err)
-	htmlpage.Set(w, htmlpage.HTML, pagePolicy)
-	w.WriteHeader(http.StatusInternalServerError)
-	fmt.Fprint(w, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Internal error</title></head><body><main><h1>Internal error</h1><p>The error was logged. <a href=\"/\">Back to the console</a></p></main></body></html>\n")
-}
-
-// redirect answers a POST with 303 See Other.
-func redirect(w http.ResponseWriter, r *http.Request, to string) {
-	http.Redirect(w, r, to, http.StatusSeeOther)
-}
-
-func randomToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// systemField are the keys the host stores among an account's fields for
-// itself: not shown as the account's fields.
-var systemField = map[string]bool{"auth": true}
-
-// byteSize words a size in bytes as a person reads it: "512 B", "1.5 KiB",
-// "3.0 MiB"; "—" for none.
-func byteSize(n int64) string {
-	const unit = 1024
-	switch {
-	case n <= 0:
-		return "—"
-	case n < unit:
-		return fmt.Sprintf("%d B", n)
-	case n < unit*unit:
-		return fmt.Sprintf("%.1f KiB", float64(n)/unit)
-	case n < unit*unit*unit:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(unit*unit))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(unit*unit*unit))
-}
-
-// funcs are the templates' helpers.
-var funcs = template.FuncMap{
-	"when": func(t *time.Time) string {
-		if t == nil {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
-	},
-	"ms":          func(d int64) string { return (time.Duration(d) * time.Millisecond).String() },
-	"size":        byteSize,
-	"join":        strings.Join,
-	"pathEscape":  url.PathEscape,
-	"queryEscape": url.QueryEscape,
-	"has": func(list []string, s string) bool {
-		for _, v := range list {
-			if v == s {
-				return true
-			}
-		}
-		return false
-	},
-	"add": func(a, b int) int { return a + b },
-	// userFields is an account's field keys without the host's own
-	// ("auth", the authentication id it stores with them).
-	"userFields": func(keys []string) []string {
-		out := make([]string, 0, len(keys))
-		for _, k := range keys {
-			if !systemField[k] {
-				out = append(out, k)
-			}
-		}
-		return out
-	},
-	// initial is a name's first letter, upper-cased ("?" for none): an
-	// app's placeholder logo.
-	"initial": func(name string) string {
-		for _, r := range strings.TrimSpace(name) {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return strings.ToUpper(string(r))
-			}
-		}
-		return "?"
-	},
-	"domID": domID,
-	// sameWord compares words regardless of case (an action argument's
-	// type: real apps ship "textarea" for "textArea").
-	"sameWord": strings.EqualFold,
 }

@@ -72,7 +72,7 @@ type rangeData struct {
 
 // dateRange parses ?value= (or the first filter.* parameter, as htmx sends
 // the input's own name) with package daterange and shows _min and _max.
-func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
+func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	v := q.Get("value")
 	if v == "" {
@@ -103,7 +103,7 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) {
 			d.Max = rg.Max.UTC().Format(time.RFC3339Nano)
 		}
 	}
-	c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})
+	return c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})
 }
 
 // wireValue is a filter value in the wire form the app receives (what the

@@ -111,7 +111,7 @@ func highlight(text, mode string) template.HTML {
 
 // highlightFragment colours ?value= (or the first f.* / filter.* parameter,
 // as htmx sends the textarea's own name) in ?mode=json|sql.
-func (c *Console) highlightFragment(w http.ResponseWriter, r *http.Request) {
+func (c *Console) highlightFragment(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	v := q.Get("value")
 	if v == "" {
@@ -122,5 +122,5 @@ func (c *Console) highlightFragment(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	c.render(w, r, http.StatusOK, "highlight_fragment", &page{Data: highlight(v, q.Get("mode"))})
+	return c.render(w, r, http.StatusOK, "highlight_fragment", &page{Data: highlight(v, q.Get("mode"))})
 }

@@ -1,7 +1,9 @@
 package console
 
 import (
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -14,46 +16,48 @@ import (
 )
 
 // home is the sign-in form for a signed-out visitor, the apps otherwise.
-func (c *Console) home(w http.ResponseWriter, r *http.Request) {
+func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
 	s, err := c.currentSession(r)
 	if err != nil {
-		c.internal(w, r, err)
-		return
+		return err
 	}
 	if s == nil {
-		c.signinPage(w, r, http.StatusOK, &page{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
-		return
+		return c.signinPage(w, r, http.StatusOK, &page{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
 	}
-	c.user(c.appsPage).ServeHTTP(w, r)
+	return c.user(c.appsPage)(w, r)
 }
 
 // signinPage renders the sign-in form with a fresh login CSRF value, set in
 // a SameSite=Strict cookie as well.
-func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int, p *page) {
+func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int, p *page) error {
 	v := randomToken()
 	http.SetCookie(w, &http.Cookie{
 		Name: loginCookie, Value: v, Path: "/", MaxAge: 3600,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 	})
 	p.LoginCSRF = v
-	c.render(w, r, status, "signin", p)
+	return c.render(w, r, status, "signin", p)
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // login signs in with the host's users and sets the host's session cookie.
-func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+func (c *Console) login(w http.ResponseWriter, r *http.Request) error {
 	if ok, retry := c.cfg.AllowSignIn(r); !ok {
 		secs := retrySeconds(retry)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
-		return
+		return c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
 	}
-	if !c.formOK(w, r) {
-		return
+	if err := readForm(w, r); err != nil {
+		return err
 	}
 	ck, err := r.Cookie(loginCookie)
 	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostForm.Get("csrf"))) != 1 {
-		c.signinPage(w, r, http.StatusForbidden, &page{Title: "Sign in", Error: "The form's security token is missing or stale: try again."})
-		return
+		return c.signinPage(w, r, http.StatusForbidden, &page{Title: "Sign in", Error: "The form's security token is missing or stale: try again."})
 	}
 	email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
 	next := safeNext(r.PostForm.Get("next"))
@@ -64,12 +68,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if password == "" {
 		fe["password"] = "Enter the password."
 	}
-	back := func(status int, msg string) {
-		c.signinPage(w, r, status, &page{Title: "Sign in", Error: msg, FieldErrors: fe, Form: map[string][]string{"email": {email}}, Next: next})
+	back := func(status int, msg string) error {
+		return c.signinPage(w, r, status, &page{Title: "Sign in", Error: msg, FieldErrors: fe, Form: map[string][]string{"email": {email}}, Next: next})
 	}
 	if len(fe) > 0 {
-		back(http.StatusBadRequest, "")
-		return
+		return back(http.StatusBadRequest, "")
 	}
 	sid, _, err := c.cfg.Auth.Login(r.Context(), email, password)
 	var throttled *auth.ThrottledError
@@ -77,23 +80,18 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &throttled):
 		secs := retrySeconds(throttled.RetryAfter)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		back(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account: try again in %d s.", secs))
-		return
+		return back(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins for this account: try again in %d s.", secs))
 	case errors.Is(err, auth.ErrBusy):
 		w.Header().Set("Retry-After", "1")
-		back(http.StatusServiceUnavailable, "Too many sign-ins in progress: try again in a moment.")
-		return
+		return back(http.StatusServiceUnavailable, "Too many sign-ins in progress: try again in a moment.")
 	case errors.Is(err, auth.ErrInvalidCredentials):
-		back(http.StatusUnauthorized, "Invalid e-mail or password.")
-		return
-	}
-	if err != nil {
-		c.internal(w, r, err)
-		return
+		return back(http.StatusUnauthorized, "Invalid e-mail or password.")
+	case err != nil:
+		return fmt.Errorf("console: sign in: %w", err)
 	}
 	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, sid, r.TLS != nil))
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	redirect(w, r, next)
+	return redirect(w, r, next)
 }
 
 // retrySeconds is a Retry-After in whole seconds, at least 1.
@@ -101,62 +99,12 @@ func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
-func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+func (c *Console) logout(w http.ResponseWriter, r *http.Request) error {
 	if ck, err := r.Cookie(c.cfg.SessionCookie); err == nil {
 		if err := c.cfg.Auth.Logout(r.Context(), ck.Value); err != nil {
-			c.internal(w, r, err)
-			return
+			return fmt.Errorf("console: sign out: %w", err)
 		}
 	}
 	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, "", r.TLS != nil))
-	redirect(w, r, "/")
-}
-
-type tokensData struct {
-	Tokens []auth.Token
-	// Created is the token just created, with its value (shown once).
-	Created *auth.Token
-	Value   string
-}
-
-func (c *Console) tokens(w http.ResponseWriter, r *http.Request) {
-	c.tokensPage(w, r, http.StatusOK, &page{}, &tokensData{})
-}
-
-func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, status int, p *page, d *tokensData) {
-	list, err := c.cfg.Auth.ListTokens(r.Context(), sessionFrom(r.Context()).user.ID)
-	if err != nil {
-		c.internal(w, r, err)
-		return
-	}
-	d.Tokens = list
-	p.Title, p.Nav, p.Data = "API tokens", "tokens", d
-	c.render(w, r, status, "tokens", p)
-}
-
-func (c *Console) createToken(w http.ResponseWriter, r *http.Request) {
-	name := strings.TrimSpace(r.PostForm.Get("name"))
-	t, value, err := c.cfg.Auth.CreateToken(r.Context(), sessionFrom(r.Context()).user.ID, name)
-	if errors.Is(err, auth.ErrInvalid) {
-		c.tokensPage(w, r, http.StatusBadRequest, &page{FieldErrors: map[string]string{"name": err.Error()}, Form: r.PostForm}, &tokensData{})
-		return
-	}
-	if err != nil {
-		c.internal(w, r, err)
-		return
-	}
-	c.tokensPage(w, r, http.StatusOK, &page{Notice: "Token created: copy its value now, it is not shown again."}, &tokensData{Created: &t, Value: value})
-}
-
-func (c *Console) revokeToken(w http.ResponseWriter, r *http.Request) {
-	err := c.cfg.Auth.DeleteToken(r.Context(), sessionFrom(r.Context()).user.ID, r.PathValue("id"))
-	if errors.Is(err, auth.ErrNotFound) {
-		c.tokensPage(w, r, http.StatusNotFound, &page{Error: "No such token (already revoked?)."}, &tokensData{})
-		return
-	}
-	if err != nil {
-		c.internal(w, r, err)
-		return
-	}
-	redirect(w, r, "/tokens")
+	return redirect(w, r, "/")
 }

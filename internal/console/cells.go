@@ -1,0 +1,264 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/store"
+)
+
+// cell is one value of a row.
+type cell struct {
+	Text string
+	// Link, when set, makes the cell a link.
+	Link string
+	// HTML is rendered rich text.
+	HTML template.HTML
+	// Cut is true when the cell shows only the start of its value;
+	// Omitted when it shows none of it (its row's room was spent).
+	Cut, Omitted bool
+	// Whole links to the whole value of a cut or omitted cell.
+	Whole string
+	// When is a date-time's instant (RFC 3339, UTC) and Raw its value as
+	// stored, for a cell whose Text is the date-time made readable.
+	When, Raw string
+	// Many is the cell of a many column (a pointer: cells compare).
+	Many *manyCell
+}
+
+// manyCell is the related entities of a many column: links to the first
+// of them by title, and how many more there are.
+type manyCell struct {
+	Links []cellLink
+	// More counts the related entities not linked; MoreLink, when set,
+	// lists them all (the target's rows filtered by the partner field).
+	More     int
+	MoreLink string
+}
+
+// cellLink is one link of a cell.
+type cellLink struct {
+	Text, Link string
+}
+
+// size is what the cell adds to its page.
+func (c cell) size() int {
+	n := len(c.Text) + len(c.HTML) + len(c.Link)
+	if c.Many != nil {
+		n += len(c.Many.MoreLink)
+		for _, l := range c.Many.Links {
+			n += len(l.Text) + len(l.Link)
+		}
+	}
+	return n
+}
+
+// cutText returns the first n bytes of s at most, ending on a character
+// boundary, and whether anything was left out.
+func cutText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	if n < 0 {
+		n = 0
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// valueLink is the address of the page of one entity's whole value.
+func valueLink(typ, id, field string) string {
+	return "/value/" + typ + "?" + url.Values{"id": {id}, "field": {field}}.Encode()
+}
+
+// cellOf is the cell of value v in column col of entity id, showing at
+// most room bytes of the value (none when room is 0 or less); rich text is
+// read with ctx and converted with convert.
+func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v any, room int) cell {
+	switch col.Kind {
+	case "collection":
+		return cell{Text: "show", Link: filterLink(col.Target, col.Partner, id)}
+	case "many":
+		mv, _ := v.(manyValue)
+		return manyCellOf(col, id, mv, room)
+	case "relation", "select":
+		obj, _ := v.(map[string]any)
+		if obj == nil {
+			return cell{}
+		}
+		title := fmt.Sprint(obj["title"])
+		if obj["title"] == nil {
+			title = fmt.Sprint(obj["platform/id"])
+		}
+		title, cut := cutText(title, room)
+		if cut {
+			title += "…"
+		}
+		if col.Kind == "select" {
+			return cell{Text: title, Cut: cut}
+		}
+		return cell{Text: title, Cut: cut, Link: filterLink(col.Target, "platform/id", fmt.Sprint(obj["platform/id"]))}
+	case "rich":
+		obj, _ := v.(map[string]any)
+		secret, _ := obj["secret"].(string)
+		if secret == "" || c.cfg.Documents == nil {
+			return cell{}
+		}
+		if room <= 0 {
+			return cell{Omitted: true}
+		}
+		md, found, err := c.cfg.Documents.Get(ctx, secret)
+		if err != nil || !found {
+			return cell{}
+		}
+		return richCell(convert, md, room)
+	}
+	text, ok := valueText(v)
+	if !ok {
+		return cell{}
+	}
+	if col.Field != nil && col.Field.Prim == store.TDateTime && room > 0 {
+		if ce, ok := dateTimeCell(v, text); ok {
+			return ce
+		}
+	}
+	if room <= 0 && text != "" {
+		return cell{Omitted: true}
+	}
+	text, cut := cutText(text, room)
+	return cell{Text: text, Cut: cut}
+}
+
+// manyCellOf is the cell of a many column: links to the related entities
+// of mv by title, as many of the first maxManyLinks as fit in room bytes,
+// and "+N more" for the others (linking to them all when the relation has
+// a partner field).
+func manyCellOf(col column, id string, mv manyValue, room int) cell {
+	items, _ := mv.Items.([]any)
+	total, ok := count(mv.Count)
+	if !ok || total < len(items) {
+		total = len(items)
+	}
+	if total == 0 {
+		return cell{}
+	}
+	m := &manyCell{}
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		eid := fmt.Sprint(obj["platform/id"])
+		title := fmt.Sprint(obj["title"])
+		if obj["title"] == nil {
+			title = eid
+		}
+		if t, cut := cutText(title, maxLabel); cut {
+			title = t + "…"
+		}
+		l := cellLink{Text: title, Link: filterLink(col.Target, "platform/id", eid)}
+		if len(l.Text)+len(l.Link) > room {
+			break
+		}
+		room -= len(l.Text) + len(l.Link)
+		m.Links = append(m.Links, l)
+	}
+	m.More = total - len(m.Links)
+	if m.More > 0 && col.Partner != "" {
+		m.MoreLink = filterLink(col.Target, col.Partner, id)
+	}
+	return cell{Many: m}
+}
+
+// count reads an aggregate count.
+func count(v any) (int, bool) {
+	switch x := v.(type) {
+	case int64:
+		return int(x), true
+	case int:
+		return x, true
+	case float64:
+		return int(x), true
+	case json.Number:
+		n, err := x.Int64()
+		return int(n), err == nil
+	}
+	return 0, false
+}
+
+// dateTimeLayouts are the forms a date-time value is read in.
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"}
+
+// dateTimeCell shows a date-time readably, to the minute in UTC
+// ("2006-01-02 15:04 UTC"), its stored value text kept in Raw; false when v
+// is not a date-time.
+func dateTimeCell(v any, text string) (cell, bool) {
+	t, ok := v.(time.Time)
+	if ok {
+		text = t.Format(time.RFC3339Nano)
+	}
+	for _, l := range dateTimeLayouts {
+		if ok {
+			break
+		}
+		var err error
+		t, err = time.Parse(l, strings.TrimSpace(text))
+		ok = err == nil
+	}
+	if !ok {
+		return cell{}, false
+	}
+	t = t.UTC()
+	return cell{Text: t.Format("2006-01-02 15:04 UTC"), When: t.Format(time.RFC3339Nano), Raw: text}, true
+}
+
+// richCell shows at most room bytes of the Markdown md: its start
+// rendered, cut so that the HTML fits (tried at room, then at half of it),
+// else the Markdown's start as text (a conversion stopped by ctx too).
+func richCell(ctx context.Context, md string, room int) cell {
+	for _, n := range []int{room, room / 2} {
+		part, cut := cutText(md, n)
+		h, err := documents.MarkdownToHTMLContext(ctx, part)
+		if err != nil {
+			break
+		}
+		if len(h) <= room {
+			return cell{HTML: template.HTML(h), Cut: cut} //nolint:gosec // rendered without raw HTML by package documents
+		}
+	}
+	part, cut := cutText(md, room)
+	return cell{Text: part, Cut: cut}
+}
+
+// valueText is a primitive value as a cell shows it; false for none.
+func valueText(v any) (string, bool) {
+	switch x := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		return x, true
+	case json.RawMessage:
+		var list []string
+		if json.Unmarshal(x, &list) == nil {
+			return strings.Join(list, ", "), true
+		}
+		return string(x), true
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, p := range x {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		return strings.Join(parts, ", "), true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v), true
+	}
+	return string(b), true
+}
