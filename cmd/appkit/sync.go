@@ -265,14 +265,7 @@ func valueLine(typ string, v *syncer.ValueReport) string {
 	if v.Count == 1 {
 		noun = "value"
 	}
-	outcome := v.Outcome
-	switch v.Outcome {
-	case syncer.ValueCoerced:
-		outcome = "coerced"
-	case syncer.ValueDropped:
-		outcome = "left empty"
-	}
-	fmt.Fprintf(&b, "%s.%s: %d %s %s", typ, v.Field, v.Count, noun, outcome)
+	fmt.Fprintf(&b, "%s.%s: %d %s %s", typ, v.Field, v.Count, noun, v.OutcomeText())
 	if v.Detail != "" {
 		fmt.Fprintf(&b, " (%s)", v.Detail)
 	}
