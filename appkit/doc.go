@@ -192,6 +192,27 @@
 //	error        an error's text, secrets masked
 //	panic        a recovered panic's value (with stack)
 //	rule         the protocol rule an item broke (with violation)
+//	probe        the conformance check that sent the request (X-Appkit-Probe)
+//
+// A request of the conformance suite (appkit conform, the checks of appkit
+// dev) carries X-Appkit-Probe with the id of what it checks, and many are
+// meant to be refused (wrong credentials, an unknown type): its line is
+// logged at info level with the probe key, not as a warning, when it is
+// answered 4xx (5xx stays an error). The header only changes that level;
+// any client may send it.
+//
+// # Upstream calls reported to the host
+//
+// When the host asks (the request header X-Appkit-Upstream: calls, or
+// calls, bodies), the calls the handler makes with appkit/upstream are
+// collected and reported on the answer, in the X-Appkit-Upstream header:
+// each attempt's method, URL (secrets and secret-named query parameters
+// masked), status, duration, answer size and error, and the request and
+// answer bodies cut at 2 KiB (secret-named JSON fields and the account's
+// secrets masked) when bodies were asked. At most 50 calls are kept, the
+// others counted; the header stays under 32 KiB (bodies are left out
+// first, then the last calls). Without the request header nothing is
+// collected. docs/sdk.md says how to see them.
 //
 // # Testing
 //

@@ -18,4 +18,5 @@ const (
 	LogKeyStack     = "stack"
 	LogKeyRule      = "rule"
 	LogKeyViolation = "violation"
+	LogKeyProbe     = "probe"
 )

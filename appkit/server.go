@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/calllog"
 	"github.com/appkitgo/appkit/internal/loopback"
 )
 
@@ -188,7 +189,12 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		// the handler logs through zerolog.Ctx (appkit/upstream's debug line
 		// per call among it) goes to the app's log with the request id.
 		reqLog := s.log.With().Str(LogKeyRequestID, id).Logger()
-		req = req.WithContext(reqLog.WithContext(req.Context()))
+		ctx := reqLog.WithContext(req.Context())
+		if v := req.Header.Get(calllog.RequestHeader); v != "" {
+			ctx = s.collectCalls(ctx, c, v)
+		}
+		probe := probeID(req.Header.Get(probeHeader))
+		req = req.WithContext(ctx)
 		c.SetRequest(req)
 		details := &logDetails{}
 		c.Set(logKey, details)
@@ -211,11 +217,14 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		ev := reqLog.Info()
 		if status >= 500 {
 			ev = reqLog.Error()
-		} else if status >= 400 {
+		} else if status >= 400 && probe == "" {
 			ev = reqLog.Warn()
 		}
 		ev = ev.Str(LogKeyMethod, req.Method).Str(LogKeyPath, req.URL.Path).Int(LogKeyStatus, status).
 			Dur(LogKeyDuration, time.Since(start))
+		if probe != "" {
+			ev = ev.Str(LogKeyProbe, probe)
+		}
 		if details.requestedType != "" {
 			ev = ev.Str(LogKeyType, redactValue(details.requestedType, details.secrets))
 		}
@@ -228,6 +237,55 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		ev.Msg("request")
 		return nil
 	}
+}
+
+// collectCalls answers the host's request for the upstream calls (the
+// value v of calllog.RequestHeader): a collector in the returned context,
+// for appkit/upstream to fill, and its report set as the answer's header
+// just before the header is written (after the handler, for its answer,
+// an error or a panic alike). Calls that end after that are not reported.
+func (s *server) collectCalls(ctx context.Context, c *echo.Context, v string) context.Context {
+	calls, bodies := calllog.Asked(v)
+	if !calls {
+		return ctx
+	}
+	r, err := echo.UnwrapResponse(c.Response())
+	if err != nil {
+		return ctx
+	}
+	col := calllog.New(bodies)
+	r.Before(func() {
+		if h := col.Header(); h != "" {
+			r.Header().Set(calllog.AnswerHeader, h)
+		}
+	})
+	return calllog.NewContext(ctx, col)
+}
+
+// probeHeader marks a request of the conformance suite that may be meant
+// to be refused; its value is the check's id.
+const probeHeader = "X-Appkit-Probe"
+
+// maxProbeID bounds the probe id logged.
+const maxProbeID = 64
+
+// probeID is the id of a probe, as logged: at most maxProbeID bytes, each
+// byte that is not a letter, digit, '.', '_' or '-' replaced by '_'; ""
+// when v is empty.
+func probeID(v string) string {
+	if v == "" {
+		return ""
+	}
+	if len(v) > maxProbeID {
+		v = v[:maxProbeID]
+	}
+	b := []byte(v)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 func newRequestID() string {

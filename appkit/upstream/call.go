@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/calllog"
 	"github.com/appkitgo/appkit/oauth"
 )
 
@@ -155,10 +156,15 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		return nil
 	}}
 	req, span := s.startSpan(req, u, attempt)
+	col := calllog.From(ctx)
 	start := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
-		s.ended(ctx, span, r.method(), u, 0, time.Since(start), attempt, err)
+		d := time.Since(start)
+		s.ended(ctx, span, r.method(), u, 0, d, attempt, err)
+		if col != nil {
+			s.report(col, r.method(), u, 0, d, payload, nil, err)
+		}
 		return nil, nil, s.transportError(ctx, actx, r.method(), u, err)
 	}
 	defer resp.Body.Close()
@@ -167,7 +173,11 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		limit = DefaultMaxBody
 	}
 	body, err := readBody(resp, limit)
-	s.ended(ctx, span, r.method(), u, resp.StatusCode, time.Since(start), attempt, err)
+	d := time.Since(start)
+	s.ended(ctx, span, r.method(), u, resp.StatusCode, d, attempt, err)
+	if col != nil {
+		s.report(col, r.method(), u, resp.StatusCode, d, payload, body, err)
+	}
 	if err != nil {
 		return nil, nil, s.transportError(ctx, actx, r.method(), u, err)
 	}
@@ -178,6 +188,78 @@ func (s *Session) attempt(ctx context.Context, r Request, u *url.URL, payload []
 		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: resp.Request.URL}, body, nil
 	}
 	return nil, nil, s.statusError(r.method(), resp, body)
+}
+
+// report adds an attempt to the collector of the host's request (the host
+// asked for the calls): the URL and error masked as the debug line masks
+// them, the query's secret-named parameters too, and the bodies when they
+// were asked.
+func (s *Session) report(col *calllog.Collector, method string, u *url.URL, status int, d time.Duration, payload, body []byte, err error) {
+	c := calllog.Call{Method: method, URL: s.callURL(u), Status: status, DurationMS: d.Milliseconds(), Bytes: int64(len(body))}
+	if err != nil {
+		c.Error = s.mask(err.Error())
+	}
+	if col.Bodies() {
+		c.Request, c.Response = s.reportBody(payload), s.reportBody(body)
+	}
+	col.Add(c)
+}
+
+// callURL is a call's URL as reported: the path masked as the debug line
+// masks it, and the query (which the debug line leaves out) with its
+// secret-named parameters masked, then the session's secrets.
+func (s *Session) callURL(u *url.URL) string {
+	text := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.RawQuery != "" {
+		text += "?" + calllog.MaskQuery(u.RawQuery)
+	}
+	return s.mask(text)
+}
+
+// reportBody is a body as reported: its secret-named JSON fields and the
+// session's secrets masked, then cut at calllog.MaxBody bytes. It is
+// masked before the cut (over the reported bytes and as many more as the
+// longest secret's form), and a cut text that ends with the start of a
+// secret loses that end: no secret is shown, even in part.
+func (s *Session) reportBody(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	s.prepare()
+	s.mu.Lock()
+	forms := maskForms(s.secrets)
+	s.mu.Unlock()
+	longest := 0
+	if len(forms) > 0 {
+		longest = len(forms[0])
+	}
+	if n := calllog.MaxBody + longest; len(b) > n {
+		b = b[:n]
+	}
+	text := s.mask(string(calllog.MaskJSON(b)))
+	if len(text) <= calllog.MaxBody {
+		return strings.ToValidUTF8(text, "\uFFFD")
+	}
+	text = calllog.Cut(text, calllog.MaxBody)
+	head := strings.TrimSuffix(text, "…")
+	return trimSecretStart(head, forms) + "…"
+}
+
+// trimSecretStart drops the end of text that is the start of one of the
+// forms.
+func trimSecretStart(text string, forms []string) string {
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, f := range forms {
+			for k := min(len(f)-1, len(text)); k > 0; k-- {
+				if strings.HasSuffix(text, f[:k]) {
+					text, trimmed = text[:len(text)-k], true
+					break
+				}
+			}
+		}
+	}
+	return strings.ToValidUTF8(text, "")
 }
 
 // readBody reads up to limit+1 bytes of an answer, in one allocation when

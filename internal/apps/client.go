@@ -3,6 +3,8 @@ package apps
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/calllog"
 )
 
 // maxAnswer bounds an answer of an app outside the engine's data calls.
@@ -441,9 +444,18 @@ const (
 )
 
 // recorder is an http.RoundTripper that keeps the exchanges of a run.
+//
+// Each call carries a request id (X-Request-Id: the caller's, else a new
+// one), kept as the exchange's RequestID, and asks the app for the calls
+// it makes to its upstream API while answering (calllog.RequestHeader:
+// "calls", or "calls, bodies" when bodies is set). What the app reports
+// is hostile input: see upstream.
 type recorder struct {
 	base http.RoundTripper
 	m    *masker
+	// bodies asks for the bodies of the upstream calls too (the console's
+	// test read, Config.UpstreamBodies).
+	bodies bool
 
 	mu      sync.Mutex
 	list    []Exchange
@@ -452,14 +464,60 @@ type recorder struct {
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
 	r := &recorder{base: transportOf(base), m: m}
+	if a, ok := r.base.(askBodies); ok {
+		r.base, r.bodies = a.base, true
+	}
 	c := *base
 	c.Transport = r
 	return r, &c
 }
 
+// askBodies marks the transport of a service's client whose recorders ask
+// for the bodies of the upstream calls (Config.UpstreamBodies); it only
+// passes the calls on.
+type askBodies struct{ base http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (a askBodies) RoundTrip(req *http.Request) (*http.Response, error) { return a.base.RoundTrip(req) }
+
+// withUpstreamBodies returns a copy of c whose recorders ask for the
+// bodies of the upstream calls (c itself when it already does).
+func withUpstreamBodies(c *http.Client) *http.Client {
+	if _, ok := transportOf(c).(askBodies); ok {
+		return c
+	}
+	cc := *c
+	cc.Transport = askBodies{base: transportOf(c)}
+	return &cc
+}
+
+// maxRequestID bounds an id the recorder passes on (the app makes its own
+// beyond 128 bytes, and the two would differ).
+const maxRequestID = 128
+
+// newRequestID is a fresh request id: 16 hex digits.
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // RoundTrip implements http.RoundTripper.
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	ex := Exchange{Method: req.Method, Path: req.URL.Path}
+	id := req.Header.Get("X-Request-Id")
+	if id == "" || len(id) > maxRequestID {
+		id = newRequestID()
+	}
+	// A RoundTripper must not change the caller's request: the headers are
+	// set on a copy (the body is the same).
+	req = req.Clone(req.Context())
+	req.Header.Set("X-Request-Id", id)
+	ask := "calls"
+	if r.bodies {
+		ask = "calls, bodies"
+	}
+	req.Header.Set(calllog.RequestHeader, ask)
+	ex := Exchange{Method: req.Method, Path: req.URL.Path, RequestID: id}
 	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			b, _ := io.ReadAll(io.LimitReader(rc, maxExchangeBody+1))
@@ -480,12 +538,45 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ex.Status = resp.StatusCode
+	ex.Upstream, ex.UpstreamDropped = r.upstream(resp.Header)
 	resp.Body = &tap{ReadCloser: resp.Body, done: func(b []byte) {
 		ex.DurationMS = time.Since(start).Milliseconds()
 		ex.Response = r.body(b)
 		r.add(ex)
 	}}
 	return resp, nil
+}
+
+// upstream is what the history keeps of the upstream calls the app
+// reported in its answer's header. The header is hostile: one value of at
+// most calllog.MaxHeaderRead bytes, decoded strictly with every field
+// bounded (calllog.Decode), or nothing at all is kept, and the exchange is
+// recorded as it would be without it. What is kept is masked again with
+// the run's masker (the account's secrets, every secret an answer brought,
+// secret-named JSON fields), without remembering anything new from it,
+// and the bodies are kept only when they were asked.
+func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
+	vs := h.Values(calllog.AnswerHeader)
+	if len(vs) != 1 {
+		return nil, 0
+	}
+	calls, dropped, err := calllog.Decode(vs[0])
+	if err != nil {
+		return nil, 0
+	}
+	out := make([]UpstreamCall, 0, len(calls))
+	for _, c := range calls {
+		u := UpstreamCall{Method: c.Method, URL: r.m.mask(c.URL), Status: c.Status, DurationMS: c.DurationMS,
+			Bytes: c.Bytes, Error: r.m.mask(c.Error)}
+		if r.bodies {
+			u.Request, u.Response = r.m.mask(string(calllog.MaskJSON([]byte(c.Request)))), r.m.mask(string(calllog.MaskJSON([]byte(c.Response))))
+		}
+		out = append(out, u)
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, dropped
 }
 
 // body is what the history keeps of a body: its first maxExchangeBody

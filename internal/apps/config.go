@@ -108,6 +108,13 @@ type Config struct {
 	// KeepActionRuns is the number of latest action runs per app the
 	// action history keeps (0: DefaultKeepActionRuns).
 	KeepActionRuns int
+	// UpstreamBodies asks the apps for the bodies of the calls they make
+	// to their upstream APIs, besides the calls themselves (method, URL,
+	// status, time, size), on every call of a run, an action or a webhook
+	// event: each exchange then keeps them (at most 2 KiB each, masked).
+	// For a developer's host (appkit dev); the console's test read always
+	// asks for them.
+	UpstreamBodies bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Logger receives what the scheduler does; never a secret.
@@ -138,6 +145,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = guardedClient(c.Networks)
+	}
+	if c.UpstreamBodies {
+		c.HTTPClient = withUpstreamBodies(c.HTTPClient)
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -74,6 +74,7 @@ func (s *Service) TestRead(ctx context.Context, accountID, typ string, filter ma
 	}
 	m := newMasker(fields, a.Descriptor)
 	rec, hc := newRecorder(s.core.cfg.HTTPClient, m)
+	rec.bodies = true // a test read shows the upstream calls' bodies too
 	var schema protocol.Schema
 	err = s.core.call(ctx, hc, a.URL, http.MethodPost, protocol.PathSchema,
 		map[string]any{"types": []string{typ}, "filter": filter, "account": fields}, &schema)

@@ -121,6 +121,24 @@ func TestHeaderFits(t *testing.T) {
 	}
 }
 
+// Every value is printable ASCII, whatever the call holds.
+func TestHeaderIsPrintableASCII(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"a\x7fb", "tab\there", "\x00\x1f", "é", "🙂", "\xff\xfe", "\u2028"} {
+		c := New(true)
+		c.Add(Call{Method: "GET", URL: "https://x/" + body, Response: body, Error: body})
+		h := c.Header()
+		for i := 0; i < len(h); i++ {
+			if h[i] < 0x20 || h[i] >= 0x7f {
+				t.Fatalf("%q: byte %#x in %s", body, h[i], h)
+			}
+		}
+		if _, _, err := Decode(h); err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	t.Parallel()
 	call := func(mod func(*Call)) string {
@@ -131,7 +149,7 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 	many, _ := json.Marshal(report{Calls: make([]Call, MaxCalls+1)})
 	for name, v := range map[string]string{
-		"too long":        `{"calls":[],"dropped":0,"x":"` + strings.Repeat("a", MaxHeaderRead) + `"}`,
+		"too long":        `{"calls":[],"dropped":0` + strings.Repeat(" ", MaxHeaderRead) + `}`,
 		"not JSON":        `calls`,
 		"empty":           ``,
 		"unknown field":   `{"calls":[],"dropped":0,"more":1}`,
