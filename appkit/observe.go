@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -88,6 +89,28 @@ func RegisterOnce[C prometheus.Collector](r prometheus.Registerer, c C) C {
 	return c
 }
 
+// InstrumentsOf returns the instruments of kind T in r: those build makes
+// (registering them with [RegisterOnce]) the first time, the same ones on
+// every later call, so that the Apps and upstream Clients sharing a
+// registry count into one set without building it anew for each call.
+func InstrumentsOf[T any](r *prometheus.Registry, build func(*prometheus.Registry) *T) *T {
+	key := instrumentsKey{r, reflect.TypeFor[T]()}
+	if m, ok := instruments.Load(key); ok {
+		return m.(*T)
+	}
+	actual, _ := instruments.LoadOrStore(key, build(r))
+	return actual.(*T)
+}
+
+// instruments holds what InstrumentsOf built: instrumentsKey → *T.
+var instruments sync.Map
+
+// instrumentsKey names one kind of instruments in one registry.
+type instrumentsKey struct {
+	r    *prometheus.Registry
+	kind reflect.Type
+}
+
 // appMetrics are the instruments of apps in one registry.
 type appMetrics struct {
 	requests *prometheus.CounterVec
@@ -96,13 +119,9 @@ type appMetrics struct {
 	errors   *prometheus.CounterVec
 }
 
-var appMetricsOf sync.Map // *prometheus.Registry → *appMetrics
-
-func metricsOf(r *prometheus.Registry) *appMetrics {
-	if m, ok := appMetricsOf.Load(r); ok {
-		return m.(*appMetrics)
-	}
-	m := &appMetrics{
+// newAppMetrics registers the instruments of apps in r (see InstrumentsOf).
+func newAppMetrics(r *prometheus.Registry) *appMetrics {
+	return &appMetrics{
 		requests: RegisterOnce(r, prometheus.NewCounterVec(prometheus.CounterOpts{Name: "appkit_app_requests_total",
 			Help: "Requests the app served, by protocol endpoint and HTTP status."}, []string{"endpoint", "status"})),
 		duration: RegisterOnce(r, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "appkit_app_request_duration_seconds",
@@ -112,8 +131,6 @@ func metricsOf(r *prometheus.Registry) *appMetrics {
 		errors: RegisterOnce(r, prometheus.NewCounterVec(prometheus.CounterOpts{Name: "appkit_app_errors_total",
 			Help: "Failed requests by protocol endpoint and kind: tryLater, account, bad_request, internal."}, []string{"endpoint", "kind"})),
 	}
-	actual, _ := appMetricsOf.LoadOrStore(r, m)
-	return actual.(*appMetrics)
 }
 
 // endpoints are the paths the app's metrics name; any other is "other", so
@@ -162,7 +179,7 @@ func (s *server) observed(next http.Handler) http.Handler {
 	var m *appMetrics
 	var tracer trace.Tracer
 	if o != nil && o.Metrics != nil {
-		m = metricsOf(o.Metrics)
+		m = InstrumentsOf(o.Metrics, newAppMetrics)
 	}
 	if o != nil && o.Tracing != nil {
 		tracer = o.Tracing.Tracer("github.com/appkitgo/appkit/appkit")

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,14 +26,11 @@ type callMetrics struct {
 	limited     *prometheus.CounterVec
 }
 
-var callMetricsOf sync.Map // *prometheus.Registry → *callMetrics
-
-func callMetricsFor(r *prometheus.Registry) *callMetrics {
-	if m, ok := callMetricsOf.Load(r); ok {
-		return m.(*callMetrics)
-	}
+// newCallMetrics registers the instruments of upstream calls in r (see
+// appkit.InstrumentsOf).
+func newCallMetrics(r *prometheus.Registry) *callMetrics {
 	host := []string{"host"}
-	m := &callMetrics{
+	return &callMetrics{
 		calls: appkit.RegisterOnce(r, prometheus.NewCounterVec(prometheus.CounterOpts{Name: "appkit_upstream_requests_total",
 			Help: "Calls to upstream APIs (each attempt), by host and HTTP status (0: no answer)."}, []string{"host", "status"})),
 		duration: appkit.RegisterOnce(r, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "appkit_upstream_request_duration_seconds",
@@ -48,8 +44,6 @@ func callMetricsFor(r *prometheus.Registry) *callMetrics {
 		limited: appkit.RegisterOnce(r, prometheus.NewCounterVec(prometheus.CounterOpts{Name: "appkit_upstream_rate_limited_total",
 			Help: "Answers of upstreams that said to slow down (429, or a rate-limit 403), by host."}, host)),
 	}
-	actual, _ := callMetricsOf.LoadOrStore(r, m)
-	return actual.(*callMetrics)
 }
 
 // observe is the Observe of a call: the Client's, else the app's from the
@@ -63,7 +57,7 @@ func (s *Session) observe(ctx context.Context) *appkit.Observe {
 
 func (s *Session) metrics(ctx context.Context) *callMetrics {
 	if o := s.observe(ctx); o != nil && o.Metrics != nil {
-		return callMetricsFor(o.Metrics)
+		return appkit.InstrumentsOf(o.Metrics, newCallMetrics)
 	}
 	return nil
 }
