@@ -192,15 +192,15 @@ func (a *Auth) check() error {
 	if a.Name == "" {
 		return fmt.Errorf("authentication %q: name is empty", a.ID)
 	}
+	if (a.ID == protocol.AuthOAuth1 || a.ID == protocol.AuthOAuth2) && a.Validate != nil {
+		return fmt.Errorf("authentication %q: OAuth accounts are validated by the flow; use the flow's Account callback instead of Validate", a.ID)
+	}
 	switch a.ID {
 	case protocol.AuthNone:
 		if len(a.Fields) > 0 {
 			return fmt.Errorf("authentication %q: has fields, but %q takes none", a.ID, protocol.AuthNone)
 		}
 	case protocol.AuthOAuth1:
-		if a.Validate != nil {
-			return fmt.Errorf("authentication %q: OAuth accounts are validated by the flow; use the flow's Account callback instead of Validate", a.ID)
-		}
 		if a.OAuth1 == nil {
 			return fmt.Errorf("authentication %q: the id is reserved for OAuth 1; declare it with OAuth1Auth", a.ID)
 		}
@@ -208,9 +208,6 @@ func (a *Auth) check() error {
 			return fmt.Errorf("authentication %q: %w", a.ID, err)
 		}
 	case protocol.AuthOAuth2:
-		if a.Validate != nil {
-			return fmt.Errorf("authentication %q: OAuth accounts are validated by the flow; use the flow's Account callback instead of Validate", a.ID)
-		}
 		if a.OAuth2 == nil {
 			return fmt.Errorf("authentication %q: the id is reserved for OAuth 2; declare it with OAuth2Auth", a.ID)
 		}

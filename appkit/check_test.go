@@ -71,6 +71,7 @@ func TestCheckRejectsBadDeclarations(t *testing.T) {
 		{"reserved oauth2 id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth2", Name: "O"}} }, "reserved for OAuth 2"},
 		{"reserved oauth id without flow", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth", Name: "O"}} }, "reserved for OAuth 1"},
 		{"oauth with its own Validate", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth2", Name: "O", Validate: validate}} }, "validated by the flow"},
+		{"oauth 1 with its own Validate", func(a *appkit.App) { a.Auth = []appkit.Auth{{ID: "oauth", Name: "O", Validate: validate}} }, "validated by the flow"},
 		{"no id", func(a *appkit.App) { a.ID = "" }, "app: id is empty"},
 		{"auth field without description", func(a *appkit.App) {
 			a.Auth = []appkit.Auth{{ID: "k", Name: "K", Validate: validate, Fields: []appkit.AuthField{{ID: "key", Name: "Key", Type: appkit.FieldText}}}}
