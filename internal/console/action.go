@@ -3,17 +3,15 @@ package console
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// actionData is the action screen's content.
-type actionData struct {
+// actionView is the action screen's content.
+type actionView struct {
 	App      *apps.App
 	Action   *protocol.Action
 	Accounts []*apps.Account
@@ -22,7 +20,7 @@ type actionData struct {
 	Types []string
 }
 
-func (c *Console) loadAction(r *http.Request) (*actionData, error) {
+func (c *Console) loadAction(r *http.Request) (*actionView, error) {
 	svc, a, err := c.pathApp(r)
 	if err != nil {
 		return nil, err
@@ -44,7 +42,7 @@ func (c *Console) loadAction(r *http.Request) (*actionData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: catalog: %w", err)
 	}
-	d := &actionData{App: a, Action: act, Accounts: accs}
+	d := &actionView{App: a, Action: act, Accounts: accs}
 	for _, t := range cat.Types {
 		if t.Kind == store.KindDomain {
 			d.Types = append(d.Types, t.Name)
@@ -54,12 +52,12 @@ func (c *Console) loadAction(r *http.Request) (*actionData, error) {
 	return d, nil
 }
 
-func (c *Console) actionForm(w http.ResponseWriter, r *http.Request) error {
+func (c *Console) actionPage(w http.ResponseWriter, r *http.Request) error {
 	d, err := c.loadAction(r)
 	if err != nil {
 		return err
 	}
-	return c.render(w, r, http.StatusOK, "action", &page{Title: d.Action.Name, Nav: "apps", Data: d})
+	return actionScreen.show(c, w, r, http.StatusOK, layout{Title: d.Action.Name, Nav: "apps"}, d)
 }
 
 func (c *Console) runAction(w http.ResponseWriter, r *http.Request) error {
@@ -67,45 +65,20 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fe := map[string]string{}
-	account := r.PostForm.Get("account")
-	found := false
-	for _, acc := range d.Accounts {
-		found = found || acc.ID == account
+	f, err := parseActionForm(r.PostForm, d)
+	l := layout{Title: d.Action.Name, Nav: "apps", Form: r.PostForm}
+	if fe, ok := formProblems(err); ok {
+		l.FieldErrors = fe
+		return actionScreen.show(c, w, r, http.StatusBadRequest, l, d)
 	}
-	if !found {
-		fe["account"] = "Pick an account of this app (connect one on the app's page first)."
-	}
-	args := map[string]any{}
-	for _, arg := range d.Action.Args {
-		if v := r.PostForm.Get("arg." + arg.ID); v != "" {
-			args[arg.ID] = v
-		}
-	}
-	var entity *apps.EntityRef
-	et, eid := strings.TrimSpace(r.PostForm.Get("entity_type")), strings.TrimSpace(r.PostForm.Get("entity_id"))
-	switch {
-	case et != "" && !slices.Contains(d.Types, et):
-		fe["entity_type"] = fmt.Sprintf("The store has no database %q.", et)
-	case et != "" && eid != "":
-		entity = &apps.EntityRef{Type: et, ID: eid}
-	case et != "":
-		fe["entity_id"] = "Give the entity's id too, or neither."
-	case eid != "":
-		fe["entity_type"] = "Give the entity's type too, or neither."
-	}
-	p := &page{Title: d.Action.Name, Nav: "apps", Data: d, Form: r.PostForm, FieldErrors: fe}
-	if len(fe) > 0 {
-		return c.render(w, r, http.StatusBadRequest, "action", p)
-	}
-	res, err := c.cfg.Apps.Actions.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: account, Action: d.Action.Action, Args: args, Entity: entity})
+	res, err := c.cfg.Apps.Actions.RunAction(r.Context(), apps.ActionRequest{App: d.App.ID, Account: f.Account, Action: d.Action.Action, Args: f.Args, Entity: f.Entity})
 	if err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
-			p.Error = msg
-			return c.render(w, r, status, "action", p)
+			l.Error = msg
+			return actionScreen.show(c, w, r, status, l, d)
 		})
 	}
 	d.Result = res
-	p.Notice = "The app ran the action."
-	return c.render(w, r, http.StatusOK, "action", p)
+	l.Notice = "The app ran the action."
+	return actionScreen.show(c, w, r, http.StatusOK, l, d)
 }

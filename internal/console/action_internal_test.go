@@ -20,10 +20,10 @@ func TestActionFormArgTypeAnyCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &actionData{App: &apps.App{ID: "a", Name: "A"}, Action: &protocol.Action{Action: "post", Name: "Post", Args: []protocol.ActionArg{
+	d := &actionView{App: &apps.App{ID: "a", Name: "A"}, Action: &protocol.Action{Action: "post", Name: "Post", Args: []protocol.ActionArg{
 		{ID: "body", Name: "Body", Type: "textarea"}, {ID: "note", Name: "Note", Type: "TEXTAREA"}, {ID: "title", Name: "Title", Type: "text"}}}}
 	var b bytes.Buffer
-	if err := tpl.ExecuteTemplate(&b, "layout", &page{Title: "Post", Data: d, Form: url.Values{}}); err != nil {
+	if err := tpl.ExecuteTemplate(&b, "layout", &page[*actionView]{layout: layout{Title: "Post", Form: url.Values{}}, Data: d}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -12,8 +12,8 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
-// appData is the app page's content.
-type appData struct {
+// appView is the app page's content.
+type appView struct {
 	App        *apps.App
 	Checks     []conformance.Result
 	Accounts   []*apps.Account
@@ -22,10 +22,10 @@ type appData struct {
 }
 
 func (c *Console) appPage(w http.ResponseWriter, r *http.Request) error {
-	return c.showApp(w, r, http.StatusOK, &page{})
+	return c.showApp(w, r, http.StatusOK, layout{})
 }
 
-func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, p *page) error {
+func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, l layout) error {
 	svc, a, err := c.pathApp(r)
 	if err != nil {
 		return err
@@ -39,9 +39,9 @@ func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, p 
 		return err
 	}
 	pretty, _ := json.MarshalIndent(a.Descriptor, "", "  ")
-	d := &appData{App: a, Accounts: accs, Syncs: syncs, Descriptor: string(pretty), Checks: descriptorChecks(r.Context(), a.Descriptor)}
-	p.Title, p.Nav, p.Data = a.Name, "apps", d
-	return c.render(w, r, status, "app", p)
+	d := &appView{App: a, Accounts: accs, Syncs: syncs, Descriptor: string(pretty), Checks: descriptorChecks(r.Context(), a.Descriptor)}
+	l.Title, l.Nav = a.Name, "apps"
+	return appScreen.show(c, w, r, status, l, d)
 }
 
 // descriptorChecks runs the conformance suite's descriptor rules on the
@@ -83,10 +83,10 @@ func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) error {
 	}
 	if _, err := svc.Registry.RegisterApp(r.Context(), a.URL); err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
-			return c.showApp(w, r, status, &page{Error: "The descriptor was not read again: " + msg})
+			return c.showApp(w, r, status, layout{Error: "The descriptor was not read again: " + msg})
 		})
 	}
-	return c.showApp(w, r, http.StatusOK, &page{Notice: "The descriptor was read again."})
+	return c.showApp(w, r, http.StatusOK, layout{Notice: "The descriptor was read again."})
 }
 
 func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) error {
@@ -98,7 +98,7 @@ func (c *Console) deleteApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return c.appsList(w, r, http.StatusOK, &page{Notice: removedNotice("app", warns)})
+	return c.appsList(w, r, http.StatusOK, layout{Notice: removedNotice("app", warns)})
 }
 
 // removedNotice says that the app or sync was removed, its data kept, and

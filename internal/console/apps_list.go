@@ -2,21 +2,20 @@ package console
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
-// appsData is the apps screen's content.
-type appsData struct {
+// appsView is the apps screen's content.
+type appsView struct {
 	Apps []*apps.App
 }
 
 func (c *Console) appsPage(w http.ResponseWriter, r *http.Request) error {
-	return c.appsList(w, r, http.StatusOK, &page{})
+	return c.appsList(w, r, http.StatusOK, layout{})
 }
 
-func (c *Console) appsList(w http.ResponseWriter, r *http.Request, status int, p *page) error {
+func (c *Console) appsList(w http.ResponseWriter, r *http.Request, status int, l layout) error {
 	svc, err := c.service()
 	if err != nil {
 		return err
@@ -25,8 +24,8 @@ func (c *Console) appsList(w http.ResponseWriter, r *http.Request, status int, p
 	if err != nil {
 		return err
 	}
-	p.Title, p.Nav, p.Data = "Apps", "apps", &appsData{Apps: list}
-	return c.render(w, r, status, "apps", p)
+	l.Title, l.Nav = "Apps", "apps"
+	return appsScreen.show(c, w, r, status, l, &appsView{Apps: list})
 }
 
 func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) error {
@@ -34,14 +33,14 @@ func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	raw := strings.TrimSpace(r.PostForm.Get("url"))
-	if _, err := apps.NormalizeURL(raw); raw == "" || err != nil {
-		return c.appsList(w, r, http.StatusBadRequest, &page{FieldErrors: map[string]string{"url": "Enter the app's address: http:// or https:// with a host, no query."}, Form: r.PostForm})
+	f, err := parseAppForm(r.PostForm)
+	if fe, ok := formProblems(err); ok {
+		return c.appsList(w, r, http.StatusBadRequest, layout{FieldErrors: fe, Form: r.PostForm})
 	}
-	a, err := svc.Registry.RegisterApp(r.Context(), raw)
+	a, err := svc.Registry.RegisterApp(r.Context(), f.URL)
 	if err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
-			return c.appsList(w, r, status, &page{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
+			return c.appsList(w, r, status, layout{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})
 		})
 	}
 	return redirect(w, r, "/apps/"+a.ID)

@@ -222,11 +222,11 @@ func (c *Console) routes() {
 		"GET /apps/{id}":                   c.appPage,
 		"POST /apps/{id}/refresh":          c.refreshApp,
 		"POST /apps/{id}/delete":           c.deleteApp,
-		"GET /apps/{id}/accounts/new":      c.accountForm,
+		"GET /apps/{id}/accounts/new":      c.newAccountPage,
 		"POST /apps/{id}/accounts":         c.createAccount,
 		"POST /apps/{id}/oauth":            c.startOAuth,
 		"POST /accounts/{id}/delete":       c.deleteAccount,
-		"GET /apps/{id}/syncs/new":         c.syncForm,
+		"GET /apps/{id}/syncs/new":         c.newSyncPage,
 		"POST /apps/{id}/syncs":            c.createSync,
 		"GET /accounts/{id}/datalist":      c.datalistFragment,
 		"GET /accounts/{id}/testread":      c.testRead,
@@ -241,7 +241,7 @@ func (c *Console) routes() {
 		"GET /data":                        c.dataPage,
 		"GET /data/{type...}":              c.tablePage,
 		"GET /value/{type...}":             c.valuePage,
-		"GET /apps/{id}/actions/{action}":  c.actionForm,
+		"GET /apps/{id}/actions/{action}":  c.actionPage,
 		"POST /apps/{id}/actions/{action}": c.runAction,
 	} {
 		m.Handle(pattern, c.serve(c.user(h)))
@@ -252,7 +252,7 @@ func (c *Console) routes() {
 
 // notFound answers an address the console does not serve.
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request) error {
-	return c.render(w, r, http.StatusNotFound, "notfound", &page{Title: "Not found"})
+	return notFoundScreen.show(c, w, r, http.StatusNotFound, layout{Title: "Not found"}, noView{})
 }
 
 func staticHandler(next http.Handler) http.Handler {

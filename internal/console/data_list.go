@@ -10,6 +10,11 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
+// dataView is the data screen's content: the spaces of the store.
+type dataView struct {
+	Spaces []*space
+}
+
 // space is a space of the store with its databases (domain types).
 type space struct {
 	Name    string
@@ -60,5 +65,5 @@ func (c *Console) dataPage(w http.ResponseWriter, r *http.Request) error {
 		sort.Slice(bySpace[n].Types, func(i, j int) bool { return bySpace[n].Types[i].Name < bySpace[n].Types[j].Name })
 		list = append(list, bySpace[n])
 	}
-	return c.render(w, r, http.StatusOK, "data", &page{Title: "Data", Nav: "data", Data: list})
+	return dataScreen.show(c, w, r, http.StatusOK, layout{Title: "Data", Nav: "data"}, &dataView{Spaces: list})
 }

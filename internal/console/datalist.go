@@ -92,5 +92,5 @@ func (c *Console) datalistFragment(w http.ResponseWriter, r *http.Request) error
 	if i < 0 {
 		return &pageError{Status: http.StatusNotFound, Title: "No such filter", Message: "The app has no datalist filter " + q.Get("field") + "."}
 	}
-	return c.render(w, r, http.StatusOK, "datalist_fragment", &page{Data: c.datalist(r, r.PathValue("id"), cfg, cfg.Filters[i], q["types"], q)})
+	return datalistFrag.show(c, w, r, http.StatusOK, layout{}, c.datalist(r, r.PathValue("id"), cfg, cfg.Filters[i], q["types"], q))
 }

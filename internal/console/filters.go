@@ -63,8 +63,8 @@ func filterProblem(typ, v string) string {
 	return ""
 }
 
-// rangeData is the date preview fragment's content.
-type rangeData struct {
+// rangeView is the date preview fragment's content.
+type rangeView struct {
 	Statement string
 	Min, Max  string
 	Problem   string
@@ -83,7 +83,7 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	d := &rangeData{Statement: v}
+	d := &rangeView{Statement: v}
 	switch {
 	case strings.TrimSpace(v) == "":
 		d.Problem = "Type a statement such as “last 30 days” or “from 1 January 2024 to 31 March 2024”."
@@ -103,7 +103,7 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) error {
 			d.Max = rg.Max.UTC().Format(time.RFC3339Nano)
 		}
 	}
-	return c.render(w, r, http.StatusOK, "range_fragment", &page{Data: d})
+	return rangeFragment.show(c, w, r, http.StatusOK, layout{}, d)
 }
 
 // wireValue is a filter value in the wire form the app receives (what the

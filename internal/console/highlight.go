@@ -109,6 +109,11 @@ func highlight(text, mode string) template.HTML {
 	return template.HTML(b.String()) //nolint:gosec // every piece escaped above
 }
 
+// highlightView is the highlight fragment's content: the text coloured.
+type highlightView struct {
+	HTML template.HTML
+}
+
 // highlightFragment colours ?value= (or the first f.* / filter.* parameter,
 // as htmx sends the textarea's own name) in ?mode=json|sql.
 func (c *Console) highlightFragment(w http.ResponseWriter, r *http.Request) error {
@@ -122,5 +127,5 @@ func (c *Console) highlightFragment(w http.ResponseWriter, r *http.Request) erro
 			}
 		}
 	}
-	return c.render(w, r, http.StatusOK, "highlight_fragment", &page{Data: highlight(v, q.Get("mode"))})
+	return highlightFrag.show(c, w, r, http.StatusOK, layout{}, &highlightView{HTML: highlight(v, q.Get("mode"))})
 }

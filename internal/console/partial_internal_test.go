@@ -32,10 +32,10 @@ func TestRunPageOutcomes(t *testing.T) {
 			{Type: "tag", Status: syncer.TypeFailed, Mode: "full", Error: `items is an object, not an array <b>`},
 			{Type: "label"},
 		}}}
-	d := &runData{Run: run, Sync: &apps.Sync{ID: "s"}, App: &apps.App{Name: "Fake"}}
+	d := &runView{Run: run, Sync: &apps.Sync{ID: "s"}, App: &apps.App{Name: "Fake"}}
 	d.Failed, d.Values = outcomes(run.Report)
 	var b bytes.Buffer
-	if err := tpl.ExecuteTemplate(&b, "layout", &page{Title: "Run 3 of Fake", Data: d}); err != nil {
+	if err := tpl.ExecuteTemplate(&b, "layout", &page[*runView]{layout: layout{Title: "Run 3 of Fake"}, Data: d}); err != nil {
 		t.Fatal(err)
 	}
 	body := b.String()

@@ -46,7 +46,7 @@ func (c *Console) respond(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		pe = &pageError{Status: status, Title: "Not done", Message: msg}
 	}
-	if err := c.render(w, r, pe.Status, "error", &page{Title: pe.Title, Error: pe.Message}); err != nil {
+	if err := errorScreen.show(c, w, r, pe.Status, layout{Title: pe.Title, Error: pe.Message}, noView{}); err != nil {
 		c.internal(w, r, err)
 	}
 }
@@ -85,8 +85,9 @@ func onForm(ctx context.Context, err error, show func(status int, msg string) er
 	return show(status, msg)
 }
 
-// page is what every template receives.
-type page struct {
+// layout is what the layout of every page reads: the title, the
+// signed-in user, the messages and the values of the form sent back.
+type layout struct {
 	Title string
 	// User and CSRF are set on signed-in pages.
 	User auth.User
@@ -103,17 +104,58 @@ type page struct {
 	Next string
 	// LoginCSRF is the sign-in form's token.
 	LoginCSRF string
-	// Data is the page's own content.
-	Data any
 }
 
-// render writes the template name with p (a fragment alone for a name
+// page is what a screen's template receives: the layout's part and the
+// screen's own view, typed.
+type page[V any] struct {
+	layout
+	Data V
+}
+
+// screen is a template and the type of the view it shows: a handler can
+// give a screen only its own view.
+type screen[V any] struct{ name string }
+
+// noView is the view of the screens that show only the layout's part
+// (the error and not-found pages, the sign-in form).
+type noView struct{}
+
+// The screens, one per template.
+var (
+	signinScreen   = screen[noView]{"signin"}
+	errorScreen    = screen[noView]{"error"}
+	notFoundScreen = screen[noView]{"notfound"}
+	tokensScreen   = screen[*tokensView]{"tokens"}
+	appsScreen     = screen[*appsView]{"apps"}
+	appScreen      = screen[*appView]{"app"}
+	accountScreen  = screen[*accountView]{"account"}
+	syncFormScreen = screen[*syncFormView]{"syncform"}
+	syncScreen     = screen[*syncView]{"sync"}
+	runsFragment   = screen[*syncView]{"runs_fragment"}
+	runScreen      = screen[*runView]{"run"}
+	testReadScreen = screen[*testReadView]{"testread"}
+	datalistFrag   = screen[*datalistView]{"datalist_fragment"}
+	rangeFragment  = screen[*rangeView]{"range_fragment"}
+	highlightFrag  = screen[*highlightView]{"highlight_fragment"}
+	actionScreen   = screen[*actionView]{"action"}
+	dataScreen     = screen[*dataView]{"data"}
+	tableScreen    = screen[*tableView]{"table"}
+	valueScreen    = screen[*valueView]{"value"}
+)
+
+// show writes the screen with l and v (a fragment alone for a template
 // ending in _fragment, else within the layout); an error, with nothing
 // written, when the template fails.
-func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) error {
-	if s := sessionFrom(r.Context()); s != nil {
-		p.User, p.CSRF = s.user, s.csrf
+func (s screen[V]) show(c *Console, w http.ResponseWriter, r *http.Request, status int, l layout, v V) error {
+	if ss := sessionFrom(r.Context()); ss != nil {
+		l.User, l.CSRF = ss.user, ss.csrf
 	}
+	return c.execute(w, status, s.name, &page[V]{layout: l, Data: v})
+}
+
+// execute writes the template name with p, once it rendered whole.
+func (c *Console) execute(w http.ResponseWriter, status int, name string, p any) error {
 	t := c.pages[name]
 	if t == nil {
 		return fmt.Errorf("console: no template %q", name)

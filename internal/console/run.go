@@ -8,8 +8,8 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
-// runData is the run screen's content.
-type runData struct {
+// runView is the run screen's content.
+type runView struct {
 	Run       *apps.Run
 	Sync      *apps.Sync
 	App       *apps.App
@@ -20,21 +20,19 @@ type runData struct {
 	Failed []*syncer.TypeReport
 	// Values are the values converted or left empty, one line per type,
 	// field and outcome.
-	Values []valueView
+	Values []valueLine
 }
 
-// valueView is one field's values that did not come in their stated form,
+// valueLine is one field's values that did not come in their stated form,
 // as the run page lists them.
-type valueView struct {
+type valueLine struct {
 	// Type is the app's type id.
 	Type string
 	*syncer.ValueReport
-	// Outcome says what became of them in words: coerced, left empty.
-	OutcomeText string
 }
 
 // outcomes reads the failed types and the value lines of a run's report.
-func outcomes(rep *apps.RunReport) (failed []*syncer.TypeReport, values []valueView) {
+func outcomes(rep *apps.RunReport) (failed []*syncer.TypeReport, values []valueLine) {
 	if rep == nil {
 		return nil, nil
 	}
@@ -43,14 +41,7 @@ func outcomes(rep *apps.RunReport) (failed []*syncer.TypeReport, values []valueV
 			failed = append(failed, t)
 		}
 		for _, v := range t.Values {
-			text := v.Outcome
-			switch v.Outcome {
-			case syncer.ValueCoerced:
-				text = "coerced"
-			case syncer.ValueDropped:
-				text = "left empty"
-			}
-			values = append(values, valueView{Type: t.Type, ValueReport: v, OutcomeText: text})
+			values = append(values, valueLine{Type: t.Type, ValueReport: v})
 		}
 	}
 	return failed, values
@@ -69,8 +60,8 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := &runData{Run: run, Sync: sy, App: a, Exchanges: checkExchanges(run.Exchanges)}
+	d := &runView{Run: run, Sync: sy, App: a, Exchanges: checkExchanges(run.Exchanges)}
 	d.Bad = badItems(d.Exchanges)
 	d.Failed, d.Values = outcomes(run.Report)
-	return c.render(w, r, http.StatusOK, "run", &page{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps", Data: d})
+	return runScreen.show(c, w, r, http.StatusOK, layout{Title: fmt.Sprintf("Run %d of %s", run.Seq, a.Name), Nav: "apps"}, d)
 }

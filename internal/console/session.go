@@ -63,9 +63,9 @@ func (c *Console) user(h handler) handler {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				return c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Next: safeNext(r.URL.RequestURI()), Error: "Sign in to see this page."})
+				return c.signinPage(w, r, http.StatusUnauthorized, layout{Title: "Sign in", Next: safeNext(r.URL.RequestURI()), Error: "Sign in to see this page."})
 			}
-			return c.signinPage(w, r, http.StatusUnauthorized, &page{Title: "Sign in", Error: "Your session has ended: sign in again (what you sent was not saved)."})
+			return c.signinPage(w, r, http.StatusUnauthorized, layout{Title: "Sign in", Error: "Your session has ended: sign in again (what you sent was not saved)."})
 		}
 		r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
 		if r.Method == http.MethodPost {

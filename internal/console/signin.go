@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/appkitgo/appkit/internal/auth"
@@ -22,21 +22,21 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if s == nil {
-		return c.signinPage(w, r, http.StatusOK, &page{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
+		return c.signinPage(w, r, http.StatusOK, layout{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
 	}
 	return c.user(c.appsPage)(w, r)
 }
 
 // signinPage renders the sign-in form with a fresh login CSRF value, set in
 // a SameSite=Strict cookie as well.
-func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int, p *page) error {
+func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, status int, l layout) error {
 	v := randomToken()
 	http.SetCookie(w, &http.Cookie{
 		Name: loginCookie, Value: v, Path: "/", MaxAge: 3600,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 	})
-	p.LoginCSRF = v
-	return c.render(w, r, status, "signin", p)
+	l.LoginCSRF = v
+	return signinScreen.show(c, w, r, status, l, noView{})
 }
 
 func randomToken() string {
@@ -50,31 +50,24 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) error {
 	if ok, retry := c.cfg.AllowSignIn(r); !ok {
 		secs := retrySeconds(retry)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		return c.signinPage(w, r, http.StatusTooManyRequests, &page{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
+		return c.signinPage(w, r, http.StatusTooManyRequests, layout{Title: "Sign in", Error: fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", secs)})
 	}
 	if err := readForm(w, r); err != nil {
 		return err
 	}
 	ck, err := r.Cookie(loginCookie)
 	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostForm.Get("csrf"))) != 1 {
-		return c.signinPage(w, r, http.StatusForbidden, &page{Title: "Sign in", Error: "The form's security token is missing or stale: try again."})
+		return c.signinPage(w, r, http.StatusForbidden, layout{Title: "Sign in", Error: "The form's security token is missing or stale: try again."})
 	}
-	email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
-	next := safeNext(r.PostForm.Get("next"))
-	fe := map[string]string{}
-	if email == "" || !strings.Contains(email, "@") {
-		fe["email"] = "Enter the e-mail address of a user of this host."
-	}
-	if password == "" {
-		fe["password"] = "Enter the password."
-	}
+	f, err := parseLoginForm(r.PostForm)
+	fe, _ := formProblems(err)
 	back := func(status int, msg string) error {
-		return c.signinPage(w, r, status, &page{Title: "Sign in", Error: msg, FieldErrors: fe, Form: map[string][]string{"email": {email}}, Next: next})
+		return c.signinPage(w, r, status, layout{Title: "Sign in", Error: msg, FieldErrors: fe, Form: url.Values{"email": {f.Email}}, Next: f.Next})
 	}
 	if len(fe) > 0 {
 		return back(http.StatusBadRequest, "")
 	}
-	sid, _, err := c.cfg.Auth.Login(r.Context(), email, password)
+	sid, _, err := c.cfg.Auth.Login(r.Context(), f.Email, f.Password)
 	var throttled *auth.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
@@ -91,7 +84,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.SetCookie(w, c.cfg.Auth.SessionCookie(c.cfg.SessionCookie, sid, r.TLS != nil))
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	return redirect(w, r, next)
+	return redirect(w, r, f.Next)
 }
 
 // retrySeconds is a Retry-After in whole seconds, at least 1.

@@ -10,8 +10,8 @@ import (
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
-// syncData is the sync screen's content (and its live runs fragment's).
-type syncData struct {
+// syncView is the sync screen's content (and its live runs fragment's).
+type syncView struct {
 	App  *apps.App
 	Sync *apps.Sync
 	Runs []*apps.Run
@@ -32,7 +32,7 @@ type filterValue struct {
 	Values string
 }
 
-func (c *Console) loadSync(r *http.Request) (*syncData, error) {
+func (c *Console) loadSync(r *http.Request) (*syncView, error) {
 	svc, err := c.service()
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (c *Console) loadSync(r *http.Request) (*syncData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &syncData{App: a, Sync: sy, Runs: runs, Progress: map[string][]syncer.Event{}}
+	d := &syncView{App: a, Sync: sy, Runs: runs, Progress: map[string][]syncer.Event{}}
 	// Due (a new sync's first run, say) but not started yet: the page
 	// polls until the scheduler starts it.
 	d.Due = sy.RunID != "" || (sy.NextAt != nil && !sy.NextAt.After(time.Now()))
@@ -66,16 +66,16 @@ func (c *Console) loadSync(r *http.Request) (*syncData, error) {
 }
 
 func (c *Console) syncPage(w http.ResponseWriter, r *http.Request) error {
-	return c.showSync(w, r, http.StatusOK, &page{})
+	return c.showSync(w, r, http.StatusOK, layout{})
 }
 
-func (c *Console) showSync(w http.ResponseWriter, r *http.Request, status int, p *page) error {
+func (c *Console) showSync(w http.ResponseWriter, r *http.Request, status int, l layout) error {
 	d, err := c.loadSync(r)
 	if err != nil {
 		return err
 	}
-	p.Title, p.Nav, p.Data = "Sync of "+d.App.Name, "apps", d
-	return c.render(w, r, status, "sync", p)
+	l.Title, l.Nav = "Sync of "+d.App.Name, "apps"
+	return syncScreen.show(c, w, r, status, l, d)
 }
 
 // setSchedule changes a sync's schedule ("" for runs on demand only).
@@ -84,13 +84,13 @@ func (c *Console) setSchedule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	every := strings.TrimSpace(r.PostForm.Get("every"))
-	if msg := everyProblem(every); msg != "" {
-		return c.showSync(w, r, http.StatusBadRequest, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+	f, err := parseScheduleForm(r.PostForm)
+	if fe, ok := formProblems(err); ok {
+		return c.showSync(w, r, http.StatusBadRequest, layout{Form: r.PostForm, FieldErrors: fe})
 	}
-	if _, err := svc.SyncService.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &every}); err != nil {
+	if _, err := svc.SyncService.UpdateSync(r.Context(), r.PathValue("id"), apps.SyncSpec{Every: &f.Every}); err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
-			return c.showSync(w, r, status, &page{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
+			return c.showSync(w, r, status, layout{Form: r.PostForm, FieldErrors: map[string]string{"every": msg}})
 		})
 	}
 	return redirect(w, r, "/syncs/"+r.PathValue("id"))
@@ -102,7 +102,7 @@ func (c *Console) runsFragment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return c.render(w, r, http.StatusOK, "runs_fragment", &page{Data: d})
+	return runsFragment.show(c, w, r, http.StatusOK, layout{}, d)
 }
 
 // runNow runs a sync now: in full (a refresh) when the form says full=1
@@ -112,7 +112,7 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := svc.SyncService.RunWith(r.Context(), r.PathValue("id"), apps.RunSpec{Full: r.PostFormValue("full") == "1"}); err != nil {
+	if _, err := svc.SyncService.RunWith(r.Context(), r.PathValue("id"), apps.RunSpec{Full: parseRunForm(r.PostForm).Full}); err != nil {
 		return err
 	}
 	return redirect(w, r, "/syncs/"+r.PathValue("id"))
@@ -132,5 +132,5 @@ func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	r.SetPathValue("id", sy.AppID)
-	return c.showApp(w, r, http.StatusOK, &page{Notice: removedNotice("sync", warns)})
+	return c.showApp(w, r, http.StatusOK, layout{Notice: removedNotice("sync", warns)})
 }

@@ -63,7 +63,7 @@ type column struct {
 	Sortable bool
 }
 
-type tableData struct {
+type tableView struct {
 	Type     string
 	Space    string
 	GraphQL  string
@@ -145,7 +145,7 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 	if t == nil || t.Kind != store.KindDomain {
 		return &pageError{Status: http.StatusNotFound, Title: "No such database", Message: fmt.Sprintf("The store has no database %q.", name)}
 	}
-	d := &tableData{Type: name, Sort: q.Get("sort"), Desc: q.Get("desc") == "1"}
+	d := &tableView{Type: name, Sort: q.Get("sort"), Desc: q.Get("desc") == "1"}
 	d.Space, _ = spaceOf(name)
 	if c.cfg.GraphQLPath != "" {
 		d.GraphQL = c.cfg.GraphQLPath + url.PathEscape(d.Space)
@@ -262,7 +262,7 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 		d.SortLinks = append(d.SortLinks, link(1, col.Field.Name, d.Sort == col.Field.Name && !d.Desc))
 	}
 	d.Rows = c.tableRows(r.Context(), name, d.Columns, rows)
-	return c.render(w, r, http.StatusOK, "table", &page{Title: name, Nav: "data", Data: d})
+	return tableScreen.show(c, w, r, http.StatusOK, layout{Title: name, Nav: "data"}, d)
 }
 
 // tableRows makes the cells of a page's rows within the page's bounds:

@@ -9,8 +9,8 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
-// testReadData is the test read page's content.
-type testReadData struct {
+// testReadView is the test read page's content.
+type testReadView struct {
 	App       *apps.App
 	Account   *apps.Account
 	Config    *protocol.ConfigResponse
@@ -41,22 +41,22 @@ func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	d := &testReadData{App: a, Account: acc, Config: cfg, Type: q.Get("type")}
-	p := &page{Title: "Test read of " + a.Name, Nav: "apps", Data: d, Form: q, FieldErrors: map[string]string{}}
+	d := &testReadView{App: a, Account: acc, Config: cfg, Type: q.Get("type")}
+	l := layout{Title: "Test read of " + a.Name, Nav: "apps", Form: q, FieldErrors: map[string]string{}}
 	status := http.StatusOK
 	if d.Type != "" {
 		if !slices.ContainsFunc(cfg.Types, func(t protocol.TypeDescriptor) bool { return t.ID == d.Type }) {
-			p.FieldErrors["type"] = fmt.Sprintf("The app has no type %q.", d.Type)
+			l.FieldErrors["type"] = fmt.Sprintf("The app has no type %q.", d.Type)
 		}
-		filter := wireFilter(cfg.Filters, q, p.FieldErrors)
-		if len(p.FieldErrors) == 0 {
+		filter := wireFilter(cfg.Filters, q, l.FieldErrors)
+		if len(l.FieldErrors) == 0 {
 			res, err := svc.TestRead(r.Context(), acc.ID, d.Type, filter)
 			if err != nil {
 				msg, st, ok := serviceMessage(r.Context(), err)
 				if !ok {
 					return err
 				}
-				p.Error, status = msg, st
+				l.Error, status = msg, st
 			} else {
 				d.Exchanges = checkExchanges(res.Exchanges)
 				d.Bad = badItems(d.Exchanges)
@@ -70,5 +70,5 @@ func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
 		types = []string{d.Type}
 	}
 	d.Datalists = c.datalists(r, acc.ID, cfg, types, q)
-	return c.render(w, r, status, "testread", p)
+	return testReadScreen.show(c, w, r, status, l, d)
 }

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/appkitgo/appkit/internal/auth"
 )
 
-// tokensData is the API tokens screen's content.
-type tokensData struct {
+// tokensView is the API tokens screen's content.
+type tokensView struct {
 	Tokens []auth.Token
 	// Created is the token just created, with its value (shown once).
 	Created *auth.Token
@@ -18,35 +17,35 @@ type tokensData struct {
 }
 
 func (c *Console) tokens(w http.ResponseWriter, r *http.Request) error {
-	return c.tokensPage(w, r, http.StatusOK, &page{}, &tokensData{})
+	return c.tokensPage(w, r, http.StatusOK, layout{}, &tokensView{})
 }
 
-func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, status int, p *page, d *tokensData) error {
+func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, status int, l layout, d *tokensView) error {
 	list, err := c.cfg.Auth.ListTokens(r.Context(), sessionFrom(r.Context()).user.ID)
 	if err != nil {
 		return fmt.Errorf("console: tokens: %w", err)
 	}
 	d.Tokens = list
-	p.Title, p.Nav, p.Data = "API tokens", "tokens", d
-	return c.render(w, r, status, "tokens", p)
+	l.Title, l.Nav = "API tokens", "tokens"
+	return tokensScreen.show(c, w, r, status, l, d)
 }
 
 func (c *Console) createToken(w http.ResponseWriter, r *http.Request) error {
-	name := strings.TrimSpace(r.PostForm.Get("name"))
-	t, value, err := c.cfg.Auth.CreateToken(r.Context(), sessionFrom(r.Context()).user.ID, name)
+	f := parseTokenForm(r.PostForm)
+	t, value, err := c.cfg.Auth.CreateToken(r.Context(), sessionFrom(r.Context()).user.ID, f.Name)
 	if errors.Is(err, auth.ErrInvalid) {
-		return c.tokensPage(w, r, http.StatusBadRequest, &page{FieldErrors: map[string]string{"name": err.Error()}, Form: r.PostForm}, &tokensData{})
+		return c.tokensPage(w, r, http.StatusBadRequest, layout{FieldErrors: map[string]string{"name": err.Error()}, Form: r.PostForm}, &tokensView{})
 	}
 	if err != nil {
 		return fmt.Errorf("console: create token: %w", err)
 	}
-	return c.tokensPage(w, r, http.StatusOK, &page{Notice: "Token created: copy its value now, it is not shown again."}, &tokensData{Created: &t, Value: value})
+	return c.tokensPage(w, r, http.StatusOK, layout{Notice: "Token created: copy its value now, it is not shown again."}, &tokensView{Created: &t, Value: value})
 }
 
 func (c *Console) revokeToken(w http.ResponseWriter, r *http.Request) error {
 	err := c.cfg.Auth.DeleteToken(r.Context(), sessionFrom(r.Context()).user.ID, r.PathValue("id"))
 	if errors.Is(err, auth.ErrNotFound) {
-		return c.tokensPage(w, r, http.StatusNotFound, &page{Error: "No such token (already revoked?)."}, &tokensData{})
+		return c.tokensPage(w, r, http.StatusNotFound, layout{Error: "No such token (already revoked?)."}, &tokensView{})
 	}
 	if err != nil {
 		return fmt.Errorf("console: revoke token: %w", err)

@@ -1,14 +1,16 @@
 package console
 
 import (
-	"bytes"
-	"html/template"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/auth"
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // upstreamExchanges are a run's exchanges: the first with the calls the
@@ -28,19 +30,18 @@ func upstreamExchanges() []apps.Exchange {
 	}
 }
 
-// renderPage renders one screen's template with the layout, as the
-// console does.
-func renderPage(t *testing.T, name string, p *page) string {
+// renderPage renders a screen with its view as the console does.
+func renderPage[V any](t *testing.T, s screen[V], l layout, v V) string {
 	t.Helper()
-	tpl, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html")
+	c, err := New(Config{Auth: &auth.Service{}, Store: &store.Store{}, SessionCookie: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := tpl.ExecuteTemplate(&b, "layout", p); err != nil {
+	w := httptest.NewRecorder()
+	if err := s.show(c, w, httptest.NewRequest("GET", "/", nil), http.StatusOK, l, v); err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return w.Body.String()
 }
 
 func TestExchangesShowUpstreamCalls(t *testing.T) {
@@ -50,9 +51,9 @@ func TestExchangesShowUpstreamCalls(t *testing.T) {
 	app := &apps.App{ID: "a", Name: "Fake"}
 	acc := &apps.Account{ID: "acc", Name: "Me"}
 	pages := map[string]string{
-		"run": renderPage(t, "run", &page{Title: "Run", Data: &runData{Run: run, Sync: &apps.Sync{ID: "s"}, App: app, Exchanges: exs}}),
-		"testread": renderPage(t, "testread", &page{Title: "Test read", Form: url.Values{}, Data: &testReadData{App: app, Account: acc,
-			Config: &protocol.ConfigResponse{}, Type: "task", Exchanges: exs}}),
+		"run": renderPage(t, runScreen, layout{Title: "Run"}, &runView{Run: run, Sync: &apps.Sync{ID: "s"}, App: app, Exchanges: exs}),
+		"testread": renderPage(t, testReadScreen, layout{Title: "Test read", Form: url.Values{}}, &testReadView{App: app, Account: acc,
+			Config: &protocol.ConfigResponse{}, Type: "task", Exchanges: exs}),
 	}
 	for name, body := range pages {
 		t.Run(name, func(t *testing.T) {
@@ -92,7 +93,7 @@ func TestExchangesShowUpstreamCalls(t *testing.T) {
 func TestExchangesWithoutUpstream(t *testing.T) {
 	t.Parallel()
 	exs := checkExchanges([]apps.Exchange{{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, UpstreamDropped: 1}})
-	body := renderPage(t, "run", &page{Title: "Run", Data: &runData{Run: &apps.Run{ID: "r"}, Sync: &apps.Sync{ID: "s"}, App: &apps.App{}, Exchanges: exs}})
+	body := renderPage(t, runScreen, layout{Title: "Run"}, &runView{Run: &apps.Run{ID: "r"}, Sync: &apps.Sync{ID: "s"}, App: &apps.App{}, Exchanges: exs})
 	if strings.Contains(body, `class="upstream"`) || strings.Contains(body, "request id") {
 		t.Error("an exchange without upstream calls or request id shows them")
 	}

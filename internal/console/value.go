@@ -12,8 +12,8 @@ import (
 	"github.com/appkitgo/appkit/internal/store"
 )
 
-// valueData is the whole-value page's content.
-type valueData struct {
+// valueView is the whole-value page's content.
+type valueView struct {
 	Type, Label, ID, Field string
 	// Back is the table's address.
 	Back string
@@ -58,7 +58,7 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	if len(rows) == 0 {
 		return &pageError{Status: http.StatusNotFound, Title: "No such entity", Message: fmt.Sprintf("The database has no entity %q.", id)}
 	}
-	d := &valueData{Type: name, Label: label(f), ID: id, Field: f.Name, Back: "/data/" + name}
+	d := &valueView{Type: name, Label: label(f), ID: id, Field: f.Name, Back: "/data/" + name}
 	if rich {
 		obj, _ := rows[0]["v"].(map[string]any)
 		if secret, _ := obj["secret"].(string); secret != "" && c.cfg.Documents != nil {
@@ -79,5 +79,5 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		d.Text, _ = valueText(rows[0]["v"])
 	}
-	return c.render(w, r, http.StatusOK, "value", &page{Title: d.Label + " of " + id, Nav: "data", Data: d})
+	return valueScreen.show(c, w, r, http.StatusOK, layout{Title: d.Label + " of " + id, Nav: "data"}, d)
 }
