@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -233,16 +234,20 @@ func (s *Session) reportBody(b []byte) string {
 	if len(forms) > 0 {
 		longest = len(forms[0])
 	}
+	cut := false
 	if n := calllog.MaxBody + longest; len(b) > n {
-		b = b[:n]
+		b, cut = b[:n], true
 	}
 	text := s.mask(string(calllog.MaskJSON(b)))
-	if len(text) <= calllog.MaxBody {
+	if !cut && len(text) <= calllog.MaxBody {
 		return strings.ToValidUTF8(text, "\uFFFD")
 	}
-	text = calllog.Cut(text, calllog.MaxBody)
-	head := strings.TrimSuffix(text, "…")
-	return trimSecretStart(head, forms) + "…"
+	const more = "…"
+	i := min(len(text), calllog.MaxBody-len(more))
+	for i > 0 && i < len(text) && !utf8.RuneStart(text[i]) {
+		i--
+	}
+	return trimSecretStart(text[:i], forms) + more
 }
 
 // trimSecretStart drops the end of text that is the start of one of the

@@ -60,7 +60,7 @@ func e2eApp(t *testing.T) (string, *syncBuffer) {
 			{ID: "things", Name: "Things", Data: appkit.All(func(ctx context.Context, req *appkit.DataRequest) ([]syncedThing, error) {
 				s := client.For(req.Account)
 				tok := req.Account.String("token")
-				if _, err := upstream.Get[answer](ctx, s, "/things", url.Values{"access_token": {tok}, "q": {"open"}}); err != nil {
+				if _, err := upstream.Get[answer](ctx, s, "/things", url.Values{"access_token": {tok}, "q": {"open"}, "signature": {"sig-value-777"}}); err != nil {
 					return nil, err
 				}
 				a, err := upstream.Send[map[string]string, answer](ctx, s, http.MethodPost, "/search",
@@ -152,7 +152,7 @@ func postData(t *testing.T, hc *http.Client, base, typ string, header http.Heade
 // shows reports the secrets that text shows.
 func shows(text string) []string {
 	var out []string
-	for _, s := range []string{e2eToken, url.QueryEscape(e2eToken), e2ePassword, e2eRefresh} {
+	for _, s := range []string{e2eToken, url.QueryEscape(e2eToken), e2ePassword, e2eRefresh, "sig-value-777"} {
 		if strings.Contains(text, s) {
 			out = append(out, s)
 		}
@@ -193,7 +193,7 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 			t.Fatalf("%s: upstream %+v, dropped %d", tc.name, e.Upstream, e.UpstreamDropped)
 		}
 		get, post := e.Upstream[0], e.Upstream[1]
-		if get.Method != http.MethodGet || !strings.HasSuffix(get.URL, "/things?access_token=***&q=open") || get.Status != 200 || get.Bytes == 0 {
+		if get.Method != http.MethodGet || !strings.HasSuffix(get.URL, "/things?access_token=***&q=open&signature=***") || get.Status != 200 || get.Bytes == 0 {
 			t.Errorf("%s: the GET is %+v", tc.name, get)
 		}
 		if post.Method != http.MethodPost || !strings.HasSuffix(post.URL, "/search") || post.Status != 200 {
