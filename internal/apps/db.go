@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // Errors callers match with errors.Is.
@@ -62,19 +64,5 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-type rowScanner interface{ Scan(dest ...any) error }
-
-// scanAll reads every row with scan (an empty list when there are none)
-// and closes rows.
-func scanAll[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
+// rowScanner is the store's: a row, or the current row of rows.
+type rowScanner = store.RowScanner

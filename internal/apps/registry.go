@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -215,7 +216,7 @@ func (s *Registry) Apps(ctx context.Context) ([]*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list apps: %w", err)
 	}
-	return scanAll(rows, scanApp)
+	return store.ScanAll(rows, scanApp)
 }
 
 // App returns one app (ErrNotFound when there is none).

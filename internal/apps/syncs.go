@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/daterange"
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -277,7 +278,7 @@ func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) 
 	if err != nil {
 		return nil, fmt.Errorf("list syncs: %w", err)
 	}
-	return scanAll(rows, scanSync)
+	return store.ScanAll(rows, scanSync)
 }
 
 // UpdateSync changes a sync's account, types, filter or schedule. Changed
@@ -523,7 +524,7 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	return scanAll(rows, func(r rowScanner) (*Run, error) { return scanRun(r, false) })
+	return store.ScanAll(rows, func(r rowScanner) (*Run, error) { return scanRun(r, false) })
 }
 
 // RunNow queues a run of the sync (or answers the one queued, in progress

@@ -199,7 +199,8 @@ func (q queries) insertToken(ctx context.Context, t Token, hash string) error {
 	return err
 }
 
-type rowScanner interface{ Scan(dest ...any) error }
+// rowScanner is the store's: a row, or the current row of rows.
+type rowScanner = store.RowScanner
 
 // scanToken reads a token row (tokenColumns).
 func scanToken(row rowScanner) (Token, error) {
@@ -234,16 +235,7 @@ func (q queries) tokensOf(ctx context.Context, userID string) ([]Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return store.ScanAll(rows, scanToken)
 }
 
 // deleteToken removes a user's token and returns how many rows went (0
