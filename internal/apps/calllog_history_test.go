@@ -1,0 +1,69 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/testkit"
+)
+
+// A run's history keeps each exchange's request id and the upstream calls
+// the app reported for it, through the store (JSON) and back, as the apps
+// API returns a run; with Config.UpstreamBodies, their bodies too.
+func TestUpstreamCallsInTheRunHistory(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		for _, bodies := range []bool{false, true} {
+			t.Run(map[bool]string{false: "calls", true: "bodies"}[bodies], func(t *testing.T) { historyOfUpstreamCalls(t, dsn, bodies) })
+		}
+	})
+}
+
+// historyOfUpstreamCalls runs a sync of the e2e app and checks its history.
+func historyOfUpstreamCalls(t *testing.T, dsn string, bodies bool) {
+	base, log := e2eApp(t)
+	svc, _ := testService(t, dsn, func(c *Config) { c.UpstreamBodies = bodies })
+	_, sy := registerWithSync(t, svc, base)
+	stop := schedule(t, svc)
+	run := lastRun(t, svc, sy.ID, 0)
+	stop()
+	full, err := svc.SyncService.Run(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []Exchange
+	for _, e := range full.Exchanges {
+		if e.Path == protocol.PathData {
+			data = append(data, e)
+		}
+	}
+	if len(data) != 2 {
+		t.Fatalf("bodies %v: %d data exchanges in %+v", bodies, len(data), full.Exchanges)
+	}
+	logged := log.loggedRequestIDs(t)
+	counts := map[int]int{}
+	for _, e := range data {
+		if !contains(logged, e.RequestID) {
+			t.Errorf("bodies %v: request id %q not logged by the app", bodies, e.RequestID)
+		}
+		counts[len(e.Upstream)] += 1
+		if len(e.Upstream) == 2 {
+			if got := e.Upstream[1].Request != ""; got != bodies {
+				t.Errorf("bodies %v: the POST's body is %q", bodies, e.Upstream[1].Request)
+			}
+		} else if e.UpstreamDropped != 7 {
+			t.Errorf("bodies %v: %d calls, %d dropped", bodies, len(e.Upstream), e.UpstreamDropped)
+		}
+	}
+	if counts[2] != 1 || counts[50] != 1 {
+		t.Errorf("bodies %v: calls per exchange %v", bodies, counts)
+	}
+	b, _ := json.Marshal(full)
+	if strings.Contains(string(b), "account-token-42") || !strings.Contains(string(b), `"upstream":[{"method":"GET"`) ||
+		!strings.Contains(string(b), `"requestId":"`) || !strings.Contains(string(b), `"upstreamDropped":7`) {
+		t.Errorf("bodies %v: the run's JSON: %s", bodies, b)
+	}
+}
