@@ -134,25 +134,178 @@ func titleField(t *store.Type) string {
 	return "platform/id"
 }
 
+// tablePage shows one page of a database as a table: its address read
+// (parseTableQuery), the query planned on the catalog (planTable), the
+// rows loaded (queryTable) and the cells made within the page's bounds
+// (newTableView).
 func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("type")
-	q := r.URL.Query()
-	cat, err := c.cfg.Store.Catalog(r.Context())
+	cat, t, err := c.domainType(r.Context(), name)
 	if err != nil {
-		return fmt.Errorf("console: catalog: %w", err)
+		return err
+	}
+	tq, err := parseTableQuery(name, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	plan, err := planTable(cat, t, tq)
+	if err != nil {
+		return err
+	}
+	rows, more, err := c.queryTable(r.Context(), plan.query)
+	if err != nil {
+		return err
+	}
+	d := c.newTableView(r.Context(), tq, plan, rows, more)
+	return tableScreen.show(c, w, r, http.StatusOK, layout{Title: name, Nav: "data"}, d)
+}
+
+// domainType returns the catalog and its database (domain type) name.
+func (c *Console) domainType(ctx context.Context, name string) (*store.Catalog, *store.Type, error) {
+	cat, err := c.cfg.Store.Catalog(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("console: catalog: %w", err)
 	}
 	t := cat.Type(name)
 	if t == nil || t.Kind != store.KindDomain {
-		return &pageError{Status: http.StatusNotFound, Title: "No such database", Message: fmt.Sprintf("The store has no database %q.", name)}
+		return nil, nil, &pageError{Status: http.StatusNotFound, Title: "No such database", Message: fmt.Sprintf("The store has no database %q.", name)}
 	}
-	d := &tableView{Type: name, Sort: q.Get("sort"), Desc: q.Get("desc") == "1"}
-	d.Space, _ = spaceOf(name)
-	if c.cfg.GraphQLPath != "" {
-		d.GraphQL = c.cfg.GraphQLPath + url.PathEscape(d.Space)
+	return cat, t, nil
+}
+
+// maxPage bounds a table's page number.
+const maxPage = 1_000_000
+
+// tableQuery is what a table page's address asks for:
+// /data/{type}?page=N&sort=FIELD&desc=1&field=FIELD&op=contains|eq&value=V.
+type tableQuery struct {
+	Type string
+	// Page counts from 1.
+	Page int
+	// Sort is the field sorted by ("" for the store's order), descending
+	// when Desc.
+	Sort string
+	Desc bool
+	// Filter is the filter asked for (its Op "contains" unless "eq").
+	Filter tableFilter
+}
+
+// parseTableQuery reads a table page's address (the fields it names are
+// checked against the database by planTable).
+func parseTableQuery(typ string, q url.Values) (tableQuery, error) {
+	tq := tableQuery{Type: typ, Page: 1, Sort: q.Get("sort"), Desc: q.Get("desc") == "1",
+		Filter: tableFilter{Field: q.Get("field"), Op: q.Get("op"), Value: q.Get("value")}}
+	if tq.Filter.Op == "" {
+		tq.Filter.Op = "contains"
 	}
+	if p := q.Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > maxPage {
+			return tq, &pageError{Status: http.StatusBadRequest, Title: "Bad page", Message: "The page is a number from 1."}
+		}
+		tq.Page = n
+	}
+	return tq, nil
+}
+
+// filtered reports whether the query filters the rows (a field and a
+// value given).
+func (tq tableQuery) filtered() bool { return tq.Filter.Field != "" && tq.Filter.Value != "" }
+
+// where is the query's filter on the database t (nil for none).
+func (tq tableQuery) where(t *store.Type) (*query.Filter, error) {
+	if !tq.filtered() {
+		return nil, nil
+	}
+	fl := tq.Filter
+	f := t.Field(fl.Field)
+	if f == nil {
+		return nil, &pageError{Status: http.StatusBadRequest, Title: "Bad filter", Message: fmt.Sprintf("The database has no field %q.", fl.Field)}
+	}
+	op := query.OpContains
+	if fl.Op == "eq" || f.Role == store.RoleRelation {
+		op = query.OpEq
+	}
+	var v any = fl.Value
+	if f.Role == store.RolePrimitive && (f.Prim == store.TInt || f.Prim == store.TDecimal) {
+		n, err := strconv.ParseFloat(fl.Value, 64)
+		if err != nil {
+			return nil, &pageError{Status: http.StatusBadRequest, Title: "Bad filter", Message: fmt.Sprintf("%s holds numbers: %q is not one.", label(f), fl.Value)}
+		}
+		v, op = n, query.OpEq
+	}
+	return &query.Filter{Op: op, Path: query.Path{Fields: []string{f.Name}}, Value: query.Value{Literal: v}}, nil
+}
+
+// order is the query's sort on the database t (nil for none): by one
+// primitive field.
+func (tq tableQuery) order(t *store.Type) ([]query.Order, error) {
+	if tq.Sort == "" {
+		return nil, nil
+	}
+	if f := t.Field(tq.Sort); f == nil || f.Role != store.RolePrimitive {
+		return nil, &pageError{Status: http.StatusBadRequest, Title: "Bad sort", Message: fmt.Sprintf("The database cannot be sorted by %q.", tq.Sort)}
+	}
+	return []query.Order{{Path: query.Path{Fields: []string{tq.Sort}}, Desc: tq.Desc}}, nil
+}
+
+// link is the address of another page of the same table, with the
+// query's filter.
+func (tq tableQuery) link(page int, sortBy string, desc bool) string {
+	v := url.Values{}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if sortBy != "" {
+		v.Set("sort", sortBy)
+		if desc {
+			v.Set("desc", "1")
+		}
+	}
+	if tq.filtered() {
+		v.Set("field", tq.Filter.Field)
+		v.Set("op", tq.Filter.Op)
+		v.Set("value", tq.Filter.Value)
+	}
+	s := "/data/" + tq.Type
+	if len(v) > 0 {
+		s += "?" + v.Encode()
+	}
+	return s
+}
+
+// tablePlan is a table page's query and the columns it shows.
+type tablePlan struct {
+	query   *query.Query
+	columns []column
+	// moreColumns counts the fields not shown (beyond maxColumns).
+	moreColumns int
+}
+
+// planTable is the query of tq on the database t: its first maxColumns
+// columns, the filter and the sort, and one page of pageSize rows (and one
+// more, to know whether another page follows).
+func planTable(cat *store.Catalog, t *store.Type, tq tableQuery) (tablePlan, error) {
+	cols, sel, more := tableColumns(cat, t)
+	where, err := tq.where(t)
+	if err != nil {
+		return tablePlan{}, err
+	}
+	order, err := tq.order(t)
+	if err != nil {
+		return tablePlan{}, err
+	}
+	qu := &query.Query{From: tq.Type, Select: sel, Where: where, Order: order, Limit: pageSize + 1, Offset: (tq.Page - 1) * pageSize}
+	return tablePlan{query: qu, columns: cols, moreColumns: more}, nil
+}
+
+// tableColumns are the columns of the database t in their ui/order, at
+// most maxColumns (more counts the others), and what the query selects
+// for them (the entity's id first).
+func tableColumns(cat *store.Catalog, t *store.Type) (cols []column, sel []query.Select, more int) {
 	fields := append([]*store.Field(nil), t.Fields...)
 	sort.SliceStable(fields, func(i, j int) bool { return uiOrder(fields[i]) < uiOrder(fields[j]) })
-	sel := []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}}
+	sel = []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}}
 	for _, f := range fields {
 		if hidden, _ := f.Meta["ui/hidden?"].(bool); hidden || f.Role == store.RoleID || f.Role == store.RolePublicID || f.Role == store.RoleCreated || f.Role == store.RoleModified {
 			continue
@@ -161,108 +314,68 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 		switch {
 		case !ok:
 			continue
-		case len(d.Columns) == maxColumns:
-			d.MoreColumns++
+		case len(cols) == maxColumns:
+			more++
 			continue
 		}
 		sel = append(sel, s...)
-		d.Columns = append(d.Columns, col)
+		cols = append(cols, col)
 	}
-	qu := &query.Query{From: name, Select: sel, Limit: pageSize + 1}
-	// Filter: one column, contains or equals.
-	fl := tableFilter{Field: q.Get("field"), Op: q.Get("op"), Value: q.Get("value")}
-	if fl.Op == "" {
-		fl.Op = "contains"
+	return cols, sel, more
+}
+
+// queryTable loads a page's rows, at most pageSize, and whether more
+// follow.
+func (c *Console) queryTable(ctx context.Context, qu *query.Query) (rows []map[string]any, more bool, err error) {
+	rows, err = c.execQuery(ctx, qu)
+	if err != nil {
+		return nil, false, err
 	}
-	d.Filter = fl
-	if fl.Field != "" && fl.Value != "" {
-		f := t.Field(fl.Field)
-		if f == nil {
-			return &pageError{Status: http.StatusBadRequest, Title: "Bad filter", Message: fmt.Sprintf("The database has no field %q.", fl.Field)}
-		}
-		op := query.OpContains
-		if fl.Op == "eq" {
-			op = query.OpEq
-		}
-		var v any = fl.Value
-		if f.Role == store.RolePrimitive && (f.Prim == store.TInt || f.Prim == store.TDecimal) {
-			n, err := strconv.ParseFloat(fl.Value, 64)
-			if err != nil {
-				return &pageError{Status: http.StatusBadRequest, Title: "Bad filter", Message: fmt.Sprintf("%s holds numbers: %q is not one.", label(f), fl.Value)}
-			}
-			v, op = n, query.OpEq
-		}
-		if f.Role == store.RoleRelation {
-			op = query.OpEq
-		}
-		qu.Where = &query.Filter{Op: op, Path: query.Path{Fields: []string{f.Name}}, Value: query.Value{Literal: v}}
-		d.Filtered = true
+	if len(rows) > pageSize {
+		return rows[:pageSize], true, nil
 	}
-	if d.Sort != "" {
-		f := t.Field(d.Sort)
-		if f == nil || f.Role != store.RolePrimitive {
-			return &pageError{Status: http.StatusBadRequest, Title: "Bad sort", Message: fmt.Sprintf("The database cannot be sorted by %q.", d.Sort)}
-		}
-		qu.Order = []query.Order{{Path: query.Path{Fields: []string{d.Sort}}, Desc: d.Desc}}
-	}
-	d.Page = 1
-	if p := q.Get("page"); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 1_000_000 {
-			return &pageError{Status: http.StatusBadRequest, Title: "Bad page", Message: "The page is a number from 1."}
-		}
-		d.Page = n
-	}
-	qu.Offset = (d.Page - 1) * pageSize
-	rows, err := query.Exec(r.Context(), c.cfg.Store, qu, nil)
+	return rows, false, nil
+}
+
+// execQuery runs a query of a table or value page; the store's refusal
+// of it (a *store.Error) is the user's: 400, "Query refused".
+func (c *Console) execQuery(ctx context.Context, qu *query.Query) ([]map[string]any, error) {
+	rows, err := query.Exec(ctx, c.cfg.Store, qu, nil)
 	if err != nil {
 		var qe *store.Error
 		if errors.As(err, &qe) {
-			return &pageError{Status: http.StatusBadRequest, Title: "Query refused", Message: err.Error()}
+			return nil, &pageError{Status: http.StatusBadRequest, Title: "Query refused", Message: err.Error()}
 		}
-		return fmt.Errorf("console: table %s: %w", name, err)
+		return nil, fmt.Errorf("console: query of %s: %w", qu.From, err)
 	}
-	more := len(rows) > pageSize
-	if more {
-		rows = rows[:pageSize]
-	}
-	link := func(page int, sortBy string, desc bool) string {
-		v := url.Values{}
-		if page > 1 {
-			v.Set("page", strconv.Itoa(page))
-		}
-		if sortBy != "" {
-			v.Set("sort", sortBy)
-			if desc {
-				v.Set("desc", "1")
-			}
-		}
-		if d.Filtered {
-			v.Set("field", fl.Field)
-			v.Set("op", fl.Op)
-			v.Set("value", fl.Value)
-		}
-		s := "/data/" + name
-		if len(v) > 0 {
-			s += "?" + v.Encode()
-		}
-		return s
+	return rows, nil
+}
+
+// newTableView is the table page of tq: the plan's columns with their
+// sort links, the rows' cells (within the page's bounds, see tableRows)
+// and the links to the pages before and after.
+func (c *Console) newTableView(ctx context.Context, tq tableQuery, plan tablePlan, rows []map[string]any, more bool) *tableView {
+	d := &tableView{Type: tq.Type, Columns: plan.columns, MoreColumns: plan.moreColumns, Page: tq.Page,
+		Sort: tq.Sort, Desc: tq.Desc, Filter: tq.Filter, Filtered: tq.filtered()}
+	d.Space, _ = spaceOf(tq.Type)
+	if c.cfg.GraphQLPath != "" {
+		d.GraphQL = c.cfg.GraphQLPath + url.PathEscape(d.Space)
 	}
 	if d.Page > 1 {
-		d.Prev = link(d.Page-1, d.Sort, d.Desc)
+		d.Prev = tq.link(d.Page-1, d.Sort, d.Desc)
 	}
 	if more {
-		d.Next = link(d.Page+1, d.Sort, d.Desc)
+		d.Next = tq.link(d.Page+1, d.Sort, d.Desc)
 	}
 	for _, col := range d.Columns {
-		if !col.Sortable {
-			d.SortLinks = append(d.SortLinks, "")
-			continue
+		link := ""
+		if col.Sortable {
+			link = tq.link(1, col.Field.Name, d.Sort == col.Field.Name && !d.Desc)
 		}
-		d.SortLinks = append(d.SortLinks, link(1, col.Field.Name, d.Sort == col.Field.Name && !d.Desc))
+		d.SortLinks = append(d.SortLinks, link)
 	}
-	d.Rows = c.tableRows(r.Context(), name, d.Columns, rows)
-	return tableScreen.show(c, w, r, http.StatusOK, layout{Title: name, Nav: "data"}, d)
+	d.Rows = c.tableRows(ctx, tq.Type, d.Columns, rows)
+	return d
 }
 
 // tableRows makes the cells of a page's rows within the page's bounds:

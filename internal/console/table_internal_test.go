@@ -1,0 +1,91 @@
+package console
+
+import (
+	"net/url"
+	"testing"
+)
+
+func TestParseTableQuery(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		query string
+		want  tableQuery
+		bad   bool
+	}{
+		{"", tableQuery{Type: "s/t", Page: 1, Filter: tableFilter{Op: "contains"}}, false},
+		{"page=3&sort=name&desc=1&field=name&op=eq&value=x", tableQuery{Type: "s/t", Page: 3, Sort: "name", Desc: true, Filter: tableFilter{Field: "name", Op: "eq", Value: "x"}}, false},
+		{"page=1000000", tableQuery{Type: "s/t", Page: maxPage, Filter: tableFilter{Op: "contains"}}, false},
+		{"page=0", tableQuery{}, true},
+		{"page=1000001", tableQuery{}, true},
+		{"page=two", tableQuery{}, true},
+		{"page=-1", tableQuery{}, true},
+	} {
+		q, _ := url.ParseQuery(tc.query)
+		got, err := parseTableQuery("s/t", q)
+		if tc.bad {
+			if pe, ok := err.(*pageError); !ok || pe.Status != 400 {
+				t.Errorf("%q: %v, want a 400", tc.query, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.query, got, err, tc.want)
+		}
+	}
+}
+
+func TestTableQueryLink(t *testing.T) {
+	t.Parallel()
+	plain := tableQuery{Type: "s/t", Page: 2, Filter: tableFilter{Op: "contains"}}
+	filtered := tableQuery{Type: "s/t", Page: 2, Filter: tableFilter{Field: "name", Op: "eq", Value: "a&b"}}
+	for _, tc := range []struct {
+		tq         tableQuery
+		page       int
+		sort       string
+		desc       bool
+		want       string
+		isFiltered bool
+	}{
+		{plain, 1, "", false, "/data/s/t", false},
+		{plain, 3, "name", true, "/data/s/t?desc=1&page=3&sort=name", false},
+		{tableQuery{Type: "s/t", Filter: tableFilter{Field: "name", Op: "contains"}}, 1, "", false, "/data/s/t", false},
+		{filtered, 1, "due", false, "/data/s/t?field=name&op=eq&sort=due&value=a%26b", true},
+	} {
+		if got := tc.tq.link(tc.page, tc.sort, tc.desc); got != tc.want {
+			t.Errorf("%+v link(%d, %q, %v) = %q, want %q", tc.tq, tc.page, tc.sort, tc.desc, got, tc.want)
+		}
+		if tc.tq.filtered() != tc.isFiltered {
+			t.Errorf("%+v filtered = %v", tc.tq, !tc.isFiltered)
+		}
+	}
+}
+
+// FuzzParseTableQuery reads any address: the page read is within bounds,
+// and the links made from it read back to the same query.
+func FuzzParseTableQuery(f *testing.F) {
+	f.Add("page=2&sort=name&desc=1&field=name&op=eq&value=x")
+	f.Add("page=999999999999999999999&value=%00")
+	f.Add("field=a&value=b&op=")
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		tq, err := parseTableQuery("s/t", q)
+		if err != nil {
+			return
+		}
+		if tq.Page < 1 || tq.Page > maxPage || tq.Filter.Op == "" {
+			t.Fatalf("read %+v", tq)
+		}
+		link, err := url.Parse(tq.link(tq.Page, tq.Sort, tq.Desc))
+		if err != nil {
+			t.Fatalf("link: %v", err)
+		}
+		back, err := parseTableQuery("s/t", link.Query())
+		if err != nil || back.Page != tq.Page || back.Sort != tq.Sort || (tq.Sort != "" && back.Desc != tq.Desc) || back.filtered() != tq.filtered() ||
+			(tq.filtered() && back.Filter != tq.Filter) {
+			t.Fatalf("%+v reads back as %+v (%v) from %s", tq, back, err, link)
+		}
+	})
+}
