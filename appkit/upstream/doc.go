@@ -94,4 +94,18 @@
 // spelled in a query string, in a URL path and in a JSON string. The
 // Basic user name is not a secret and is shown; a value shorter than 4
 // bytes is not masked (it would mask too much of the message).
+//
+// # Calls reported to the host
+//
+// When the host asks for them (appkit's middleware then puts a collector
+// in the handler's context), each attempt made with the handler's context
+// is also reported to the host with the answer: method, URL (the path
+// masked as in the debug line, and the query, which the debug line leaves
+// out, with the values of secret-named parameters as *** and the
+// credentials masked), status, duration, answer size and error (masked as
+// above); and, when the host asks for bodies, the request and answer
+// bodies, their secret-named JSON fields and the credentials masked before
+// they are cut at 2 KiB (a cut body never ends with the start of a
+// credential). Without the host's request, nothing is collected. appkit's
+// package doc says what the answer carries and its bounds.
 package upstream

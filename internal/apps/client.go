@@ -420,6 +420,14 @@ type Exchange struct {
 // UpstreamCall is one call an app made to its upstream API while answering
 // an exchange, as the app reported it (apps built with appkit/upstream
 // report them; the app masks secrets, the host bounds what it keeps).
+//
+// The report is read from the answer's calllog.AnswerHeader and refused
+// whole unless it is within every bound of calllog.Decode: at most
+// calllog.MaxCalls calls, a method of at most calllog.MaxMethod bytes, a
+// URL of calllog.MaxURL, an error of calllog.MaxError, bodies of
+// calllog.MaxBody (each then masked again by the host, so a kept body may
+// differ from what the app sent); one attempt of a retried call is one
+// UpstreamCall.
 type UpstreamCall struct {
 	// Method and URL of the call, secrets masked.
 	Method string `json:"method"`
