@@ -129,14 +129,12 @@ func (h *Host) withIDESession(next http.Handler) http.Handler {
 		}
 		c, err := r.Cookie(SessionCookie)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			httpjson.Message(w, http.StatusUnauthorized, "sign in to the console first, or send \"Authorization: Token <API token>\"")
+			unauthorized(w, "sign in to the console first, or send \"Authorization: Token <API token>\"")
 			return
 		}
 		u, err := h.auth.SessionUser(r.Context(), c.Value)
 		if errors.Is(err, auth.ErrUnauthenticated) {
-			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			httpjson.Message(w, http.StatusUnauthorized, "the session has expired or is invalid: sign in again")
+			unauthorized(w, "the session has expired or is invalid: sign in again")
 			return
 		}
 		if err != nil {

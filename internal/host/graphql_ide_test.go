@@ -44,15 +44,14 @@ func TestGraphQLIDESession(t *testing.T) {
 	}
 
 	query := gqlBody(`{ me { email } findProducts(limit: 5) { name } }`)
-	send := func(hdr map[string]string) (int, string) {
+	send := func(hdr map[string]string) (int, string, http.Header) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+space, strings.NewReader(query))
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
-		code, body, _ := roundTrip(t, http.DefaultTransport.RoundTrip, req)
-		return code, body
+		return roundTrip(t, http.DefaultTransport.RoundTrip, req)
 	}
 	own := e.srv.URL
 	for _, tc := range []struct {
@@ -73,10 +72,13 @@ func TestGraphQLIDESession(t *testing.T) {
 		{"token with the header", map[string]string{"Authorization": "Token " + gqlToken, "X-Appkit-IDE": "1"}, 200},
 		{"bad token with a session and the header", map[string]string{"Authorization": "Token wrong-token-value", "Cookie": session, "X-Appkit-IDE": "1"}, 401},
 	} {
-		code, body := send(tc.hdr)
+		code, body, answered := send(tc.hdr)
 		if code != tc.want {
 			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
 			continue
+		}
+		if challenge := answered.Get("WWW-Authenticate"); code == 401 && challenge != `Token realm="appkit"` {
+			t.Errorf("%s: 401 with WWW-Authenticate %q, want the token scheme's challenge", tc.name, challenge)
 		}
 		if code == 200 && (!strings.Contains(body, `"email":"`+adminEmail+`"`) || !strings.Contains(body, `"name":"apple"`) || strings.Contains(body, `"errors"`)) {
 			t.Errorf("%s: %s", tc.name, body)

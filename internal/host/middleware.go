@@ -212,8 +212,7 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		value, err := ParseAuthorization(r.Header.Get("Authorization"))
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			httpjson.Message(w, http.StatusUnauthorized, err.Error())
+			unauthorized(w, err.Error())
 			return
 		}
 		ip := limitKey(clientIP(r))
@@ -224,8 +223,7 @@ func (h *Host) withToken(next http.Handler) http.Handler {
 		u, tok, err := h.auth.Authenticate(r.Context(), value)
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			h.badTokens.Allow(ip)
-			w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
-			httpjson.Message(w, http.StatusUnauthorized, "invalid API token")
+			unauthorized(w, "invalid API token")
 			return
 		}
 		if err != nil {
@@ -256,6 +254,13 @@ func (h *Host) rateLimited(w http.ResponseWriter, key, per string) bool {
 	}
 	tooMany(w, d.RetryAfter, msg)
 	return true
+}
+
+// unauthorized answers 401 {message} with the challenge of the API's
+// token scheme.
+func unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Token realm="appkit"`)
+	httpjson.Message(w, http.StatusUnauthorized, msg)
 }
 
 // tooMany answers 429 {message} with Retry-After (at least a second).
