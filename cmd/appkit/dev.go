@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -124,7 +126,7 @@ func newDevSession(args []string, stdout, stderr io.Writer) (*devSession, error)
 		}
 	}
 	d := &devSession{stdout: stdout, stderr: stderr, dir: dir, addr: *addr, dsn: *dsn, token: *token,
-		account: account.last(), types: *types, full: *full, appLog: *appLog}
+		account: account.last(), types: *types, full: *full, appLog: *appLog, input: devInput()}
 	if flt := filter.texts(); len(flt) > 0 {
 		d.filter = flt
 	}
@@ -145,6 +147,12 @@ type devSession struct {
 	// appLog is --app-log: the file the app's output goes to, "-" for
 	// stderr, "" for the default file.
 	appLog string
+	// input is where the developer's keys are read from (nil: none).
+	input io.Reader
+
+	// runMu is held by a synchronization (after a rebuild, or asked for
+	// with a key): two never overlap.
+	runMu sync.Mutex
 
 	st     *store.Store
 	svc    *apps.Service
@@ -250,6 +258,19 @@ func (d *devSession) run(ctx context.Context) error {
 	}
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	defer stopLoop()
+	if d.input != nil {
+		d.say("%s", devKeysHint)
+		keysDone := make(chan struct{})
+		go func() {
+			defer close(keysDone)
+			d.keys(loopCtx, d.input)
+		}()
+		// A run asked for with a key ends before the store is closed.
+		defer func() {
+			stopLoop()
+			<-keysDone
+		}()
+	}
 	looped := make(chan error, 1)
 	go func() { looped <- devloop.Loop(loopCtx, cfg) }()
 	select {
@@ -266,6 +287,8 @@ func (d *devSession) run(ctx context.Context) error {
 // registration of an earlier session, at another port, moves to url) and
 // synchronizes it, printing what changed.
 func (d *devSession) ready(ctx context.Context, url string) error {
+	d.runMu.Lock()
+	defer d.runMu.Unlock()
 	app, err := d.svc.Registry.RegisterMoving(ctx, apps.RegisterSpec{URL: url})
 	if err != nil {
 		return fmt.Errorf("register the app: %w", err)
@@ -286,7 +309,7 @@ func (d *devSession) ready(ctx context.Context, url string) error {
 		}
 		d.say("GraphQL IDE of %s: %s/api/graphql/space/%s", app.Name, d.hostAt, app.Space)
 	}
-	return d.sync(ctx, before, created)
+	return d.sync(ctx, before, created, d.full)
 }
 
 // setUp creates or updates the app's account and its sync (on demand
@@ -369,10 +392,11 @@ func (d *devSession) check(ctx context.Context, app *apps.App, url string) {
 }
 
 // sync runs the app's sync (a new sync's first run is the one the
-// scheduler starts; later ones are asked for), waits for its end and
-// prints what changed since before. A paused run (of this session or an
-// earlier one) is resumed at once: its end is awaited, not its pause.
-func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created bool) error {
+// scheduler starts; later ones are asked for, a full refresh when full),
+// waits for its end and prints what changed since before. A paused run
+// (of this session or an earlier one) is resumed at once: its end is
+// awaited, not its pause. d.runMu is held.
+func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created, full bool) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var run *apps.Run
@@ -393,7 +417,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 	}
 	if run == nil {
 		var err error
-		if run, err = d.svc.SyncService.RunWith(ctx, d.syncID, apps.RunSpec{Full: d.full}); err != nil {
+		if run, err = d.svc.SyncService.RunWith(ctx, d.syncID, apps.RunSpec{Full: full}); err != nil {
 			return err
 		}
 	}
@@ -446,6 +470,114 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created 
 	}
 	printDevReport(d.stdout, run.Report, devloop.Changes(before, after, devSyncItems))
 	return nil
+}
+
+// devKeysHint is the line that lists the keys.
+const devKeysHint = "keys (then Enter): f a full refresh now, s (or Enter alone) a sync now, h the keys"
+
+// maxKeyLine bounds a line of keys: a longer one is read to its end and
+// refused.
+const maxKeyLine = 256
+
+// devInput is the process's standard input when the developer can type
+// keys there: a terminal or a pipe (not /dev/null, not a file).
+func devInput() io.Reader {
+	st, err := os.Stdin.Stat()
+	if err != nil || st.Mode()&(os.ModeCharDevice|os.ModeNamedPipe) == 0 {
+		return nil
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return nil
+	}
+	return os.Stdin
+}
+
+// keys reads the developer's keys, one line each, from in and acts on
+// them until ctx ends or in does (its end or an error only stops the
+// reading: dev goes on). The reading goroutine of a terminal, blocked in
+// a read, ends with the process.
+func (d *devSession) keys(ctx context.Context, in io.Reader) {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		r := bufio.NewReaderSize(in, maxKeyLine)
+		for {
+			line, err := r.ReadSlice('\n')
+			k := strings.TrimSpace(string(line))
+			for errors.Is(err, bufio.ErrBufferFull) {
+				k = "(a long line)"
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil && (err != io.EOF || k == "") {
+				return
+			}
+			select {
+			case lines <- k:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case k, ok := <-lines:
+			if !ok {
+				return
+			}
+			d.key(ctx, k)
+		}
+	}
+}
+
+// key acts on one line of keys.
+func (d *devSession) key(ctx context.Context, k string) {
+	switch strings.ToLower(k) {
+	case "h", "?":
+		d.say("%s", devKeysHint)
+	case "f":
+		d.runNow(ctx, true)
+	case "s", "":
+		d.runNow(ctx, d.full)
+	default:
+		if len(k) > 20 {
+			k = k[:20] + "…"
+		}
+		d.say("unknown key %q: h then Enter lists the keys", k)
+	}
+}
+
+// runNow synchronizes the app now (full: a full refresh), after the run
+// in progress, if any: runs never overlap.
+func (d *devSession) runNow(ctx context.Context, full bool) {
+	what := "sync"
+	if full {
+		what = "full refresh"
+	}
+	if !d.runMu.TryLock() {
+		d.say("a run is in progress: the %s starts after it", what)
+		d.runMu.Lock()
+	}
+	defer d.runMu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
+	if d.syncID == "" {
+		d.say("no %s yet: the app is synchronized once it first starts", what)
+		return
+	}
+	d.say("a %s, asked for", what)
+	before, err := devloop.TakeSnapshot(ctx, d.st, d.space)
+	if err == nil {
+		err = d.sync(ctx, before, false, full)
+	}
+	if err != nil && ctx.Err() == nil {
+		d.say("%v", err)
+	}
 }
 
 // printDevReport prints a sync's report: schema changes, counts and status

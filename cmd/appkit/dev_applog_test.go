@@ -37,9 +37,9 @@ type devRun struct {
 	stop func()
 }
 
-// startDev runs "appkit dev" with args until the test ends or stop is
-// called.
-func startDev(t *testing.T, args ...string) *devRun {
+// startDev runs "appkit dev" with args, its keys read from in (nil: none),
+// until the test ends or stop is called.
+func startDev(t *testing.T, in io.Reader, args ...string) *devRun {
 	t.Helper()
 	r := &devRun{out: &lineWaiter{}, errOut: &lineWaiter{}}
 	var stdout io.Writer = r.out
@@ -50,6 +50,7 @@ func startDev(t *testing.T, args ...string) *devRun {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.input = in
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan error, 1)
 	go func() { exited <- d.run(ctx) }()
@@ -85,7 +86,7 @@ func TestDevAppLog(t *testing.T) {
 	dir := newDevApp(t)
 	t.Run("file", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "dev.db")
-		r := startDev(t, dir, "--addr", "127.0.0.1:0", "--store", "sqlite:"+db, "--account", "token=demo")
+		r := startDev(t, nil, dir, "--addr", "127.0.0.1:0", "--store", "sqlite:"+db, "--account", "token=demo")
 		logPath := db + ".app.log"
 		r.out.waitFor(t, regexp.MustCompile(`appkit dev: the app's output goes to `+regexp.QuoteMeta(logPath)+` \(--app-log - shows it here\)\n`))
 		r.out.waitFor(t, regexp.MustCompile(`note\s+completed\s+120\s+0\s+0\s+0\s+0\n`))
@@ -112,7 +113,7 @@ func TestDevAppLog(t *testing.T) {
 		r.stop()
 	})
 	t.Run("stderr", func(t *testing.T) {
-		r := startDev(t, dir, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--account", "token=demo", "--app-log", "-")
+		r := startDev(t, nil, dir, "--addr", "127.0.0.1:0", "--store", "sqlite::memory:", "--account", "token=demo", "--app-log", "-")
 		r.out.waitFor(t, regexp.MustCompile(`note\s+completed\s+120\s+0\s+0\s+0\s+0\n`))
 		r.errOut.waitFor(t, regexp.MustCompile(`my-notes: MY_NOTES_API_URL is not set`))
 		r.stop()
