@@ -16,9 +16,12 @@ import (
 const (
 	// hostileRows items of four Markdown fields of hostileValue bytes
 	// each, and a text field of hostileText bytes: a table page of them
-	// would be some 40 MB of HTML unbounded.
+	// would be some 8 MB of HTML unbounded. Each value is four times the
+	// 16 KiB a cell shows and a row's four exceed its 40 KiB, so every
+	// bound is reached; larger values only slow the sync that loads them
+	// (a 26 MB page timed out under -race on a loaded machine).
 	hostileRows  = 25
-	hostileValue = 256 << 10
+	hostileValue = 64 << 10
 	hostileText  = 40 << 10
 )
 
@@ -82,7 +85,7 @@ const maxTablePage = 2 << 20
 
 var wholeLink = regexp.MustCompile(`<a href="(/value/hostile/note\?[^"]+)" class="whole">([^<]*)</a>`)
 
-// A table page of a hostile app's values (25 rows of four 256 KiB
+// A table page of a hostile app's values (25 rows of four 64 KiB
 // Markdown fields and a 40 KiB text) stays under 2 MiB: each cell shows
 // at most 16 KiB of its value, the page about 1 MiB of cells, and every
 // cell cut or left out links to its whole value, whose page shows it to
