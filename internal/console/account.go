@@ -49,7 +49,7 @@ func (c *Console) newAccountPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (c *Console) showAccountForm(w http.ResponseWriter, r *http.Request, status int, l layout, authID string) error {
-	_, a, err := c.pathApp(r)
+	_, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (c *Console) showAccountForm(w http.ResponseWriter, r *http.Request, status
 }
 
 func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) error {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}
@@ -101,11 +101,7 @@ func (c *Console) startOAuth(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (c *Console) deleteAccount(w http.ResponseWriter, r *http.Request) error {
-	svc, err := c.service()
-	if err != nil {
-		return err
-	}
-	acc, err := svc.Registry.Account(r.Context(), r.PathValue("id"))
+	svc, acc, err := byPath(c, r, accountOf)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type actionView struct {
 }
 
 func (c *Console) loadAction(r *http.Request) (*actionView, error) {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (c *Console) appPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (c *Console) showApp(w http.ResponseWriter, r *http.Request, status int, l layout) error {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func descriptorChecks(ctx context.Context, d *protocol.Descriptor) []conformance
 }
 
 func (c *Console) refreshApp(w http.ResponseWriter, r *http.Request) error {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}

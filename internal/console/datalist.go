@@ -79,11 +79,7 @@ func (c *Console) datalist(r *http.Request, accountID string, cfg *protocol.Conf
 // datalistFragment re-reads one filter's options (htmx, when a filter it
 // requires changes).
 func (c *Console) datalistFragment(w http.ResponseWriter, r *http.Request) error {
-	svc, err := c.service()
-	if err != nil {
-		return err
-	}
-	cfg, err := svc.Registry.Config(r.Context(), r.PathValue("id"))
+	_, cfg, err := byPath(c, r, configOf)
 	if err != nil {
 		return err
 	}

@@ -48,11 +48,7 @@ func outcomes(rep *apps.RunReport) (failed []*syncer.TypeReport, values []valueL
 }
 
 func (c *Console) runPage(w http.ResponseWriter, r *http.Request) error {
-	svc, err := c.service()
-	if err != nil {
-		return err
-	}
-	run, err := svc.SyncService.Run(r.Context(), r.PathValue("id"))
+	svc, run, err := byPath(c, r, runOf)
 	if err != nil {
 		return err
 	}

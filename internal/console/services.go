@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
@@ -21,17 +22,40 @@ func (c *Console) service() (*apps.Service, error) {
 	return c.cfg.Apps, nil
 }
 
-// pathApp returns the apps service and the app the request's {id} names.
-func (c *Console) pathApp(r *http.Request) (*apps.Service, *apps.App, error) {
+// byPath returns the apps service and what find gives for the request's
+// {id} (appOf, accountOf, configOf, syncOf, runOf).
+func byPath[T any](c *Console, r *http.Request, find func(*apps.Service, context.Context, string) (T, error)) (*apps.Service, T, error) {
+	var none T
 	svc, err := c.service()
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
-	a, err := svc.Registry.App(r.Context(), r.PathValue("id"))
+	v, err := find(svc, r.Context(), r.PathValue("id"))
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
-	return svc, a, nil
+	return svc, v, nil
+}
+
+// The lookups by id of byPath.
+func appOf(s *apps.Service, ctx context.Context, id string) (*apps.App, error) {
+	return s.Registry.App(ctx, id)
+}
+
+func accountOf(s *apps.Service, ctx context.Context, id string) (*apps.Account, error) {
+	return s.Registry.Account(ctx, id)
+}
+
+func configOf(s *apps.Service, ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
+	return s.Registry.Config(ctx, accountID)
+}
+
+func syncOf(s *apps.Service, ctx context.Context, id string) (*apps.Sync, error) {
+	return s.SyncService.Sync(ctx, id)
+}
+
+func runOf(s *apps.Service, ctx context.Context, id string) (*apps.Run, error) {
+	return s.SyncService.Run(ctx, id)
 }
 
 // syncApp returns the sync id names and its app.

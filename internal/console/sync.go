@@ -119,11 +119,7 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (c *Console) deleteSync(w http.ResponseWriter, r *http.Request) error {
-	svc, err := c.service()
-	if err != nil {
-		return err
-	}
-	sy, err := svc.SyncService.Sync(r.Context(), r.PathValue("id"))
+	svc, sy, err := byPath(c, r, syncOf)
 	if err != nil {
 		return err
 	}

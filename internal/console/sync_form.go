@@ -20,7 +20,7 @@ func (c *Console) newSyncPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status int, l layout, accountID string) error {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (c *Console) showSyncForm(w http.ResponseWriter, r *http.Request, status in
 }
 
 func (c *Console) createSync(w http.ResponseWriter, r *http.Request) error {
-	svc, a, err := c.pathApp(r)
+	svc, a, err := byPath(c, r, appOf)
 	if err != nil {
 		return err
 	}

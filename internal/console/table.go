@@ -429,8 +429,7 @@ func columnOf(cat *store.Catalog, f *store.Field) (column, []query.Select, bool)
 		return col, []query.Select{{Kind: query.SelectField, Key: f.Name, Field: f.Name}}, true
 	case cat.IsRichText(f):
 		col.Kind = "rich"
-		return col, []query.Select{{Kind: query.SelectObject, Key: f.Name, Field: f.Name,
-			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}}, true
+		return col, []query.Select{richSelect(f.Name, f.Name)}, true
 	case f.Role == store.RoleRelation && !f.Collection:
 		target := cat.Target(f)
 		if target == nil {
@@ -470,6 +469,13 @@ func columnOf(cat *store.Catalog, f *store.Field) (column, []query.Select, bool)
 		}, true
 	}
 	return col, nil, false
+}
+
+// richSelect selects a rich-text field as key: its document's secret, by
+// which the documents store finds its Markdown.
+func richSelect(key, field string) query.Select {
+	return query.Select{Kind: query.SelectObject, Key: key, Field: field,
+		Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}
 }
 
 // filterLink is the address of the rows of typ whose field is value.

@@ -24,11 +24,7 @@ type testReadView struct {
 // testRead shows the form, and with ?type= fetches one page of the type
 // with the filter through the apps service, writing nothing to the store.
 func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
-	svc, err := c.service()
-	if err != nil {
-		return err
-	}
-	acc, err := svc.Registry.Account(r.Context(), r.PathValue("id"))
+	svc, acc, err := byPath(c, r, accountOf)
 	if err != nil {
 		return err
 	}

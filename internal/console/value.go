@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -28,13 +27,9 @@ type valueView struct {
 func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	name, q := r.PathValue("type"), r.URL.Query()
 	id, fieldName := q.Get("id"), q.Get("field")
-	cat, err := c.cfg.Store.Catalog(r.Context())
+	cat, t, err := c.domainType(r.Context(), name)
 	if err != nil {
-		return fmt.Errorf("console: catalog: %w", err)
-	}
-	t := cat.Type(name)
-	if t == nil || t.Kind != store.KindDomain {
-		return &pageError{Status: http.StatusNotFound, Title: "No such database", Message: fmt.Sprintf("The store has no database %q.", name)}
+		return err
 	}
 	f := t.Field(fieldName)
 	rich := f != nil && cat.IsRichText(f)
@@ -43,41 +38,46 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	}
 	sel := query.Select{Kind: query.SelectField, Key: "v", Field: f.Name}
 	if rich {
-		sel = query.Select{Kind: query.SelectObject, Key: "v", Field: f.Name,
-			Sub: []query.Select{{Kind: query.SelectField, Key: "secret", Field: store.DocumentSecret}}}
+		sel = richSelect("v", f.Name)
 	}
-	rows, err := query.Exec(r.Context(), c.cfg.Store, &query.Query{From: name, Select: []query.Select{sel}, Limit: 1,
-		Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: id}}}, nil)
+	rows, err := c.execQuery(r.Context(), &query.Query{From: name, Select: []query.Select{sel}, Limit: 1,
+		Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: id}}})
 	if err != nil {
-		var qe *store.Error
-		if errors.As(err, &qe) {
-			return &pageError{Status: http.StatusBadRequest, Title: "Query refused", Message: err.Error()}
-		}
-		return fmt.Errorf("console: value of %s: %w", name, err)
+		return err
 	}
 	if len(rows) == 0 {
 		return &pageError{Status: http.StatusNotFound, Title: "No such entity", Message: fmt.Sprintf("The database has no entity %q.", id)}
 	}
 	d := &valueView{Type: name, Label: label(f), ID: id, Field: f.Name, Back: "/data/" + name}
-	if rich {
-		obj, _ := rows[0]["v"].(map[string]any)
-		if secret, _ := obj["secret"].(string); secret != "" && c.cfg.Documents != nil {
-			md, _, err := c.cfg.Documents.Get(r.Context(), secret)
-			if err != nil {
-				return fmt.Errorf("console: document: %w", err)
-			}
-			d.Text = md
-			if len(md) <= maxWholeHTML {
-				ctx, cancel := context.WithTimeout(r.Context(), documents.DefaultConvertTimeout)
-				h, err := documents.MarkdownToHTMLContext(ctx, md)
-				cancel()
-				if err == nil {
-					d.HTML, d.Text = template.HTML(h), "" //nolint:gosec // rendered without raw HTML by package documents
-				}
-			}
-		}
-	} else {
+	if !rich {
 		d.Text, _ = valueText(rows[0]["v"])
+	} else if err := c.wholeRichText(r.Context(), d, rows[0]["v"]); err != nil {
+		return err
 	}
 	return valueScreen.show(c, w, r, http.StatusOK, layout{Title: d.Label + " of " + id, Nav: "data"}, d)
+}
+
+// wholeRichText sets the value of d from a rich-text field's selection
+// (richSelect): its Markdown rendered when at most maxWholeHTML bytes and
+// rendered within the documents' conversion timeout, else its Markdown.
+func (c *Console) wholeRichText(ctx context.Context, d *valueView, v any) error {
+	obj, _ := v.(map[string]any)
+	secret, _ := obj["secret"].(string)
+	if secret == "" || c.cfg.Documents == nil {
+		return nil
+	}
+	md, _, err := c.cfg.Documents.Get(ctx, secret)
+	if err != nil {
+		return fmt.Errorf("console: document: %w", err)
+	}
+	d.Text = md
+	if len(md) > maxWholeHTML {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, documents.DefaultConvertTimeout)
+	defer cancel()
+	if h, err := documents.MarkdownToHTMLContext(ctx, md); err == nil {
+		d.HTML, d.Text = template.HTML(h), "" //nolint:gosec // rendered without raw HTML by package documents
+	}
+	return nil
 }
