@@ -210,9 +210,10 @@
 // masked), status, duration, answer size and error, and the request and
 // answer bodies cut at 2 KiB (secret-named JSON fields and the account's
 // secrets masked) when bodies were asked. At most 50 calls are kept, the
-// others counted; the header stays under 32 KiB (bodies are left out
-// first, then the last calls). Without the request header nothing is
-// collected. docs/sdk.md says how to see them.
+// others counted; the header stays under 3 KiB, so that a reverse proxy's
+// default buffer for an answer's header holds it, or 32 KiB with bodies
+// (bodies are left out first, then the last calls, counted). Without the
+// request header nothing is collected. docs/sdk.md says how to see them.
 //
 // # Testing
 //

@@ -212,14 +212,22 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 		}
 	}
 
-	rec, hc := newRecorder(http.DefaultClient, newMasker(nil, nil))
-	postData(t, hc, base, "many", http.Header{"X-Request-Id": {"caller-id-1"}})
-	ex, _ := rec.exchanges()
-	if len(ex) != 1 || ex[0].RequestID != "caller-id-1" || !contains(log.loggedRequestIDs(t), "caller-id-1") {
-		t.Fatalf("the caller's request id was not kept: %+v", ex)
-	}
-	if len(ex[0].Upstream) != calllog.MaxCalls || ex[0].UpstreamDropped != 7 {
-		t.Fatalf("%d calls kept, %d dropped; want %d, 7", len(ex[0].Upstream), ex[0].UpstreamDropped, calllog.MaxCalls)
+	// Beyond the bound: with bodies, MaxCalls calls are kept; without, as
+	// many as a report of calllog.MaxHeaderCalls bytes holds; the others
+	// are counted.
+	for _, bodies := range []bool{true, false} {
+		rec, hc := newRecorder(http.DefaultClient, newMasker(nil, nil))
+		rec.bodies = bodies
+		id := fmt.Sprintf("caller-id-%v", bodies)
+		postData(t, hc, base, "many", http.Header{"X-Request-Id": {id}})
+		ex, _ := rec.exchanges()
+		if len(ex) != 1 || ex[0].RequestID != id || !contains(log.loggedRequestIDs(t), id) {
+			t.Fatalf("the caller's request id was not kept: %+v", ex)
+		}
+		kept, dropped := len(ex[0].Upstream), ex[0].UpstreamDropped
+		if kept+dropped != calllog.MaxCalls+7 || bodies && kept != calllog.MaxCalls || !bodies && (kept < 20 || kept >= calllog.MaxCalls) {
+			t.Fatalf("bodies %v: %d calls kept, %d dropped", bodies, kept, dropped)
+		}
 	}
 }
 
@@ -245,7 +253,7 @@ func TestHostileUpstreamReports(t *testing.T) {
 		c.Add(call)
 		return c.Header()
 	}
-	many := calllog.New(false)
+	many := calllog.New(true)
 	for range calllog.MaxCalls {
 		many.Add(calllog.Call{Method: "GET", URL: "https://api.example/x"})
 	}

@@ -54,9 +54,17 @@ const (
 	MaxURL    = 2 << 10
 	MaxError  = 512
 	MaxMethod = 16
-	// MaxHeader bounds the answer header an app sends: bodies are left out
-	// first, then calls (counted as dropped), until it fits.
+	// MaxHeader bounds the answer header an app sends when the bodies were
+	// asked: bodies are left out first, then calls (counted as dropped),
+	// until it fits.
 	MaxHeader = 32 << 10
+	// MaxHeaderCalls bounds it when only the calls were asked (the runs of
+	// a host in production): the last calls are left out, counted, so
+	// that the answer's whole header stays within the 4 KiB that a reverse
+	// proxy in front of the app may hold by default (nginx's
+	// proxy_buffer_size; beyond it, the proxy answers 502 and the run
+	// fails).
+	MaxHeaderCalls = 3 << 10
 	// MaxHeaderRead bounds the answer header the host reads: a longer one
 	// is ignored unparsed.
 	MaxHeaderRead = 64 << 10
@@ -162,9 +170,10 @@ func (c *Collector) Add(call Call) {
 }
 
 // Header is the answer header's value: the calls kept so far as compact
-// ASCII-only JSON of at most [MaxHeader] bytes ("" when there were none).
-// To fit, the bodies are left out, from the last call back, then the last
-// calls, counted as dropped.
+// ASCII-only JSON of at most [MaxHeader] bytes when the bodies were asked,
+// [MaxHeaderCalls] otherwise ("" when there were none). To fit, the
+// bodies are left out, from the last call back, then the last calls,
+// counted as dropped.
 func (c *Collector) Header() string {
 	if c == nil {
 		return ""
@@ -176,7 +185,11 @@ func (c *Collector) Header() string {
 	if len(calls) == 0 && dropped == 0 {
 		return ""
 	}
-	return encode(calls, dropped, MaxHeader)
+	limit := MaxHeaderCalls
+	if c.bodies {
+		limit = MaxHeader
+	}
+	return encode(calls, dropped, limit)
 }
 
 // encode writes the report in at most limit bytes.

@@ -49,23 +49,30 @@ func TestContext(t *testing.T) {
 
 func TestCollectorBounds(t *testing.T) {
 	t.Parallel()
-	c := New(false)
-	for i := range MaxCalls + 7 {
-		c.Add(Call{Method: "GET", URL: fmt.Sprintf("https://api.example/%d", i), Status: 200, Request: "{}", Response: "{}",
-			Error: "line\nbreak"})
-	}
-	calls, dropped, err := Decode(c.Header())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(calls) != MaxCalls || dropped != 7 {
-		t.Fatalf("%d calls, %d dropped; want %d, 7", len(calls), dropped, MaxCalls)
-	}
-	if calls[0].Request != "" || calls[0].Response != "" {
-		t.Fatal("bodies kept that were not asked")
-	}
-	if calls[0].Error != "line break" {
-		t.Fatalf("error %q: want its control characters replaced", calls[0].Error)
+	for _, bodies := range []bool{true, false} {
+		c := New(bodies)
+		for i := range MaxCalls + 7 {
+			c.Add(Call{Method: "GET", URL: fmt.Sprintf("https://api.example/%d", i), Status: 200, Request: "{}", Response: "{}",
+				Error: "line\nbreak"})
+		}
+		h := c.Header()
+		calls, dropped, err := Decode(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls)+dropped != MaxCalls+7 || len(calls) > MaxCalls {
+			t.Fatalf("bodies %v: %d calls, %d dropped; want at most %d, all counted", bodies, len(calls), dropped, MaxCalls)
+		}
+		if bodies && (len(calls) != MaxCalls || calls[0].Request != "{}") {
+			t.Fatalf("bodies %v: %d calls, body %q; want %d, the body", bodies, len(calls), calls[0].Request, MaxCalls)
+		}
+		if !bodies && (len(h) > MaxHeaderCalls || len(calls) < 20 || calls[0].Request != "" || calls[0].Response != "") {
+			t.Fatalf("bodies %v: %d bytes, %d calls, bodies %q %q; want at most %d bytes, bodies left out", bodies, len(h), len(calls),
+				calls[0].Request, calls[0].Response, MaxHeaderCalls)
+		}
+		if calls[0].Error != "line break" {
+			t.Fatalf("error %q: want its control characters replaced", calls[0].Error)
+		}
 	}
 	if New(false).Header() != "" {
 		t.Fatal("a header without calls")
