@@ -83,7 +83,7 @@ func valueLink(typ, id, field string) string {
 // cellOf is the cell of value v in column col of entity id, showing at
 // most room bytes of the value (none when room is 0 or less); rich text is
 // read with ctx and converted with convert.
-func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v any, room int) cell {
+func (s dataSource) cellOf(ctx, convert context.Context, col column, id string, v any, room int) cell {
 	switch col.Kind {
 	case "collection":
 		return cell{Text: "show", Link: filterLink(col.Target, col.Partner, id)}
@@ -110,13 +110,13 @@ func (c *Console) cellOf(ctx, convert context.Context, col column, id string, v 
 	case "rich":
 		obj, _ := v.(map[string]any)
 		secret, _ := obj["secret"].(string)
-		if secret == "" || c.cfg.Documents == nil {
+		if secret == "" || s.docs == nil {
 			return cell{}
 		}
 		if room <= 0 {
 			return cell{Omitted: true}
 		}
-		md, found, err := c.cfg.Documents.Get(ctx, secret)
+		md, found, err := s.docs.Get(ctx, secret)
 		if err != nil || !found {
 			return cell{}
 		}

@@ -167,6 +167,7 @@ func (c Config) validate() error {
 // Console is the console's http.Handler.
 type Console struct {
 	cfg   Config
+	data  dataSource
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 }
@@ -178,7 +179,7 @@ func New(cfg Config) (*Console, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Console{cfg: cfg, pages: map[string]*template.Template{}}
+	c := &Console{cfg: cfg, data: dataSource{store: cfg.Store, docs: cfg.Documents}, pages: map[string]*template.Template{}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("console: templates: %w", err)

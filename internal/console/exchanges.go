@@ -95,9 +95,7 @@ func pretty(s string) string {
 // app answered in the run (else the one sent with the data request), run
 // by run of each type as appkittest and conformance do.
 func checkExchanges(list []apps.Exchange) []exchangeView {
-	schemas := map[string]pagerules.Schema{}
-	runs := map[string]*pagerules.Run{}
-	pages := map[string]int{}
+	ck := &exchangeChecks{schemas: map[string]pagerules.Schema{}, runs: map[string]*pagerules.Run{}, pages: map[string]int{}}
 	out := make([]exchangeView, 0, len(list))
 	for i, ex := range list {
 		v := exchangeView{Exchange: ex, N: i + 1, Request: pretty(ex.Request), Response: pretty(ex.Response), Upstream: upstreamViews(ex.Upstream)}
@@ -106,36 +104,54 @@ func checkExchanges(list []apps.Exchange) []exchangeView {
 			var s protocol.Schema
 			if json.Unmarshal([]byte(ex.Response), &s) == nil {
 				for typ, fields := range s {
-					schemas[typ] = pagerules.FromWire(fields)
+					ck.schemas[typ] = pagerules.FromWire(fields)
 				}
 			}
 		case strings.HasSuffix(ex.Path, protocol.PathData):
-			checkData(&v, schemas, runs, pages)
+			ck.data(&v)
 		}
 		out = append(out, v)
 	}
 	return out
 }
 
-func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[string]*pagerules.Run, pages map[string]int) {
-	var req struct {
-		RequestedType string          `json:"requestedType"`
-		Schema        protocol.Schema `json:"schema"`
-	}
-	if err := json.Unmarshal([]byte(v.Exchange.Request), &req); err != nil {
-		// A cut request (the schema it carries is long) still names its
-		// type near the start.
-		req.RequestedType = leadingString(v.Exchange.Request, "requestedType")
-		if req.RequestedType == "" {
-			v.Problems = append(v.Problems, "The request was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
-			return
-		}
+// exchangeChecks is what the checks carry from one exchange of a run to
+// the next: the schemas the app answered, the run of pages of each type
+// and the pages seen of each type.
+type exchangeChecks struct {
+	schemas map[string]pagerules.Schema
+	runs    map[string]*pagerules.Run
+	pages   map[string]int
+}
+
+// dataRequest is what the checks read of a data request.
+type dataRequest struct {
+	RequestedType string          `json:"requestedType"`
+	Schema        protocol.Schema `json:"schema"`
+}
+
+// dataAnswer is what the checks read of a data answer.
+type dataAnswer struct {
+	Items               []json.RawMessage `json:"items"`
+	SynchronizationType string            `json:"synchronizationType"`
+	Pagination          *struct {
+		HasNext        bool            `json:"hasNext"`
+		NextPageConfig json.RawMessage `json:"nextPageConfig"`
+	} `json:"pagination"`
+}
+
+// data checks the items of a data exchange, as the next page of its
+// type's run; what cannot be checked is said in v.Problems.
+func (ck *exchangeChecks) data(v *exchangeView) {
+	req, ok := readDataRequest(v)
+	if !ok {
+		return
 	}
 	v.Type = req.RequestedType
 	if v.Exchange.Status != http.StatusOK {
 		return
 	}
-	schema, ok := schemas[req.RequestedType]
+	schema, ok := ck.schemas[req.RequestedType]
 	if fields, sent := req.Schema[req.RequestedType]; !ok && sent {
 		schema, ok = pagerules.FromWire(fields), true
 	}
@@ -143,37 +159,65 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 		v.Problems = append(v.Problems, fmt.Sprintf("No schema of type %q in this run: its items are not checked.", req.RequestedType))
 		return
 	}
-	var resp struct {
-		Items               []json.RawMessage `json:"items"`
-		SynchronizationType string            `json:"synchronizationType"`
-		Pagination          *struct {
-			HasNext        bool            `json:"hasNext"`
-			NextPageConfig json.RawMessage `json:"nextPageConfig"`
-		} `json:"pagination"`
+	resp, cut, ok := readDataAnswer(v)
+	if !ok {
+		return
 	}
-	cut := false
-	if err := json.Unmarshal([]byte(v.Exchange.Response), &resp); err != nil {
-		resp.Items = leadingItems(v.Exchange.Response)
-		if len(resp.Items) == 0 {
-			v.Problems = append(v.Problems, "The answer was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
-			return
+	ck.pages[req.RequestedType]++
+	v.Page = ck.pages[req.RequestedType]
+	checkItems(v, ck.run(req.RequestedType, schema, cut), resp)
+}
+
+// run is the run of pages of typ that the next page continues: a page
+// seen in part (cut) is checked on its own, since the run's pages before
+// and after it cannot be compared with it.
+func (ck *exchangeChecks) run(typ string, schema pagerules.Schema, cut bool) *pagerules.Run {
+	if cut {
+		delete(ck.runs, typ)
+		return pagerules.NewRun(typ, schema)
+	}
+	rn := ck.runs[typ]
+	if rn == nil {
+		rn = pagerules.NewRun(typ, schema)
+		ck.runs[typ] = rn
+	}
+	return rn
+}
+
+// readDataRequest reads the data request of v; false (with a problem)
+// when not even its type can be read.
+func readDataRequest(v *exchangeView) (dataRequest, bool) {
+	var req dataRequest
+	if err := json.Unmarshal([]byte(v.Exchange.Request), &req); err != nil {
+		// A cut request (the schema it carries is long) still names its
+		// type near the start.
+		req.RequestedType = leadingString(v.Exchange.Request, "requestedType")
+		if req.RequestedType == "" {
+			v.Problems = append(v.Problems, "The request was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
+			return req, false
 		}
-		cut = true
-		v.Problems = append(v.Problems, fmt.Sprintf("The answer was kept cut at 16 KiB: its first %d items are checked, the rest and the page's cursor are not.", len(resp.Items)))
 	}
-	pages[req.RequestedType]++
-	v.Page = pages[req.RequestedType]
-	rn := runs[req.RequestedType]
-	switch {
-	case cut:
-		// A page seen in part is checked on its own: the run's pages before
-		// and after it cannot be compared with it.
-		rn = pagerules.NewRun(req.RequestedType, schema)
-		delete(runs, req.RequestedType)
-	case rn == nil:
-		rn = pagerules.NewRun(req.RequestedType, schema)
-		runs[req.RequestedType] = rn
+	return req, true
+}
+
+// readDataAnswer reads the data answer of v: whole, or cut (the complete
+// items at its start); false (with a problem) when no item can be read.
+func readDataAnswer(v *exchangeView) (resp dataAnswer, cut, ok bool) {
+	if err := json.Unmarshal([]byte(v.Exchange.Response), &resp); err == nil {
+		return resp, false, true
 	}
+	resp.Items = leadingItems(v.Exchange.Response)
+	if len(resp.Items) == 0 {
+		v.Problems = append(v.Problems, "The answer was not kept whole (cut at 16 KiB or not JSON): its items are not checked.")
+		return resp, false, false
+	}
+	v.Problems = append(v.Problems, fmt.Sprintf("The answer was kept cut at 16 KiB: its first %d items are checked, the rest and the page's cursor are not.", len(resp.Items)))
+	return resp, true, true
+}
+
+// checkItems checks the answer's items as the next page of rn: the page's
+// findings go to v.Problems, each item's to its itemView.
+func checkItems(v *exchangeView, rn *pagerules.Run, resp dataAnswer) {
 	hasNext, next := false, json.RawMessage(nil)
 	if resp.Pagination != nil {
 		hasNext, next = resp.Pagination.HasNext, resp.Pagination.NextPageConfig
@@ -198,9 +242,7 @@ func checkData(v *exchangeView, schemas map[string]pagerules.Schema, runs map[st
 	for i, it := range items {
 		iv := itemView{Index: i, Problems: byIndex[i]}
 		if m, ok := it.(map[string]any); ok {
-			if id, ok := m["id"].(string); ok {
-				iv.ID = id
-			}
+			iv.ID, _ = m["id"].(string)
 		}
 		sort.SliceStable(iv.Problems, func(a, b int) bool { return iv.Problems[a].Field < iv.Problems[b].Field })
 		if len(iv.Problems) > 0 {

@@ -11,7 +11,7 @@ import (
 // A date-time cell is readable (to the minute, UTC), its stored value in
 // Raw; a value that is no date-time stays as it is.
 func TestDateTimeCell(t *testing.T) {
-	c := &Console{}
+	c := dataSource{}
 	col := column{Field: &store.Field{Name: "due", Prim: store.TDateTime}, Kind: "text"}
 	ctx := context.Background()
 	for v, want := range map[any]cell{

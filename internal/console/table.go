@@ -140,7 +140,7 @@ func titleField(t *store.Type) string {
 // (newTableView).
 func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("type")
-	cat, t, err := c.domainType(r.Context(), name)
+	cat, t, err := c.data.domainType(r.Context(), name)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, more, err := c.queryTable(r.Context(), plan.query)
+	rows, more, err := c.data.queryTable(r.Context(), plan.query)
 	if err != nil {
 		return err
 	}
@@ -160,9 +160,16 @@ func (c *Console) tablePage(w http.ResponseWriter, r *http.Request) error {
 	return tableScreen.show(c, w, r, http.StatusOK, layout{Title: name, Nav: "data"}, d)
 }
 
+// dataSource is what the data screens read: the store's databases and
+// the documents of their rich-text fields (nil shows them empty).
+type dataSource struct {
+	store *store.Store
+	docs  *documents.Store
+}
+
 // domainType returns the catalog and its database (domain type) name.
-func (c *Console) domainType(ctx context.Context, name string) (*store.Catalog, *store.Type, error) {
-	cat, err := c.cfg.Store.Catalog(ctx)
+func (s dataSource) domainType(ctx context.Context, name string) (*store.Catalog, *store.Type, error) {
+	cat, err := s.store.Catalog(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: catalog: %w", err)
 	}
@@ -326,8 +333,8 @@ func tableColumns(cat *store.Catalog, t *store.Type) (cols []column, sel []query
 
 // queryTable loads a page's rows, at most pageSize, and whether more
 // follow.
-func (c *Console) queryTable(ctx context.Context, qu *query.Query) (rows []map[string]any, more bool, err error) {
-	rows, err = c.execQuery(ctx, qu)
+func (s dataSource) queryTable(ctx context.Context, qu *query.Query) (rows []map[string]any, more bool, err error) {
+	rows, err = s.execQuery(ctx, qu)
 	if err != nil {
 		return nil, false, err
 	}
@@ -339,8 +346,8 @@ func (c *Console) queryTable(ctx context.Context, qu *query.Query) (rows []map[s
 
 // execQuery runs a query of a table or value page; the store's refusal
 // of it (a *store.Error) is the user's: 400, "Query refused".
-func (c *Console) execQuery(ctx context.Context, qu *query.Query) ([]map[string]any, error) {
-	rows, err := query.Exec(ctx, c.cfg.Store, qu, nil)
+func (s dataSource) execQuery(ctx context.Context, qu *query.Query) ([]map[string]any, error) {
+	rows, err := query.Exec(ctx, s.store, qu, nil)
 	if err != nil {
 		var qe *store.Error
 		if errors.As(err, &qe) {
@@ -374,7 +381,7 @@ func (c *Console) newTableView(ctx context.Context, tq tableQuery, plan tablePla
 		}
 		d.SortLinks = append(d.SortLinks, link)
 	}
-	d.Rows = c.tableRows(ctx, tq.Type, d.Columns, rows)
+	d.Rows = c.data.tableRows(ctx, tq.Type, d.Columns, rows)
 	return d
 }
 
@@ -384,7 +391,7 @@ func (c *Console) newTableView(ctx context.Context, tq tableQuery, plan tablePla
 // context and, for the page's conversions together, at most the
 // documents' conversion timeout (a conversion stopped shows its Markdown
 // as text).
-func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows []map[string]any) [][]cell {
+func (s dataSource) tableRows(ctx context.Context, typ string, cols []column, rows []map[string]any) [][]cell {
 	cctx, cancel := context.WithTimeout(ctx, documents.DefaultConvertTimeout)
 	defer cancel()
 	out := make([][]cell, 0, len(rows))
@@ -397,7 +404,7 @@ func (c *Console) tableRows(ctx context.Context, typ string, cols []column, rows
 			if col.Kind == "many" {
 				v = manyValue{Items: row[col.Field.Name], Count: row[countKey(col.Field)]}
 			}
-			ce := c.cellOf(ctx, cctx, col, id, v, min(maxCell, room))
+			ce := s.cellOf(ctx, cctx, col, id, v, min(maxCell, room))
 			room -= ce.size()
 			if (ce.Cut || ce.Omitted) && col.Kind != "relation" && col.Kind != "select" && col.Kind != "many" {
 				ce.Whole = valueLink(typ, id, col.Field.Name)

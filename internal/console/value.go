@@ -27,7 +27,7 @@ type valueView struct {
 func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	name, q := r.PathValue("type"), r.URL.Query()
 	id, fieldName := q.Get("id"), q.Get("field")
-	cat, t, err := c.domainType(r.Context(), name)
+	cat, t, err := c.data.domainType(r.Context(), name)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	if rich {
 		sel = richSelect("v", f.Name)
 	}
-	rows, err := c.execQuery(r.Context(), &query.Query{From: name, Select: []query.Select{sel}, Limit: 1,
+	rows, err := c.data.execQuery(r.Context(), &query.Query{From: name, Select: []query.Select{sel}, Limit: 1,
 		Where: &query.Filter{Op: query.OpEq, Path: query.Path{Fields: []string{"platform/id"}}, Value: query.Value{Literal: id}}})
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 	d := &valueView{Type: name, Label: label(f), ID: id, Field: f.Name, Back: "/data/" + name}
 	if !rich {
 		d.Text, _ = valueText(rows[0]["v"])
-	} else if err := c.wholeRichText(r.Context(), d, rows[0]["v"]); err != nil {
+	} else if err := c.data.wholeRichText(r.Context(), d, rows[0]["v"]); err != nil {
 		return err
 	}
 	return valueScreen.show(c, w, r, http.StatusOK, layout{Title: d.Label + " of " + id, Nav: "data"}, d)
@@ -60,13 +60,13 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 // wholeRichText sets the value of d from a rich-text field's selection
 // (richSelect): its Markdown rendered when at most maxWholeHTML bytes and
 // rendered within the documents' conversion timeout, else its Markdown.
-func (c *Console) wholeRichText(ctx context.Context, d *valueView, v any) error {
+func (s dataSource) wholeRichText(ctx context.Context, d *valueView, v any) error {
 	obj, _ := v.(map[string]any)
 	secret, _ := obj["secret"].(string)
-	if secret == "" || c.cfg.Documents == nil {
+	if secret == "" || s.docs == nil {
 		return nil
 	}
-	md, _, err := c.cfg.Documents.Get(ctx, secret)
+	md, _, err := s.docs.Get(ctx, secret)
 	if err != nil {
 		return fmt.Errorf("console: document: %w", err)
 	}
