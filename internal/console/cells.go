@@ -91,37 +91,62 @@ func (s dataSource) cellOf(ctx, convert context.Context, col column, id string, 
 		mv, _ := v.(manyValue)
 		return manyCellOf(col, id, mv, room)
 	case "relation", "select":
-		obj, _ := v.(map[string]any)
-		if obj == nil {
-			return cell{}
-		}
-		title := fmt.Sprint(obj["title"])
-		if obj["title"] == nil {
-			title = fmt.Sprint(obj["platform/id"])
-		}
-		title, cut := cutText(title, room)
-		if cut {
-			title += "…"
-		}
-		if col.Kind == "select" {
-			return cell{Text: title, Cut: cut}
-		}
-		return cell{Text: title, Cut: cut, Link: filterLink(col.Target, "platform/id", fmt.Sprint(obj["platform/id"]))}
+		return relationCell(col, v, room)
 	case "rich":
-		obj, _ := v.(map[string]any)
-		secret, _ := obj["secret"].(string)
-		if secret == "" || s.docs == nil {
-			return cell{}
-		}
-		if room <= 0 {
-			return cell{Omitted: true}
-		}
-		md, found, err := s.docs.Get(ctx, secret)
-		if err != nil || !found {
-			return cell{}
-		}
-		return richCell(convert, md, room)
+		return s.richCellOf(ctx, convert, v, room)
 	}
+	return textCell(col, v, room)
+}
+
+// relationCell is the cell of a to-one relation or a single-select: the
+// related entity's title (else its id), linking to it for a relation.
+func relationCell(col column, v any, room int) cell {
+	obj, _ := v.(map[string]any)
+	if obj == nil {
+		return cell{}
+	}
+	title := fmt.Sprint(obj["title"])
+	if obj["title"] == nil {
+		title = fmt.Sprint(obj["platform/id"])
+	}
+	title, cut := cutText(title, room)
+	if cut {
+		title += "…"
+	}
+	if col.Kind == "select" {
+		return cell{Text: title, Cut: cut}
+	}
+	return cell{Text: title, Cut: cut, Link: filterLink(col.Target, "platform/id", fmt.Sprint(obj["platform/id"]))}
+}
+
+// richCellOf is the cell of a rich-text value (its richSelect selection):
+// its document's Markdown read with ctx and shown by richCell.
+func (s dataSource) richCellOf(ctx, convert context.Context, v any, room int) cell {
+	secret := docSecret(v)
+	if secret == "" || s.docs == nil {
+		return cell{}
+	}
+	if room <= 0 {
+		return cell{Omitted: true}
+	}
+	md, found, err := s.docs.Get(ctx, secret)
+	if err != nil || !found {
+		return cell{}
+	}
+	return richCell(convert, md, room)
+}
+
+// docSecret is the document secret of a rich-text value's selection
+// (richSelect); "" for none.
+func docSecret(v any) string {
+	obj, _ := v.(map[string]any)
+	secret, _ := obj["secret"].(string)
+	return secret
+}
+
+// textCell is the cell of a primitive value: a date-time made readable,
+// anything else as text cut to room bytes.
+func textCell(col column, v any, room int) cell {
 	text, ok := valueText(v)
 	if !ok {
 		return cell{}

@@ -42,6 +42,19 @@
 // apps service, the query compiler over the store's catalog): it has no SQL
 // of its own.
 //
+// # Code
+//
+// One file per screen (signin, tokens, apps_list, app, account, sync_form,
+// sync, run, testread, action, data_list, table, value; datalist, filters
+// and highlight for the fragments). A handler returns an error; routes
+// wraps each one once with serve, which shows it: a *pageError (a
+// screen's own refusal) with its status, an error of the apps service
+// with the status and message of apps.HTTPStatus (the JSON API's
+// mapping), anything else as the internal error page, logged. A
+// screen[V] pairs a template with the type V of its view. Each POST form
+// is read into a struct by its parse function (forms.go), which reports
+// every problem at once.
+//
 // # Security
 //
 // Pages need the session cookie of the host's users; a signed-out request

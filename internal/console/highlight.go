@@ -41,72 +41,73 @@ func highlight(text, mode string) template.HTML {
 		return template.HTML(template.HTMLEscapeString(text)) //nolint:gosec // escaped
 	}
 	var b strings.Builder
-	span := func(class, s string) {
+	for i := 0; i < len(text); {
+		class, j := nextToken(text, i, mode)
 		if class == "" {
-			b.WriteString(template.HTMLEscapeString(s))
-			return
+			b.WriteString(template.HTMLEscapeString(text[i:j]))
+		} else {
+			b.WriteString(`<span class="hl-` + class + `">`)
+			b.WriteString(template.HTMLEscapeString(text[i:j]))
+			b.WriteString(`</span>`)
 		}
-		b.WriteString(`<span class="hl-` + class + `">`)
-		b.WriteString(template.HTMLEscapeString(s))
-		b.WriteString(`</span>`)
-	}
-	i := 0
-	for i < len(text) {
-		c := text[i]
-		switch {
-		case c == '"' || (mode == "sql" && c == '\''):
-			j := i + 1
-			for j < len(text) && text[j] != c {
-				if text[j] == '\\' && mode == "json" && j+1 < len(text) {
-					j++
-				}
-				j++
-			}
-			if j < len(text) {
-				j++
-			}
-			span(hlString, text[i:j])
-			i = j
-		case mode == "sql" && strings.HasPrefix(text[i:], "--"):
-			j := strings.IndexByte(text[i:], '\n')
-			if j < 0 {
-				j = len(text) - i
-			}
-			span(hlComment, text[i:i+j])
-			i += j
-		case c == '-' || (c >= '0' && c <= '9'):
-			j := i + 1
-			for j < len(text) && (text[j] >= '0' && text[j] <= '9' || text[j] == '.' || text[j] == 'e' || text[j] == 'E' || text[j] == '+' || text[j] == '-') {
-				j++
-			}
-			if c == '-' && j == i+1 {
-				span(hlPunct, "-")
-			} else {
-				span(hlNumber, text[i:j])
-			}
-			i = j
-		case c < utf8.RuneSelf && (c == '_' || unicode.IsLetter(rune(c))):
-			j := i + 1
-			for j < len(text) && text[j] < utf8.RuneSelf && (text[j] == '_' || unicode.IsLetter(rune(text[j])) || unicode.IsDigit(rune(text[j]))) {
-				j++
-			}
-			word := text[i:j]
-			class := ""
-			if (mode == "sql" && sqlKeywords[strings.ToLower(word)]) || (mode == "json" && (word == "true" || word == "false" || word == "null")) {
-				class = hlKeyword
-			}
-			span(class, word)
-			i = j
-		case strings.IndexByte("{}[](),:;=<>*.", c) >= 0:
-			span(hlPunct, text[i:i+1])
-			i++
-		default:
-			_, size := utf8.DecodeRuneInString(text[i:])
-			span("", text[i:i+size])
-			i += size
-		}
+		i = j
 	}
 	return template.HTML(b.String()) //nolint:gosec // every piece escaped above
+}
+
+// nextToken reads the token of text starting at i (i < len(text)) in
+// mode: its class ("" for none) and where it ends (past i).
+func nextToken(text string, i int, mode string) (class string, end int) {
+	c := text[i]
+	switch {
+	case c == '"' || (mode == "sql" && c == '\''):
+		return hlString, quotedEnd(text, i, mode)
+	case mode == "sql" && strings.HasPrefix(text[i:], "--"):
+		if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+			return hlComment, i + j
+		}
+		return hlComment, len(text)
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(text) && (text[j] >= '0' && text[j] <= '9' || text[j] == '.' || text[j] == 'e' || text[j] == 'E' || text[j] == '+' || text[j] == '-') {
+			j++
+		}
+		if c == '-' && j == i+1 {
+			return hlPunct, j
+		}
+		return hlNumber, j
+	case c < utf8.RuneSelf && (c == '_' || unicode.IsLetter(rune(c))):
+		j := i + 1
+		for j < len(text) && text[j] < utf8.RuneSelf && (text[j] == '_' || unicode.IsLetter(rune(text[j])) || unicode.IsDigit(rune(text[j]))) {
+			j++
+		}
+		word := text[i:j]
+		if (mode == "sql" && sqlKeywords[strings.ToLower(word)]) || (mode == "json" && (word == "true" || word == "false" || word == "null")) {
+			return hlKeyword, j
+		}
+		return "", j
+	case strings.IndexByte("{}[](),:;=<>*.", c) >= 0:
+		return hlPunct, i + 1
+	}
+	_, size := utf8.DecodeRuneInString(text[i:])
+	return "", i + size
+}
+
+// quotedEnd is where the string quoted at text[i] ends: past its closing
+// quote (a JSON string's escapes skipped), or the end of text.
+func quotedEnd(text string, i int, mode string) int {
+	q := text[i]
+	j := i + 1
+	for j < len(text) && text[j] != q {
+		if text[j] == '\\' && mode == "json" && j+1 < len(text) {
+			j++
+		}
+		j++
+	}
+	if j < len(text) {
+		j++
+	}
+	return j
 }
 
 // highlightView is the highlight fragment's content: the text coloured.

@@ -61,8 +61,7 @@ func (c *Console) valuePage(w http.ResponseWriter, r *http.Request) error {
 // (richSelect): its Markdown rendered when at most maxWholeHTML bytes and
 // rendered within the documents' conversion timeout, else its Markdown.
 func (s dataSource) wholeRichText(ctx context.Context, d *valueView, v any) error {
-	obj, _ := v.(map[string]any)
-	secret, _ := obj["secret"].(string)
+	secret := docSecret(v)
 	if secret == "" || s.docs == nil {
 		return nil
 	}
