@@ -1,8 +1,6 @@
 package console
 
 import (
-	"bytes"
-	"html/template"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,17 +14,9 @@ import (
 // case; "text" gets a one-line input.
 func TestActionFormArgTypeAnyCase(t *testing.T) {
 	t.Parallel()
-	tpl, err := template.New("action").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/action.html")
-	if err != nil {
-		t.Fatal(err)
-	}
 	d := &actionView{App: &apps.App{ID: "a", Name: "A"}, Action: &protocol.Action{Action: "post", Name: "Post", Args: []protocol.ActionArg{
 		{ID: "body", Name: "Body", Type: "textarea"}, {ID: "note", Name: "Note", Type: "TEXTAREA"}, {ID: "title", Name: "Title", Type: "text"}}}}
-	var b bytes.Buffer
-	if err := tpl.ExecuteTemplate(&b, "layout", &page[*actionView]{layout: layout{Title: "Post", Form: url.Values{}}, Data: d}); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := renderPage(t, actionScreen, layout{Title: "Post", Form: url.Values{}}, d)
 	for _, want := range []string{`<textarea id="arg.body"`, `<textarea id="arg.note"`, `<input id="arg.title"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the form lacks %s", want)

@@ -19,6 +19,21 @@ var formConfig = &protocol.ConfigResponse{
 	},
 }
 
+// wantProblems checks that a form's parse reported exactly the problems
+// of the inputs named (none: no error).
+func wantProblems(t *testing.T, err error, inputs []string) {
+	t.Helper()
+	fe, _ := formProblems(err)
+	if (err == nil) != (inputs == nil) || len(fe) != len(inputs) {
+		t.Fatalf("problems %v, want %v", err, inputs)
+	}
+	for _, p := range inputs {
+		if fe[p] == "" {
+			t.Errorf("%s not reported: %v", p, fe)
+		}
+	}
+}
+
 func TestParseSyncForm(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -34,15 +49,7 @@ func TestParseSyncForm(t *testing.T) {
 			t.Parallel()
 			form, _ := url.ParseQuery(tc.body)
 			f, err := parseSyncForm(form, formConfig)
-			fe, _ := formProblems(err)
-			if (err == nil) != (tc.problems == nil) || len(fe) != len(tc.problems) {
-				t.Fatalf("problems %v, want %v", err, tc.problems)
-			}
-			for _, p := range tc.problems {
-				if fe[p] == "" {
-					t.Errorf("%s not reported: %v", p, fe)
-				}
-			}
+			wantProblems(t, err, tc.problems)
 			if err == nil && (f.Every != "15m" || len(f.Types) != 1 || f.Filter["n"][0] != "3" || f.Filter["on"][0] != "false") {
 				t.Errorf("read %+v", f)
 			}
@@ -67,15 +74,7 @@ func TestParseActionForm(t *testing.T) {
 			t.Parallel()
 			form, _ := url.ParseQuery(tc.body)
 			f, err := parseActionForm(form, d)
-			fe, _ := formProblems(err)
-			if (err == nil) != (tc.problems == nil) || len(fe) != len(tc.problems) {
-				t.Fatalf("problems %v, want %v", err, tc.problems)
-			}
-			for _, p := range tc.problems {
-				if fe[p] == "" {
-					t.Errorf("%s not reported: %v", p, fe)
-				}
-			}
+			wantProblems(t, err, tc.problems)
 			if tc.name == "good" && (f.Account != "acc" || f.Args["body"] != "hi" || f.Entity == nil || f.Entity.ID != "1") {
 				t.Errorf("read %+v", f)
 			}

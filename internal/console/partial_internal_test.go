@@ -1,8 +1,6 @@
 package console
 
 import (
-	"bytes"
-	"html/template"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +15,6 @@ import (
 // escaped.
 func TestRunPageOutcomes(t *testing.T) {
 	t.Parallel()
-	tpl, err := template.New("run").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/run.html")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now()
 	run := &apps.Run{ID: "r", Seq: 3, Status: apps.StatusPartial, Trigger: apps.TriggerSchedule, StartedAt: &now, EndedAt: &now,
 		Error: `1 of 3 types failed (the others were synchronized; the next run retries these): tag: items is an object, not an array <b>`,
@@ -34,11 +28,7 @@ func TestRunPageOutcomes(t *testing.T) {
 		}}}
 	d := &runView{Run: run, Sync: &apps.Sync{ID: "s"}, App: &apps.App{Name: "Fake"}}
 	d.Failed, d.Values = outcomes(run.Report)
-	var b bytes.Buffer
-	if err := tpl.ExecuteTemplate(&b, "layout", &page[*runView]{layout: layout{Title: "Run 3 of Fake"}, Data: d}); err != nil {
-		t.Fatal(err)
-	}
-	body := b.String()
+	body := renderPage(t, runScreen, layout{Title: "Run 3 of Fake"}, d)
 	for _, want := range []string{
 		`<span class="status partial">partial</span>`,
 		`<th scope="row">note</th><td class="type-status"><span class="status completed">completed</span></td><td class="created">2</td>`,
