@@ -12,13 +12,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -393,7 +397,8 @@ func (d *devSession) check(ctx context.Context, app *apps.App, url string) {
 
 // sync runs the app's sync (a new sync's first run is the one the
 // scheduler starts; later ones are asked for, a full refresh when full),
-// waits for its end and prints what changed since before. A paused run
+// waits for its end and prints what changed since before, then the calls
+// to the app that made upstream calls or failed. A paused run
 // (of this session or an earlier one) is resumed at once: its end is
 // awaited, not its pause. d.runMu is held.
 func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created, full bool) error {
@@ -438,6 +443,13 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created,
 			return err
 		}
 	}
+	if run.Exchanges == nil {
+		// Read from the list (a new sync's first run, ended at once):
+		// without its exchanges.
+		if withEx, err := d.svc.SyncService.Run(ctx, run.ID); err == nil {
+			run = withEx
+		}
+	}
 	took := (time.Duration(run.DurationMS) * time.Millisecond).Round(time.Millisecond).String()
 	if run.Report != nil && run.Report.Full {
 		took += " (a full refresh)"
@@ -462,6 +474,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created,
 		if run.Report != nil && len(run.Report.Types) > 0 {
 			printDevReport(d.stdout, run.Report, nil)
 		}
+		printDevExchanges(d.stdout, run, d.hostAt+"/runs/"+run.ID)
 		return fmt.Errorf("sync %s: %s", run.Status, run.Error)
 	}
 	after, err := devloop.TakeSnapshot(ctx, d.st, d.space)
@@ -469,6 +482,7 @@ func (d *devSession) sync(ctx context.Context, before devloop.Snapshot, created,
 		return err
 	}
 	printDevReport(d.stdout, run.Report, devloop.Changes(before, after, devSyncItems))
+	printDevExchanges(d.stdout, run, d.hostAt+"/runs/"+run.ID)
 	return nil
 }
 
@@ -680,4 +694,152 @@ func defaultDevAppLog(dsn, root string) (string, error) {
 		return "", fmt.Errorf("no --app-log: %w", err)
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(store, "sqlite:"), ".db") + ".app.log", nil
+}
+
+// Bounds of the calls to the app dev prints after a synchronization.
+const (
+	devExchanges     = 10 // exchanges shown
+	devUpstreamCalls = 5  // upstream calls shown under each
+	devTextMax       = 200
+)
+
+// printDevExchanges prints the run's calls to the app that made upstream
+// calls or failed, in the order they were made, each with its upstream
+// calls indented below (method, URL, status, duration, size, error);
+// bounded to devExchanges exchanges and devUpstreamCalls calls each, then
+// how many more there are and the run's page in the console, runPage. What
+// the app reported is shown cleaned: no control characters, cut long,
+// the URL's user info and secret-looking query values masked.
+func printDevExchanges(w io.Writer, run *apps.Run, runPage string) {
+	var shown []apps.Exchange
+	for _, ex := range run.Exchanges {
+		if len(ex.Upstream) > 0 || ex.UpstreamDropped > 0 || exchangeFailed(ex) {
+			shown = append(shown, ex)
+		}
+	}
+	more := 0
+	if run.Report != nil {
+		more = run.Report.DroppedExchanges // not kept: maybe some of those
+	}
+	if len(shown) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  calls to the app with upstream calls or failures:")
+	if len(shown) > devExchanges {
+		more += len(shown) - devExchanges
+		shown = shown[:devExchanges]
+	}
+	for _, ex := range shown {
+		line := "  " + devClean(ex.Method, 16) + " " + devClean(ex.Path, devTextMax)
+		if t := requestedType(ex.Request); t != "" {
+			line += " " + t
+		}
+		fmt.Fprintln(w, line+" → "+devOutcome(ex.Status, ex.DurationMS, -1, ex.Error))
+		calls := ex.Upstream
+		hidden := ex.UpstreamDropped
+		if len(calls) > devUpstreamCalls {
+			hidden += len(calls) - devUpstreamCalls
+			calls = calls[:devUpstreamCalls]
+		}
+		for _, c := range calls {
+			fmt.Fprintln(w, "      "+devClean(c.Method, 16)+" "+devMaskURL(c.URL)+" → "+devOutcome(c.Status, c.DurationMS, c.Bytes, c.Error))
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "      … %d more upstream calls\n", hidden)
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(w, "  … %d more (console: %s)\n", more, runPage)
+	}
+}
+
+// exchangeFailed reports a call to the app that brought no answer or an
+// error status.
+func exchangeFailed(ex apps.Exchange) bool {
+	return ex.Error != "" || ex.Status == 0 || ex.Status >= 400
+}
+
+// devOutcome is "STATUS, N ms[, SIZE][, error: ...]" (size < 0: none).
+func devOutcome(status int, ms, size int64, errText string) string {
+	s := "no answer"
+	if status != 0 {
+		s = strconv.Itoa(status)
+	}
+	s += fmt.Sprintf(", %d ms", ms)
+	if size >= 0 && status != 0 {
+		s += ", " + devSize(size)
+	}
+	if errText != "" {
+		s += ", error: " + devClean(errText, devTextMax)
+	}
+	return s
+}
+
+// devSize is a size in bytes, KiB or MiB.
+func devSize(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+var requestedTypeRE = regexp.MustCompile(`"requestedType"\s*:\s*"([^"\\]{1,100})"`)
+
+// requestedType is the type a data request asked for, read from its body
+// as kept (maybe cut): "" when there is none.
+func requestedType(body string) string {
+	if m := requestedTypeRE.FindStringSubmatch(body); m != nil {
+		return devClean(m[1], 100)
+	}
+	return ""
+}
+
+// devSecretParam matches the names of query parameters whose values are
+// masked.
+var devSecretParam = regexp.MustCompile(`(?i)token|key|secret|passw|auth|sig|code|session|credential`)
+
+// devMaskURL is an upstream URL as dev prints it: user info and the values
+// of secret-looking query parameters masked, cleaned and cut.
+func devMaskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k, vs := range q {
+			if devSecretParam.MatchString(k) {
+				for i := range vs {
+					vs[i] = "***"
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return devClean(strings.ReplaceAll(u.String(), "%2A%2A%2A", "***"), devTextMax)
+}
+
+// devClean is text from the network made safe for a terminal: control
+// characters (escape sequences among them) and invalid UTF-8 replaced,
+// cut at max bytes (on a rune boundary) with "…".
+func devClean(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			r = utf8.RuneError
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
