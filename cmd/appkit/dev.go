@@ -45,6 +45,7 @@ func init() {
 
 const devUsage = `Usage: appkit dev [DIR] [--addr HOST:PORT] [--store DSN] [--token TOKEN]
                   [--account KEY=VALUE ...] [--type ID ...] [--filter KEY=VALUE ...] [--full]
+                  [--app-log PATH]
 
 The live loop of an app's developer. Builds the app's main package in DIR
 (default .) with "go build", runs it on a free loopback port (HOST is
@@ -63,7 +64,26 @@ conformance rules (the fast subset: no data pages), and it is synchronized
 again. After each synchronization it prints what changed: the schema
 (types and fields added, renamed, retired), the items created, updated,
 unchanged and removed per type, and the fields that changed (old → new) of
-a few items.
+a few items; then each call to the app that made upstream calls or failed
+(method, path, the type a data page asked for, status, ms) with the
+upstream calls the app reported below it (method, URL with secrets masked,
+status, ms, size, error): at most 10 calls and 5 upstream calls each, then
+how many more and the link to the run's page in the web console.
+
+The app's output (stdout and stderr) goes to a log file, named once at the
+start: by default the store's file with .app.log added, or for a store
+that is no file a file under the user's cache directory named after the
+app. It is appended to (an earlier session's output, a crash included,
+stays) and rotated at 8 MiB (the file before is kept as PATH.1: at most
+16 MiB). --app-log PATH picks the file; --app-log - shows the output on
+stderr, as before. An app that exits before it answers or while serving
+has its last 20 lines of output printed with dev's messages.
+
+Keys, each followed by Enter, read from stdin when it is a terminal or a
+pipe: f runs a full refresh now (as --full, for one run), s (or Enter
+alone) a sync now, h or ? lists the keys (their one-line hint is printed
+at the start). A run asked for while another is in progress starts after
+it; runs never overlap. The end of stdin stops the reading, not dev.
 
 The store is by default a file under the user's cache directory named
 after the app (never inside DIR); --store, --token, --account, --type and
@@ -72,14 +92,12 @@ makes every synchronization of the session a full refresh, as "appkit sync
 --full" (no resume, every type asked without lastSynchronizedAt: items
 changed by a change of the app's code are all read again, and what the app
 no longer has is removed); without it a type whose schema gained fields is
-still asked in full by itself. The loop reads no input: there is no key
-for a full run, restart with --full. A second session on the same store
-picks up the app's registration (moved to the app's new port), account
-and sync; a run an earlier session left paused is resumed and its result
-printed. Without
---token a token is made once per file store and kept beside it. SIGINT
-(Ctrl-C) or SIGTERM stops the app and the host; the store keeps
-everything.
+still asked in full by itself. A second session on the same store picks
+up the app's registration (moved to the app's new port), account and
+sync; a run an earlier session left paused is resumed and its result
+printed. Without --token a token is made once per file store and kept
+beside it. SIGINT (Ctrl-C) or SIGTERM stops the app and the host; the
+store keeps everything.
 
 Flags:
 `
