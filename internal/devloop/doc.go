@@ -19,10 +19,14 @@
 //     synchronization changed;
 //   - [Check] runs the conformance suite's descriptor, account, config and
 //     schema checks (a fast subset: no data pages);
-//   - [Loop] ties them together.
+//   - [AppLog] keeps the app's output in a file, appended to and rotated;
+//   - [Loop] ties them together, and prints the last lines of an app that
+//     exits unasked (Config.Tail), whose output the developer does not see.
 //
 // Limits: a snapshot holds at most [SnapshotItems] items per type (those
 // with the smallest ids) and their primitive, selection and relation
 // fields (not rich texts and collections); [Changes] reports at most a
-// given number of items per type.
+// given number of items per type; an [AppLog] holds at most twice its cap
+// (the file and the one before it, PATH.1) plus one write; the lines shown
+// of a crash come from the app's last 16 KiB of output.
 package devloop
