@@ -540,7 +540,7 @@ func (d *devSession) keys(ctx context.Context, in io.Reader) {
 				k = "(a long line)"
 				_, err = r.ReadSlice('\n')
 			}
-			if err != nil && (err != io.EOF || k == "") {
+			if err != nil && (!errors.Is(err, io.EOF) || k == "") {
 				return
 			}
 			select {
