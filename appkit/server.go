@@ -262,8 +262,9 @@ func (s *server) collectCalls(ctx context.Context, c *echo.Context, v string) co
 	return calllog.NewContext(ctx, col)
 }
 
-// probeHeader marks a request of the conformance suite that may be meant
-// to be refused; its value is the check's id.
+// probeHeader marks a request of the conformance suite, which may be meant
+// to be refused; its value names what sent it (the stage of checks, a
+// check's id).
 const probeHeader = "X-Appkit-Probe"
 
 // maxProbeID bounds the probe id logged.
