@@ -68,7 +68,8 @@ a few items; then each call to the app that made upstream calls or failed
 (method, path, the type a data page asked for, status, ms) with the
 upstream calls the app reported below it (method, URL with secrets masked,
 status, ms, size, error): at most 10 calls and 5 upstream calls each, then
-how many more and the link to the run's page in the web console.
+how many more and the link to the run's page in the web console, which
+also shows the bodies of the upstream calls (masked, cut at 2 KiB).
 
 The app's output (stdout and stderr) goes to a log file, named once at the
 start: by default the store's file with .app.log added, or for a store
@@ -104,6 +105,12 @@ Flags:
 
 // devSyncItems is how many items per type dev shows the changed fields of.
 const devSyncItems = 3
+
+// devApps is the apps service of a session: calls to apps at the
+// addresses of apps.DefaultNetworks, and the bodies
+// of the apps' upstream calls kept with each exchange: the developer's own
+// host shows them on the console's run pages.
+var devApps = appsSetup{networks: apps.DefaultNetworks, upstreamBodies: true}
 
 // devEnv lists the environment variables "appkit dev" reads.
 var devEnv = []envVar{envStore, {"APPKIT_TOKEN", "the default of --token"}}
@@ -225,7 +232,7 @@ func (d *devSession) run(ctx context.Context) error {
 	d.st = st
 	log := zerolog.New(d.stderr).Level(zerolog.WarnLevel).With().Timestamp().Str("component", "host").Logger()
 	d.hostAt = "http://" + ln.Addr().String()
-	svc, err := startApps(ctx, st, dsn, d.hostAt, apps.DefaultNetworks, log, d.stderr)
+	svc, err := startApps(ctx, st, dsn, d.hostAt, devApps, log, d.stderr)
 	if err != nil {
 		return err
 	}

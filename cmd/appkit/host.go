@@ -260,6 +260,13 @@ func parseHostFlags(args []string, stderr io.Writer) (*hostOptions, error) {
 	}, nil
 }
 
+// apps is the apps service of "appkit host": --app-networks, the observer of
+// --metrics-addr, and no bodies of the apps' upstream calls (a shared
+// host keeps the calls only; the console's test read asks for bodies).
+func (o *hostOptions) apps() appsSetup {
+	return appsSetup{networks: o.networks, obs: o.obs}
+}
+
 // newHostServices starts the apps service (nil without a secret key) and
 // builds the host's handler over st; listenAddr is the address the host
 // listens on (the public address when --public-url is not set).
@@ -268,7 +275,7 @@ func newHostServices(ctx context.Context, o *hostOptions, st *store.Store, liste
 	if base == "" {
 		base = "http://" + listenAddr
 	}
-	svc, err := startObservedApps(ctx, st, o.dsn, base, o.networks, o.obs, log, stderr)
+	svc, err := startApps(ctx, st, o.dsn, base, o.apps(), log, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

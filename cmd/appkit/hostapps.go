@@ -20,16 +20,38 @@ import (
 // defaultEvery is the schedule of a sync set up by --app without --every.
 const defaultEvery = "15m"
 
-// startApps opens the apps service of "appkit host" with the secret key of
-// the environment, else of the key file beside a SQLite file store; nil
-// (the apps API off, with a notice) when there is no key to use.
-func startApps(ctx context.Context, st *store.Store, dsn, base string, networks netguard.Policy, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
-	return startObservedApps(ctx, st, dsn, base, networks, nil, log, stderr)
+// appsSetup is what sets the apps service of "appkit host" and "appkit
+// dev" apart.
+type appsSetup struct {
+	// networks is the address policy of the calls to apps.
+	networks netguard.Policy
+	// obs counts and traces the runs and the calls to apps (nil: none).
+	obs *observe.Host
+	// upstreamBodies asks the apps for the bodies of their upstream calls
+	// (apps.Config.UpstreamBodies): a developer's own host, not a shared
+	// one.
+	upstreamBodies bool
 }
 
-// startObservedApps is startApps whose runs and calls to apps obs counts
-// and traces (nil: none).
-func startObservedApps(ctx context.Context, st *store.Store, dsn, base string, networks netguard.Policy, obs *observe.Host, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
+// startApps opens the apps service of a host on st (see appsConfig); nil
+// (the apps API off, with a notice) when there is no key to use.
+func startApps(ctx context.Context, st *store.Store, dsn, base string, set appsSetup, log zerolog.Logger, stderr io.Writer) (*apps.Service, error) {
+	cfg, ok, err := appsConfig(st, dsn, base, set, log, stderr)
+	if err != nil || !ok {
+		return nil, err
+	}
+	svc, err := apps.New(ctx, cfg)
+	if err == nil && set.obs != nil {
+		set.obs.WatchScheduler(svc.Scheduler.State)
+	}
+	return svc, err
+}
+
+// appsConfig is the apps config of a host on st with the secret key of the
+// environment, else of the key file beside a SQLite file store (a key of
+// its own for a store in memory); ok is false, with a notice on stderr,
+// when there is no key to use.
+func appsConfig(st *store.Store, dsn, base string, set appsSetup, log zerolog.Logger, stderr io.Writer) (cfg apps.Config, ok bool, err error) {
 	keyFile := ""
 	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok && p != ":memory:" {
 		keyFile = p + ".key"
@@ -41,25 +63,22 @@ func startObservedApps(ctx context.Context, st *store.Store, dsn, base string, n
 	}
 	if errors.Is(err, errNoKey) {
 		fmt.Fprintf(stderr, "appkit host: the apps API is off: %v\n", err)
-		return nil, nil
+		return apps.Config{}, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return apps.Config{}, false, err
 	}
-	cfg := apps.Config{Store: st, Key: key, BaseURL: base, Networks: networks, Logger: log.With().Str("component", "apps").Logger()}
-	if obs != nil {
+	cfg = apps.Config{Store: st, Key: key, BaseURL: base, Networks: set.networks, UpstreamBodies: set.upstreamBodies,
+		Logger: log.With().Str("component", "apps").Logger()}
+	if set.obs != nil {
 		// The runs are counted and traced, their calls to apps too (the
 		// client that enforces Networks, wrapped).
 		cfg = cfg.WithDefaults()
-		cfg.HTTPClient = obs.Client(cfg.HTTPClient)
-		cfg.Engine.Tracer = obs.Tracer()
-		cfg.Observer = obs
+		cfg.HTTPClient = set.obs.Client(cfg.HTTPClient)
+		cfg.Engine.Tracer = set.obs.Tracer()
+		cfg.Observer = set.obs
 	}
-	svc, err := apps.New(ctx, cfg)
-	if err == nil && obs != nil {
-		obs.WatchScheduler(svc.Scheduler.State)
-	}
-	return svc, err
+	return cfg, true, nil
 }
 
 // runScheduler runs the apps' scheduler of svc (nothing when svc is nil)
