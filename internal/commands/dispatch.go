@@ -112,13 +112,9 @@ func (a *API) batch(tx *store.Tx, c command, depth int, b *query.Budget) (any, e
 	}
 	out := make([]Result, 0, len(cmds))
 	for i, raw := range cmds {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return nil, argErr(c.Name, "command %d is not an object", i)
-		}
-		sc, err := commandFromMap(m)
+		sc, err := batchCommand(c, i, raw)
 		if err != nil {
-			return nil, withIndex(err, i, "")
+			return nil, err
 		}
 		n := resultTrue
 		if i > 0 {
@@ -136,6 +132,21 @@ func (a *API) batch(tx *store.Tx, c command, depth int, b *query.Budget) (any, e
 	return out, nil
 }
 
+// batchCommand is the command at index i (raw) of the "commands" of the
+// batch c (platform.command/batch, platform.schema/batch): an object read
+// as a command, its error naming the index.
+func batchCommand(c command, i int, raw any) (command, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return command{}, argErr(c.Name, "command %d is not an object", i)
+	}
+	sc, err := commandFromMap(m)
+	if err != nil {
+		return command{}, withIndex(err, i, "")
+	}
+	return sc, nil
+}
+
 // change runs a command that writes (all but reads and command batches).
 func (a *API) change(tx *store.Tx, c command) (any, error) {
 	switch c.Name {
@@ -145,11 +156,7 @@ func (a *API) change(tx *store.Tx, c command) (any, error) {
 			return nil, err
 		}
 		for i, raw := range cmds {
-			m, ok := raw.(map[string]any)
-			if !ok {
-				return nil, argErr(c.Name, "command %d is not an object", i)
-			}
-			sc, err := commandFromMap(m)
+			sc, err := batchCommand(c, i, raw)
 			if err != nil {
 				return nil, err
 			}
