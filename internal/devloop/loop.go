@@ -128,22 +128,33 @@ func (l *loop) crashed(ctx context.Context) {
 		l.say("the app exited while serving: %v", err)
 	}
 	l.showTail(l.tail)
-	if l.prev != "" && ctx.Err() == nil {
-		prev := l.prev
-		l.prev = ""
-		err := l.start(ctx, prev)
+	prev := l.prev
+	l.prev = ""
+	if l.fallBack(ctx, "previous", prev) {
+		l.good = prev
+	}
+}
+
+// fallBack starts bin, an earlier good build ("" for none; which names it
+// in the output: "previous", "last"), again once the app serving has
+// stopped, and reports whether it serves. When it does not, the output
+// says why and that nothing serves (nothing when ctx ends while it
+// starts).
+func (l *loop) fallBack(ctx context.Context, which, bin string) bool {
+	if bin != "" && ctx.Err() == nil {
+		err := l.start(ctx, bin)
 		if err == nil {
-			l.good = prev
-			l.say("the previous good app serves again at %s", l.url)
-			return
+			l.say("the %s good app serves again at %s", which, l.url)
+			return true
 		}
 		if ctx.Err() != nil {
-			return
+			return false
 		}
-		l.say("the previous good app did not start again: %v", err)
+		l.say("the %s good app did not start again: %v", which, err)
 		l.showTail(l.failed)
 	}
 	l.say("nothing serves at %s until a change builds an app that starts", l.url)
+	return false
 }
 
 func (l *loop) say(format string, args ...any) {
@@ -195,19 +206,7 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 		}
 		l.say("the new app did not start: %v", err)
 		l.showTail(l.failed)
-		if l.good != "" {
-			err := l.start(ctx, l.good)
-			if err == nil {
-				l.say("the last good app serves again at %s", l.url)
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			l.say("the last good app did not start again: %v", err)
-			l.showTail(l.failed)
-		}
-		l.say("nothing serves at %s until a change builds an app that starts", l.url)
+		l.fallBack(ctx, "last", l.good)
 		return
 	}
 	if l.good != "" {
