@@ -68,12 +68,18 @@ func startDemo(ctx context.Context, st *store.Store, svc *apps.Service, hostAddr
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	nop := zerolog.Nop()
-	h, err := newDemoApp(&nop).Handler()
+	appURL := "http://" + ln.Addr().String()
+	h, err := newDemoApp(&nop, appURL+demoAPIPath).Handler()
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The app and the API it reads share the listener: the API under
+	// demoAPIPath, the app's endpoints everywhere else.
+	mux := http.NewServeMux()
+	mux.Handle(demoAPIPath+"/", http.StripPrefix(demoAPIPath, demoAPI()))
+	mux.Handle("/", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop := func() {
@@ -84,7 +90,6 @@ func startDemo(ctx context.Context, st *store.Store, svc *apps.Service, hostAddr
 			fmt.Fprintf(stderr, "demo: the demo app: %v\n", err)
 		}
 	}
-	appURL := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "demo: the demo app is served at %s; synchronizing it into the store\n", appURL)
 	var space string
 	if svc == nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,42 @@ func demoRegistered(t *testing.T, base, token string, runs int) {
 	if n := strings.Count(body, `"status":"succeeded"`); n != runs {
 		t.Errorf("%d succeeded runs, want %d: %s", n, runs, body)
 	}
+	var history []struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &history); err != nil || len(history) == 0 {
+		t.Fatalf("runs: %v %s", err, body)
+	}
+	// The demo app reads its API through appkit/upstream: the run's
+	// exchanges hold the calls it made, in the apps API and on the
+	// console's run page.
+	var run struct {
+		Exchanges []struct {
+			Path, Response string
+			Upstream       []struct{ Method, URL string }
+		}
+	}
+	body = get(t, base+"/api/apps/runs/"+history[0].ID, token, 200)
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		t.Fatalf("run: %v %s", err, body)
+	}
+	var called []string
+	for _, ex := range run.Exchanges {
+		// The account's token is masked in what the host keeps; it is
+		// not a word of the demo's own texts (its id, "demo").
+		if ex.Path == "/" && !strings.Contains(ex.Response, `"id":"demo"`) {
+			t.Errorf("the descriptor's exchange: %.300s", ex.Response)
+		}
+		for _, c := range ex.Upstream {
+			_, at, _ := strings.Cut(strings.TrimPrefix(c.URL, "http://"), "/")
+			called = append(called, ex.Path+" → "+c.Method+" /"+at)
+		}
+	}
+	if want := []string{"/api/v1/synchronizer/data → GET /upstream/projects", "/api/v1/synchronizer/data → GET /upstream/tasks"}; !slices.Equal(called, want) {
+		t.Errorf("the run's upstream calls: %q, want %q", called, want)
+	}
 	cookie := demoSignIn(t, base)
+	if page := getCookie(t, base+"/runs/"+history[0].ID, cookie, 200); !strings.Contains(page, "/upstream/tasks") {
+		t.Errorf("the console's run page does not show the upstream calls: %.3000s", page)
+	}
 	page := getCookie(t, base+"/apps", cookie, 200)
 	if strings.Contains(page, "No app is registered yet") || !strings.Contains(page, "Demo") {
 		t.Errorf("console's Apps page: %.2000s", page)
