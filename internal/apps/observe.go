@@ -105,7 +105,15 @@ func subtractTypes(now, before []*syncer.TypeReport) []*syncer.TypeReport {
 // observePages wraps a run's progress to tell the Observer about each
 // page of app's run.
 func (s *core) observePages(app string, next func(syncer.Event)) func(syncer.Event) {
-	o := s.cfg.Observer
+	return ObservePages(s.cfg.Observer, app, next)
+}
+
+// ObservePages wraps the progress of one run of app (next; nil: none) to
+// tell o about each page the run writes, with the time since the type's
+// previous page (or its start), as the service does for its runs; next
+// as it is when o is nil. A program that measures a run as the host
+// observes it (the sync benchmark) uses it too.
+func ObservePages(o Observer, app string, next func(syncer.Event)) func(syncer.Event) {
 	if o == nil {
 		return next
 	}

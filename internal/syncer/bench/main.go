@@ -65,6 +65,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/observe"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
@@ -624,11 +625,7 @@ func peakRSS() float64 {
 func observeSync(st *store.Store, opts *syncer.Options) *observe.Host {
 	obs := observe.New(observe.Config{Store: st})
 	opts.HTTPClient = obs.Client(nil)
-	last := map[string]time.Duration{}
-	opts.Progress = func(ev syncer.Event) {
-		obs.PageWritten("bench", ev, ev.Elapsed-last[ev.Type])
-		last[ev.Type] = ev.Elapsed
-	}
+	opts.Progress = apps.ObservePages(obs, "bench", nil)
 	return obs
 }
 
