@@ -1,0 +1,223 @@
+package secretmask
+
+import (
+	"encoding/base64"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// secret holds characters that every escaping changes.
+const secret = `p@ss/wö"rd+ 1<&x`
+
+func TestMaskEverySpelling(t *testing.T) {
+	t.Parallel()
+	m := New(secret)
+	m.AddBasic("alice", secret)
+	forms := Spellings(secret)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		forms = append(forms, enc.EncodeToString([]byte("alice:"+secret)))
+	}
+	if len(forms) != 8 {
+		t.Fatalf("%d spellings, want 8 (plain, query, path, URL path, JSON, JSON without HTML escapes, 2 base64): %q", len(forms), forms)
+	}
+	for _, f := range forms {
+		for name, got := range map[string]string{
+			"Mask":       m.Mask("before " + f + " after"),
+			"MaskValues": m.MaskValues("before " + f + " after"),
+			"JSON":       m.JSON([]byte(`{"note":"` + f + `"}`)),
+		} {
+			if strings.Contains(got, f) {
+				t.Errorf("%s left %q in %q", name, f, got)
+			}
+		}
+	}
+}
+
+func TestMask(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		secrets []string
+		in      string
+		want    string
+	}{
+		{"none", nil, "token abcd1234", "token abcd1234"},
+		{"plain", []string{"abcd1234"}, "token abcd1234 end", "token *** end"},
+		{"query-escaped", []string{"a b+c/d"}, "q=a+b%2Bc%2Fd", "q=***"},
+		{"path-escaped", []string{"a b/c"}, "/x/a%20b%2Fc", "/x/***"},
+		{"url path", []string{"a b/c"}, "/x/a%20b/c", "/x/***"},
+		{"longest first", []string{"abcd", "abcdefgh"}, "abcdefgh", "***"},
+		{"short masked whole quoted", []string{"ab"}, `{"pw":"ab","x":"abc"}`, `{"pw":"***","x":"abc"}`},
+		{"short masked as a query value", []string{"ab"}, "x=ab&y=abc", "x=***&y=abc"},
+		{"short masked as the whole text", []string{"ab"}, "ab", "***"},
+		{"short kept inside words", []string{"ab"}, "a table about ab ba", "a table about ab ba"},
+		{"made again by masking", []string{"a***"}, "aa***", "***"},
+		{"empty secret ignored", []string{""}, "text", "text"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := New(c.secrets...).Mask(c.in); got != c.want {
+				t.Errorf("Mask(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+func TestMaskValues(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		secrets []string
+		in      string
+		want    string
+	}{
+		{"value holding a secret", []string{"s3cr3t-token"}, "bad token=s3cr3t-token, retry", "bad ***, retry"},
+		{"quoted value", []string{"s3cr3t-token"}, `field "Bearer s3cr3t-token"`, `field "Bearer ***"`},
+		{"secret with spaces", []string{"pass phrase"}, "got pass phrase here", "got *** here"},
+		{"short quoted", []string{"ab"}, `value "ab" in ab-cd`, `value "***" in ab-cd`},
+		{"escaped spelling", []string{"a/b c"}, "path /x/a%2Fb%20c failed", "path *** failed"},
+		{"no secret", []string{"s3cr3t-token"}, "all fine", "all fine"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := New(c.secrets...).MaskValues(c.in); got != c.want {
+				t.Errorf("MaskValues(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+func TestMaskValue(t *testing.T) {
+	t.Parallel()
+	m := New("ab", "s3cr3t")
+	for in, want := range map[string]string{"ab": "***", "abc": "abc", "type-s3cr3t": "***", "issues": "issues"} {
+		if got := m.MaskValue(in); got != want {
+			t.Errorf("MaskValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"access_token":"t-1","name":"x"}`, `{"access_token":"***","name":"x"}`},
+		{`{"a":[{"refresh_token":"r-2"}],"session":"s"}`, `{"a":[{"refresh_token":"***"}],"session":"***"}`},
+		{`{"token":"cut sho`, `{"token":"***"`},
+		{`{"token":123,"key":null}`, `{"token":123,"key":null}`},
+		{`["token","value"]`, `["token","value"]`},
+		{`not json "token": "x"`, `not json "token": "x"`},
+	}
+	for _, c := range cases {
+		if got := string(New().Fields([]byte(c.in))); got != c.want {
+			t.Errorf("Fields(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	var nilMasker *Masker
+	if got := string(nilMasker.Fields([]byte(`{"token":"x"}`))); got != `{"token":"***"}` {
+		t.Errorf("a nil Masker's Fields = %s", got)
+	}
+}
+
+func TestRemember(t *testing.T) {
+	t.Parallel()
+	m := NewWith(Options{Remember: true})
+	m.JSON([]byte(`{"access_token":"fresh-token-1","code":"ab"}`))
+	if got := m.Mask("later fresh-token-1 ab"); got != "later *** ab" {
+		t.Errorf("after an answer brought a token: %q", got)
+	}
+	if got := New().JSON([]byte(`{"access_token":"fresh-token-1"}`)) + New().Mask("fresh-token-1"); strings.Count(got, "fresh-token-1") != 1 {
+		t.Errorf("a Masker without Remember remembered: %q", got)
+	}
+}
+
+func TestNames(t *testing.T) {
+	t.Parallel()
+	m := NewWith(Options{Mask: "[x]", Names: func(k string) bool { return k == "pin" }})
+	if got := m.Query("pin=1&token=2"); got != "pin=[x]&token=2" {
+		t.Errorf("Query = %q", got)
+	}
+	if got := New().Query("a=1&access%5Ftoken=2&b"); got != "a=1&access%5Ftoken=***&b" {
+		t.Errorf("Query = %q", got)
+	}
+}
+
+func TestCutNeverEndsWithASecretStart(t *testing.T) {
+	t.Parallel()
+	m := New("abcdefgh")
+	for n := 1; n <= 20; n++ {
+		text := strings.Repeat("x", n) + "abcdefgh tail"
+		got := m.Body([]byte(text), n+5, "…")
+		if strings.HasSuffix(strings.TrimSuffix(got, "…"), "a") || strings.Contains(got, "abcd") {
+			t.Errorf("Body cut at %d: %q", n+5, got)
+		}
+		if len(got) > n+5 {
+			t.Errorf("Body cut at %d is %d bytes: %q", n+5, len(got), got)
+		}
+	}
+	if got := m.Body([]byte(`{"a":"é`), 6, "…"); !utf8.ValidString(got) {
+		t.Errorf("Body cut in a rune: %q", got)
+	}
+	if got := m.Body([]byte("short"), 100, "…"); got != "short" {
+		t.Errorf("Body of a short text: %q", got)
+	}
+}
+
+func TestMaxSecrets(t *testing.T) {
+	t.Parallel()
+	m := New()
+	for i := range MaxSecrets + 10 {
+		m.Add(strings.Repeat("s", 4) + string(rune('a'+i%26)) + strings.Repeat("z", i/26))
+	}
+	if n := len(m.known); n != MaxSecrets {
+		t.Errorf("%d secrets kept, want %d", n, MaxSecrets)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	m := NewWith(Options{Remember: true}, "first-secret")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				m.JSON([]byte(`{"token":"tok-` + string(rune('a'+i)) + string(rune('a'+j%26)) + `"} first-secret`))
+			}
+		})
+	}
+	wg.Wait()
+	if got := m.Mask("tok-ab first-secret"); got != "*** ***" {
+		t.Errorf("after concurrent use: %q", got)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	t.Parallel()
+	var nilMasker *Masker
+	if !nilMasker.Empty() || !New("").Empty() || New("ab").Empty() {
+		t.Error("Empty is wrong")
+	}
+	if got := nilMasker.Mask("x"); got != "x" {
+		t.Errorf("nil Mask = %q", got)
+	}
+}
+
+func BenchmarkMaskNoSecret(b *testing.B) {
+	m := New()
+	text := strings.Repeat("an upstream error message ", 10)
+	for b.Loop() {
+		_ = m.Mask(text)
+	}
+}
+
+func BenchmarkMask(b *testing.B) {
+	m := New("s3cr3t-token-value")
+	m.AddBasic("user", "pass-word")
+	text := strings.Repeat("an upstream error message ", 10)
+	for b.Loop() {
+		_ = m.Mask(text)
+	}
+}
