@@ -100,12 +100,8 @@ func (s *Session) refresh(ctx context.Context) error {
 		return &CallError{Method: "POST", Resource: "token refresh", Err: ErrUnauthorized, msg: "the refresh answered no access token", kind: ErrUnauthorized}
 	}
 	s.prepare()
-	s.mu.Lock()
-	s.secrets = append(s.secrets, tok)
-	if rt, _ := out[oauth.KeyRefreshToken].(string); rt != "" {
-		s.secrets = append(s.secrets, rt)
-	}
-	s.mu.Unlock()
+	rt, _ := out[oauth.KeyRefreshToken].(string)
+	s.masker.Add(tok, rt)
 	id := s.identity()
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,10 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -210,61 +207,21 @@ func (s *Session) report(col *calllog.Collector, method string, u *url.URL, stat
 // masks it, and the query (which the debug line leaves out) with its
 // secret-named parameters masked, then the session's secrets.
 func (s *Session) callURL(u *url.URL) string {
+	s.prepare()
 	text := u.Scheme + "://" + u.Host + u.EscapedPath()
 	if u.RawQuery != "" {
-		text += "?" + calllog.MaskQuery(u.RawQuery)
+		text += "?" + s.masker.Query(u.RawQuery)
 	}
 	return s.mask(text)
 }
 
 // reportBody is a body as reported: its secret-named JSON fields and the
-// session's secrets masked, then cut at calllog.MaxBody bytes. It is
-// masked before the cut (over the reported bytes and as many more as the
-// longest secret's form), and a cut text that ends with the start of a
-// secret loses that end: no secret is shown, even in part.
+// session's secrets masked, then cut at calllog.MaxBody bytes (masked
+// before the cut, and never ending with the start of a secret: see
+// secretmask.Masker.Body).
 func (s *Session) reportBody(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
 	s.prepare()
-	s.mu.Lock()
-	forms := maskForms(s.secrets)
-	s.mu.Unlock()
-	longest := 0
-	if len(forms) > 0 {
-		longest = len(forms[0])
-	}
-	cut := false
-	if n := calllog.MaxBody + longest; len(b) > n {
-		b, cut = b[:n], true
-	}
-	text := s.mask(string(calllog.MaskJSON(b)))
-	if !cut && len(text) <= calllog.MaxBody {
-		return strings.ToValidUTF8(text, "\uFFFD")
-	}
-	const more = "…"
-	i := min(len(text), calllog.MaxBody-len(more))
-	for i > 0 && i < len(text) && !utf8.RuneStart(text[i]) {
-		i--
-	}
-	return trimSecretStart(text[:i], forms) + more
-}
-
-// trimSecretStart drops the end of text that is the start of one of the
-// forms.
-func trimSecretStart(text string, forms []string) string {
-	for trimmed := true; trimmed; {
-		trimmed = false
-		for _, f := range forms {
-			for k := min(len(f)-1, len(text)); k > 0; k-- {
-				if strings.HasSuffix(text, f[:k]) {
-					text, trimmed = text[:len(text)-k], true
-					break
-				}
-			}
-		}
-	}
-	return strings.ToValidUTF8(text, "")
+	return s.masker.Body(b, calllog.MaxBody, "…")
 }
 
 // readBody reads up to limit+1 bytes of an answer, in one allocation when
@@ -389,34 +346,10 @@ func resource(u *url.URL) string {
 	return u.Host + u.EscapedPath()
 }
 
-// mask replaces the session's secrets in s, each also in the forms it
-// takes in a URL (query and path escaping) and in JSON.
+// mask replaces the session's secrets in text, in every spelling.
 func (s *Session) mask(text string) string {
 	s.prepare()
-	s.mu.Lock()
-	secrets := s.secrets
-	s.mu.Unlock()
-	for _, form := range maskForms(secrets) {
-		text = strings.ReplaceAll(text, form, "***")
-	}
-	return text
-}
-
-// maskForms are the spellings of the secrets (those of 4 bytes or more)
-// to mask, longest first so that no form is masked only in part by a
-// shorter one.
-func maskForms(secrets []string) []string {
-	var forms []string
-	for _, sec := range secrets {
-		if len(sec) < 4 {
-			continue
-		}
-		quoted, _ := json.Marshal(sec)
-		forms = append(forms, sec, url.QueryEscape(sec), url.PathEscape(sec),
-			(&url.URL{Path: sec}).EscapedPath(), string(quoted[1:len(quoted)-1]))
-	}
-	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	return slices.Compact(forms)
+	return s.masker.Mask(text)
 }
 
 // log writes the call's debug line.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/appkitgo/appkit/appkit"
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 // Defaults of a Client's zero fields.
@@ -126,10 +127,9 @@ type Session struct {
 	auth    Auth
 	authErr error
 
-	once    sync.Once // computes secrets and id when first needed
-	mu      sync.Mutex
-	secrets []string
-	id      string
+	once   sync.Once // computes masker and id when first needed
+	masker *secretmask.Masker
+	id     string
 }
 
 // For binds the client to an account (a request's req.Account).
@@ -138,10 +138,11 @@ func (c *Client) For(acct appkit.Account) *Session {
 	return &Session{c: c, acct: acct, auth: auth, authErr: err}
 }
 
-// prepare computes the account's secrets and identity, once.
+// prepare computes the masker of the account's secrets and its identity,
+// once.
 func (s *Session) prepare() {
 	s.once.Do(func() {
-		s.secrets = s.auth.secrets(s.acct)
+		s.masker = secretmask.New(s.auth.secrets(s.acct)...)
 		s.id = s.auth.identity(s.acct)
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/appkitgo/appkit/appkit"
 )
 
-// TestMaskedSpellings is what a session's mask masks of a secret in each spelling
+// TestMaskedSpellings is what a session's mask (secretmask) masks of a secret in each spelling
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
@@ -26,6 +26,7 @@ func TestMaskedSpellings(t *testing.T) {
 		"json":            true,
 		"basic-base64":    true,
 		"basic-base64url": true,
+		"json-no-html":    true,
 	}
 	for name, form := range spellings(spellingSecret) {
 		t.Run(name, func(t *testing.T) {
