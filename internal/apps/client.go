@@ -13,12 +13,12 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/calllog"
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 // maxAnswer bounds an answer of an app outside the engine's data calls.
@@ -160,176 +160,61 @@ func withPayload(fields map[string]any, raw []byte) (encodedBody, error) {
 
 // ---- masking
 
-// secretKey says whether an account key holds a secret by its name.
-func secretKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"token", "secret", "password", "passwd", "key", "code", "verifier", "credential", "signature", "authorization", "cookie"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// masker replaces secret values with ***. It is safe for concurrent use.
-type masker struct {
-	mu     sync.Mutex
-	values []string
-	known  map[string]bool
-}
-
-// maxMaskValues bounds the secrets one masker remembers.
-const maxMaskValues = 1000
+// masker masks an account's secrets (secretmask, every spelling) and the
+// secret-named fields of the bodies it is given, remembering their values
+// so that a token an answer brings is masked from then on. It is safe for
+// concurrent use; a nil *masker masks nothing.
+type masker struct{ m *secretmask.Masker }
 
 // newMasker collects the secrets of an account: values of password fields
-// and of keys named like secrets, of 4 characters or more.
+// and of keys named like secrets (secretmask.SecretName), and, for each
+// authentication with a password field, the base64 of "user:password"
+// for each of its other fields (Basic credentials).
 func newMasker(fields map[string]any, desc *protocol.Descriptor) *masker {
+	m := &masker{m: secretmask.NewWith(secretmask.Options{Remember: true})}
 	pw := map[string]bool{}
 	if desc != nil {
 		for _, a := range desc.Authentication {
 			for _, f := range a.Fields {
-				if f.Type == "password" {
-					pw[f.ID] = true
+				if f.Type != "password" {
+					continue
+				}
+				pw[f.ID] = true
+				pass, _ := fields[f.ID].(string)
+				for _, u := range a.Fields {
+					if user, ok := fields[u.ID].(string); ok && u.ID != f.ID && pass != "" {
+						m.m.AddBasic(user, pass)
+					}
 				}
 			}
 		}
 	}
-	m := &masker{}
 	for k, v := range fields {
-		str, ok := v.(string)
-		if !ok || len(str) < 4 || !(pw[k] || secretKey(k)) {
-			continue
+		if str, ok := v.(string); ok && (pw[k] || secretmask.SecretName(k)) {
+			m.m.Add(str)
 		}
-		m.add(str)
 	}
 	return m
 }
 
-func (m *masker) add(v string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(v) < 4 || m.known[v] || len(m.values) >= maxMaskValues {
-		return
-	}
-	if m.known == nil {
-		m.known = map[string]bool{}
-	}
-	m.known[v] = true
-	m.values = append(m.values, v)
-	if b, err := json.Marshal(v); err == nil {
-		if esc := string(b[1 : len(b)-1]); esc != v {
-			m.values = append(m.values, esc)
-		}
-	}
-	if q := url.QueryEscape(v); q != v {
-		m.values = append(m.values, q)
-	}
-	// Longer first, so that a secret holding another is masked whole.
-	sort.Slice(m.values, func(i, j int) bool { return len(m.values[i]) > len(m.values[j]) })
-}
-
+// mask replaces the secrets in s.
 func (m *masker) mask(s string) string {
 	if m == nil {
 		return s
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, v := range m.values {
-		s = strings.ReplaceAll(s, v, "***")
-	}
-	return s
+	return m.m.Mask(s)
 }
 
 // maskJSON masks a body: the string values of secret-named keys are
-// replaced (and remembered, so that a token an answer brings is masked from
-// then on), then every known secret. The body is scanned, not decoded:
-// whatever its size, and also when it is cut short or is not JSON at all,
-// every secret-named field that it holds is masked; the rest keeps its
-// bytes.
+// replaced (and remembered), then every known secret. The body is
+// scanned, not decoded: whatever its size, and also when it is cut short
+// or is not JSON at all, every secret-named field that it holds is masked;
+// the rest keeps its bytes.
 func (m *masker) maskJSON(b []byte) string {
-	return m.mask(string(m.maskFields(b)))
-}
-
-// maskFields replaces with "***" the string values that follow a
-// secret-named key ("auth" excepted) in b, a JSON text that may be cut
-// short, and remembers them.
-func (m *masker) maskFields(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	var nest []byte // the open objects and arrays
-	key, afterColon := "", false
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c == '"' {
-			end, closed := scanString(b, i)
-			inObject := len(nest) > 0 && nest[len(nest)-1] == '{'
-			switch {
-			case inObject && !afterColon:
-				key = decodeString(b[i:end], closed)
-				out = append(out, b[i:end]...)
-			case afterColon && key != "auth" && secretKey(key):
-				m.add(decodeString(b[i:end], closed))
-				out = append(out, `"***"`...)
-			default:
-				out = append(out, b[i:end]...)
-			}
-			afterColon = false
-			i = end
-			continue
-		}
-		switch c {
-		case ':':
-			afterColon = true
-		case '{', '[':
-			if len(nest) < maxMaskDepth {
-				nest = append(nest, c)
-			}
-			afterColon = false
-		case '}', ']':
-			if len(nest) > 0 {
-				nest = nest[:len(nest)-1]
-			}
-			afterColon = false
-		case ',':
-			afterColon = false
-		}
-		out = append(out, c)
-		i++
+	if m == nil {
+		return string(b)
 	}
-	return out
-}
-
-// maxMaskDepth bounds the nesting maskFields follows (deeper, a key is
-// still told from a value by the colon before it).
-const maxMaskDepth = 10000
-
-// scanString returns the index after the JSON string starting at b[i] (a
-// quote), and whether it was closed before b ended.
-func scanString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return len(b), false
-}
-
-// decodeString is the text of a scanned JSON string (what it holds so far
-// when it was cut short).
-func decodeString(q []byte, closed bool) string {
-	if closed {
-		var s string
-		if json.Unmarshal(q, &s) == nil {
-			return s
-		}
-	}
-	s := strings.TrimPrefix(string(q), `"`)
-	if closed {
-		s = strings.TrimSuffix(s, `"`)
-	}
-	return s
+	return m.m.JSON(b)
 }
 
 // ---- registration
@@ -577,7 +462,7 @@ func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 		u := UpstreamCall{Method: c.Method, URL: r.m.mask(c.URL), Status: c.Status, DurationMS: c.DurationMS,
 			Bytes: c.Bytes, Error: r.m.mask(c.Error)}
 		if r.bodies {
-			u.Request, u.Response = r.m.mask(string(calllog.MaskJSON([]byte(c.Request)))), r.m.mask(string(calllog.MaskJSON([]byte(c.Response))))
+			u.Request, u.Response = r.m.reported(c.Request), r.m.reported(c.Response)
 		}
 		out = append(out, u)
 	}
@@ -588,12 +473,15 @@ func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 }
 
 // body is what the history keeps of a body: its first maxExchangeBody
-// bytes, secret fields masked (in a cut body too).
+// bytes, secret fields and secrets masked (in a cut body too), never
+// ending with the start of a secret. b holds up to maxExchangeBody+1
+// bytes: one more says that the body was longer.
 func (r *recorder) body(b []byte) string {
-	if len(b) > maxExchangeBody {
-		return r.m.maskJSON(b[:maxExchangeBody]) + "…"
+	m := secretmask.New()
+	if r.m != nil {
+		m = r.m.m
 	}
-	return r.m.maskJSON(b)
+	return m.Body(b, maxExchangeBody+len("…"), "…", len(b) > maxExchangeBody)
 }
 
 // add records a call that ended.
@@ -640,3 +528,12 @@ func (t *tap) Close() error {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// reported masks a body an app reported (already masked by the app) again
+// with the run's masker, remembering nothing new from it.
+func (m *masker) reported(body string) string {
+	if m == nil {
+		return string(secretmask.New().Fields([]byte(body)))
+	}
+	return m.m.Mask(string(secretmask.New().Fields([]byte(body))))
+}

@@ -7,17 +7,20 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/appkit/protocol"
 )
 
-// TestMaskedSpellings is what the host's masker masks of a secret in each spelling
+// TestMaskedSpellings is what the host's masker (secretmask) masks of a secret in each spelling
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
-	mask := func(text string) string { return newMasker(map[string]any{"password": spellingSecret}, nil).mask(text) }
+	mask := func(text string) string {
+		return newMasker(map[string]any{"user": spellingUser, "password": spellingSecret}, basicDescriptor).mask(text)
+	}
 	want := map[string]bool{
-		"plain":         true,
-		"query-escaped": true,
-		"json":          true,
+		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
+		"json": true, "json-no-html": true, "basic-base64": true, "basic-base64url": true,
 	}
 	for name, form := range spellings(spellingSecret) {
 		t.Run(name, func(t *testing.T) {
@@ -29,6 +32,10 @@ func TestMaskedSpellings(t *testing.T) {
 		})
 	}
 }
+
+// basicDescriptor has Basic credentials: a user and a password field.
+var basicDescriptor = &protocol.Descriptor{Authentication: []protocol.Authentication{{ID: "basic",
+	Fields: []protocol.Field{{ID: "user", Type: "text"}, {ID: "password", Type: "password"}}}}}
 
 // spellingSecret holds characters that every escaping changes: a slash, a
 // plus, a space, an at sign, a quote, HTML's < and & and a non-ASCII

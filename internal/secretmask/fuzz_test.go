@@ -1,6 +1,8 @@
 package secretmask
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,7 +27,7 @@ func FuzzMask(f *testing.F) {
 			"Mask":       m.Mask(text),
 			"MaskValues": m.MaskValues(text),
 			"JSON":       m.JSON([]byte(text)),
-			"Body":       m.Body([]byte(text), n, "…"),
+			"Body":       m.Body([]byte(text), n, "…", false),
 		}
 		for name, got := range out {
 			for _, f := range forms {
@@ -36,6 +38,52 @@ func FuzzMask(f *testing.F) {
 		}
 		if got := out["Body"]; len(got) > n {
 			t.Fatalf("Body(%q, %d) is %d bytes", text, n, len(got))
+		}
+	})
+}
+
+// maskedValue is the reference of Fields on a decoded JSON value: the
+// string values of secret-named keys become "***".
+func maskedValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if _, ok := e.(string); ok && SecretName(k) {
+				x[k] = "***"
+				continue
+			}
+			x[k] = maskedValue(e)
+		}
+	case []any:
+		for i := range x {
+			x[i] = maskedValue(x[i])
+		}
+	}
+	return v
+}
+
+// Fields scans rather than decodes: on every JSON text it agrees with
+// masking the decoded value, on any bytes (cut, not JSON) it never panics,
+// and a secret field's value never survives in what it keeps.
+func FuzzMaskFields(f *testing.F) {
+	for _, s := range []string{`{"access_token":"t-1234","n":{"password":"p\"w\\x","list":["a",{"api_key":"k-99"}]}}`,
+		`{"token" : "abcd", "x": [1, "token", {"token": 5}]}`, `{"auth":"basic","secret":"s3cr3t"}`, `["token","abcdef"]`,
+		`{"refresh_token":"cut here`, `{"a":"b\`, `not json "token": "zzzz"`, `{"tok\u0065n":"escaped-key"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := New().Fields([]byte(s))
+		var in any
+		if json.Unmarshal([]byte(s), &in) != nil {
+			return
+		}
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("Fields(%q) = %q: not JSON: %v", s, out, err)
+		}
+		want := maskedValue(in)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Fields(%q) = %s, want %v", s, out, want)
 		}
 	})
 }

@@ -513,8 +513,10 @@ func trimSecretStart(text string, forms, short []string) string {
 // masked, then cut at n bytes (more included) with more. It is masked
 // before the cut, over the shown bytes and as many more as the longest
 // secret's spelling (so that a secret across the cut is masked whole),
-// and a cut text never ends with the start of a secret.
-func (m *Masker) Body(b []byte, n int, more string) string {
+// and a cut text never ends with the start of a secret. When truncated, b
+// is only the start of a body (its reader stopped): the result is cut
+// (it ends with more) even when it would fit.
+func (m *Masker) Body(b []byte, n int, more string, truncated bool) string {
 	if len(b) == 0 {
 		return ""
 	}
@@ -523,7 +525,7 @@ func (m *Masker) Body(b []byte, n int, more string) string {
 	if len(forms) > 0 {
 		longest = len(forms[0])
 	}
-	cut := false
+	cut := truncated
 	if limit := n + longest; len(b) > limit {
 		b, cut = b[:limit], true
 	}

@@ -150,7 +150,7 @@ func TestCutNeverEndsWithASecretStart(t *testing.T) {
 	m := New("abcdefgh")
 	for n := 1; n <= 20; n++ {
 		text := strings.Repeat("x", n) + "abcdefgh tail"
-		got := m.Body([]byte(text), n+5, "…")
+		got := m.Body([]byte(text), n+5, "…", false)
 		if strings.HasSuffix(strings.TrimSuffix(got, "…"), "a") || strings.Contains(got, "abcd") {
 			t.Errorf("Body cut at %d: %q", n+5, got)
 		}
@@ -158,11 +158,14 @@ func TestCutNeverEndsWithASecretStart(t *testing.T) {
 			t.Errorf("Body cut at %d is %d bytes: %q", n+5, len(got), got)
 		}
 	}
-	if got := m.Body([]byte(`{"a":"é`), 6, "…"); !utf8.ValidString(got) {
+	if got := m.Body([]byte(`{"a":"é`), 6, "…", false); !utf8.ValidString(got) {
 		t.Errorf("Body cut in a rune: %q", got)
 	}
-	if got := m.Body([]byte("short"), 100, "…"); got != "short" {
+	if got := m.Body([]byte("short"), 100, "…", false); got != "short" {
 		t.Errorf("Body of a short text: %q", got)
+	}
+	if got := m.Body([]byte("start xabcd"), 100, "…", true); got != "start x…" {
+		t.Errorf("Body of the start of a text: %q", got)
 	}
 }
 
