@@ -221,7 +221,7 @@ func (s *Session) callURL(u *url.URL) string {
 // secretmask.Masker.Body).
 func (s *Session) reportBody(b []byte) string {
 	s.prepare()
-	return s.masker.Body(b, calllog.MaxBody, "…")
+	return s.masker.Body(b, calllog.MaxBody, "…", false)
 }
 
 // readBody reads up to limit+1 bytes of an answer, in one allocation when
