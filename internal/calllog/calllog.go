@@ -14,8 +14,8 @@
 // bounded; anything else is refused whole.
 //
 // What is reported is masked by the app (the account's secrets, the values
-// of secret-named JSON fields and query parameters: [MaskJSON],
-// [MaskQuery]); the host masks it again with what it knows.
+// of secret-named JSON fields and query parameters, with
+// internal/secretmask); the host masks it again with what it knows.
 package calllog
 
 import (
@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -376,118 +375,4 @@ func notTokenChar(r rune) bool {
 // control reports a control character (C0, DEL, C1).
 func control(r rune) bool {
 	return r < 0x20 || r >= 0x7f && r < 0xa0
-}
-
-// SecretName reports whether a JSON field or query parameter holds a
-// secret by its name.
-func SecretName(k string) bool {
-	k = strings.ToLower(k)
-	for _, w := range []string{"token", "secret", "password", "passwd", "key", "code", "verifier", "credential", "signature", "authorization", "cookie", "session"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// MaskQuery replaces with *** the values of the secret-named parameters of
-// a raw query; the rest keeps its bytes.
-func MaskQuery(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	parts := strings.Split(raw, "&")
-	for i, p := range parts {
-		k, _, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if SecretName(name) {
-			parts[i] = k + "=***"
-		}
-	}
-	return strings.Join(parts, "&")
-}
-
-// MaskJSON replaces with "***" the string values that follow a
-// secret-named key in b, a JSON text that may be cut short or not be JSON
-// at all (scanned, not decoded); the rest keeps its bytes.
-func MaskJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	var nest []byte // the open objects and arrays
-	key, afterColon := "", false
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c == '"' {
-			end, closed := scanString(b, i)
-			inObject := len(nest) > 0 && nest[len(nest)-1] == '{'
-			switch {
-			case inObject && !afterColon:
-				key = decodeString(b[i:end], closed)
-				out = append(out, b[i:end]...)
-			case afterColon && SecretName(key):
-				out = append(out, `"***"`...)
-			default:
-				out = append(out, b[i:end]...)
-			}
-			afterColon = false
-			i = end
-			continue
-		}
-		switch c {
-		case ':':
-			afterColon = true
-		case '{', '[':
-			if len(nest) < maxDepth {
-				nest = append(nest, c)
-			}
-			afterColon = false
-		case '}', ']':
-			if len(nest) > 0 {
-				nest = nest[:len(nest)-1]
-			}
-			afterColon = false
-		case ',':
-			afterColon = false
-		}
-		out = append(out, c)
-		i++
-	}
-	return out
-}
-
-// maxDepth bounds the nesting MaskJSON follows.
-const maxDepth = 1000
-
-// scanString returns the index after the JSON string starting at b[i] (a
-// quote), and whether it was closed before b ended.
-func scanString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return len(b), false
-}
-
-// decodeString is the text of a scanned JSON string.
-func decodeString(q []byte, closed bool) string {
-	if closed {
-		var s string
-		if json.Unmarshal(q, &s) == nil {
-			return s
-		}
-	}
-	s := strings.TrimPrefix(string(q), `"`)
-	if closed {
-		s = strings.TrimSuffix(s, `"`)
-	}
-	return s
 }

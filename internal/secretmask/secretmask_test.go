@@ -110,6 +110,7 @@ func TestFields(t *testing.T) {
 		{`{"token":123,"key":null}`, `{"token":123,"key":null}`},
 		{`["token","value"]`, `["token","value"]`},
 		{`not json "token": "x"`, `not json "token": "x"`},
+		{`{"user":"ann","password":"hunter22","nested":{"apiKey":"k"}}`, `{"user":"ann","password":"***","nested":{"apiKey":"***"}}`},
 	}
 	for _, c := range cases {
 		if got := string(New().Fields([]byte(c.in))); got != c.want {
@@ -140,8 +141,15 @@ func TestNames(t *testing.T) {
 	if got := m.Query("pin=1&token=2"); got != "pin=[x]&token=2" {
 		t.Errorf("Query = %q", got)
 	}
-	if got := New().Query("a=1&access%5Ftoken=2&b"); got != "a=1&access%5Ftoken=***&b" {
-		t.Errorf("Query = %q", got)
+	for in, want := range map[string]string{
+		"a=1&access%5Ftoken=2&b": "a=1&access%5Ftoken=***&b",
+		"a=1&api_key=s3cr3t&b=2": "a=1&api_key=***&b=2",
+		"x=1&%zz=2":              "x=1&%zz=2",
+		"":                       "",
+	} {
+		if got := New().Query(in); got != want {
+			t.Errorf("Query(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
