@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 // Sentinel errors, matched with errors.Is. Their messages are safe to show
@@ -137,11 +139,11 @@ func IsTemporary(err error) bool {
 const maxDescription = 300
 
 // scrub makes a provider's text safe for an error message: every secret of
-// the call is replaced, control characters become spaces, runs of spaces
+// the call is replaced (in every spelling: internal/secretmask), control characters become spaces, runs of spaces
 // collapse, and the text is cut to maxDescription runes (the spaces between
 // words count) followed by "…": at most maxDescription+1 runes in all.
 func scrub(s string, secrets []string) string {
-	s = redact(s, secrets)
+	s = secretmask.NewWith(secretmask.Options{Mask: "[redacted]"}, secrets...).Mask(s)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "?")
 	}
@@ -171,23 +173,6 @@ func scrub(s string, secrets []string) string {
 		n++
 	}
 	return b.String()
-}
-
-// redact replaces each secret (and its form and query encodings) in s.
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if len(sec) < 4 {
-			continue // too short to find without mangling the text
-		}
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-		if q := url.QueryEscape(sec); q != sec {
-			s = strings.ReplaceAll(s, q, "[redacted]")
-		}
-		if p := url.PathEscape(sec); p != sec {
-			s = strings.ReplaceAll(s, p, "[redacted]")
-		}
-	}
-	return s
 }
 
 // transportError turns a failure to get an answer into a ProviderError.

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/secretmask"
 	"golang.org/x/oauth2"
 )
 
@@ -454,6 +455,9 @@ func (rt *oauth2Runtime) callContext(ctx context.Context) (context.Context, cont
 
 // fail turns an x/oauth2 error into a ProviderError without secrets.
 func (rt *oauth2Runtime) fail(ctx context.Context, op string, err error, secrets []string) error {
+	// The client's credentials in a Basic header (AuthStyleInHeader), as
+	// x/oauth2 spells them, in case the provider echoes the header.
+	secrets = append(secrets, secretmask.BasicSpellings(url.QueryEscape(rt.conf.ClientID), url.QueryEscape(rt.conf.ClientSecret))...)
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		pe := &ProviderError{

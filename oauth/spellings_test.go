@@ -2,22 +2,25 @@ package oauth
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
+
+	"golang.org/x/oauth2"
 )
 
-// TestMaskedSpellings is what oauth's redact masks of a secret in each spelling
+// TestMaskedSpellings is what oauth's scrub (secretmask) masks of a secret in each spelling
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
-	mask := func(text string) string { return redact(text, []string{spellingSecret}) }
+	mask := func(text string) string { return scrub(text, []string{spellingSecret}) }
 	want := map[string]bool{
-		"plain":         true,
-		"query-escaped": true,
-		"path-escaped":  true,
+		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
+		"json": true, "json-no-html": true,
 	}
 	for name, form := range spellings(spellingSecret) {
 		t.Run(name, func(t *testing.T) {
@@ -56,5 +59,20 @@ func spellings(sec string) map[string]string {
 		"json-no-html":    noHTML[1 : len(noHTML)-1],
 		"basic-base64":    base64.StdEncoding.EncodeToString([]byte(basic)),
 		"basic-base64url": base64.URLEncoding.EncodeToString([]byte(basic)),
+	}
+}
+
+// TestBasicClientCredentialsMasked: a provider that echoes the Basic
+// header of the token request (the client's id and secret, as x/oauth2
+// spells them) in its error shows neither.
+func TestBasicClientCredentialsMasked(t *testing.T) {
+	t.Parallel()
+	conf := &oauth2.Config{ClientID: "client id", ClientSecret: "client/secret+1"}
+	header := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(conf.ClientID) + ":" + url.QueryEscape(conf.ClientSecret)))
+	rt := &oauth2Runtime{conf: conf}
+	err := rt.fail(context.Background(), "token exchange", &oauth2.RetrieveError{ErrorCode: "invalid_client", ErrorDescription: "bad header Basic " + header}, nil)
+	var pe *ProviderError
+	if !errors.As(err, &pe) || strings.Contains(pe.Description, header) || !strings.Contains(pe.Description, "[redacted]") {
+		t.Errorf("the error shows the client's Basic credentials: %v", err)
 	}
 }

@@ -139,11 +139,18 @@ func (m *Masker) AddBasic(user, password string) {
 	if password == "" {
 		return
 	}
-	var secrets []string
+	m.Add(append([]string{password}, BasicSpellings(user, password)...)...)
+}
+
+// BasicSpellings are the base64 spellings of Basic credentials: of
+// "user:password" and of the password alone, in the standard and URL
+// alphabets, padded or not.
+func BasicSpellings(user, password string) []string {
+	var out []string
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		secrets = append(secrets, enc.EncodeToString([]byte(user+":"+password)), enc.EncodeToString([]byte(password)))
+		out = append(out, enc.EncodeToString([]byte(user+":"+password)), enc.EncodeToString([]byte(password)))
 	}
-	m.Add(append([]string{password}, secrets...)...)
+	return out
 }
 
 // Spellings are the forms a secret takes: itself, query-escaped,
