@@ -30,6 +30,7 @@ import (
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/calllog"
 	"github.com/appkitgo/appkit/internal/loopback"
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 const defaultMaxBody = 10 << 20
@@ -225,14 +226,18 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if probe != "" {
 			ev = ev.Str(LogKeyProbe, probe)
 		}
+		var masker *secretmask.Masker
+		if details.requestedType != "" || details.action != "" || err != nil {
+			masker = secretMasker(details.secrets)
+		}
 		if details.requestedType != "" {
-			ev = ev.Str(LogKeyType, redactValue(details.requestedType, details.secrets))
+			ev = ev.Str(LogKeyType, masker.MaskValue(details.requestedType))
 		}
 		if details.action != "" {
-			ev = ev.Str(LogKeyAction, redactValue(details.action, details.secrets))
+			ev = ev.Str(LogKeyAction, masker.MaskValue(details.action))
 		}
 		if err != nil {
-			ev = ev.Str(LogKeyError, redact(err.Error(), details.secrets))
+			ev = ev.Str(LogKeyError, masker.MaskValues(err.Error()))
 		}
 		ev.Msg("request")
 		return nil
@@ -295,79 +300,19 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// minSecretLen is the shortest secret that redact masks wherever it
-// appears; a shorter one is masked only where it is a whole quoted value
-// (masking every "ab" in a message would garble it and hide nothing).
-const minSecretLen = 4
-
-// redact masks secrets in a message: every value (a run of characters
-// between spaces, quotes and the punctuation that delimits values) that
-// contains a secret of at least minSecretLen characters is replaced whole by
-// ***, and so is a quoted value equal to a shorter secret.
-func redact(msg string, secrets []string) string {
+// secretMasker masks a request's secrets (the account's and those its
+// envelope noted) with internal/secretmask: in a message, every value (a
+// run of characters between spaces, quotes and the punctuation that
+// delimits values) that holds a secret of secretmask.MinLen bytes or more,
+// in any of its spellings, is replaced whole by ***, and so is a quoted
+// value equal to a shorter secret (masking every "ab" in a message would
+// garble it and hide nothing). Without secrets it is nil, which masks
+// nothing.
+func secretMasker(secrets []string) *secretmask.Masker {
 	if len(secrets) == 0 {
-		return msg
+		return nil
 	}
-	for _, sec := range secrets {
-		if len(sec) >= minSecretLen && strings.ContainsFunc(sec, func(r rune) bool { return r < 0x80 && isValueDelim(byte(r)) }) {
-			msg = strings.ReplaceAll(msg, sec, "***")
-		}
-	}
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		if isValueDelim(msg[i]) {
-			b.WriteByte(msg[i])
-			i++
-			continue
-		}
-		j := i
-		for j < len(msg) && !isValueDelim(msg[j]) {
-			j++
-		}
-		value := msg[i:j]
-		quoted := i > 0 && j < len(msg) && msg[i-1] == '"' && msg[j] == '"'
-		if containsSecret(value, quoted, secrets) {
-			b.WriteString("***")
-		} else {
-			b.WriteString(value)
-		}
-		i = j
-	}
-	return b.String()
-}
-
-// redactValue masks a whole value (a type or action id) that is a secret
-// or contains one.
-func redactValue(v string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" && (v == sec || len(sec) >= minSecretLen && strings.Contains(v, sec)) {
-			return "***"
-		}
-	}
-	return v
-}
-
-func isValueDelim(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '"', '\'', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>':
-		return true
-	}
-	return false
-}
-
-func containsSecret(value string, quoted bool, secrets []string) bool {
-	for _, sec := range secrets {
-		if sec == "" {
-			continue
-		}
-		if len(sec) >= minSecretLen && strings.Contains(value, sec) {
-			return true
-		}
-		if quoted && value == sec {
-			return true
-		}
-	}
-	return false
+	return secretmask.New(secrets...)
 }
 
 // handleError turns any error into the protocol's {message[, tryLater]}.
@@ -413,7 +358,7 @@ func (s *server) handleError(c *echo.Context, err error) {
 			body.Message = http.StatusText(sc)
 		}
 	}
-	body.Message = redact(body.Message, details(c).secrets)
+	body.Message = secretMasker(details(c).secrets).MaskValues(body.Message)
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}

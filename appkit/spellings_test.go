@@ -9,13 +9,14 @@ import (
 	"testing"
 )
 
-// TestMaskedSpellings is what appkit's redact masks of a secret in each spelling
+// TestMaskedSpellings is what appkit's log line and error answers (secretmask's MaskValues) mask of a secret in each spelling
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
-	mask := func(text string) string { return redact(text, []string{spellingSecret}) }
+	mask := func(text string) string { return secretMasker([]string{spellingSecret}).MaskValues(text) }
 	want := map[string]bool{
-		"plain": true,
+		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
+		"json": true, "json-no-html": true,
 	}
 	for name, form := range spellings(spellingSecret) {
 		t.Run(name, func(t *testing.T) {
