@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/appkitgo/appkit/internal/secretmask"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
@@ -41,8 +42,10 @@ type recordConfig struct {
 }
 
 // RecordSecrets names values (tokens, passwords, keys) that must never
-// be written: wherever they appear in a URL, a header or a body, the
-// recording holds [Masked].
+// be written: wherever they appear in a URL, a header or a body, in any
+// spelling (plain, query- or path-escaped, JSON-escaped), the recording
+// holds [Masked]; a value shorter than 4 bytes only where it is a whole
+// value (a header's value, quoted, a query or form value).
 func RecordSecrets(values ...string) RecordOption {
 	return func(c *recordConfig) {
 		for _, v := range values {
@@ -224,21 +227,29 @@ func originOf(rawURL string) string {
 // fields whose values are credentials.
 var secretName = regexp.MustCompile(`(?i)token|secret|passw|api[-_]?key|^key$|[-_]key$|signature|^sig$|session|cookie|authorization|^auth|^code$|verifier`)
 
-// jsonSecret matches a JSON string field with a secret's name.
-var jsonSecret = regexp.MustCompile(`("(?i:[a-z_\-]*(?:token|secret|password|api_?key|signature|verifier)[a-z_\-]*)"\s*:\s*)"(?:[^"\\]|\\.)*"`)
+// jsonSecretName matches the names of the JSON fields whose string values
+// are credentials (narrower than secretName: a recording's data keeps
+// its "key" and "code" fields).
+var jsonSecretName = regexp.MustCompile(`(?i)^[a-z_\-]*(?:token|secret|password|api_?key|signature|verifier)[a-z_\-]*$`)
 
-type scrubber struct{ secrets []string }
+// scrubber masks the secrets of a recording with internal/secretmask.
+type scrubber struct {
+	secrets []string
 
-// scrub masks the known secrets in s.
-func (s *scrubber) scrub(text string) string {
-	for _, sec := range s.secrets {
-		text = strings.ReplaceAll(text, sec, Masked)
-		if esc := url.QueryEscape(sec); esc != sec {
-			text = strings.ReplaceAll(text, esc, Masked)
-		}
-	}
-	return text
+	once sync.Once
+	m    *secretmask.Masker
 }
+
+// masker is the Masker of the secrets, made once.
+func (s *scrubber) masker() *secretmask.Masker {
+	s.once.Do(func() {
+		s.m = secretmask.NewWith(secretmask.Options{Mask: Masked, Names: jsonSecretName.MatchString}, s.secrets...)
+	})
+	return s.m
+}
+
+// scrub masks the known secrets in text, in every spelling.
+func (s *scrubber) scrub(text string) string { return s.masker().Mask(text) }
 
 // scrubURL masks secret query parameters and known secrets.
 func (s *scrubber) scrubURL(raw string) string {
@@ -277,7 +288,7 @@ func (s *scrubber) scrubBody(body string, contentType string) string {
 	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
 		body = s.scrubQuery(body)
 	} else {
-		body = jsonSecret.ReplaceAllString(body, `${1}"`+Masked+`"`)
+		body = string(s.masker().Fields([]byte(body)))
 	}
 	return s.scrub(body)
 }

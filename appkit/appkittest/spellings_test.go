@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-// TestMaskedSpellings is what the recordings' scrubber masks of a secret in each spelling
+// TestMaskedSpellings is what the recordings' scrubber (secretmask) masks of a secret in each spelling
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
 	mask := func(text string) string { return (&scrubber{secrets: []string{spellingSecret}}).scrub(text) }
 	want := map[string]bool{
-		"plain":         true,
-		"query-escaped": true,
+		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
+		"json": true, "json-no-html": true,
 	}
 	for name, form := range spellings(spellingSecret) {
 		t.Run(name, func(t *testing.T) {
