@@ -93,7 +93,8 @@
 // password alone), OAuth tokens, a refreshed token; each also as it is
 // spelled in a query string, in a URL path and in a JSON string. The
 // Basic user name is not a secret and is shown; a value shorter than 4
-// bytes is not masked (it would mask too much of the message).
+// bytes is masked only where it is a whole value (quoted, a query value),
+// not inside other words (it would mask too much of the message).
 //
 // # Calls reported to the host
 //
