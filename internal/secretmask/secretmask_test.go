@@ -175,6 +175,12 @@ func TestCutNeverEndsWithASecretStart(t *testing.T) {
 	if got := m.Body([]byte("start xabcd"), 100, "…", true); got != "start x…" {
 		t.Errorf("Body of the start of a text: %q", got)
 	}
+	if got := m.Body([]byte(strings.Repeat("y", 20)+"abcd"), 16, "…", false); got != strings.Repeat("y", 13)+"…" {
+		t.Errorf("Body cut at 16: %q", got)
+	}
+	if got := m.Body([]byte(strings.Repeat("y", 11)+"abcdefgh"), 16, "…", false); strings.Contains(got, "a") {
+		t.Errorf("Body of the start of a text: %q", got)
+	}
 }
 
 func TestMaxSecrets(t *testing.T) {
