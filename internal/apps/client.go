@@ -313,22 +313,10 @@ type Exchange struct {
 // calllog.MaxBody (each then masked again by the host, so a kept body may
 // differ from what the app sent); one attempt of a retried call is one
 // UpstreamCall.
-type UpstreamCall struct {
-	// Method and URL of the call, secrets masked.
-	Method string `json:"method"`
-	URL    string `json:"url"`
-	// Status is the answer's status, 0 when none came.
-	Status int `json:"status,omitempty"`
-	// DurationMS is how long the call took; Bytes is the answer's size.
-	DurationMS int64 `json:"durationMs"`
-	Bytes      int64 `json:"bytes,omitempty"`
-	// Request and Response are the bodies, masked and cut, when the host
-	// asked for bodies.
-	Request  string `json:"request,omitempty"`
-	Response string `json:"response,omitempty"`
-	// Error says why no answer came.
-	Error string `json:"error,omitempty"`
-}
+//
+// It is the report's own type: what the host keeps has the fields the app
+// sent, masked again.
+type UpstreamCall = calllog.Call
 
 // Limits of what a run keeps of its exchanges.
 const (
