@@ -31,6 +31,7 @@ import (
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/devloop"
 	"github.com/appkitgo/appkit/internal/host"
+	"github.com/appkitgo/appkit/internal/secretmask"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
@@ -824,10 +825,9 @@ func requestedType(body string) string {
 
 // devSecretParam matches the names of query parameters whose values are
 // masked.
-var devSecretParam = regexp.MustCompile(`(?i)token|key|secret|passw|auth|sig|code|session|credential`)
-
 // devMaskURL is an upstream URL as dev prints it: user info and the values
-// of secret-looking query parameters masked, cleaned and cut.
+// of secret-named query parameters masked (secretmask's names, as the
+// host's), cleaned and cut.
 func devMaskURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -836,19 +836,9 @@ func devMaskURL(raw string) string {
 	if u.User != nil {
 		u.User = url.User("***")
 	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k, vs := range q {
-			if devSecretParam.MatchString(k) {
-				for i := range vs {
-					vs[i] = "***"
-				}
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
+	u.RawQuery = secretmask.New().Query(u.RawQuery)
 	u.Fragment, u.RawFragment = "", ""
-	return devClean(strings.ReplaceAll(u.String(), "%2A%2A%2A", "***"), devTextMax)
+	return devClean(u.String(), devTextMax)
 }
 
 // devClean is text from the network made safe for a terminal: control

@@ -348,6 +348,9 @@ func isValueDelim(c byte) bool {
 // secret by its name.
 func SecretName(k string) bool {
 	k = strings.ToLower(k)
+	if k == "sig" { // a shared access signature's parameter (Azure SAS); a word inside others ("design")
+		return true
+	}
 	for _, w := range []string{"token", "secret", "password", "passwd", "key", "code", "verifier", "credential", "signature", "authorization", "cookie", "session"} {
 		if strings.Contains(k, w) {
 			return true
