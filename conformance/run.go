@@ -16,6 +16,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/pagerules"
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 // ErrStopped is returned (wrapped) by [Run] when the run stopped before its
@@ -545,17 +546,13 @@ func decodeMap(a answer) (map[string]any, error) {
 // redact masks the string values of the given and the validated account
 // (tokens, passwords, refreshed tokens) in s, longest first.
 func (r *runner) redact(s string) string {
-	var secrets []string
-	for _, m := range []map[string]any{r.cfg.Account, r.account} {
-		for k, v := range m {
-			if v, ok := v.(string); ok && len(v) >= 4 && k != "auth" {
-				secrets = append(secrets, v)
+	m := secretmask.New()
+	for _, acct := range []map[string]any{r.cfg.Account, r.account} {
+		for k, v := range acct {
+			if v, ok := v.(string); ok && len(v) >= secretmask.MinLen && k != "auth" {
+				m.Add(v)
 			}
 		}
 	}
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, "***")
-	}
-	return s
+	return m.Mask(s)
 }
