@@ -13,6 +13,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/jsonw"
+	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
 func details(c *echo.Context) *logDetails {
@@ -96,6 +97,12 @@ func (s *server) noteSecrets(c *echo.Context, account map[string]any) {
 		if v, ok := account[k].(string); ok && v != "" {
 			d.secrets = append(d.secrets, v)
 		}
+	}
+	// Basic credentials travel as base64 of "user:password", a spelling an
+	// upstream's error may echo (its Authorization header).
+	user, _ := BasicAuthUsername.Get(account)
+	if pass, ok := BasicAuthPassword.Get(account); ok {
+		d.secrets = append(d.secrets, secretmask.BasicSpellings(user, pass)...)
 	}
 }
 

@@ -3,6 +3,7 @@ package appkit_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -374,5 +375,23 @@ func TestViolationsLoggedOncePerTypeAndRule(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], `type \"t\", item \"1\", field \"n\": value shape: want an integer, got 1.5`) ||
 		!strings.Contains(lines[1], `field \"x\": unknown key`) {
 		t.Fatalf("violation lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A Basic account's credentials are masked in their base64 spelling too:
+// an upstream's error may echo the Authorization header it got.
+func TestBasicCredentialsMaskedInBase64(t *testing.T) {
+	t.Parallel()
+	const user, pass = "alice", "s3cret-pass"
+	header := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	app := &appkit.App{ID: "b", Name: "b", Version: "1", Logger: quietLogger(),
+		Auth: []appkit.Auth{appkit.BasicAuth("Basic", func(context.Context, string, string) (string, error) { return "a", nil })},
+		Actions: []appkit.Action{{ID: "call", Name: "Call", Run: func(context.Context, *appkit.ActionRequest) error {
+			return fmt.Errorf("upstream refused the header %s", header)
+		}}}}
+	h := testapp.Handler(t, app)
+	r := call(t, h, "POST", "/api/v1/automations/action/execute", `{"action":{"action":"call"},"account":{"auth":"basic","username":"alice","password":"s3cret-pass"}}`)
+	if strings.Contains(string(r.raw), header[len("Basic "):]) || !strings.Contains(string(r.raw), "***") {
+		t.Fatalf("answer = %d %s: the base64 credentials are readable", r.status, r.raw)
 	}
 }
