@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/pagerules"
+	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
 // descriptorDoc is GET / both as raw JSON (for the key and type checks) and
@@ -78,13 +78,13 @@ func describeValue(v any, present bool) string {
 		return "missing"
 	}
 	b, _ := json.Marshal(v)
-	return pagerules.JSONType(v) + " " + snippet(b)
+	return jsonw.TypeOf(v) + " " + snippet(b)
 }
 
 // want checks that key of obj holds a value of JSON kind kind.
 func want(obj map[string]any, where, key, kind string, problems *[]problem) {
 	v, ok := obj[key]
-	if !ok || pagerules.JSONType(v) != kind {
+	if !ok || jsonw.TypeOf(v) != kind {
 		*problems = append(*problems, problem{fmt.Sprintf("%s%s: %s", where, key, kind), describeValue(v, ok)})
 	}
 }

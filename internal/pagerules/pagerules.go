@@ -215,44 +215,6 @@ func Describe(v any) string {
 	return s
 }
 
-// JSONType names the JSON type of a decoded value: "null", "boolean",
-// "number", "string", "array" or "object"; a value of any other Go type by
-// its type's name (%T). Numbers may be float64, json.Number, int or int64
-// (decoded with UseNumber, or built in Go). It is the one classification
-// of values behind every message that names a value's kind: the store's,
-// the syncer's, the SDK's and the conformance suite's.
-func JSONType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number, float64, int, int64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// Kind names the kind of a decoded JSON value for a message: its
-// [JSONType] with an article ("a number", "an array"); null as "null", any
-// other Go type by its name.
-func Kind(v any) string {
-	switch t := JSONType(v); t {
-	case "boolean", "number", "string":
-		return "a " + t
-	case "array", "object":
-		return "an " + t
-	default:
-		return t
-	}
-}
-
 // ValueProblem says how the decoded JSON value v does not fit the field:
 // the rule and the detail; "" when it fits. Numbers may be float64 or
 // json.Number. A value not in the stated form that the host converts all

@@ -9,9 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/google/uuid"
-
-	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // refID reads a reference: {"platform/id": "<uuid>"} or a bare uuid string.
@@ -27,7 +26,7 @@ func refID(field string, v any) (string, error) {
 		}
 		s = id
 	default:
-		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, pagerules.Kind(v))
+		return "", Errorf(NameInvalidValue, map[string]any{"field": field}, "field %s: want an object with platform/id, got %s", field, jsonw.Kind(v))
 	}
 	u, err := uuid.Parse(s)
 	if err != nil || len(s) != 36 {

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/google/uuid"
-
-	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
 // DateTimeLayout is the wire form of date-time values.
@@ -109,7 +108,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TInt, TRank:
 		i, ok := ToInt(v)
 		if !ok {
-			return nil, invalid(name, "want an integer, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want an integer, got %s", jsonw.Kind(v))
 		}
 		return i, nil
 	case TDecimal:
@@ -122,7 +121,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 		case float64:
 			s = strconv.FormatFloat(x, 'f', -1, 64)
 		default:
-			return nil, invalid(name, "want a decimal string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want a decimal string, got %s", jsonw.Kind(v))
 		}
 		if !isDecimal(s) {
 			return nil, invalid(name, "want a decimal string, got %q", s)
@@ -131,13 +130,13 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TBool:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, invalid(name, "want a boolean, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want a boolean, got %s", jsonw.Kind(v))
 		}
 		return b, nil
 	case TText, TEmoji:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want a string, got %s", jsonw.Kind(v))
 		}
 		if err := checkText(name, s); err != nil {
 			return nil, err
@@ -146,7 +145,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TEmail:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want an e-mail string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want an e-mail string, got %s", jsonw.Kind(v))
 		}
 		if err := checkText(name, s); err != nil {
 			return nil, err
@@ -158,7 +157,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TDate:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a YYYY-MM-DD string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want a YYYY-MM-DD string, got %s", jsonw.Kind(v))
 		}
 		d, err := ParseDate(s)
 		if err != nil {
@@ -168,7 +167,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TDateTime:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want an ISO 8601 date-time string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want an ISO 8601 date-time string, got %s", jsonw.Kind(v))
 		}
 		ms, err := ParseDateTime(s)
 		if err != nil {
@@ -178,7 +177,7 @@ func ScalarArg(name, prim string, v any) (any, error) {
 	case TUUID:
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid(name, "want a uuid string, got %s", pagerules.Kind(v))
+			return nil, invalid(name, "want a uuid string, got %s", jsonw.Kind(v))
 		}
 		u, err := uuid.Parse(s)
 		if err != nil || len(s) != 36 {
@@ -202,7 +201,7 @@ func RangeArgs(name, prim string, v any) (any, any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, invalid(name, "want an object with start and end, got %s", pagerules.Kind(v))
+		return nil, nil, invalid(name, "want an object with start and end, got %s", jsonw.Kind(v))
 	}
 	for k := range m {
 		if k != "start" && k != "end" {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/appkitgo/appkit/internal/pagerules"
 )
 
@@ -175,7 +176,7 @@ func (b *pageBuilder) notObject(v any) {
 	p := b.p
 	p.items++
 	p.skipped++
-	p.problem("item %d of page %d: not an object (%s)", p.items, b.pageNo, pagerules.Kind(v))
+	p.problem("item %d of page %d: not an object (%s)", p.items, b.pageNo, jsonw.Kind(v))
 }
 
 // addItem takes the next item, an object read into it.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/jsonw"
 	"github.com/appkitgo/appkit/internal/pagerules"
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -84,11 +85,11 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 			}
 			return b, "", nil
 		}
-		return nil, "", itemErr(field, "want a boolean, got %s", pagerules.Kind(v))
+		return nil, "", itemErr(field, "want a boolean, got %s", jsonw.Kind(v))
 	case kDecimal:
 		s, c, ok := pagerules.NumberText(v)
 		if !ok {
-			return nil, "", itemErr(field, "want a number, got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want a number, got %s", jsonw.Kind(v))
 		}
 		a, err := store.ScalarArg(field, store.TDecimal, s)
 		if err != nil {
@@ -106,7 +107,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 		}
 		i, ok := store.ToInt(n)
 		if !ok {
-			return nil, "", itemErr(field, "want an integer, got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want an integer, got %s", jsonw.Kind(v))
 		}
 		return i, c, nil
 	case kDateTime:
@@ -129,7 +130,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 	case kSelect:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok || c == pagerules.JoinedLines {
-			return nil, "", itemErr(field, "want an option (a string), got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want an option (a string), got %s", jsonw.Kind(v))
 		}
 		return sameString(v, s), c, nil
 	case kList:
@@ -148,13 +149,13 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 	case kMarkdown:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			return nil, "", itemErr(field, "want markdown text, got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want markdown text, got %s", jsonw.Kind(v))
 		}
 		return sameString(v, s), c, nil
 	case kHTML:
 		s, c, ok := pagerules.TextOf(v)
 		if !ok {
-			return nil, "", itemErr(field, "want HTML text, got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want HTML text, got %s", jsonw.Kind(v))
 		}
 		md, err := documents.HTMLToMarkdown(s)
 		if err != nil {
@@ -174,7 +175,7 @@ func convert(k kind, field string, v any) (any, pagerules.Coercion, error) {
 		}
 		id, ok := appID(v)
 		if !ok {
-			return nil, "", itemErr(field, "want a related id, got %s", pagerules.Kind(v))
+			return nil, "", itemErr(field, "want a related id, got %s", jsonw.Kind(v))
 		}
 		if _, isStr := v.(string); !isStr && c == "" {
 			c = pagerules.ScalarText
@@ -220,7 +221,7 @@ func stringList(field string, v any) ([]string, pagerules.Coercion, error) {
 				if s, isStr := e.(string); isStr && s == "" {
 					continue
 				}
-				return nil, "", itemErr(field, "want an array of strings, got an element %s", pagerules.Kind(e))
+				return nil, "", itemErr(field, "want an array of strings, got an element %s", jsonw.Kind(e))
 			}
 			if _, isStr := e.(string); !isStr {
 				c = pagerules.ScalarText
@@ -231,7 +232,7 @@ func stringList(field string, v any) ([]string, pagerules.Coercion, error) {
 	}
 	id, ok := appID(v)
 	if !ok {
-		return nil, "", itemErr(field, "want an array of strings, got %s", pagerules.Kind(v))
+		return nil, "", itemErr(field, "want an array of strings, got %s", jsonw.Kind(v))
 	}
 	return []string{id}, pagerules.ScalarText, nil
 }
@@ -247,7 +248,7 @@ func parseTime(v any) (time.Time, pagerules.Coercion, error) {
 	if s, isStr := v.(string); isStr {
 		return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %q", strings.TrimSpace(s))
 	}
-	return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %s", pagerules.Kind(v))
+	return time.Time{}, "", fmt.Errorf("want an ISO 8601 date-time, got %s", jsonw.Kind(v))
 }
 
 // convertRange reads a range: a JSON string of an object (the stated
@@ -268,7 +269,7 @@ func convertRange(k kind, field string, v any) (any, pagerules.Coercion, error) 
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %s", pagerules.Kind(v))
+		return nil, "", itemErr(field, "want a range {\"start\", \"end\"}, got %s", jsonw.Kind(v))
 	}
 	var out [2]any
 	for i, key := range []string{"start", "end"} {

@@ -1,15 +1,15 @@
-package pagerules
+package jsonw
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// TestJSONTypeAndKind pins the one classification of values behind every
+// TestTypeOfAndKind pins the one classification of values behind every
 // message that names a value's kind (the store's, the syncer's, the SDK's,
 // the conformance suite's): a number is a number whether it was decoded
 // (float64, json.Number) or built in Go (int, int64).
-func TestJSONTypeAndKind(t *testing.T) {
+func TestTypeOfAndKind(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
@@ -34,8 +34,8 @@ func TestJSONTypeAndKind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := JSONType(tc.v); got != tc.jsonType {
-				t.Errorf("JSONType(%#v) = %q, want %q", tc.v, got, tc.jsonType)
+			if got := TypeOf(tc.v); got != tc.jsonType {
+				t.Errorf("TypeOf(%#v) = %q, want %q", tc.v, got, tc.jsonType)
 			}
 			if got := Kind(tc.v); got != tc.kind {
 				t.Errorf("Kind(%#v) = %q, want %q", tc.v, got, tc.kind)
