@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/appkitgo/appkit/internal/netguard"
+	"github.com/appkitgo/appkit/internal/problems"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
@@ -159,27 +159,26 @@ func (c Config) WithDefaults() Config {
 // validate checks a Config after WithDefaults and returns the key to seal
 // with; every error wraps ErrConfig.
 func (c Config) validate() ([]byte, error) {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	if c.Store == nil {
-		bad("Store is required")
+		bad.Add("Store is required")
 	}
 	key := c.Key
 	switch {
 	case len(key) > 0 && c.KeyText != "":
-		bad("give Key or KeyText, not both")
+		bad.Add("give Key or KeyText, not both")
 	case len(key) > 0:
 		if len(key) != KeySize {
-			bad("the secret key has %d bytes, want %d", len(key), KeySize)
+			bad.Add("the secret key has %d bytes, want %d", len(key), KeySize)
 		}
 	case c.KeyText != "":
 		k, err := ParseKey(c.KeyText)
 		if err != nil {
-			bad("KeyText: %w", err)
+			bad.Add("KeyText: %w", err)
 		}
 		key = k
 	default:
-		bad("a secret key (Key or KeyText) is required")
+		bad.Add("a secret key (Key or KeyText) is required")
 	}
 	for _, d := range []struct {
 		name string
@@ -192,26 +191,26 @@ func (c Config) validate() ([]byte, error) {
 		{"PauseDelay", c.PauseDelay, time.Millisecond},
 	} {
 		if d.v < d.min {
-			bad("%s is %s, want at least %s", d.name, d.v, d.min)
+			bad.Add("%s is %s, want at least %s", d.name, d.v, d.min)
 		}
 	}
 	if c.Workers < 1 {
-		bad("Workers is %d, want at least 1", c.Workers)
+		bad.Add("Workers is %d, want at least 1", c.Workers)
 	}
 	if c.MaxRunsPerApp < 1 || c.MaxRunsPerApp > max(c.Workers, 1) {
-		bad("MaxRunsPerApp is %d, want 1 to Workers (%d)", c.MaxRunsPerApp, c.Workers)
+		bad.Add("MaxRunsPerApp is %d, want 1 to Workers (%d)", c.MaxRunsPerApp, c.Workers)
 	}
 	if c.KeepExchanges < 1 {
-		bad("KeepExchanges is %d, want at least 1", c.KeepExchanges)
+		bad.Add("KeepExchanges is %d, want at least 1", c.KeepExchanges)
 	}
 	if c.KeepActionRuns < 1 {
-		bad("KeepActionRuns is %d, want at least 1", c.KeepActionRuns)
+		bad.Add("KeepActionRuns is %d, want at least 1", c.KeepActionRuns)
 	}
 	if c.CommitItems < 0 {
-		bad("CommitItems is %d, want 0 (the engine's default) or more", c.CommitItems)
+		bad.Add("CommitItems is %d, want 0 (the engine's default) or more", c.CommitItems)
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
+	if err := bad.Err(ErrConfig); err != nil {
+		return nil, err
 	}
 	return key, nil
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/appkitgo/appkit/internal/problems"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -101,21 +102,17 @@ func (o Options) WithDefaults() Options {
 // validate checks Options after WithDefaults and reports every problem at
 // once, wrapped in ErrInvalid.
 func (o Options) validate() error {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	if o.PasswordCost < bcrypt.MinCost || o.PasswordCost > bcrypt.MaxCost {
-		bad("password cost %d (want %d to %d)", o.PasswordCost, bcrypt.MinCost, bcrypt.MaxCost)
+		bad.Add("password cost %d (want %d to %d)", o.PasswordCost, bcrypt.MinCost, bcrypt.MaxCost)
 	}
 	if o.SessionTTL < time.Second {
-		bad("SessionTTL is %s, want at least 1s", o.SessionTTL)
+		bad.Add("SessionTTL is %s, want at least 1s", o.SessionTTL)
 	}
 	if o.MaxPasswordChecks < 1 {
-		bad("MaxPasswordChecks is %d, want at least 1", o.MaxPasswordChecks)
+		bad.Add("MaxPasswordChecks is %d, want at least 1", o.MaxPasswordChecks)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(problems...))
-	}
-	return nil
+	return bad.Err(ErrInvalid)
 }
 
 // Service is the users, sessions and tokens store. It is safe for

@@ -98,6 +98,7 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 	"github.com/appkitgo/appkit/internal/auth"
 	"github.com/appkitgo/appkit/internal/documents"
+	"github.com/appkitgo/appkit/internal/problems"
 	"github.com/appkitgo/appkit/internal/store"
 )
 
@@ -160,21 +161,17 @@ func (c Config) WithDefaults() Config {
 // validate checks a Config after WithDefaults and reports every problem at
 // once, wrapped in ErrConfig.
 func (c Config) validate() error {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	if c.Auth == nil {
-		bad("Auth is required")
+		bad.Add("Auth is required")
 	}
 	if c.Store == nil {
-		bad("Store is required")
+		bad.Add("Store is required")
 	}
 	if c.SessionCookie == "" {
-		bad("SessionCookie is required")
+		bad.Add("SessionCookie is required")
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
-	}
-	return nil
+	return bad.Err(ErrConfig)
 }
 
 // Console is the console's http.Handler.

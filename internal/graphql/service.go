@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/appkitgo/appkit/internal/problems"
 	"github.com/appkitgo/appkit/internal/query"
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -212,10 +213,9 @@ func positiveOr[T int | int64 | time.Duration](v *T, d T) {
 // validate checks a Config after WithDefaults and reports every problem at
 // once, wrapped in ErrConfig.
 func (c Config) validate() error {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	if c.Store == nil {
-		bad("Store is required")
+		bad.Add("Store is required")
 	}
 	for _, n := range []struct {
 		name string
@@ -234,19 +234,16 @@ func (c Config) validate() error {
 		{"FetchTimeout", int64(c.FetchTimeout)},
 	} {
 		if n.v <= 0 {
-			bad("%s is %d, want more than 0", n.name, n.v)
+			bad.Add("%s is %d, want more than 0", n.name, n.v)
 		}
 	}
 	if c.Gate == nil {
-		bad("Gate is required")
+		bad.Add("Gate is required")
 	}
 	if !strings.HasPrefix(c.FilesPath, "/") || !strings.HasSuffix(c.FilesPath, "/") {
-		bad("FilesPath %q is not a path that begins and ends with /", c.FilesPath)
+		bad.Add("FilesPath %q is not a path that begins and ends with /", c.FilesPath)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
-	}
-	return nil
+	return bad.Err(ErrConfig)
 }
 
 // New returns a service on cfg.Store. cfg is completed with

@@ -82,6 +82,7 @@ import (
 	"github.com/appkitgo/appkit/internal/documents"
 	"github.com/appkitgo/appkit/internal/httpjson"
 	"github.com/appkitgo/appkit/internal/observe"
+	"github.com/appkitgo/appkit/internal/problems"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/rs/zerolog"
 )
@@ -187,40 +188,36 @@ func (c Config) WithDefaults() Config {
 // validate checks a Config after WithDefaults and reports every problem at
 // once, wrapped in ErrConfig.
 func (c Config) validate() error {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	if c.Store == nil {
-		bad("Store is required")
+		bad.Add("Store is required")
 	}
 	if c.RateLimit < 0 || c.WorkspaceRateLimit < 0 {
-		bad("negative rate limit %v/%v", c.RateLimit, c.WorkspaceRateLimit)
+		bad.Add("negative rate limit %v/%v", c.RateLimit, c.WorkspaceRateLimit)
 	}
 	if c.RateBurst < 0 {
-		bad("RateBurst is %d, want 0 (from RateLimit) or more", c.RateBurst)
+		bad.Add("RateBurst is %d, want 0 (from RateLimit) or more", c.RateBurst)
 	}
 	if c.MaxBody < 1 {
-		bad("MaxBody is %d, want at least 1", c.MaxBody)
+		bad.Add("MaxBody is %d, want at least 1", c.MaxBody)
 	}
 	if c.RequestTimeout < time.Millisecond {
-		bad("RequestTimeout is %s, want at least 1ms", c.RequestTimeout)
+		bad.Add("RequestTimeout is %s, want at least 1ms", c.RequestTimeout)
 	}
 	if c.SessionTTL < 0 {
-		bad("SessionTTL is %s, want 0 (the default) or more", c.SessionTTL)
+		bad.Add("SessionTTL is %s, want 0 (the default) or more", c.SessionTTL)
 	}
 	if c.Token != "" {
 		if err := auth.ValidateTokenValue(c.Token); err != nil {
-			bad("the start-up token: %w", err)
+			bad.Add("the start-up token: %w", err)
 		}
 	}
 	if c.AdminPassword != "" {
 		if err := auth.ValidatePassword(c.AdminPassword); err != nil {
-			bad("the admin password: %w", err)
+			bad.Add("the admin password: %w", err)
 		}
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrConfig, errors.Join(problems...))
-	}
-	return nil
+	return bad.Err(ErrConfig)
 }
 
 // Host is the workspace host's HTTP handler.

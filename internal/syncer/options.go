@@ -3,8 +3,9 @@ package syncer
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/appkitgo/appkit/internal/problems"
 )
 
 // Defaults of [Options] that have no constant of their own elsewhere.
@@ -47,8 +48,7 @@ func (o Options) WithDefaults() Options {
 // once, wrapped in ErrOptions. (The app's address is checked by the
 // client the engine makes from it.)
 func (o Options) validate() error {
-	var problems []error
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var bad problems.List
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -60,7 +60,7 @@ func (o Options) validate() error {
 		{"Retry.Max", o.Retry.Max},
 	} {
 		if d.v < 0 {
-			bad("%s is %s, want 0 (the default) or more", d.name, d.v)
+			bad.Add("%s is %s, want 0 (the default) or more", d.name, d.v)
 		}
 	}
 	for _, n := range []struct {
@@ -74,14 +74,11 @@ func (o Options) validate() error {
 		{"Retry.Attempts", int64(o.Retry.Attempts)},
 	} {
 		if n.v < 0 {
-			bad("%s is %d, want 0 (the default) or more", n.name, n.v)
+			bad.Add("%s is %d, want 0 (the default) or more", n.name, n.v)
 		}
 	}
 	if o.Space != "" && !ValidSpace(o.Space) {
-		bad("the space %q is not lower-case letters, digits and dashes (at most 60)", o.Space)
+		bad.Add("the space %q is not lower-case letters, digits and dashes (at most 60)", o.Space)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %w", ErrOptions, errors.Join(problems...))
-	}
-	return nil
+	return bad.Err(ErrOptions)
 }
