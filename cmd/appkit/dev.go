@@ -838,7 +838,8 @@ func devMaskURL(raw string) string {
 	}
 	u.RawQuery = secretmask.New().Query(u.RawQuery)
 	u.Fragment, u.RawFragment = "", ""
-	return devClean(u.String(), devTextMax)
+	// url.User escapes the mask's stars; the query keeps its own bytes.
+	return devClean(strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1), devTextMax)
 }
 
 // devClean is text from the network made safe for a terminal: control

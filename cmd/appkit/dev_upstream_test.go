@@ -47,7 +47,7 @@ func TestPrintDevExchanges(t *testing.T) {
 			),
 		}}, `  calls to the app with upstream calls or failures:
   POST /api/v1/synchronizer/data task → 200, 120 ms
-      GET https://***@api.example.com/tasks?access_token=***&page=2 → 200, 80 ms, 2.0 KiB
+      GET https://***@api.example.com/tasks?page=2&access_token=*** → 200, 80 ms, 2.0 KiB
       GET https://api.example.com/tasks?page=3 → no answer, 3 ms, error: dial tcp: connection refused�[2J
       POST https://api.example.com/big → 503, 1200 ms, 3.0 MiB
 `, true},
