@@ -30,11 +30,39 @@ type ActionRun struct {
 	Answer       string `json:"answer,omitempty"`
 	// Error says why it failed (secrets masked).
 	Error string `json:"error,omitempty"`
+	// RequestID, Upstream and UpstreamDropped are the action call's
+	// request id and the calls the app reported making to its upstream
+	// API while running it, as an [Exchange] holds them.
+	ActionUpstream
 	// RanBy names who ran it.
 	RanBy string `json:"ranBy"`
 	// StartedAt is when it ran; DurationMS how long it took.
 	StartedAt  time.Time `json:"startedAt"`
 	DurationMS int64     `json:"durationMs"`
+}
+
+// ActionUpstream is what an action call's exchange says of the app's own
+// calls: its request id and the upstream calls the app reported.
+type ActionUpstream struct {
+	RequestID       string         `json:"requestId,omitempty"`
+	Upstream        []UpstreamCall `json:"upstream,omitempty"`
+	UpstreamDropped int            `json:"upstreamDropped,omitempty"`
+}
+
+// actionExchange is the action call's exchange among what rec kept.
+func actionExchange(rec *recorder) (Exchange, bool) {
+	list, _ := rec.exchanges()
+	for _, ex := range list {
+		if ex.Path == protocol.PathActionExecute {
+			return ex, true
+		}
+	}
+	return Exchange{}, false
+}
+
+// upstreamOf is what an exchange says of the app's upstream calls.
+func upstreamOf(ex Exchange) ActionUpstream {
+	return ActionUpstream{RequestID: ex.RequestID, Upstream: ex.Upstream, UpstreamDropped: ex.UpstreamDropped}
 }
 
 // record adds a run of an action to the app's history (a failure to record
@@ -45,10 +73,11 @@ func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Ac
 	for k, v := range args {
 		run.Args[k] = m.mask(v)
 	}
-	for _, ex := range func() []Exchange { l, _ := rec.exchanges(); return l }() {
-		if ex.Path == protocol.PathActionExecute {
-			run.AnswerStatus, run.Answer = ex.Status, ex.Response
-		}
+	upstream := ""
+	if ex, ok := actionExchange(rec); ok {
+		run.AnswerStatus, run.Answer = ex.Status, ex.Response
+		run.ActionUpstream = upstreamOf(ex)
+		upstream = mustJSON(run.ActionUpstream)
 	}
 	if runErr != nil {
 		run.Status, run.Error = StatusFailed, runErr.Error()
@@ -61,9 +90,9 @@ func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Ac
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO apps_actions (id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), run.ID, a.ID, acc.ID, act.Action, mustJSON(run.Args), entity, run.Status, run.AnswerStatus, run.Answer,
-			run.Error, run.RanBy, ms(started), max(dur, 0)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO apps_actions (id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms, upstream)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), run.ID, a.ID, acc.ID, act.Action, mustJSON(run.Args), entity, run.Status, run.AnswerStatus, run.Answer,
+			run.Error, run.RanBy, ms(started), max(dur, 0), upstream); err != nil {
 			return err
 		}
 		// Beyond the latest Config.KeepActionRuns of the app, the oldest go.
@@ -85,7 +114,7 @@ func (s *Actions) ActionRuns(ctx context.Context, appID string, limit int) ([]*A
 	if limit <= 0 || limit > 1000 {
 		limit = 50
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms, upstream
  FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`), appID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list action runs: %w", err)
@@ -94,10 +123,15 @@ func (s *Actions) ActionRuns(ctx context.Context, appID string, limit int) ([]*A
 	out := []*ActionRun{}
 	for rows.Next() {
 		var r ActionRun
-		var args, entity string
+		var args, entity, upstream string
 		var started int64
-		if err := rows.Scan(&r.ID, &r.App, &r.Account, &r.Action, &args, &entity, &r.Status, &r.AnswerStatus, &r.Answer, &r.Error, &r.RanBy, &started, &r.DurationMS); err != nil {
+		if err := rows.Scan(&r.ID, &r.App, &r.Account, &r.Action, &args, &entity, &r.Status, &r.AnswerStatus, &r.Answer, &r.Error, &r.RanBy, &started, &r.DurationMS, &upstream); err != nil {
 			return nil, err
+		}
+		if upstream != "" {
+			if err := json.Unmarshal([]byte(upstream), &r.ActionUpstream); err != nil {
+				return nil, fmt.Errorf("decode an action run's upstream calls: %w", err)
+			}
 		}
 		if err := json.Unmarshal([]byte(args), &r.Args); err != nil {
 			return nil, fmt.Errorf("decode an action run's arguments: %w", err)

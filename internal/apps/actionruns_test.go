@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/calllog"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -116,6 +117,53 @@ func TestActionRunsMaskSecretsInArgs(t *testing.T) {
 		}
 		if strings.Contains(stored, "account-token-42") {
 			t.Errorf("the stored history holds the token in clear: %s", stored)
+		}
+	})
+}
+
+// An action run keeps the calls the app reported making to its upstream
+// API while running it, as a sync run's exchanges do: in the result, in
+// the history (on both engines), masked again by the host.
+func TestActionRunsKeepUpstreamCalls(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		svc, _ := testService(t, dsn, nil)
+		app := newFakeApp(t, "token", nil)
+		var mu sync.Mutex
+		var asked, requestID string
+		app.handlers["GET "+protocol.PathDescriptor] = answer(200, `{"id":"act","name":"Act","version":"1.0.0","type":"action",`+
+			`"authentication":[{"id":"token","name":"Account","fields":[{"id":"token","name":"Token","type":"password"}]}],`+
+			`"actions":[{"action":"post","name":"Post","args":[]}],"responsibleFor":{"automations":true}}`)
+		app.handlers["POST "+protocol.PathActionExecute] = func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			asked, requestID = r.Header.Get(calllog.RequestHeader), r.Header.Get("X-Request-Id")
+			mu.Unlock()
+			// The app forgot to mask the token in the URL: the host does.
+			w.Header().Set(calllog.AnswerHeader, `{"calls":[{"method":"POST","url":"https://api.example/send?t=account-token-42","status":201,"durationMs":7,"bytes":12}],"dropped":2}`)
+			answer(200, `{"ok":true}`)(w, r)
+		}
+		a, acc := registerWithAccount(t, svc, app.url)
+		res, err := svc.Actions.RunAction(ctx, ActionRequest{App: a.ID, Account: acc.ID, Action: "post"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if asked == "" || requestID == "" {
+			t.Fatalf("the action call asked for upstream calls %q with request id %q", asked, requestID)
+		}
+		runs, err := svc.Actions.ActionRuns(ctx, a.ID, 0)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%d runs: %v", len(runs), err)
+		}
+		for name, got := range map[string]ActionUpstream{"result": res.ActionUpstream, "history": runs[0].ActionUpstream} {
+			if got.RequestID != requestID || got.UpstreamDropped != 2 || len(got.Upstream) != 1 {
+				t.Fatalf("%s: %+v, want request id %s, one call and two dropped", name, got, requestID)
+			}
+			if c := got.Upstream[0]; c.Method != "POST" || c.Status != 201 || c.URL != "https://api.example/send?t=***" {
+				t.Errorf("%s: the call %+v, want POST 201 with the token masked", name, c)
+			}
 		}
 	})
 }

@@ -44,6 +44,10 @@ type ActionResult struct {
 	Action string `json:"action"`
 	// Args are the arguments as sent (templates rendered).
 	Args map[string]string `json:"args"`
+	// ActionUpstream holds the calls the app reported making to its
+	// upstream API while running the action (with the console's bodies
+	// when Config.UpstreamBodies is set).
+	ActionUpstream
 }
 
 // Limits of an action call.
@@ -141,7 +145,11 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	if err != nil {
 		return nil, err
 	}
-	return &ActionResult{Action: act.Action, Args: args}, nil
+	res := &ActionResult{Action: act.Action, Args: args}
+	if ex, ok := actionExchange(rec); ok {
+		res.ActionUpstream = upstreamOf(ex)
+	}
+	return res, nil
 }
 
 // maskedError is err with its message masked: errors.Is and As still see

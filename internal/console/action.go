@@ -16,6 +16,9 @@ type actionView struct {
 	Action   *protocol.Action
 	Accounts []*apps.Account
 	Result   *apps.ActionResult
+	// Calls are the calls the app made to its upstream API while running
+	// the action (the result's), as an exchange shows them.
+	Calls *exchangeView
 	// Types are the store's databases, for the entity of text templates.
 	Types []string
 }
@@ -79,6 +82,13 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) error {
 		})
 	}
 	d.Result = res
+	d.Calls = actionCalls(res)
 	l.Notice = "The app ran the action."
 	return actionScreen.show(c, w, r, http.StatusOK, l, d)
+}
+
+// actionCalls shows an action's upstream calls as an exchange's.
+func actionCalls(res *apps.ActionResult) *exchangeView {
+	return &exchangeView{Exchange: apps.Exchange{RequestID: res.RequestID, Upstream: res.Upstream, UpstreamDropped: res.UpstreamDropped},
+		Upstream: upstreamViews(res.Upstream)}
 }

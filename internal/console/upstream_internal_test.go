@@ -111,3 +111,23 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// The action screen shows, after a run, the calls the app made to its
+// upstream API while running the action.
+func TestActionShowsUpstreamCalls(t *testing.T) {
+	t.Parallel()
+	ex := upstreamExchanges()[0]
+	res := &apps.ActionResult{Action: "post", Args: map[string]string{},
+		ActionUpstream: apps.ActionUpstream{RequestID: ex.RequestID, Upstream: ex.Upstream, UpstreamDropped: ex.UpstreamDropped}}
+	view := &actionView{App: &apps.App{ID: "a"}, Action: &protocol.Action{Action: "post", Name: "Post"}, Result: res, Calls: actionCalls(res)}
+	body := renderPage(t, actionScreen, layout{Title: "Post", Form: url.Values{}}, view)
+	for _, want := range []string{
+		`<p class="request-id muted"><small>request id <code>req-7f3a&lt;x&gt;</code></small></p>`,
+		`<td class="url"><code>https://api.example.com/tasks?page=2&amp;token=***</code></td>`,
+		`<p class="muted upstream-dropped">3 more calls not kept</p>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the action page lacks %s", want)
+		}
+	}
+}

@@ -161,6 +161,9 @@ var migrations = []migration{
 			"CREATE INDEX entity_notifications_entity ON entity_notifications (entity_id)",
 		},
 	},
+	// An action run keeps the calls the app made to its upstream API while
+	// running it, as a sync run's exchanges do (JSON; '' for none).
+	{version: 9, name: "apps: upstream calls of action runs", data: addActionUpstream},
 }
 
 // withBoth is m with stmts, which read the same on both engines.
@@ -321,6 +324,14 @@ func adoptAppsTables(m *migrator) error {
 		}
 	}
 	return nil
+}
+
+// addActionUpstream gives apps_actions its upstream column, where it has
+// none yet (a step that may run again on a table that has it: a store whose
+// apps migrations are run again, as for a store made before them).
+func addActionUpstream(m *migrator) error {
+	return m.s.drv.adoptTable(m, earlierTable{table: "apps_actions", create: createAppsActions,
+		added: []column{{"upstream", "TEXT NOT NULL DEFAULT ''"}}})
 }
 
 // migrator runs migrations in the migrating transaction.
