@@ -207,32 +207,14 @@ func (t *Tx) CreateEnum(name string) error {
 
 // CreateField runs schema.field/create.
 func (t *Tx) CreateField(fs FieldSpec) error {
-	if err := t.mutable(); err != nil {
-		return err
-	}
-	holder, err := t.userType(fs.Holder)
+	holder, f, err := t.newField(fs)
 	if err != nil {
 		return err
 	}
-	if !validName(fs.Name) {
-		return Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
-	}
-	if holder.Field(fs.Name) != nil {
-		return Errorf(NameFieldExists, map[string]any{"type": fs.Holder, "field": fs.Name}, "field %s already exists on %s", fs.Name, fs.Holder)
-	}
-	id, err := newID(fs.ID)
-	if err != nil {
-		return err
-	}
-	if t.cat.FieldByID(id) != nil {
-		return Errorf(NameFieldExists, map[string]any{"id": id}, "a field with id %s already exists", id)
-	}
-	meta := copyMeta(fs.Meta)
-	f := &Field{ID: id, Name: fs.Name, Meta: meta}
 	if IsPrimitive(fs.Type) {
 		f.Role = RolePrimitive
 		f.Prim = fs.Type
-		if dv, ok := meta["platform/default-value"]; ok && dv != "$now" {
+		if dv, ok := f.Meta["platform/default-value"]; ok && dv != "$now" {
 			if err := checkValue(f, dv); err != nil {
 				return err
 			}
@@ -243,40 +225,12 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	if target == nil {
 		return Errorf(NameTypeNotFound, map[string]any{"type": fs.Type}, "field type %s is neither a primitive nor a known type", fs.Type)
 	}
-	f.Role = RoleRelation
-	f.TargetID = target.ID
-	f.Collection = metaBool(meta, "platform/collection?")
-	if rel, ok := meta["platform/relation"]; ok {
-		s, _ := rel.(string)
-		if _, err := uuid.Parse(s); err != nil {
-			return Errorf(NameInvalidSchema, map[string]any{"field": fs.Name}, "platform/relation must be a uuid")
-		}
-		f.Relation = s
-	}
-	if target.Kind != KindDomain && f.Collection {
-		return Errorf(NameInvalidSchema, map[string]any{"field": fs.Name}, "a field of type %s cannot be a collection", target.Name)
-	}
-	var partner *Field
-	if f.Relation != "" {
-		for _, g := range target.Fields {
-			if g.Role == RoleRelation && g.Relation == f.Relation && g.TargetID == holder.ID {
-				partner = g
-			}
-		}
-		if partner == nil {
-			for _, ty := range t.cat.Types {
-				for _, g := range ty.Fields {
-					if g.Relation == f.Relation {
-						return Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already pairs fields of other types", f.Relation)
-					}
-				}
-			}
-		} else if p2 := t.cat.Partner(partner); p2 != nil {
-			return Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
-		}
+	partner, err := t.relationField(holder, f, target)
+	if err != nil {
+		return err
 	}
 	if !f.Collection && (partner == nil || partner.Collection || partner.Storage != StoreColumn) {
-		// The field gets a column of its own (see the StoreColumn case).
+		// The field gets a column of its own (see storeRelation).
 		if err := t.roomForColumns(holder, f.Name, 1); err != nil {
 			return err
 		}
@@ -284,40 +238,94 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 	f.HolderID = holder.ID
 	holder.Fields = append(holder.Fields, f)
 	t.cat.reindex()
-	d := t.s.dialect
+	if err := t.storeRelation(holder, f, partner, target); err != nil {
+		return err
+	}
+	if dv, ok := f.Meta["platform/default-value"]; ok {
+		if err := t.checkRelationDefault(f, dv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newField checks what every new field needs (a mutable schema, a user
+// type holding it, a free valid name and id) and returns its holder and
+// the field, its role still to be set.
+func (t *Tx) newField(fs FieldSpec) (*Type, *Field, error) {
+	if err := t.mutable(); err != nil {
+		return nil, nil, err
+	}
+	holder, err := t.userType(fs.Holder)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !validName(fs.Name) {
+		return nil, nil, Errorf(NameInvalidName, map[string]any{"name": fs.Name}, "invalid field name %q (want <app>/<name>)", fs.Name)
+	}
+	if holder.Field(fs.Name) != nil {
+		return nil, nil, Errorf(NameFieldExists, map[string]any{"type": fs.Holder, "field": fs.Name}, "field %s already exists on %s", fs.Name, fs.Holder)
+	}
+	id, err := newID(fs.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.cat.FieldByID(id) != nil {
+		return nil, nil, Errorf(NameFieldExists, map[string]any{"id": id}, "a field with id %s already exists", id)
+	}
+	return holder, &Field{ID: id, Name: fs.Name, Meta: copyMeta(fs.Meta)}, nil
+}
+
+// relationField makes f a relation from holder to target as its meta
+// says (a collection, a relation id) and returns the field of target it
+// pairs with, nil when none.
+func (t *Tx) relationField(holder *Type, f *Field, target *Type) (*Field, error) {
+	f.Role = RoleRelation
+	f.TargetID = target.ID
+	f.Collection = metaBool(f.Meta, "platform/collection?")
+	if rel, ok := f.Meta["platform/relation"]; ok {
+		s, _ := rel.(string)
+		if _, err := uuid.Parse(s); err != nil {
+			return nil, Errorf(NameInvalidSchema, map[string]any{"field": f.Name}, "platform/relation must be a uuid")
+		}
+		f.Relation = s
+	}
+	if target.Kind != KindDomain && f.Collection {
+		return nil, Errorf(NameInvalidSchema, map[string]any{"field": f.Name}, "a field of type %s cannot be a collection", target.Name)
+	}
+	if f.Relation == "" {
+		return nil, nil
+	}
+	var partner *Field
+	for _, g := range target.Fields {
+		if g.Role == RoleRelation && g.Relation == f.Relation && g.TargetID == holder.ID {
+			partner = g
+		}
+	}
+	if partner == nil {
+		for _, ty := range t.cat.Types {
+			for _, g := range ty.Fields {
+				if g.Relation == f.Relation {
+					return nil, Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already pairs fields of other types", f.Relation)
+				}
+			}
+		}
+	} else if p2 := t.cat.Partner(partner); p2 != nil {
+		return nil, Errorf(NameInvalidSchema, map[string]any{"relation": f.Relation}, "relation %s already has two fields", f.Relation)
+	}
+	return partner, nil
+}
+
+// storeRelation chooses where the relation f of holder keeps its values
+// (a column of its own, its partner's column read in reverse, or a link
+// table shared with its partner) and makes that storage.
+func (t *Tx) storeRelation(holder *Type, f, partner *Field, target *Type) error {
 	switch {
 	case !f.Collection && partner != nil && !partner.Collection && partner.Storage == StoreColumn:
 		f.Storage = StoreReverse
 		f.PartnerID = partner.ID
 	case !f.Collection:
-		f.Storage = StoreColumn
-		f.Col = t.cat.newIdent("c")
-		if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", holder.Table, f.Col, SQLType(d, TText))); err != nil {
-			return err
-		}
-		if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", holder.Table, f.Col, holder.Table, f.Col)); err != nil {
-			return err
-		}
-		if partner != nil && partner.Storage == StoreLink {
-			// Move a lone collection's links into the new column.
-			hcol, tcol := "b", "a"
-			if partner.LinkSide == "b" {
-				hcol, tcol = "a", "b"
-			}
-			if err := t.ddl(fmt.Sprintf("UPDATE %s SET %s = (SELECT l.%s FROM %s l WHERE l.%s = %s.id ORDER BY l.%s LIMIT 1)",
-				holder.Table, f.Col, tcol, partner.Link, hcol, holder.Table, tcol)); err != nil {
-				return err
-			}
-			if err := t.ddl("DROP TABLE " + partner.Link); err != nil {
-				return err
-			}
-			partner.Storage, partner.Link, partner.LinkSide, partner.PartnerID = StoreReverse, "", "", f.ID
-		}
-		if target.Name == DocumentType {
-			if err := t.createDocsForExisting(holder, f); err != nil {
-				return err
-			}
-		}
+		return t.relationColumn(holder, f, partner, target)
 	case partner != nil && !partner.Collection:
 		f.Storage = StoreReverse
 		f.PartnerID = partner.ID
@@ -332,7 +340,7 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 		f.Storage = StoreLink
 		f.Link = t.cat.newIdent("l")
 		f.LinkSide = "a"
-		text := SQLType(d, TText)
+		text := SQLType(t.s.dialect, TText)
 		if err := t.ddl(fmt.Sprintf("CREATE TABLE %s (a %s NOT NULL, b %s NOT NULL, PRIMARY KEY (a, b))", f.Link, text, text)); err != nil {
 			return err
 		}
@@ -340,10 +348,38 @@ func (t *Tx) CreateField(fs FieldSpec) error {
 			return err
 		}
 	}
-	if dv, ok := meta["platform/default-value"]; ok {
-		if err := t.checkRelationDefault(f, dv); err != nil {
+	return nil
+}
+
+// relationColumn gives the to-one relation f a column of its own in
+// holder's table; a lone collection partner's links move into it (the
+// partner then reads the column in reverse), and a field to documents
+// gets a document for each existing entity.
+func (t *Tx) relationColumn(holder *Type, f, partner *Field, target *Type) error {
+	f.Storage = StoreColumn
+	f.Col = t.cat.newIdent("c")
+	if err := t.ddl(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", holder.Table, f.Col, SQLType(t.s.dialect, TText))); err != nil {
+		return err
+	}
+	if err := t.ddl(fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", holder.Table, f.Col, holder.Table, f.Col)); err != nil {
+		return err
+	}
+	if partner != nil && partner.Storage == StoreLink {
+		hcol, tcol := "b", "a"
+		if partner.LinkSide == "b" {
+			hcol, tcol = "a", "b"
+		}
+		if err := t.ddl(fmt.Sprintf("UPDATE %s SET %s = (SELECT l.%s FROM %s l WHERE l.%s = %s.id ORDER BY l.%s LIMIT 1)",
+			holder.Table, f.Col, tcol, partner.Link, hcol, holder.Table, tcol)); err != nil {
 			return err
 		}
+		if err := t.ddl("DROP TABLE " + partner.Link); err != nil {
+			return err
+		}
+		partner.Storage, partner.Link, partner.LinkSide, partner.PartnerID = StoreReverse, "", "", f.ID
+	}
+	if target.Name == DocumentType {
+		return t.createDocsForExisting(holder, f)
 	}
 	return nil
 }
