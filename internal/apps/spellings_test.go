@@ -1,14 +1,10 @@
 package apps
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
-	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/testkit/spellings"
 )
 
 // TestMaskedSpellings is what the host's masker (secretmask) masks of a secret in each spelling
@@ -16,52 +12,15 @@ import (
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
 	mask := func(text string) string {
-		return newMasker(map[string]any{"user": spellingUser, "password": spellingSecret}, basicDescriptor).mask(text)
+		return newMasker(map[string]any{"user": spellings.User, "password": spellings.Secret}, basicDescriptor).mask(text)
 	}
 	want := map[string]bool{
 		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
 		"json": true, "json-no-html": true, "basic-base64": true, "basic-base64url": true,
 	}
-	for name, form := range spellings(spellingSecret) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			got := mask("before " + form + " after")
-			if masked := !strings.Contains(got, form); masked != want[name] {
-				t.Errorf("%s %q: masked %v, want %v (got %q)", name, form, masked, want[name], got)
-			}
-		})
-	}
+	spellings.Check(t, mask, want)
 }
 
 // basicDescriptor has Basic credentials: a user and a password field.
 var basicDescriptor = &protocol.Descriptor{Authentication: []protocol.Authentication{{ID: "basic",
 	Fields: []protocol.Field{{ID: "user", Type: "text"}, {ID: "password", Type: "password"}}}}}
-
-// spellingSecret holds characters that every escaping changes: a slash, a
-// plus, a space, an at sign, a quote, HTML's < and & and a non-ASCII
-// letter.
-const spellingSecret = `p@ss/wö"rd+ 1<&x`
-
-// spellingUser is the user name of the Basic credentials.
-const spellingUser = "alice"
-
-// spellings are the forms a secret takes on the wire and in logs.
-func spellings(sec string) map[string]string {
-	quoted, _ := json.Marshal(sec)
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(sec)
-	noHTML := strings.TrimSuffix(raw.String(), "\n")
-	basic := spellingUser + ":" + sec
-	return map[string]string{
-		"plain":           sec,
-		"query-escaped":   url.QueryEscape(sec),
-		"path-escaped":    url.PathEscape(sec),
-		"url-path":        (&url.URL{Path: sec}).EscapedPath(),
-		"json":            string(quoted[1 : len(quoted)-1]),
-		"json-no-html":    noHTML[1 : len(noHTML)-1],
-		"basic-base64":    base64.StdEncoding.EncodeToString([]byte(basic)),
-		"basic-base64url": base64.URLEncoding.EncodeToString([]byte(basic)),
-	}
-}
