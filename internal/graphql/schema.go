@@ -328,69 +328,49 @@ func (s *spaceSchema) fieldKind(fd *field, f *store.Field, byType map[string]*ob
 
 // Filterable, orderable and writable fields.
 
-func (f *field) filterType() string {
-	switch f.kind {
-	case kID:
-		return tIDF
-	case kScalar:
-		return f.scalar + "Filter"
-	case kRange:
-		return tRangeF
-	case kToOne:
-		return f.target.name + sFilter
-	case kList:
-		return f.target.name + sListFilter
-	}
-	return ""
+// fieldTypes are the GraphQL types of a field, one for each place it can
+// appear; "" where it has none.
+type fieldTypes struct {
+	filter string // in its object's Filter and Selector
+	order  string // in its object's OrderBy
+	input  string // in create and update arguments
+	output string // on its object
 }
 
-func (f *field) orderType() string {
-	switch f.kind {
-	case kID, kScalar, kRange:
-		return tDirection
-	case kToOne:
-		return f.target.name + sOrderBy
-	}
-	return ""
-}
-
-// inputType is the type of the field in create and update arguments.
-func (f *field) inputType() string {
+// types are f's GraphQL types, one row per kind.
+func (f *field) types() fieldTypes {
 	switch f.kind {
 	case kID:
-		return "ID"
+		return fieldTypes{filter: tIDF, order: tDirection, input: "ID", output: "ID!"}
 	case kScalar:
+		t := fieldTypes{filter: f.scalar + "Filter", order: tDirection, input: f.scalar, output: f.scalar}
 		if f.sf != nil && f.sf.Role != store.RolePrimitive {
-			return "" // public id, creation and modification dates
+			t.input = "" // public id, creation and modification dates
 		}
-		return f.scalar
-	case kJSON, kRich:
-		return "String"
+		return t
 	case kRange:
-		return tRangeInput
-	case kToOne, kList:
-		return f.target.name + sSelector
+		return fieldTypes{filter: tRangeF, order: tDirection, input: tRangeInput, output: tDateRange}
+	case kJSON:
+		return fieldTypes{input: "String", output: f.scalar}
+	case kRich:
+		return fieldTypes{input: "String", output: tRichText}
+	case kToOne:
+		n := f.target.name
+		return fieldTypes{filter: n + sFilter, order: n + sOrderBy, input: n + sSelector, output: n}
+	case kList:
+		n := f.target.name
+		return fieldTypes{filter: n + sListFilter, input: n + sSelector, output: "[" + n + "!]!"}
 	}
-	return ""
+	return fieldTypes{}
 }
 
-func (f *field) outputType() string {
-	switch f.kind {
-	case kID:
-		return "ID!"
-	case kScalar, kJSON:
-		return f.scalar
-	case kRange:
-		return tDateRange
-	case kRich:
-		return tRichText
-	case kToOne:
-		return f.target.name
-	case kList:
-		return "[" + f.target.name + "!]!"
-	}
-	return ""
-}
+func (f *field) filterType() string { return f.types().filter }
+
+func (f *field) orderType() string { return f.types().order }
+
+func (f *field) inputType() string { return f.types().input }
+
+func (f *field) outputType() string { return f.types().output }
 
 // SDL rendering.
 
