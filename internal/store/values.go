@@ -134,56 +134,15 @@ func ScalarArg(name, prim string, v any) (any, error) {
 		}
 		return b, nil
 	case TText, TEmoji:
-		s, ok := v.(string)
-		if !ok {
-			return nil, invalid(name, "want a string, got %s", jsonw.Kind(v))
-		}
-		if err := checkText(name, s); err != nil {
-			return nil, err
-		}
-		return s, nil
+		return stringArg(name, v, "a string", textArg)
 	case TEmail:
-		s, ok := v.(string)
-		if !ok {
-			return nil, invalid(name, "want an e-mail string, got %s", jsonw.Kind(v))
-		}
-		if err := checkText(name, s); err != nil {
-			return nil, err
-		}
-		if s != "" && (!strings.Contains(s, "@") || strings.ContainsAny(s, " \t\r\n")) {
-			return nil, invalid(name, "not an e-mail address: %q", s)
-		}
-		return s, nil
+		return stringArg(name, v, "an e-mail string", emailArg)
 	case TDate:
-		s, ok := v.(string)
-		if !ok {
-			return nil, invalid(name, "want a YYYY-MM-DD string, got %s", jsonw.Kind(v))
-		}
-		d, err := ParseDate(s)
-		if err != nil {
-			return nil, invalid(name, "%v", err)
-		}
-		return d, nil
+		return stringArg(name, v, "a YYYY-MM-DD string", dateArg)
 	case TDateTime:
-		s, ok := v.(string)
-		if !ok {
-			return nil, invalid(name, "want an ISO 8601 date-time string, got %s", jsonw.Kind(v))
-		}
-		ms, err := ParseDateTime(s)
-		if err != nil {
-			return nil, invalid(name, "%v", err)
-		}
-		return ms, nil
+		return stringArg(name, v, "an ISO 8601 date-time string", dateTimeArg)
 	case TUUID:
-		s, ok := v.(string)
-		if !ok {
-			return nil, invalid(name, "want a uuid string, got %s", jsonw.Kind(v))
-		}
-		u, err := uuid.Parse(s)
-		if err != nil || len(s) != 36 {
-			return nil, invalid(name, "not a uuid: %q", s)
-		}
-		return u.String(), nil
+		return stringArg(name, v, "a uuid string", uuidArg)
 	case TJSON:
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -192,6 +151,64 @@ func ScalarArg(name, prim string, v any) (any, error) {
 		return string(b), nil
 	}
 	return nil, invalid(name, "values of type %s are not scalar", prim)
+}
+
+// stringArg converts v, the value of a type written as a JSON string, with
+// conv; want says what the string should be, for the error when v is not
+// a string at all.
+func stringArg(name string, v any, want string, conv func(name, s string) (any, error)) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, invalid(name, "want %s, got %s", want, jsonw.Kind(v))
+	}
+	return conv(name, s)
+}
+
+// textArg: text the engines store alike (checkText), as it is.
+func textArg(name, s string) (any, error) {
+	if err := checkText(name, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// emailArg: text with an @ and no white space, or empty.
+func emailArg(name, s string) (any, error) {
+	if err := checkText(name, s); err != nil {
+		return nil, err
+	}
+	if s != "" && (!strings.Contains(s, "@") || strings.ContainsAny(s, " \t\r\n")) {
+		return nil, invalid(name, "not an e-mail address: %q", s)
+	}
+	return s, nil
+}
+
+// dateArg and dateTimeArg: a date as YYYY-MM-DD, a date-time as epoch
+// milliseconds.
+var (
+	dateArg     = parsedArg(ParseDate)
+	dateTimeArg = parsedArg(ParseDateTime)
+)
+
+// parsedArg converts with parse, whose error says what is wrong with the
+// string.
+func parsedArg[T any](parse func(string) (T, error)) func(name, s string) (any, error) {
+	return func(name, s string) (any, error) {
+		x, err := parse(s)
+		if err != nil {
+			return nil, invalid(name, "%v", err)
+		}
+		return x, nil
+	}
+}
+
+// uuidArg: a uuid in its 36-character form, in lower case.
+func uuidArg(name, s string) (any, error) {
+	u, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return nil, invalid(name, "not a uuid: %q", s)
+	}
+	return u.String(), nil
 }
 
 // RangeArgs converts a range object {start, end} into its two column values.

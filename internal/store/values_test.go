@@ -70,6 +70,37 @@ func TestScalarArgTable(t *testing.T) {
 	}
 }
 
+// TestScalarArgRefusals: the message of each refusal of a string type says
+// what the value should have been, naming the field.
+func TestScalarArgRefusals(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		prim string
+		in   any
+		want string
+	}{
+		{TText, 1.5, "field f: want a string, got a number"},
+		{TText, "a\x00b", "field f: text must not contain a NUL character (U+0000)"},
+		{TEmoji, "\xff", "field f: text must be valid UTF-8"},
+		{TEmail, true, "field f: want an e-mail string, got a boolean"},
+		{TEmail, "\xff", "field f: text must be valid UTF-8"},
+		{TEmail, "a b@c", `field f: not an e-mail address: "a b@c"`},
+		{TDate, 1.5, "field f: want a YYYY-MM-DD string, got a number"},
+		{TDate, "1979-02-30", `field f: not a YYYY-MM-DD date: "1979-02-30"`},
+		{TDateTime, []any{}, "field f: want an ISO 8601 date-time string, got an array"},
+		{TDateTime, "2019-06-24", `field f: not an ISO 8601 date-time: "2019-06-24"`},
+		{TUUID, 1.5, "field f: want a uuid string, got a number"},
+		{TUUID, "acb5ef80967911e9bc42526af7764f64", `field f: not a uuid: "acb5ef80967911e9bc42526af7764f64"`},
+	}
+	for _, c := range cases {
+		got, err := ScalarArg("f", c.prim, c.in)
+		e, ok := AsError(err)
+		if !ok || e.Name != NameInvalidValue || e.Message != c.want || e.Data["field"] != "f" {
+			t.Errorf("%s %#v: got %v, %v; want %s: %s", c.prim, c.in, got, err, NameInvalidValue, c.want)
+		}
+	}
+}
+
 // FuzzScalarArg: any JSON value for any primitive type is accepted or refused
 // with entity.error/invalid-value, never a panic, and an accepted value reads
 // back to a value that is accepted again unchanged.
