@@ -21,7 +21,8 @@ func TestAppendString(t *testing.T) {
 }
 
 // FuzzAppendString: every string encodes to valid JSON that decodes to the
-// string (invalid UTF-8 replaced, as encoding/json does), HTML unescaped.
+// string (invalid UTF-8 replaced, as encoding/json does), HTML unescaped,
+// byte for byte what encoding/json writes without HTML escapes.
 func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe", "é€𝄞", "\\\"/"} {
 		f.Add(s)
@@ -46,6 +47,15 @@ func FuzzAppendString(f *testing.F) {
 		}
 		if strings.ContainsAny(s, "<>&") && utf8.ValidString(s) && bytes.Contains(out, []byte(`\u003c`)) {
 			t.Fatalf("HTML escaped: %s", out)
+		}
+		var noHTML bytes.Buffer
+		enc := json.NewEncoder(&noHTML)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := bytes.TrimSuffix(noHTML.Bytes(), []byte("\n")); !bytes.Equal(out, want) {
+			t.Fatalf("%q → %s, encoding/json without HTML escapes writes %s", s, out, want)
 		}
 	})
 }
