@@ -417,12 +417,15 @@ func fieldArgs(o *object, typeOf func(*field) string) []string {
 	return parts
 }
 
-// fieldLines writes fieldArgs(o, typeOf) one a line, as the fields of an
-// input type.
-func (b *sdl) fieldLines(o *object, typeOf func(*field) string) {
-	for _, a := range fieldArgs(o, typeOf) {
-		b.WriteString("  " + a + "\n")
+// input writes the input type name, described by desc, with its fields
+// ("name: type") one a line.
+func (b *sdl) input(name, desc string, fields []string) {
+	b.desc("", desc)
+	fmt.Fprintf(b, "input %s {\n", name)
+	for _, f := range fields {
+		b.WriteString("  " + f + "\n")
 	}
+	b.WriteString("}\n\n")
 }
 
 func (s *spaceSchema) filterArgs(o *object) string {
@@ -496,10 +499,7 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 	}
 	b.WriteString("}\n\n")
 	// Filter: one condition per field.
-	b.desc("", "Conditions on the fields of "+o.name+", combined with AND.")
-	fmt.Fprintf(b, "input %s%s {\n", o.name, sFilter)
-	b.fieldLines(o, (*field).filterType)
-	b.WriteString("}\n\n")
+	b.input(o.name+sFilter, "Conditions on the fields of "+o.name+", combined with AND.", fieldArgs(o, (*field).filterType))
 	b.desc("", "Conditions on the items of a list of "+o.name+".")
 	fmt.Fprintf(b, "input %s%s {\n", o.name, sListFilter)
 	b.desc("  ", "true: the list is empty; false: it is not.")
@@ -509,21 +509,13 @@ func (s *spaceSchema) renderObject(b *sdl, o *object) {
 		fmt.Fprintf(b, "  %s: [%s%s!]\n", c.name, o.name, sFilter)
 	}
 	b.WriteString("}\n\n")
-	b.desc("", "Sort keys of "+o.name+"; several keys sort by the first, then the next (give a list to fix their order).")
-	fmt.Fprintf(b, "input %s%s {\n", o.name, sOrderBy)
-	b.fieldLines(o, (*field).orderType)
-	b.WriteString("}\n\n")
-	b.desc("", "Chooses entities of "+o.name+" for a relation: those matching the conditions, in orderBy order, at most limit (a one-to-one field takes the first).")
-	fmt.Fprintf(b, "input %s%s {\n", o.name, sSelector)
-	b.fieldLines(o, (*field).filterType)
-	fmt.Fprintf(b, "  orderBy: [%s%s!]\n  limit: Int\n}\n\n", o.name, sOrderBy)
+	b.input(o.name+sOrderBy, "Sort keys of "+o.name+"; several keys sort by the first, then the next (give a list to fix their order).", fieldArgs(o, (*field).orderType))
+	b.input(o.name+sSelector, "Chooses entities of "+o.name+" for a relation: those matching the conditions, in orderBy order, at most limit (a one-to-one field takes the first).",
+		append(fieldArgs(o, (*field).filterType), "orderBy: ["+o.name+sOrderBy+"!]", "limit: Int"))
 	if o.option {
 		return
 	}
-	b.desc("", "The field values of a new "+o.name+" (relations are chosen by selectors; rich text is markdown; JSON values are JSON text).")
-	fmt.Fprintf(b, "input %s%s {\n", o.name, sInput)
-	b.fieldLines(o, (*field).inputType)
-	b.WriteString("}\n\n")
+	b.input(o.name+sInput, "The field values of a new "+o.name+" (relations are chosen by selectors; rich text is markdown; JSON values are JSON text).", fieldArgs(o, (*field).inputType))
 	s.writeActions(b, o)
 }
 
