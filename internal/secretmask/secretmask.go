@@ -21,7 +21,6 @@
 package secretmask
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -30,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/appkitgo/appkit/internal/jsonw"
 )
 
 // MinLen is the shortest secret masked wherever it appears; a shorter one
@@ -154,15 +155,12 @@ func BasicSpellings(user, password string) []string {
 }
 
 // Spellings are the forms a secret takes: itself, query-escaped,
-// path-escaped, as a URL's path, and JSON-escaped with and without HTML
-// escapes (each once).
+// path-escaped, as a URL's path, and JSON-escaped with HTML escapes (as
+// encoding/json writes it) and without (as jsonw, the SDK's writer, and
+// an encoder without HTML escaping write it), each once.
 func Spellings(sec string) []string {
 	quoted, _ := json.Marshal(sec)
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(sec)
-	noHTML := strings.TrimSuffix(raw.String(), "\n")
+	noHTML := string(jsonw.AppendString(nil, sec))
 	out := []string{sec, url.QueryEscape(sec), url.PathEscape(sec), (&url.URL{Path: sec}).EscapedPath()}
 	if len(quoted) >= 2 {
 		out = append(out, string(quoted[1:len(quoted)-1]))
