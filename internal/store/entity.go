@@ -66,6 +66,20 @@ func (t *Tx) mustExist(ty *Type, id string, field string) error {
 	return nil
 }
 
+// existingID reads the reference to the entity of ty that a command acts on,
+// which the command calls key (refID), and checks that the entity exists
+// (entity-not-found, naming no field).
+func (t *Tx) existingID(ty *Type, key string, v any) (string, error) {
+	id, err := refID(key, v)
+	if err != nil {
+		return "", err
+	}
+	if err := t.mustExist(ty, id, ""); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
 func (t *Tx) newDocument() (string, error) {
 	dt := t.cat.Type(DocumentType)
 	id := NewEntityID()
@@ -479,11 +493,8 @@ func (t *Tx) Delete(typeName string, entity map[string]any) error {
 	if ty.Kind == KindBuiltin {
 		return Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
 	}
-	id, err := refID("platform/id", entity)
+	id, err := t.existingID(ty, "platform/id", entity)
 	if err != nil {
-		return err
-	}
-	if err := t.mustExist(ty, id, ""); err != nil {
 		return err
 	}
 	dt := t.cat.Type(DocumentType)
@@ -545,11 +556,8 @@ func (t *Tx) CollectionItems(typeName, fieldName string, entity any, items []any
 	if !f.IsCollection() {
 		return Errorf(NameInvalidValue, map[string]any{"field": fieldName}, "field %s of %s is not a collection", fieldName, typeName)
 	}
-	id, err := refID("entity", entity)
+	id, err := t.existingID(ty, "entity", entity)
 	if err != nil {
-		return err
-	}
-	if err := t.mustExist(ty, id, ""); err != nil {
 		return err
 	}
 	target := t.cat.Target(f)
