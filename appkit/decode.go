@@ -109,31 +109,17 @@ func decodeValue(v reflect.Value, w any) error {
 			return bad()
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := wireNumber(w)
-		if err != nil || n != math.Trunc(n) || v.OverflowInt(int64(n)) {
-			if s, ok := w.(string); ok { // an integer id
-				i, err := strconv.ParseInt(s, 10, 64)
-				if err == nil && !v.OverflowInt(i) {
-					v.SetInt(i)
-					return nil
-				}
-			}
+		i, ok := wireInteger(w, strconv.ParseInt, v.OverflowInt)
+		if !ok {
 			return bad()
 		}
-		v.SetInt(int64(n))
+		v.SetInt(i)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n, err := wireNumber(w)
-		if err != nil || n != math.Trunc(n) || n < 0 || v.OverflowUint(uint64(n)) {
-			if s, ok := w.(string); ok {
-				u, err := strconv.ParseUint(s, 10, 64)
-				if err == nil && !v.OverflowUint(u) {
-					v.SetUint(u)
-					return nil
-				}
-			}
+		u, ok := wireInteger(w, strconv.ParseUint, v.OverflowUint)
+		if !ok {
 			return bad()
 		}
-		v.SetUint(uint64(n))
+		v.SetUint(u)
 	case reflect.Float32, reflect.Float64:
 		n, err := wireNumber(w)
 		if err != nil {
@@ -156,6 +142,23 @@ func decodeValue(v reflect.Value, w any) error {
 		return bad()
 	}
 	return nil
+}
+
+// wireInteger reads the wire value of an integer field: a number without
+// a fraction, or a string holding a base-10 integer (an integer id), that
+// fits the field (overflows, the field's Overflow method, says when not).
+// parse is strconv.ParseInt or strconv.ParseUint.
+func wireInteger[T int64 | uint64](w any, parse func(string, int, int) (T, error), overflows func(T) bool) (T, bool) {
+	if s, ok := w.(string); ok {
+		i, err := parse(s, 10, 64)
+		return i, err == nil && !overflows(i)
+	}
+	n, err := wireNumber(w)
+	unsigned := ^T(0) > 0
+	if err != nil || n != math.Trunc(n) || unsigned && n < 0 || overflows(T(n)) {
+		return 0, false
+	}
+	return T(n), true
 }
 
 // wireNumber reads a JSON number decoded as float64 or json.Number.
