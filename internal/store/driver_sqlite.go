@@ -19,21 +19,17 @@ func (sqliteDriver) lockMigration(context.Context, *sql.Tx) error { return nil }
 // whose column is UNIQUE alone (an index of origin 'u' with that one
 // column) into one made by its current CREATE.
 func (sqliteDriver) adoptTable(m *migrator, t earlierTable) error {
-	has := map[string]bool{}
 	rows, err := m.tx.QueryContext(m.ctx, "SELECT name FROM pragma_table_info(?)", t.table)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
-		}
-		has[name] = true
-	}
-	if err := rows.Close(); err != nil {
+	cols, err := ScanAll(rows, scanString)
+	if err != nil {
 		return err
+	}
+	has := make(map[string]bool, len(cols))
+	for _, name := range cols {
+		has[name] = true
 	}
 	for _, c := range t.added {
 		if !has[c.name] {
@@ -54,10 +50,6 @@ func (sqliteDriver) adoptTable(m *migrator, t earlierTable) error {
 	if unique == 0 {
 		return nil
 	}
-	var cols []string
-	for name := range has {
-		cols = append(cols, name)
-	}
 	for _, c := range t.added {
 		if !has[c.name] {
 			cols = append(cols, c.name)
@@ -77,6 +69,13 @@ func (sqliteDriver) adoptTable(m *migrator, t earlierTable) error {
 		}
 	}
 	return nil
+}
+
+// scanString reads a row of one text column (for ScanAll).
+func scanString(r RowScanner) (string, error) {
+	var s string
+	err := r.Scan(&s)
+	return s, err
 }
 
 func (sqliteDriver) lockCatalogSQL(exclusive, haveSnapshot bool) string {
