@@ -154,8 +154,13 @@ func wireInteger[T int64 | uint64](w any, parse func(string, int, int) (T, error
 		return i, err == nil && !overflows(i)
 	}
 	n, err := wireNumber(w)
-	unsigned := ^T(0) > 0
-	if err != nil || n != math.Trunc(n) || unsigned && n < 0 || overflows(T(n)) {
+	// T(n) is defined only for n within T's range: [-2^63, 2^63) or
+	// [0, 2^64) (beyond, a conversion gives what the CPU makes of it).
+	lo, hi := -0x1p63, 0x1p63
+	if ^T(0) > 0 { // unsigned
+		lo, hi = 0, 0x1p64
+	}
+	if err != nil || n != math.Trunc(n) || n < lo || n >= hi || overflows(T(n)) {
 		return 0, false
 	}
 	return T(n), true

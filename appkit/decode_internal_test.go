@@ -33,6 +33,11 @@ func TestWireInteger(t *testing.T) {
 		{"not a number", "abc", int64Field, 0, false},
 		{"bool", true, int64Field, 0, false},
 		{"NaN", json.Number("NaN"), int64Field, 0, false},
+		{"lowest int64", -0x1p63, int64Field, -1 << 63, true},
+		{"2^63", 0x1p63, int64Field, 0, false},
+		{"beyond int64", 1e30, int64Field, 0, false},
+		{"below int64", -1e30, int64Field, 0, false},
+		{"infinity", json.Number("Inf"), int64Field, 0, false},
 	} {
 		got, ok := wireInteger(c.w, strconv.ParseInt, c.field.OverflowInt)
 		if ok != c.ok || ok && got != c.want {
@@ -56,6 +61,10 @@ func TestWireInteger(t *testing.T) {
 		{"too big for the field", 256.0, uint8Field, 0, false},
 		{"id too big for the field", "256", uint8Field, 0, false},
 		{"fraction", 0.5, uint64Field, 0, false},
+		{"2^63", 0x1p63, uint64Field, 1 << 63, true},
+		{"2^64", 0x1p64, uint64Field, 0, false},
+		{"beyond uint64", 1e30, uint64Field, 0, false},
+		{"infinity", json.Number("Inf"), uint64Field, 0, false},
 	} {
 		got, ok := wireInteger(c.w, strconv.ParseUint, c.field.OverflowUint)
 		if ok != c.ok || ok && got != c.want {
