@@ -217,26 +217,17 @@ func (c Config) validate() error {
 	if c.Store == nil {
 		bad.Add("Store is required")
 	}
-	for _, n := range []struct {
-		name string
-		v    int64
-	}{
-		{"MaxBody", c.MaxBody},
-		{"MaxQueryBytes", int64(c.MaxQueryBytes)},
-		{"MaxTokens", int64(c.MaxTokens)},
-		{"MaxDepth", int64(c.MaxDepth)},
-		{"MaxComplexity", int64(c.MaxComplexity)},
-		{"Timeout", int64(c.Timeout)},
-		{"MaxSelected", int64(c.MaxSelected)},
-		{"MaxWriteBytes", int64(c.MaxWriteBytes)},
-		{"MaxAnswerBytes", int64(c.MaxAnswerBytes)},
-		{"MaxFileBytes", c.MaxFileBytes},
-		{"FetchTimeout", int64(c.FetchTimeout)},
-	} {
-		if n.v <= 0 {
-			bad.Add("%s is %d, want more than 0", n.name, n.v)
-		}
-	}
+	problems.Positive(&bad, "MaxBody", c.MaxBody)
+	problems.Positive(&bad, "MaxQueryBytes", c.MaxQueryBytes)
+	problems.Positive(&bad, "MaxTokens", c.MaxTokens)
+	problems.Positive(&bad, "MaxDepth", c.MaxDepth)
+	problems.Positive(&bad, "MaxComplexity", c.MaxComplexity)
+	problems.Positive(&bad, "Timeout", c.Timeout)
+	problems.Positive(&bad, "MaxSelected", c.MaxSelected)
+	problems.Positive(&bad, "MaxWriteBytes", c.MaxWriteBytes)
+	problems.Positive(&bad, "MaxAnswerBytes", c.MaxAnswerBytes)
+	problems.Positive(&bad, "MaxFileBytes", c.MaxFileBytes)
+	problems.Positive(&bad, "FetchTimeout", c.FetchTimeout)
 	if c.Gate == nil {
 		bad.Add("Gate is required")
 	}

@@ -30,3 +30,20 @@ func (l *List) Err(kind error) error {
 	}
 	return fmt.Errorf("%w: %w", kind, errors.Join(l.errs...))
 }
+
+// Positive records a problem unless the limit name, v, is more than 0:
+// "name is v, want more than 0". A duration is shown as one (1.5s).
+func Positive[T ~int | ~int64](l *List, name string, v T) {
+	if v <= 0 {
+		l.Add("%s is %v, want more than 0", name, v)
+	}
+}
+
+// NotNegative records a problem if the limit name, v, is below 0, where 0
+// stands for its default: "name is v, want 0 (the default) or more". A
+// duration is shown as one (-1s).
+func NotNegative[T ~int | ~int64](l *List, name string, v T) {
+	if v < 0 {
+		l.Add("%s is %v, want 0 (the default) or more", name, v)
+	}
+}

@@ -49,34 +49,16 @@ func (o Options) WithDefaults() Options {
 // client the engine makes from it.)
 func (o Options) validate() error {
 	var bad problems.List
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"RequestTimeout", o.RequestTimeout},
-		{"CommitEvery", o.CommitEvery},
-		{"MaxRunTime", o.MaxRunTime},
-		{"Retry.Base", o.Retry.Base},
-		{"Retry.Max", o.Retry.Max},
-	} {
-		if d.v < 0 {
-			bad.Add("%s is %s, want 0 (the default) or more", d.name, d.v)
-		}
-	}
-	for _, n := range []struct {
-		name string
-		v    int64
-	}{
-		{"MaxBody", o.MaxBody},
-		{"CommitItems", int64(o.CommitItems)},
-		{"MaxPages", int64(o.MaxPages)},
-		{"MaxEmptyPages", int64(o.MaxEmptyPages)},
-		{"Retry.Attempts", int64(o.Retry.Attempts)},
-	} {
-		if n.v < 0 {
-			bad.Add("%s is %d, want 0 (the default) or more", n.name, n.v)
-		}
-	}
+	problems.NotNegative(&bad, "RequestTimeout", o.RequestTimeout)
+	problems.NotNegative(&bad, "CommitEvery", o.CommitEvery)
+	problems.NotNegative(&bad, "MaxRunTime", o.MaxRunTime)
+	problems.NotNegative(&bad, "Retry.Base", o.Retry.Base)
+	problems.NotNegative(&bad, "Retry.Max", o.Retry.Max)
+	problems.NotNegative(&bad, "MaxBody", o.MaxBody)
+	problems.NotNegative(&bad, "CommitItems", o.CommitItems)
+	problems.NotNegative(&bad, "MaxPages", o.MaxPages)
+	problems.NotNegative(&bad, "MaxEmptyPages", o.MaxEmptyPages)
+	problems.NotNegative(&bad, "Retry.Attempts", o.Retry.Attempts)
 	if o.Space != "" && !ValidSpace(o.Space) {
 		bad.Add("the space %q is not lower-case letters, digits and dashes (at most 60)", o.Space)
 	}
