@@ -212,7 +212,12 @@ func decodeFilters(decls map[string]*filterSpec, raw map[string]json.RawMessage)
 // isUnset reports a value that says "no value": null, or an empty string
 // (how forms submit an untouched field), for every filter type.
 func isUnset(msg json.RawMessage) bool {
-	return isNull(msg) || string(bytes.TrimSpace(msg)) == `""`
+	return isNull(msg) || isEmptyString(msg)
+}
+
+// isEmptyString reports an empty JSON string.
+func isEmptyString(msg json.RawMessage) bool {
+	return string(bytes.TrimSpace(msg)) == `""`
 }
 
 func isNull(msg json.RawMessage) bool {
@@ -228,30 +233,16 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 		}
 		return s, nil
 	case FieldNumber:
-		var n float64
-		if err := json.Unmarshal(msg, &n); err == nil {
-			return n, nil
+		if isEmptyString(msg) { // an untouched form field: no value
+			return nil, nil
 		}
-		var s string
-		if err := json.Unmarshal(msg, &s); err == nil {
-			if s == "" {
-				return nil, nil
-			}
-			if n, err := strconv.ParseFloat(s, 64); err == nil {
-				return n, nil
-			}
+		if n, ok := jsonOrText(msg, parseFloat); ok {
+			return n, nil
 		}
 		return nil, fmt.Errorf("want a number")
 	case FieldBool:
-		var b bool
-		if err := json.Unmarshal(msg, &b); err == nil {
+		if b, ok := jsonOrText(msg, strconv.ParseBool); ok {
 			return b, nil
-		}
-		var s string
-		if err := json.Unmarshal(msg, &s); err == nil {
-			if b, err := strconv.ParseBool(s); err == nil {
-				return b, nil
-			}
 		}
 		return nil, fmt.Errorf("want true or false")
 	case FieldDatebox:
@@ -305,6 +296,23 @@ func decodeFilterValue(t FieldType, msg json.RawMessage) (any, error) {
 	}
 	return nil, fmt.Errorf("unsupported filter type %q", t)
 }
+
+// jsonOrText decodes msg as a JSON value of type T, or as a JSON string
+// that parse reads (forms send numbers and booleans as text).
+func jsonOrText[T any](msg json.RawMessage, parse func(string) (T, error)) (T, bool) {
+	var v T
+	if json.Unmarshal(msg, &v) == nil {
+		return v, true
+	}
+	var s string
+	if json.Unmarshal(msg, &s) != nil {
+		return v, false
+	}
+	v, err := parse(s)
+	return v, err == nil
+}
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // parseDay reads a datebox value: a date, or a date-time of which the day
 // counts.
