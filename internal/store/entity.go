@@ -43,6 +43,20 @@ func (t *Tx) typeOf(name string) (*Type, error) {
 	return ty, nil
 }
 
+// writableType is the type typeName for a command writing its entities: not
+// a built-in type, whose entities the store alone writes (how says what
+// the store does with them, in the refusal).
+func (t *Tx) writableType(typeName, how string) (*Type, error) {
+	ty, err := t.typeOf(typeName)
+	if err != nil {
+		return nil, err
+	}
+	if ty.Kind == KindBuiltin {
+		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are %s by the store", typeName, how)
+	}
+	return ty, nil
+}
+
 func (t *Tx) fieldOf(ty *Type, name string) (*Field, error) {
 	f := ty.Field(name)
 	if f == nil {
@@ -237,12 +251,9 @@ func (t *Tx) fieldByCol(ty *Type, col string) *Field {
 // Create runs platform.entity/create and returns the created entity: every
 // primitive field, and entity and single-select fields as {platform/id} or null.
 func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, error) {
-	ty, err := t.typeOf(typeName)
+	ty, err := t.writableType(typeName, "created")
 	if err != nil {
 		return nil, err
-	}
-	if ty.Kind == KindBuiltin {
-		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are created by the store", typeName)
 	}
 	id := NewEntityID()
 	if v, ok := entity["platform/id"]; ok && v != nil {
@@ -358,12 +369,9 @@ func (t *Tx) Create(typeName string, entity map[string]any) (map[string]any, err
 
 // Update runs platform.entity/update and returns the entity as Create does.
 func (t *Tx) Update(typeName string, entity map[string]any) (map[string]any, error) {
-	ty, err := t.typeOf(typeName)
+	ty, err := t.writableType(typeName, "managed")
 	if err != nil {
 		return nil, err
-	}
-	if ty.Kind == KindBuiltin {
-		return nil, Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
 	}
 	id, err := refID("platform/id", entity)
 	if err != nil {
@@ -486,12 +494,9 @@ func (t *Tx) Read(ty *Type, id string) (map[string]any, error) {
 // notifications; attached.go). Every API deletes an entity through it: the
 // command API, GraphQL's delete and a synchronization's removals.
 func (t *Tx) Delete(typeName string, entity map[string]any) error {
-	ty, err := t.typeOf(typeName)
+	ty, err := t.writableType(typeName, "managed")
 	if err != nil {
 		return err
-	}
-	if ty.Kind == KindBuiltin {
-		return Errorf(NameBuiltinProtected, map[string]any{"type": typeName}, "entities of %s are managed by the store", typeName)
 	}
 	id, err := t.existingID(ty, "platform/id", entity)
 	if err != nil {

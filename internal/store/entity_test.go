@@ -56,3 +56,36 @@ func TestCommandsOnMissingEntities(t *testing.T) {
 		}
 	})
 }
+
+// TestEntityWritesRefuseBuiltinTypes: the entities of a built-in type (the
+// documents) are the store's own: create, update and delete refuse them.
+func TestEntityWritesRefuseBuiltinTypes(t *testing.T) {
+	t.Parallel()
+	const id = "aaaaaaaa-0000-0000-0000-0000000000ff"
+	doc := store.DocumentType
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		for _, c := range []struct {
+			what string
+			fn   func(tx *store.Tx) error
+			want string
+		}{
+			{"create", func(tx *store.Tx) error {
+				_, err := tx.Create(doc, map[string]any{})
+				return err
+			}, "entities of " + doc + " are created by the store"},
+			{"update", func(tx *store.Tx) error {
+				_, err := tx.Update(doc, map[string]any{"platform/id": id})
+				return err
+			}, "entities of " + doc + " are managed by the store"},
+			{"delete", func(tx *store.Tx) error {
+				return tx.Delete(doc, map[string]any{"platform/id": id})
+			}, "entities of " + doc + " are managed by the store"},
+		} {
+			err := st.Write(context.Background(), c.fn)
+			e, ok := store.AsError(err)
+			if !ok || e.Name != store.NameBuiltinProtected || e.Message != c.want || e.Data["type"] != doc {
+				t.Errorf("%s: err = %v, want %s: %s", c.what, err, store.NameBuiltinProtected, c.want)
+			}
+		}
+	})
+}
