@@ -74,6 +74,17 @@ func (a Any) Append(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// AppendOrNull appends v as Append does, or null in its place when Append
+// fails (with NullOnError set, only when Ext fails): for writers that have
+// no error to report and must still write JSON.
+func (a Any) AppendOrNull(dst []byte, v any) []byte {
+	out, err := a.Append(dst, v)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	return out
+}
+
 // AppendObject appends m as a JSON object, keys sorted, each value with
 // Append.
 func (a Any) AppendObject(dst []byte, m map[string]any) ([]byte, error) {
