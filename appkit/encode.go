@@ -511,10 +511,7 @@ func idString(v any) (string, bool) {
 var anyJSON = jsonw.Any{Ext: appendWireValue, NullOnError: true}
 
 // appendAny appends v with no schema (anyJSON).
-func appendAny(dst []byte, v any) []byte {
-	dst, _ = anyJSON.Append(dst, v)
-	return dst
-}
+func appendAny(dst []byte, v any) []byte { return anyJSON.AppendOrNull(dst, v) }
 
 func appendWireValue(dst []byte, v any, _ jsonw.Any) ([]byte, bool, error) {
 	switch x := v.(type) {
