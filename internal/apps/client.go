@@ -18,6 +18,7 @@ import (
 
 	"github.com/appkitgo/appkit/appkit/protocol"
 	"github.com/appkitgo/appkit/internal/calllog"
+	"github.com/appkitgo/appkit/internal/capped"
 	"github.com/appkitgo/appkit/internal/secretmask"
 )
 
@@ -337,14 +338,13 @@ type recorder struct {
 	// bodies asks for the bodies of the upstream calls too (the console's
 	// test read, Config.UpstreamBodies).
 	bodies bool
-
-	mu      sync.Mutex
-	list    []Exchange
-	dropped int
+	// kept holds the first maxExchanges exchanges and counts the rest.
+	kept capped.List[Exchange]
 }
 
 func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
 	r := &recorder{base: transportOf(base), m: m}
+	r.kept.Max = maxExchanges
 	if a, ok := r.base.(askBodies); ok {
 		r.base, r.bodies = a.base, true
 	}
@@ -473,22 +473,10 @@ func (r *recorder) body(b []byte) string {
 }
 
 // add records a call that ended.
-func (r *recorder) add(ex Exchange) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.list) >= maxExchanges {
-		r.dropped++
-		return
-	}
-	r.list = append(r.list, ex)
-}
+func (r *recorder) add(ex Exchange) { r.kept.Add(ex) }
 
-// exchanges returns what was kept.
-func (r *recorder) exchanges() ([]Exchange, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Exchange(nil), r.list...), r.dropped
-}
+// exchanges returns what was kept and how many exchanges were not.
+func (r *recorder) exchanges() ([]Exchange, int) { return r.kept.Items() }
 
 // tap keeps the first bytes of a body as it is read and reports them once,
 // at EOF or Close.

@@ -27,8 +27,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/appkitgo/appkit/internal/capped"
 )
 
 // The headers of the exchange.
@@ -120,14 +121,13 @@ func Asked(v string) (calls, bodies bool) {
 // for concurrent use; a nil Collector collects nothing.
 type Collector struct {
 	bodies bool
-
-	mu      sync.Mutex
-	calls   []Call
-	dropped int
+	calls  capped.List[Call]
 }
 
 // New returns a collector; bodies says whether the bodies were asked.
-func New(bodies bool) *Collector { return &Collector{bodies: bodies} }
+func New(bodies bool) *Collector {
+	return &Collector{bodies: bodies, calls: capped.List[Call]{Max: MaxCalls}}
+}
 
 type ctxKey struct{}
 
@@ -159,13 +159,7 @@ func (c *Collector) Add(call Call) {
 	} else {
 		call.Request, call.Response = "", ""
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.calls) >= MaxCalls {
-		c.dropped++
-		return
-	}
-	c.calls = append(c.calls, call)
+	c.calls.Add(call)
 }
 
 // Header is the answer header's value: the calls kept so far as compact
@@ -177,10 +171,7 @@ func (c *Collector) Header() string {
 	if c == nil {
 		return ""
 	}
-	c.mu.Lock()
-	calls := append([]Call(nil), c.calls...)
-	dropped := c.dropped
-	c.mu.Unlock()
+	calls, dropped := c.calls.Items()
 	if len(calls) == 0 && dropped == 0 {
 		return ""
 	}
