@@ -53,10 +53,7 @@ type rawNumber string
 var answerJSON = jsonw.Any{Ext: appendAnswerValue, NullOnError: true}
 
 // appendJSON appends v encoded as JSON (answerJSON).
-func appendJSON(b []byte, v any) []byte {
-	b, _ = answerJSON.Append(b, v)
-	return b
-}
+func appendJSON(b []byte, v any) []byte { return answerJSON.AppendOrNull(b, v) }
 
 func appendAnswerValue(b []byte, v any, a jsonw.Any) ([]byte, bool, error) {
 	switch x := v.(type) {
@@ -84,7 +81,7 @@ func appendAnswerValue(b []byte, v any, a jsonw.Any) ([]byte, bool, error) {
 			}
 			b = jsonw.AppendString(b, k)
 			b = append(b, ':')
-			b, _ = a.Append(b, x.vals[i])
+			b = a.AppendOrNull(b, x.vals[i])
 		}
 		return append(b, '}'), true, nil
 	}
