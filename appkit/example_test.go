@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,7 +158,7 @@ func ExampleMultiDropdownFilter() {
 					when, _ := published.Get(req.Filter)
 					var out []Book
 					for _, b := range library {
-						if (len(want) == 0 || contains(want, b.Author)) && within(when, b.Published) {
+						if (len(want) == 0 || slices.Contains(want, b.Author)) && within(when, b.Published) {
 							out = append(out, b)
 						}
 					}
@@ -176,15 +177,6 @@ func ExampleMultiDropdownFilter() {
 	// Output:
 	// 200 {"items":[{"title":"Frank Herbert","value":"Frank Herbert"},{"title":"Jane Austen","value":"Jane Austen"},{"title":"Henry David Thoreau","value":"Henry David Thoreau"}]}
 	// 200 {"items":[{"id":"2","name":"Emma","author":"Jane Austen","pages":474,"published":"1815-12-23","available":"false","summary":""}],"pagination":{"hasNext":false},"synchronizationType":"full"}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // within reports whether day d lies in the range r (open sides match).

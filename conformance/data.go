@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -63,7 +64,7 @@ var afterRepeat = map[string]bool{CheckPagingEnds: true, CheckDeterministic: tru
 // lastSynchronizedAt, checking every page.
 func (r *runner) checkData(ctx context.Context) {
 	for _, t := range r.cfg.Types {
-		if !contains(r.syncTypes(), t) {
+		if !slices.Contains(r.syncTypes(), t) {
 			for _, id := range dataChecks {
 				r.skip(id, t, "not a type of the config answer (--types)")
 			}

@@ -39,7 +39,7 @@ func (r *runner) syncTypes() []string {
 	if r.types == nil {
 		r.types = []string{}
 		for _, t := range r.config.Types {
-			if len(r.cfg.Types) > 0 && !contains(r.cfg.Types, t.ID) {
+			if len(r.cfg.Types) > 0 && !slices.Contains(r.cfg.Types, t.ID) {
 				continue
 			}
 			if len(r.types) == r.cfg.MaxTypes {
@@ -50,15 +50,6 @@ func (r *runner) syncTypes() []string {
 		}
 	}
 	return r.types
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // filterValues returns the configured filter values (never nil).

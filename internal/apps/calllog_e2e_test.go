@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -186,7 +187,7 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 			t.Fatalf("%s: %d exchanges", tc.name, len(ex))
 		}
 		e := ex[0]
-		if e.RequestID == "" || !contains(log.loggedRequestIDs(t), e.RequestID) {
+		if e.RequestID == "" || !slices.Contains(log.loggedRequestIDs(t), e.RequestID) {
 			t.Errorf("%s: request id %q is not among those the app logged: %v", tc.name, e.RequestID, log.loggedRequestIDs(t))
 		}
 		if len(e.Upstream) != 2 || e.UpstreamDropped != 0 {
@@ -221,7 +222,7 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 		id := fmt.Sprintf("caller-id-%v", bodies)
 		postData(t, hc, base, "many", http.Header{"X-Request-Id": {id}})
 		ex, _ := rec.exchanges()
-		if len(ex) != 1 || ex[0].RequestID != id || !contains(log.loggedRequestIDs(t), id) {
+		if len(ex) != 1 || ex[0].RequestID != id || !slices.Contains(log.loggedRequestIDs(t), id) {
 			t.Fatalf("the caller's request id was not kept: %+v", ex)
 		}
 		kept, dropped := len(ex[0].Upstream), ex[0].UpstreamDropped
@@ -229,15 +230,6 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 			t.Fatalf("bodies %v: %d calls kept, %d dropped", bodies, kept, dropped)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // What an app reports is hostile: whatever is wrong with it, nothing of it

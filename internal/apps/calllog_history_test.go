@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func historyOfUpstreamCalls(t *testing.T, dsn string, bodies bool) {
 	// kept, else as many as calllog.MaxHeaderCalls holds, the rest counted.
 	var things, many Exchange
 	for _, e := range data {
-		if !contains(logged, e.RequestID) {
+		if !slices.Contains(logged, e.RequestID) {
 			t.Errorf("bodies %v: request id %q not logged by the app", bodies, e.RequestID)
 		}
 		if len(e.Upstream) == 2 {

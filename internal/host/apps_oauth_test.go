@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -144,7 +145,7 @@ func TestAppsOAuth2Account(t *testing.T) {
 	}
 	var accounts []apps.Account
 	e.api("GET", "/api/apps/accounts?app="+app.ID, nil, 200, &accounts)
-	if len(accounts) != 1 || accounts[0].Auth != "oauth2" || !contains(accounts[0].Fields, "access_token") || !contains(accounts[0].Fields, "refresh_token") {
+	if len(accounts) != 1 || accounts[0].Auth != "oauth2" || !slices.Contains(accounts[0].Fields, "access_token") || !slices.Contains(accounts[0].Fields, "refresh_token") {
 		t.Fatalf("accounts: %+v", accounts)
 	}
 
@@ -182,15 +183,6 @@ func TestAppsOAuth2Account(t *testing.T) {
 	if !strings.Contains(string(raw), "access_token") {
 		t.Errorf("no exchange shows the account")
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // An OAuth 1 account is connected the same way: the request token's secret
@@ -232,7 +224,7 @@ func TestAppsOAuth1Account(t *testing.T) {
 	}
 	var accounts []apps.Account
 	e.api("GET", "/api/apps/accounts", nil, 200, &accounts)
-	if len(accounts) != 1 || accounts[0].Auth != "oauth" || !contains(accounts[0].Fields, "access_token") || !contains(accounts[0].Fields, "access_secret") {
+	if len(accounts) != 1 || accounts[0].Auth != "oauth" || !slices.Contains(accounts[0].Fields, "access_token") || !slices.Contains(accounts[0].Fields, "access_secret") {
 		t.Fatalf("accounts %+v", accounts)
 	}
 	var sy apps.Sync

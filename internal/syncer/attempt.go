@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -84,7 +85,7 @@ func (s *state) lastSyncOf(t string, types []string, filter map[string]json.RawM
 	}
 	// A state saved by an older version keeps the last run that completed
 	// every type.
-	if s.LastSuccess != "" && contains(s.LastTypes, t) && sameTypes(s.LastTypes, types) && sameFilter(s.LastFilter, filter) {
+	if s.LastSuccess != "" && slices.Contains(s.LastTypes, t) && sameTypes(s.LastTypes, types) && sameFilter(s.LastFilter, filter) {
 		ls := s.LastSuccess
 		return &ls
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/appkitgo/appkit/internal/store"
@@ -116,17 +117,8 @@ func TestDescribeAndAccountElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, secret := range []string{"tok-secret-1", "fresh-token"} {
-		if contains(state, secret) {
+		if strings.Contains(state, secret) {
 			t.Errorf("the saved state holds %q: %s", secret, state)
 		}
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -646,7 +647,7 @@ func (e *engine) schema(ctx context.Context, sel *chosen, account map[string]any
 	}
 	var extra []string
 	for t := range schema {
-		if !contains(sel.types, t) {
+		if !slices.Contains(sel.types, t) {
 			extra = append(extra, t)
 		}
 	}
@@ -824,15 +825,6 @@ func selectTypes(cfg *protocol.ConfigResponse, asked []string, saved *runState) 
 		}
 	}
 	return out, checkTypeCount(out)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func sameTypes(a, b []string) bool {
