@@ -146,18 +146,29 @@ func From(ctx context.Context) *Collector {
 func (c *Collector) Bodies() bool { return c != nil && c.bodies }
 
 // Add keeps a call (its strings cut to the bounds; bodies dropped unless
-// asked), or counts it as dropped beyond [MaxCalls].
+// asked), or counts it as dropped beyond [MaxCalls]. A method is cut
+// without "…" (an HTTP method holds none). A call that [Decode] would
+// refuse even so (no method or URL, a method that is not an HTTP token, a
+// status, duration or size out of its range) is counted as dropped too:
+// one bad call must not cost the host the report of every other.
 func (c *Collector) Add(call Call) {
 	if c == nil {
 		return
 	}
-	call.Method = Cut(oneLine(call.Method), MaxMethod)
+	call.Method = oneLine(call.Method)
+	if len(call.Method) > MaxMethod {
+		call.Method = call.Method[:MaxMethod]
+	}
 	call.URL = Cut(oneLine(call.URL), MaxURL)
 	call.Error = Cut(oneLine(call.Error), MaxError)
 	if c.bodies {
 		call.Request, call.Response = Cut(call.Request, MaxBody), Cut(call.Response, MaxBody)
 	} else {
 		call.Request, call.Response = "", ""
+	}
+	if call.check() != nil {
+		c.calls.Drop()
+		return
 	}
 	c.calls.Add(call)
 }
@@ -182,7 +193,8 @@ func (c *Collector) Header() string {
 	return encode(calls, dropped, limit)
 }
 
-// encode writes the report in at most limit bytes.
+// encode writes the report in at most limit bytes, its dropped count at
+// most [MaxDropped] (the most the host accepts).
 func encode(calls []Call, dropped, limit int) string {
 	enc := make([][]byte, len(calls))
 	total := 0
@@ -215,7 +227,7 @@ func encode(calls []Call, dropped, limit int) string {
 		b.Write(e)
 	}
 	b.WriteString(`],"dropped":`)
-	b.WriteString(strconv.Itoa(dropped))
+	b.WriteString(strconv.Itoa(min(dropped, MaxDropped)))
 	b.WriteByte('}')
 	return b.String()
 }

@@ -128,6 +128,71 @@ func TestHeaderFits(t *testing.T) {
 	}
 }
 
+// A call the host would refuse is counted as dropped by the app, not sent:
+// the report of the others still decodes. A long method is cut, without
+// "…", and kept.
+func TestAddKeepsTheReportDecodable(t *testing.T) {
+	t.Parallel()
+	good := Call{Method: "GET", URL: "https://api.example/x", Status: 200}
+	for _, tc := range []struct {
+		name       string
+		mod        func(*Call)
+		keptMethod string // "": the call is dropped
+	}{
+		{"long method", func(c *Call) { c.Method = "PROPFINDEXTENDEDMORE" }, "PROPFINDEXTENDED"},
+		{"long method with a line break", func(c *Call) { c.Method = "PROPFIND\nEXTENDEDMORE" }, ""},
+		{"no method", func(c *Call) { c.Method = "" }, ""},
+		{"method with a space", func(c *Call) { c.Method = "GET X" }, ""},
+		{"method beyond ASCII", func(c *Call) { c.Method = "PÖST" }, ""},
+		{"no url", func(c *Call) { c.URL = "" }, ""},
+		{"status", func(c *Call) { c.Status = 1000 }, ""},
+		{"negative status", func(c *Call) { c.Status = -1 }, ""},
+		{"duration", func(c *Call) { c.DurationMS = maxDurationMS + 1 }, ""},
+		{"negative duration", func(c *Call) { c.DurationMS = -1 }, ""},
+		{"bytes", func(c *Call) { c.Bytes = maxBytes + 1 }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bad := good
+			tc.mod(&bad)
+			for _, bodies := range []bool{false, true} {
+				c := New(bodies)
+				c.Add(good)
+				c.Add(bad)
+				c.Add(good)
+				calls, dropped, err := Decode(c.Header())
+				if err != nil {
+					t.Fatalf("bodies %v: the report is refused: %v", bodies, err)
+				}
+				wantCalls, wantDropped := 2, 1
+				if tc.keptMethod != "" {
+					wantCalls, wantDropped = 3, 0
+				}
+				if len(calls) != wantCalls || dropped != wantDropped {
+					t.Fatalf("bodies %v: %d calls, %d dropped; want %d, %d", bodies, len(calls), dropped, wantCalls, wantDropped)
+				}
+				if tc.keptMethod != "" && calls[1].Method != tc.keptMethod {
+					t.Fatalf("method %q, want %q", calls[1].Method, tc.keptMethod)
+				}
+			}
+		})
+	}
+}
+
+// More calls dropped than the host accepts are reported as MaxDropped.
+func TestDroppedIsBounded(t *testing.T) {
+	t.Parallel()
+	c := New(false)
+	c.Add(Call{Method: "GET", URL: "https://api.example/x"})
+	for range MaxDropped + 5 {
+		c.calls.Drop()
+	}
+	calls, dropped, err := Decode(c.Header())
+	if err != nil || len(calls) != 1 || dropped != MaxDropped {
+		t.Fatalf("%d calls, %d dropped, %v; want 1, %d", len(calls), dropped, err, MaxDropped)
+	}
+}
+
 // Every value is printable ASCII, whatever the call holds.
 func TestHeaderIsPrintableASCII(t *testing.T) {
 	t.Parallel()

@@ -28,6 +28,14 @@ func (l *List[T]) Add(item T) {
 	l.items = append(l.items, item)
 }
 
+// Drop counts an item as dropped without keeping it: one the caller
+// refused, counted with those beyond Max.
+func (l *List[T]) Drop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dropped++
+}
+
 // Items returns a copy of the items kept (nil when none) and how many were
 // dropped.
 func (l *List[T]) Items() ([]T, int) {

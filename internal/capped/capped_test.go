@@ -39,6 +39,21 @@ func TestList(t *testing.T) {
 	}
 }
 
+// Drop counts an item without keeping it, before Max is reached and after.
+func TestDrop(t *testing.T) {
+	t.Parallel()
+	l := capped.List[string]{Max: 2}
+	l.Add("a")
+	l.Drop()
+	l.Add("b")
+	l.Add("c")
+	l.Drop()
+	items, dropped := l.Items()
+	if !slices.Equal(items, []string{"a", "b"}) || dropped != 3 {
+		t.Fatalf("kept %v, dropped %d; want [a b], 3", items, dropped)
+	}
+}
+
 // Items is a copy: adding after it does not change what it returned.
 func TestItemsIsACopy(t *testing.T) {
 	t.Parallel()
