@@ -103,14 +103,14 @@ func (m *Masker) names() func(string) bool {
 }
 
 // Add adds secrets (empty ones are ignored, and any beyond [MaxSecrets]).
+// Adding only known secrets copies nothing.
 func (m *Masker) Add(secrets ...string) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	forms, short := slices.Clone(m.forms), slices.Clone(m.short)
-	changed := false
+	var forms, short []string
 	for _, sec := range secrets {
 		if sec == "" || m.known[sec] || len(m.known) >= MaxSecrets {
 			continue
@@ -119,18 +119,22 @@ func (m *Masker) Add(secrets ...string) {
 			m.known = map[string]bool{}
 		}
 		m.known[sec] = true
-		changed = true
 		if len(sec) < MinLen {
 			short = append(short, sec)
 			continue
 		}
 		forms = append(forms, Spellings(sec)...)
 	}
-	if !changed {
-		return
+	// The lists are replaced, never changed in place: a reader may hold
+	// the old ones.
+	if len(short) > 0 {
+		m.short = slices.Concat(m.short, short)
 	}
-	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	m.forms, m.short = slices.Compact(forms), short
+	if len(forms) > 0 {
+		forms = slices.Concat(m.forms, forms)
+		slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+		m.forms = slices.Compact(forms)
+	}
 }
 
 // AddBasic adds the password of Basic credentials and the spellings of
@@ -394,6 +398,7 @@ func (m *Masker) JSON(b []byte) string { return m.Mask(string(m.Fields(b))) }
 func (m *Masker) Fields(b []byte) []byte {
 	names, quotedMask := m.names(), `"`+m.mask()+`"`
 	remember := m != nil && m.opts.Remember
+	var remembered []string // added at the end, at once
 	out := make([]byte, 0, len(b))
 	var nest []byte // the open objects and arrays
 	key, afterColon := "", false
@@ -409,7 +414,7 @@ func (m *Masker) Fields(b []byte) []byte {
 			case afterColon && names(key):
 				if remember {
 					if v := decodeString(b[i:end], closed); len(v) >= MinLen {
-						m.Add(v)
+						remembered = append(remembered, v)
 					}
 				}
 				out = append(out, quotedMask...)
@@ -438,6 +443,9 @@ func (m *Masker) Fields(b []byte) []byte {
 		}
 		out = append(out, c)
 		i++
+	}
+	if len(remembered) > 0 {
+		m.Add(remembered...)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package secretmask
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +136,40 @@ func TestRemember(t *testing.T) {
 	}
 }
 
+// A body with many secret-named fields: every value is remembered, at
+// once, and masked from then on.
+func TestRememberMany(t *testing.T) {
+	t.Parallel()
+	var body strings.Builder
+	var values []string
+	body.WriteString("{")
+	for i := range 780 {
+		v := fmt.Sprintf("value-%04d", i)
+		values = append(values, v)
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `"token%d":%q,"name%d":"kept"`, i, v, i)
+	}
+	body.WriteString("}")
+	m := NewWith(Options{Remember: true})
+	if out := m.JSON([]byte(body.String())); strings.Contains(out, "value-") || !strings.Contains(out, "kept") {
+		t.Fatalf("JSON left a value or masked a name: %.200s", out)
+	}
+	before, _ := m.secrets()
+	m.Fields([]byte(body.String())) // nothing new
+	if after, _ := m.secrets(); len(after) != len(before) || &after[0] != &before[0] {
+		t.Error("remembering known values replaced the spellings")
+	}
+	text := strings.Join(values, " ")
+	if got := m.Mask(text); strings.Contains(got, "value-") {
+		t.Fatalf("a remembered value is not masked: %.200s", got)
+	}
+	if n := len(m.known); n != len(values) {
+		t.Errorf("%d secrets known, want %d", n, len(values))
+	}
+}
+
 func TestNames(t *testing.T) {
 	t.Parallel()
 	m := NewWith(Options{Mask: "[x]", Names: func(k string) bool { return k == "pin" }})
@@ -219,6 +254,20 @@ func TestEmpty(t *testing.T) {
 	}
 	if got := nilMasker.Mask("x"); got != "x" {
 		t.Errorf("nil Mask = %q", got)
+	}
+}
+
+// BenchmarkFieldsRemember is a hostile answer: 16 KiB of secret-named
+// fields, each value remembered.
+func BenchmarkFieldsRemember(b *testing.B) {
+	var body strings.Builder
+	body.WriteString("{")
+	for i := 0; body.Len() < 16<<10; i++ {
+		fmt.Fprintf(&body, `"token%d":"v-%06d",`, i, i)
+	}
+	body.WriteString(`"end":0}`)
+	for b.Loop() {
+		NewWith(Options{Remember: true}).Fields([]byte(body.String()))
 	}
 }
 
