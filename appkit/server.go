@@ -106,6 +106,20 @@ type logDetails struct {
 	action        string
 	secrets       []string
 	noted         bool // the account's secrets are in secrets
+
+	// masker masks the first maskerOf secrets: made when first needed,
+	// again only if more were noted since.
+	masker   *secretmask.Masker
+	maskerOf int
+}
+
+// secretMasker masks the request's secrets noted so far (see
+// [secretMasker]); it is made once per request, not per message.
+func (d *logDetails) secretMasker() *secretmask.Masker {
+	if d.maskerOf != len(d.secrets) {
+		d.masker, d.maskerOf = secretMasker(d.secrets), len(d.secrets)
+	}
+	return d.masker
 }
 
 func (a *App) routes(b *built) http.Handler {
@@ -226,18 +240,14 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if probe != "" {
 			ev = ev.Str(LogKeyProbe, probe)
 		}
-		var masker *secretmask.Masker
-		if details.requestedType != "" || details.action != "" || err != nil {
-			masker = secretMasker(details.secrets)
-		}
 		if details.requestedType != "" {
-			ev = ev.Str(LogKeyType, masker.MaskValue(details.requestedType))
+			ev = ev.Str(LogKeyType, details.secretMasker().MaskValue(details.requestedType))
 		}
 		if details.action != "" {
-			ev = ev.Str(LogKeyAction, masker.MaskValue(details.action))
+			ev = ev.Str(LogKeyAction, details.secretMasker().MaskValue(details.action))
 		}
 		if err != nil {
-			ev = ev.Str(LogKeyError, masker.MaskValues(err.Error()))
+			ev = ev.Str(LogKeyError, details.secretMasker().MaskValues(err.Error()))
 		}
 		ev.Msg("request")
 		return nil
@@ -358,7 +368,7 @@ func (s *server) handleError(c *echo.Context, err error) {
 			body.Message = http.StatusText(sc)
 		}
 	}
-	body.Message = secretMasker(details(c).secrets).MaskValues(body.Message)
+	body.Message = details(c).secretMasker().MaskValues(body.Message)
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}
