@@ -15,14 +15,20 @@ import (
 
 const (
 	// hostileRows items of four Markdown fields of hostileValue bytes
-	// each, and a text field of hostileText bytes: a table page of them
-	// would be some 8 MB of HTML unbounded. Each value is four times the
-	// 16 KiB a cell shows and a row's four exceed its 40 KiB, so every
-	// bound is reached; larger values only slow the sync that loads them
-	// (a 26 MB page timed out under -race on a loaded machine).
+	// each and three text fields of hostileText bytes: a table page of
+	// them would be some 5 MB of HTML unbounded. Each value exceeds the
+	// 16 KiB a cell shows, and a row's seven cells would take twice its
+	// 40 KiB, so its last cells are left out: every bound is reached.
+	// Larger values only slow the sync that loads them (a 26 MB page
+	// timed out under -race on a loaded machine).
 	hostileRows  = 25
-	hostileValue = 64 << 10
-	hostileText  = 40 << 10
+	hostileValue = 32 << 10
+	hostileText  = 20 << 10
+	// hostileTexts is the text fields of an item, shown after its
+	// Markdown fields (their order 1 to 4, the texts' 5 to 7).
+	hostileTexts = 3
+	// hostileLarge is the large values of an item.
+	hostileLarge = 4 + hostileTexts
 )
 
 // hostileMarkdown is a Markdown value of about hostileValue bytes whose
@@ -37,22 +43,27 @@ func hostileMarkdown(row, field int) string {
 }
 
 // hostileTableAppURL serves an app whose one type has hostileRows items
-// of four large Markdown fields and a long text.
+// of four large Markdown fields and hostileTexts long texts.
 func hostileTableAppURL(t *testing.T) string {
 	t.Helper()
 	var items []string
 	for r := range hostileRows {
-		fields := []string{fmt.Sprintf(`"id":"n%d"`, r), fmt.Sprintf(`"name":"note %d"`, r),
-			fmt.Sprintf(`"notes":%q`, strings.Repeat("n", hostileText)+fmt.Sprintf("END-OF-TEXT-%d", r))}
+		fields := []string{fmt.Sprintf(`"id":"n%d"`, r), fmt.Sprintf(`"name":"note %d"`, r)}
+		for f := range hostileTexts {
+			fields = append(fields, fmt.Sprintf(`"notes%d":%q`, f, strings.Repeat("n", hostileText)+fmt.Sprintf("END-OF-TEXT-%d-%d", r, f)))
+		}
 		for f := range 4 {
 			fields = append(fields, fmt.Sprintf(`"body%d":%q`, f, hostileMarkdown(r, f)))
 		}
 		items = append(items, "{"+strings.Join(fields, ",")+"}")
 	}
 	data := `{"items":[` + strings.Join(items, ",") + `],"synchronizationType":"full","pagination":{"hasNext":false}}`
-	schema := `{"note":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"},"notes":{"id":"notes","name":"Notes","type":"text"}`
+	schema := `{"note":{"id":{"id":"id","name":"ID","type":"id"},"name":{"id":"name","name":"Name","type":"text"}`
 	for f := range 4 {
-		schema += fmt.Sprintf(`,"body%d":{"id":"body%d","name":"Body %d","type":"text","subType":"md"}`, f, f, f)
+		schema += fmt.Sprintf(`,"body%d":{"id":"body%d","name":"Body %d","type":"text","subType":"md","order":%d}`, f, f, f, 1+f)
+	}
+	for f := range hostileTexts {
+		schema += fmt.Sprintf(`,"notes%d":{"id":"notes%d","name":"Notes %d","type":"text","order":%d}`, f, f, f, 5+f)
 	}
 	schema += `}}`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -80,16 +91,17 @@ func hostileTableAppURL(t *testing.T) string {
 }
 
 // maxTablePage is the bound the test holds a table page to: the cells'
-// 1 MiB and the page around them.
-const maxTablePage = 2 << 20
+// 1 MiB and a quarter of that for the page around them (a row's cells
+// unbounded, the page would be some 2.4 MiB).
+const maxTablePage = 1<<20 + 1<<18
 
 var wholeLink = regexp.MustCompile(`<a href="(/value/hostile/note\?[^"]+)" class="whole">([^<]*)</a>`)
 
-// A table page of a hostile app's values (25 rows of four 64 KiB
-// Markdown fields and a 40 KiB text) stays under 2 MiB: each cell shows
-// at most 16 KiB of its value, the page about 1 MiB of cells, and every
-// cell cut or left out links to its whole value, whose page shows it to
-// its last line.
+// A table page of a hostile app's values (25 rows of four 32 KiB
+// Markdown fields and three 20 KiB texts) stays under 1.25 MiB: each cell
+// shows at most 16 KiB of its value, a row at most 40 KiB (its last cells
+// are left out), the page about 1 MiB of cells, and every cell cut or left
+// out links to its whole value, whose page shows it to its last line.
 func TestTablePageBounded(t *testing.T) {
 	e := newEnv(t, "sqlite::memory:")
 	sy := e.newSync(hostileTableAppURL(t), map[string]any{"token": "hostile-token-1"})
@@ -126,11 +138,14 @@ func TestTablePageBounded(t *testing.T) {
 			cut++
 		}
 	}
-	// Every one of the 125 large values links to its whole value (cut,
-	// or left out once its row's room is spent), and every row shows its
-	// name.
-	if cut+omitted != hostileRows*5 {
-		t.Fatalf("%d cells cut and %d left out link to their value, want %d together", cut, omitted, hostileRows*5)
+	// Every one of the 175 large values links to its whole value: cut,
+	// or left out once its row's room is spent (each row's room runs out
+	// before its last text); every row shows its name.
+	if cut+omitted != hostileRows*hostileLarge {
+		t.Fatalf("%d cells cut and %d left out link to their value, want %d together", cut, omitted, hostileRows*hostileLarge)
+	}
+	if cut < hostileRows || omitted < hostileRows {
+		t.Errorf("%d cells cut and %d left out: want each row to cut one and leave one out at least", cut, omitted)
 	}
 	for r := range hostileRows {
 		if !strings.Contains(p.body, fmt.Sprintf("<td>note %d</td>", r)) {
@@ -155,6 +170,16 @@ func TestTablePageBounded(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`END-OF-VALUE-\d+-0`).FindString(whole.body); m == "" || strings.Count(whole.body, "END-OF-VALUE") != 1 {
 		t.Errorf("the whole value page does not show one value of body0 to its end (%q)", m)
+	}
+	// A cell left out links to its whole value too.
+	for _, l := range links {
+		if strings.Contains(l[2], "not on this page") {
+			v := b.get(strings.ReplaceAll(l[1], "&amp;", "&"))
+			if v.code != http.StatusOK || !strings.Contains(v.body, "END-OF-") {
+				t.Errorf("the whole value of a cell left out %s: %d", l[1], v.code)
+			}
+			break
+		}
 	}
 	// A text field's link too.
 	for _, l := range links {

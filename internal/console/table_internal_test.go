@@ -1,8 +1,13 @@
 package console
 
 import (
+	"context"
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 func TestParseTableQuery(t *testing.T) {
@@ -88,4 +93,64 @@ func FuzzParseTableQuery(f *testing.F) {
 			t.Fatalf("%+v reads back as %+v (%v) from %s", tq, back, err, link)
 		}
 	})
+}
+
+// A row's cells stay within the page's bounds: each shows at most maxCell
+// bytes of its value, the row's cells together at most maxRowCells, and
+// the cells past the row's room show none of their value; every cell cut
+// or left out links to its whole value, a whole value to none.
+func TestTableRowsBounded(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("v", 2*maxCell)
+	// The row's room holds two whole cells and part of a third.
+	third := maxRowCells - 2*maxCell
+	if third <= 0 || third >= maxCell {
+		t.Fatalf("the test wants a row's room between two and three cells (maxCell %d, maxRowCells %d)", maxCell, maxRowCells)
+	}
+	type want struct {
+		text         int // bytes shown
+		cut, omitted bool
+	}
+	for _, tc := range []struct {
+		name   string
+		values []string
+		want   []want
+	}{
+		{"small values whole", []string{"a", "bc"}, []want{{1, false, false}, {2, false, false}}},
+		{"a large value cut to a cell", []string{big, "x"}, []want{{maxCell, true, false}, {1, false, false}}},
+		{"a value of exactly a cell", []string{big[:maxCell]}, []want{{maxCell, false, false}}},
+		{"the row's room spent", []string{big, big, big, big, "x"},
+			[]want{{maxCell, true, false}, {maxCell, true, false}, {third, true, false}, {0, false, true}, {0, false, true}}},
+		{"an empty value once the room is spent", []string{big, big, big, ""},
+			[]want{{maxCell, true, false}, {maxCell, true, false}, {third, true, false}, {0, false, false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var cols []column
+			row := map[string]any{"platform/id": "e1"}
+			for i, v := range tc.values {
+				f := &store.Field{Name: fmt.Sprintf("s/t/f%d", i), Role: store.RolePrimitive, Prim: store.TText}
+				cols = append(cols, column{Field: f, Kind: "text"})
+				row[f.Name] = v
+			}
+			rows := dataSource{}.tableRows(context.Background(), "s/t", cols, []map[string]any{row})
+			if len(rows) != 1 || len(rows[0]) != len(cols) {
+				t.Fatalf("%d rows", len(rows))
+			}
+			total := 0
+			for i, ce := range rows[0] {
+				w := tc.want[i]
+				total += ce.size()
+				if len(ce.Text) != w.text || ce.Cut != w.cut || ce.Omitted != w.omitted || !strings.HasPrefix(tc.values[i], ce.Text) {
+					t.Errorf("cell %d: %d bytes, cut %v, omitted %v; want %d bytes, cut %v, omitted %v", i, len(ce.Text), ce.Cut, ce.Omitted, w.text, w.cut, w.omitted)
+				}
+				if wantLink := w.cut || w.omitted; (ce.Whole != "") != wantLink || wantLink && ce.Whole != valueLink("s/t", "e1", cols[i].Field.Name) {
+					t.Errorf("cell %d links to %q", i, ce.Whole)
+				}
+			}
+			if total > maxRowCells {
+				t.Errorf("the row's cells hold %d bytes (bound %d)", total, maxRowCells)
+			}
+		})
+	}
 }
