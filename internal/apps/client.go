@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -205,6 +206,57 @@ func (m *masker) mask(s string) string {
 	}
 	return m.m.Mask(s)
 }
+
+// url masks a URL an app reported, whether or not the app masked it: the
+// user information (user:password@) becomes the mask, the values of the
+// secret-named parameters of its query and of its fragment (an OAuth
+// implicit grant's #access_token=…) become the mask, then every known
+// secret is masked. The URL keeps its other bytes. One that does not parse
+// as a URL with a host is masked the same way over its text: the user
+// information is what comes before the last '@' after the first "//" (up
+// to the next '/' or '?'), the query what follows the first '?'.
+func (m *masker) url(raw string) string {
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	var s string
+	if u, err := url.Parse(rest); err == nil && u.Host != "" {
+		if u.User != nil {
+			u.User = url.User(secretmask.Mask)
+		}
+		u.RawQuery = noSecrets.Query(u.RawQuery)
+		// url.User escapes the mask's stars; the query keeps its bytes.
+		s = strings.Replace(u.String(), url.PathEscape(secretmask.Mask)+"@", secretmask.Mask+"@", 1)
+	} else {
+		s = maskURLText(rest)
+	}
+	if hasFrag {
+		s += "#" + noSecrets.Query(frag)
+	}
+	return m.mask(s)
+}
+
+// maskURLText masks the user information and the secret-named query
+// parameters of a URL that does not parse (or has no host), over its
+// text.
+func maskURLText(s string) string {
+	pre, query, hasQuery := strings.Cut(s, "?")
+	if i := strings.Index(pre, "//"); i >= 0 {
+		auth := pre[i+2:]
+		if j := strings.IndexByte(auth, '/'); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			pre = pre[:i+2] + secretmask.Mask + pre[i+2+at:]
+		}
+	}
+	if hasQuery {
+		return pre + "?" + noSecrets.Query(query)
+	}
+	return pre
+}
+
+// noSecrets masks no value, only the secret-named fields and query
+// parameters (secretmask.Masker.Fields and Query): a nil *Masker does.
+var noSecrets *secretmask.Masker
 
 // maskJSON masks a body: the string values of secret-named keys are
 // replaced (and remembered), then every known secret. The body is
@@ -434,7 +486,8 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // bounded (calllog.Decode), or nothing at all is kept, and the exchange is
 // recorded as it would be without it. What is kept is masked again with
 // the run's masker (the account's secrets, every secret an answer brought,
-// secret-named JSON fields), without remembering anything new from it,
+// secret-named JSON fields; a URL's credentials and secret-named query
+// parameters, see masker.url), without remembering anything new from it,
 // and the bodies are kept only when they were asked.
 func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 	vs := h.Values(calllog.AnswerHeader)
@@ -447,7 +500,7 @@ func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 	}
 	out := make([]UpstreamCall, 0, len(calls))
 	for _, c := range calls {
-		u := UpstreamCall{Method: c.Method, URL: r.m.mask(c.URL), Status: c.Status, DurationMS: c.DurationMS,
+		u := UpstreamCall{Method: c.Method, URL: r.m.url(c.URL), Status: c.Status, DurationMS: c.DurationMS,
 			Bytes: c.Bytes, Error: r.m.mask(c.Error)}
 		if r.bodies {
 			u.Request, u.Response = r.m.reported(c.Request), r.m.reported(c.Response)

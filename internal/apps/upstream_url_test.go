@@ -1,0 +1,96 @@
+package apps
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/appkitgo/appkit/internal/calllog"
+)
+
+// A URL an app reported is masked by the host whether or not the app
+// masked it: its credentials, its secret-named query (and fragment)
+// parameters and the account's secrets; the rest keeps its bytes.
+func TestMaskerURL(t *testing.T) {
+	t.Parallel()
+	m := newMasker(map[string]any{"token": "account-token-42"}, nil)
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "https://api.example/x?page=2", "https://api.example/x?page=2"},
+		{"secret-named parameter", "https://api.example/x?access_token=x&page=2", "https://api.example/x?access_token=***&page=2"},
+		{"user and password", "https://user:pw@api.example/x", "https://***@api.example/x"},
+		{"user alone", "https://user@api.example/x", "https://***@api.example/x"},
+		{"both", "https://user:pw@api.example/x?access_token=x&page=2", "https://***@api.example/x?access_token=***&page=2"},
+		{"already masked", "https://api.example/x?access_token=***&page=2", "https://api.example/x?access_token=***&page=2"},
+		{"escaped name", "https://api.example/x?access%5Ftoken=x", "https://api.example/x?access%5Ftoken=***"},
+		{"fragment", "https://api.example/cb#access_token=x&state=s", "https://api.example/cb#access_token=***&state=s"},
+		{"known secret", "https://api.example/x/account-token-42?q=account-token-42", "https://api.example/x/***?q=***"},
+		{"@ in the path", "https://api.example/users/@me?page=2", "https://api.example/users/@me?page=2"},
+		{"unparsable", "https://user:p%zz@api.example/%zz?access_token=x&page=2", "https://***@api.example/%zz?access_token=***&page=2"},
+		{"unparsable without credentials", "https://api.example/%zz/a@b?key=x", "https://api.example/%zz/a@b?key=***"},
+		{"no scheme", "//user:pw@api.example/x?token=x", "//***@api.example/x?token=***"},
+		{"not a URL", "u", "u"},
+		{"a path with credentials", "0//user:pw@api.example", "0//***@api.example"},
+		{"empty", "", ""},
+	} {
+		if got := m.url(tc.in); got != tc.want {
+			t.Errorf("%s: url(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+	if got := (*masker)(nil).url("https://u:pw@h/?token=x"); got != "https://***@h/?token=***" {
+		t.Errorf("a nil masker: %q", got)
+	}
+}
+
+// A report whose URL the app left unmasked (a hostile or careless app)
+// is kept masked in the exchange.
+func TestUnmaskedReportedURL(t *testing.T) {
+	t.Parallel()
+	c := calllog.New(false)
+	c.Add(calllog.Call{Method: "GET", URL: "https://user:pw-secret@api.example/x?access_token=tok-secret&page=2", Status: 200})
+	report := c.Header()
+	if !strings.Contains(report, "tok-secret") || !strings.Contains(report, "pw-secret") {
+		t.Fatalf("the report is masked by calllog already: %s", report)
+	}
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set(calllog.AnswerHeader, report)
+		io.WriteString(w, `{"items":[]}`)
+	}))
+	defer app.Close()
+	rec, hc := newRecorder(app.Client(), newMasker(nil, nil))
+	postData(t, hc, app.URL, "things", nil)
+	ex, _ := rec.exchanges()
+	if len(ex) != 1 || len(ex[0].Upstream) != 1 {
+		t.Fatalf("%+v", ex)
+	}
+	if u := ex[0].Upstream[0].URL; u != "https://***@api.example/x?access_token=***&page=2" {
+		t.Errorf("kept %q", u)
+	}
+	b, _ := json.Marshal(ex[0])
+	if strings.Contains(string(b), "tok-secret") || strings.Contains(string(b), "pw-secret") {
+		t.Errorf("a secret is kept: %s", b)
+	}
+}
+
+// FuzzMaskerURL: masker.url never panics, and a URL's password and a
+// secret-named parameter's value never survive it.
+func FuzzMaskerURL(f *testing.F) {
+	f.Add("https://", "user", "/x", "page=2")
+	f.Add("http://", "", "/%zz", "")
+	f.Add("", "u", "a@b", "q")
+	f.Add("mailto:", "x", "", "a=b&c")
+	f.Fuzz(func(t *testing.T, scheme, user, path, query string) {
+		const pw, tok = "Pw-Fuzz-Secret", "Tok-Fuzz-Secret"
+		raw := scheme + "//" + user + ":" + pw + "@api.example" + path + "?" + query + "&access_token=" + tok
+		if strings.ContainsAny(scheme, "/?#@") || strings.ContainsAny(user+path, "/?#@") || strings.Contains(query, "#") {
+			t.Skip()
+		}
+		got := newMasker(nil, nil).url(raw)
+		if strings.Contains(got, pw) || strings.Contains(got, tok) {
+			t.Fatalf("url(%q) = %q", raw, got)
+		}
+	})
+}
