@@ -208,7 +208,7 @@ func (s *server) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if v := req.Header.Get(calllog.RequestHeader); v != "" {
 			ctx = s.collectCalls(ctx, c, v)
 		}
-		probe := probeID(req.Header.Get(probeHeader))
+		probe := protocol.ProbeID(req.Header.Get(protocol.ProbeHeader))
 		req = req.WithContext(ctx)
 		c.SetRequest(req)
 		details := &logDetails{}
@@ -275,33 +275,6 @@ func (s *server) collectCalls(ctx context.Context, c *echo.Context, v string) co
 		}
 	})
 	return calllog.NewContext(ctx, col)
-}
-
-// probeHeader marks a request of the conformance suite, which may be meant
-// to be refused; its value names what sent it (the stage of checks, a
-// check's id).
-const probeHeader = "X-Appkit-Probe"
-
-// maxProbeID bounds the probe id logged.
-const maxProbeID = 64
-
-// probeID is the id of a probe, as logged: at most maxProbeID bytes, each
-// byte that is not a letter, digit, '.', '_' or '-' replaced by '_'; ""
-// when v is empty.
-func probeID(v string) string {
-	if v == "" {
-		return ""
-	}
-	if len(v) > maxProbeID {
-		v = v[:maxProbeID]
-	}
-	b := []byte(v)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 func newRequestID() string {

@@ -251,7 +251,7 @@ func (r *runner) exchange(ctx context.Context, method, path string, raw []byte) 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set(probeHeader, probeID(r.current))
+	req.Header.Set(protocol.ProbeHeader, probeID(r.current))
 	start := time.Now()
 	resp, err := r.cfg.Client.Do(req)
 	if err != nil {
@@ -272,25 +272,15 @@ func (r *runner) exchange(ctx context.Context, method, path string, raw []byte) 
 	return a
 }
 
-// probeHeader marks every request of the suite, with the stage of checks
-// that sends it (the prefix of their ids: "accounts", "errors", ...):
-// many are meant to be refused, and an app's log can tell them from the
-// service's requests (appkit logs a probe's 4xx at info level).
-const probeHeader = "X-Appkit-Probe"
-
-// probeID is the probe header's value for a stage: "conform" before the
-// first, and only [A-Za-z0-9._-], at most 64 bytes.
+// probeID is the probe header's value for a stage of checks (the prefix
+// of their ids: "accounts", "errors", ...), "conform" before the first:
+// many requests are meant to be refused, and an app's log can tell them
+// from the service's requests (appkit logs a probe's 4xx at info level).
 func probeID(stage string) string {
 	if stage == "" {
 		return "conform"
 	}
-	b := []byte(stage[:min(len(stage), 64)])
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
+	return protocol.ProbeID(stage)
 }
 
 // unwrapURLError keeps the cause of a failed call and names a timeout.
