@@ -65,8 +65,9 @@ type Config struct {
 	// the client the service makes when HTTPClient is nil; that client
 	// uses no proxy unless the policy is netguard.Any.
 	Networks netguard.Policy
-	// HTTPClient calls the apps (nil: a client that enforces Networks); a
-	// given client is used as it is.
+	// HTTPClient calls the apps (nil: a client that enforces Networks and
+	// reads at most 80 KiB of an answer's header); a given client is used
+	// as it is.
 	HTTPClient *http.Client
 	// Engine holds the engine's options every run starts from (its run
 	// bounds, say); the service sets the app, account, selection, client,

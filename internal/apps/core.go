@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/calllog"
 	"github.com/appkitgo/appkit/internal/netguard"
 	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
@@ -74,9 +75,18 @@ func newID() string { return uuid.NewString() }
 // ones.
 var DefaultNetworks = netguard.Local
 
-// guardedClient calls apps only at addresses the policy allows.
+// maxAnswerHeader bounds the header of an app's answer that the service's
+// client reads: the largest report of upstream calls the host reads
+// (calllog.MaxHeaderRead) and room for the other fields. A larger header
+// fails the call before it is read into memory (the transport's default
+// bound is 10 MB).
+const maxAnswerHeader = calllog.MaxHeaderRead + 16<<10
+
+// guardedClient calls apps only at addresses the policy allows, reading
+// at most maxAnswerHeader bytes of an answer's header.
 func guardedClient(p netguard.Policy) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxResponseHeaderBytes = maxAnswerHeader
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: p.Control}
 	tr.DialContext = d.DialContext
 	if p != netguard.Any {
