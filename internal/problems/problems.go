@@ -18,9 +18,6 @@ func (l *List) Add(format string, args ...any) {
 	l.errs = append(l.errs, fmt.Errorf(format, args...))
 }
 
-// Len is how many problems were recorded.
-func (l *List) Len() int { return len(l.errs) }
-
 // Err is nil without problems; else an error that wraps kind and every
 // problem (errors.Is matches kind and each wrapped problem), its message
 // kind's, then the problems one per line.

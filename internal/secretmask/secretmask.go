@@ -16,7 +16,7 @@
 //
 // JSON fields are also masked by name ([SecretName], or the names a
 // caller gives), in a body that may be cut short or not be JSON at all,
-// and a cut text never ends with the start of a secret ([Masker.Cut]).
+// and a cut body never ends with the start of a secret ([Masker.Body]).
 // A Masker without secrets costs a nil check per text.
 package secretmask
 
@@ -184,12 +184,6 @@ func (m *Masker) secrets() (forms, short []string) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.forms, m.short
-}
-
-// Empty reports whether the Masker holds no secret.
-func (m *Masker) Empty() bool {
-	forms, short := m.secrets()
-	return len(forms) == 0 && len(short) == 0
 }
 
 // Mask replaces each secret in text, in each of its spellings; a short
@@ -482,17 +476,6 @@ func decodeString(q []byte, closed bool) string {
 		s = strings.TrimSuffix(s, `"`)
 	}
 	return s
-}
-
-// Cut is text, masked, cut to at most n bytes in all, more included (at a
-// rune's start), followed by more when it was cut; a cut text that ends
-// with the start of a secret's spelling loses that end, so that no secret
-// is shown even in part. The result is valid UTF-8.
-func (m *Masker) Cut(text string, n int, more string) string {
-	if text = m.Mask(strings.ToValidUTF8(text, "\uFFFD")); len(text) <= n {
-		return text
-	}
-	return m.cut(text, n, more)
 }
 
 // cut is text cut to n bytes, more included, with no secret's start at
