@@ -131,7 +131,7 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	}
 	started := s.now()
 	m := newMasker(fields, a.Descriptor)
-	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m, s.cfg.UpstreamBodies)
 	err = s.execute(ctx, hc, a, acc, act, args, fields)
 	if err != nil {
 		var ae *AppError

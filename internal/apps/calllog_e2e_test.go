@@ -171,16 +171,11 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		bodies bool
-		client func(*http.Client) *http.Client
 	}{
-		{"calls", false, func(c *http.Client) *http.Client { return c }},
-		{"bodies asked by the recorder", true, func(c *http.Client) *http.Client { return c }},
-		{"bodies asked by the service's client", false, withUpstreamBodies},
+		{"calls", false},
+		{"bodies asked by the recorder", true},
 	} {
-		rec, hc := newRecorder(tc.client(http.DefaultClient), newMasker(nil, nil))
-		if tc.bodies {
-			rec.bodies = true
-		}
+		rec, hc := newRecorder(http.DefaultClient, newMasker(nil, nil), tc.bodies)
 		postData(t, hc, base, "things", nil)
 		ex, _ := rec.exchanges()
 		if len(ex) != 1 {
@@ -217,8 +212,7 @@ func TestUpstreamCallsInExchanges(t *testing.T) {
 	// many as a report of calllog.MaxHeaderCalls bytes holds; the others
 	// are counted.
 	for _, bodies := range []bool{true, false} {
-		rec, hc := newRecorder(http.DefaultClient, newMasker(nil, nil))
-		rec.bodies = bodies
+		rec, hc := newRecorder(http.DefaultClient, newMasker(nil, nil), bodies)
 		id := fmt.Sprintf("caller-id-%v", bodies)
 		postData(t, hc, base, "many", http.Header{"X-Request-Id": {id}})
 		ex, _ := rec.exchanges()
@@ -272,7 +266,7 @@ func TestHostileUpstreamReports(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"items":[]}`)
 		}))
-		rec, hc := newRecorder(app.Client(), newMasker(nil, nil))
+		rec, hc := newRecorder(app.Client(), newMasker(nil, nil), false)
 		postData(t, hc, app.URL, "things", nil)
 		app.Close()
 		ex, _ := rec.exchanges()
@@ -302,8 +296,7 @@ func TestHostileUpstreamReports(t *testing.T) {
 	}))
 	defer app.Close()
 	for _, bodies := range []bool{false, true} {
-		rec, hc := newRecorder(app.Client(), newMasker(map[string]any{"token": e2eToken}, nil))
-		rec.bodies = bodies
+		rec, hc := newRecorder(app.Client(), newMasker(map[string]any{"token": e2eToken}, nil), bodies)
 		postData(t, hc, app.URL, "things", nil)
 		ex, _ := rec.exchanges()
 		if len(ex) != 1 || len(ex[0].Upstream) != 1 {

@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -15,20 +16,47 @@ import (
 // A run's history keeps each exchange's request id and the upstream calls
 // the app reported for it, through the store (JSON) and back, as the apps
 // API returns a run; with Config.UpstreamBodies, their bodies too.
+//
+// The bodies are asked whatever client the service is given: also one
+// that wraps the defaults' client after WithDefaults, as appkit host does
+// to measure the calls.
 func TestUpstreamCallsInTheRunHistory(t *testing.T) {
 	t.Parallel()
-	for _, bodies := range []bool{false, true} {
-		t.Run(map[bool]string{false: "calls", true: "bodies"}[bodies], func(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bodies  bool
+		wrapped bool
+	}{
+		{"calls", false, false},
+		{"bodies", true, false},
+		{"bodies through a wrapped client", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			testkit.EachStore(t, func(t *testing.T, dsn string) { historyOfUpstreamCalls(t, dsn, bodies) })
+			testkit.EachStore(t, func(t *testing.T, dsn string) {
+				historyOfUpstreamCalls(t, dsn, func(c *Config) {
+					c.UpstreamBodies = tc.bodies
+					if tc.wrapped {
+						*c = c.WithDefaults()
+						c.HTTPClient = &http.Client{Transport: passOn{c.HTTPClient.Transport}}
+					}
+				}, tc.bodies)
+			})
 		})
 	}
 }
 
-// historyOfUpstreamCalls runs a sync of the e2e app and checks its history.
-func historyOfUpstreamCalls(t *testing.T, dsn string, bodies bool) {
+// passOn is a transport that passes every call on to its base.
+type passOn struct{ base http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (p passOn) RoundTrip(req *http.Request) (*http.Response, error) { return p.base.RoundTrip(req) }
+
+// historyOfUpstreamCalls runs a sync of the e2e app with a service
+// configured by tune and checks its history.
+func historyOfUpstreamCalls(t *testing.T, dsn string, tune func(*Config), bodies bool) {
 	base, log := e2eApp(t)
-	svc, _ := testService(t, dsn, func(c *Config) { c.UpstreamBodies = bodies })
+	svc, _ := testService(t, dsn, tune)
 	_, sy := registerWithSync(t, svc, base)
 	stop := schedule(t, svc)
 	run := lastRun(t, svc, sy.ID, 0)

@@ -394,34 +394,16 @@ type recorder struct {
 	kept capped.List[Exchange]
 }
 
-func newRecorder(base *http.Client, m *masker) (*recorder, *http.Client) {
-	r := &recorder{base: transportOf(base), m: m}
+// newRecorder returns a recorder of the calls made through base, masked
+// with m, asking the app for the bodies of its upstream calls when bodies
+// is set (Config.UpstreamBodies, the console's test read), and the copy
+// of base whose calls it records.
+func newRecorder(base *http.Client, m *masker, bodies bool) (*recorder, *http.Client) {
+	r := &recorder{base: transportOf(base), m: m, bodies: bodies}
 	r.kept.Max = maxExchanges
-	if a, ok := r.base.(askBodies); ok {
-		r.base, r.bodies = a.base, true
-	}
 	c := *base
 	c.Transport = r
 	return r, &c
-}
-
-// askBodies marks the transport of a service's client whose recorders ask
-// for the bodies of the upstream calls (Config.UpstreamBodies); it only
-// passes the calls on.
-type askBodies struct{ base http.RoundTripper }
-
-// RoundTrip implements http.RoundTripper.
-func (a askBodies) RoundTrip(req *http.Request) (*http.Response, error) { return a.base.RoundTrip(req) }
-
-// withUpstreamBodies returns a copy of c whose recorders ask for the
-// bodies of the upstream calls (c itself when it already does).
-func withUpstreamBodies(c *http.Client) *http.Client {
-	if _, ok := transportOf(c).(askBodies); ok {
-		return c
-	}
-	cc := *c
-	cc.Transport = askBodies{base: transportOf(c)}
-	return &cc
 }
 
 // maxRequestID bounds an id the recorder passes on (the app makes its own

@@ -147,9 +147,6 @@ func (c Config) WithDefaults() Config {
 	if c.HTTPClient == nil {
 		c.HTTPClient = guardedClient(c.Networks)
 	}
-	if c.UpstreamBodies {
-		c.HTTPClient = withUpstreamBodies(c.HTTPClient)
-	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -73,8 +73,7 @@ func (s *Service) TestRead(ctx context.Context, accountID, typ string, filter ma
 		filter = map[string]json.RawMessage{}
 	}
 	m := newMasker(fields, a.Descriptor)
-	rec, hc := newRecorder(s.core.cfg.HTTPClient, m)
-	rec.bodies = true // a test read shows the upstream calls' bodies too
+	rec, hc := newRecorder(s.core.cfg.HTTPClient, m, true) // a test read shows the upstream calls' bodies too
 	var schema protocol.Schema
 	err = s.core.call(ctx, hc, a.URL, http.MethodPost, protocol.PathSchema,
 		map[string]any{"types": []string{typ}, "filter": filter, "account": fields}, &schema)

@@ -387,7 +387,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 		return s.endRun(ctx, sy, runID, StatusFailed, nil, err.Error(), nil, 0)
 	}
 	m := newMasker(fields, a.Descriptor)
-	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m, s.cfg.UpstreamBodies)
 	opts := s.engineOptions(a.URL)
 	opts.HTTPClient = hc
 	opts.Auth, opts.AccountElsewhere, opts.StoredAccount = acc.Auth, true, fields

@@ -289,7 +289,7 @@ func (failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestRecorderMasksErrors(t *testing.T) {
 	t.Parallel()
 	m := newMasker(map[string]any{"token": "account-token-42"}, nil)
-	rec, hc := newRecorder(&http.Client{Transport: failingTransport{}}, m)
+	rec, hc := newRecorder(&http.Client{Transport: failingTransport{}}, m, false)
 	req, _ := http.NewRequest("POST", "http://app.test/api/v1/synchronizer/data", strings.NewReader(`{"account":{"token":"account-token-42"}}`))
 	if _, err := hc.Do(req); err == nil {
 		t.Fatal("the call did not fail")
@@ -321,7 +321,7 @@ func TestRecorderMasksLargeBodies(t *testing.T) {
 	}))
 	defer srv.Close()
 	m := newMasker(map[string]any{"access_token": "old-token-1234"}, nil)
-	rec, hc := newRecorder(srv.Client(), m)
+	rec, hc := newRecorder(srv.Client(), m, false)
 	post := func(path, body string) {
 		t.Helper()
 		resp, err := hc.Post(srv.URL+path, "application/json", strings.NewReader(body))

@@ -60,7 +60,7 @@ func TestUnmaskedReportedURL(t *testing.T) {
 		io.WriteString(w, `{"items":[]}`)
 	}))
 	defer app.Close()
-	rec, hc := newRecorder(app.Client(), newMasker(nil, nil))
+	rec, hc := newRecorder(app.Client(), newMasker(nil, nil), false)
 	postData(t, hc, app.URL, "things", nil)
 	ex, _ := rec.exchanges()
 	if len(ex) != 1 || len(ex[0].Upstream) != 1 {

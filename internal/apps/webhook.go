@@ -245,7 +245,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 		return err
 	}
 	m := newMasker(account, a.Descriptor)
-	rec, hc := newRecorder(s.cfg.HTTPClient, m)
+	rec, hc := newRecorder(s.cfg.HTTPClient, m, s.cfg.UpstreamBodies)
 	var runID string
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
