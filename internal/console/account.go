@@ -73,11 +73,7 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fields, err := apps.TypedFields(a.Descriptor, f.Auth.ID, f.Fields)
-	if err == nil {
-		_, err = svc.Registry.CreateAccount(r.Context(), a.ID, f.Auth.ID, fields)
-	}
-	if err != nil {
+	if _, err := svc.Registry.CreateAccount(r.Context(), a.ID, f.Auth.ID, f.Fields); err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
 			return c.showAccountForm(w, r, status, layout{Error: "The account was not saved: " + msg, Form: f.Back}, f.Auth.ID)
 		})

@@ -96,36 +96,47 @@ func parseAppForm(form url.Values) (appForm, error) {
 // accountForm connects an account with one of the app's authentications.
 type accountForm struct {
 	Auth *protocol.Authentication
-	// Fields are the values given, by field id, as the form typed them.
-	Fields map[string]string
+	// Fields are the values given, by field id, typed as the account is
+	// saved (apps.TypedFields: a number a float64, a bool a bool).
+	Fields map[string]any
 	// Back are the values to send back to the form: never a password.
 	Back url.Values
 }
 
 // parseAccountForm reads the account form of an app with descriptor d; an
 // authentication the app does not have is refused (400) before its fields.
+// Each value is typed here, as it is saved, so that a value the save
+// would refuse is a problem of its input.
 func parseAccountForm(form url.Values, d *protocol.Descriptor) (accountForm, error) {
 	id := form.Get("auth")
 	au := findAuth(d, id)
 	if au == nil {
 		return accountForm{}, noAuth(http.StatusBadRequest, id)
 	}
-	f := accountForm{Auth: au, Fields: map[string]string{}, Back: url.Values{}}
+	f := accountForm{Auth: au, Fields: map[string]any{}, Back: url.Values{}}
 	fe := formErrors{}
 	for _, fd := range au.Fields {
 		name := "f." + fd.ID
 		if fd.Type != "password" {
 			f.Back[name] = form[name]
 		}
-		if v, ok := accountValue(fd, form.Get(name), fe); ok {
-			f.Fields[fd.ID] = v
+		v, ok := accountValue(fd, form.Get(name), fe)
+		if !ok {
+			continue
 		}
+		typed, err := apps.TypedFields(d, au.ID, map[string]string{fd.ID: v})
+		if err != nil {
+			fe[name] = "Enter a number."
+			continue
+		}
+		f.Fields[fd.ID] = typed[fd.ID]
 	}
 	return f, fe.err()
 }
 
 // accountValue is the value of an account field as typed in the form
-// (false for none); fe gets its problem.
+// (false for none; a number without the spaces around it); fe gets its
+// problem.
 func accountValue(fd protocol.Field, v string, fe formErrors) (string, bool) {
 	name := "f." + fd.ID
 	switch fd.Type {
@@ -145,8 +156,11 @@ func accountValue(fd protocol.Field, v string, fe formErrors) (string, bool) {
 		return "", false
 	}
 	if fd.Type == "number" {
-		var n json.Number
-		if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &n); err != nil {
+		v = strings.TrimSpace(v)
+		// A JSON number in float64's range (not Inf or NaN, which
+		// apps.TypedFields would read).
+		var n float64
+		if err := json.Unmarshal([]byte(v), &n); err != nil {
 			fe[name] = "Enter a number."
 			return "", false
 		}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"math"
 	"net/url"
 	"strings"
 	"testing"
@@ -96,13 +97,49 @@ func TestParseAccountForm(t *testing.T) {
 		t.Errorf("values sent back %v: a password, or a value missing", f.Back)
 	}
 	form, _ = url.ParseQuery("auth=key&f.user=me&f.secret=pw")
-	if f, err = parseAccountForm(form, d); err != nil || f.Fields["user"] != "me" || f.Fields["secret"] != "pw" || f.Fields["tls"] != "false" {
+	if f, err = parseAccountForm(form, d); err != nil || f.Fields["user"] != "me" || f.Fields["secret"] != "pw" || f.Fields["tls"] != false {
 		t.Errorf("read %+v, %v", f, err)
 	}
 	if _, err := parseAccountForm(url.Values{"auth": {"other"}}, d); err == nil {
 		t.Error("an authentication the app lacks is read")
 	} else if _, ok := formProblems(err); ok {
 		t.Errorf("an authentication the app lacks is a field's problem: %v", err)
+	}
+}
+
+// An account's number is read as the account is saved (a float64), the
+// spaces around it dropped; what the save would refuse is a problem of its
+// input, never a failed save.
+func TestParseAccountFormNumber(t *testing.T) {
+	t.Parallel()
+	d := &protocol.Descriptor{Authentication: []protocol.Authentication{{ID: "key", Fields: []protocol.Field{
+		{ID: "port", Type: "number", Optional: true}, {ID: "tls", Type: "bool", Optional: true}}}}}
+	for _, tc := range []struct {
+		port string
+		want any // nil: a problem of f.port
+	}{
+		{"3", 3.0},
+		{" 3 ", 3.0},
+		{"\t-0.5\n", -0.5},
+		{"1e3", 1000.0},
+		{"1e400", nil},
+		{`"3"`, nil},
+		{"inf", nil},
+		{"NaN", nil},
+		{"0x10", nil},
+		{"1_000", nil},
+		{"3 4", nil},
+	} {
+		f, err := parseAccountForm(url.Values{"auth": {"key"}, "f.port": {tc.port}, "f.tls": {"on"}}, d)
+		if tc.want == nil {
+			if fe, ok := formProblems(err); !ok || len(fe) != 1 || fe["f.port"] == "" {
+				t.Errorf("%q: %+v, %v; want a problem of f.port", tc.port, f.Fields, err)
+			}
+			continue
+		}
+		if err != nil || f.Fields["port"] != tc.want || f.Fields["tls"] != true {
+			t.Errorf("%q: %+v, %v; want port %v", tc.port, f.Fields, err, tc.want)
+		}
 	}
 }
 
@@ -174,6 +211,11 @@ func FuzzParseForms(f *testing.F) {
 		check("account", err)
 		if _, sent := acf.Back["f.pw"]; sent {
 			t.Fatal("account: a password sent back")
+		}
+		if port, ok := acf.Fields["port"]; err == nil && ok {
+			if x, ok := port.(float64); !ok || math.IsInf(x, 0) || math.IsNaN(x) {
+				t.Fatalf("account: port read as %#v", port)
+			}
 		}
 		_, err = parseAppForm(form)
 		check("app", err, "url")
