@@ -27,6 +27,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/appkitgo/appkit/internal/capped"
@@ -265,20 +267,13 @@ func asciiJSON(raw []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(raw)
 		raw = raw[n:]
-		if r >= 0x10000 {
-			r1, r2 := utf16Pair(r)
-			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		if r1, r2 := utf16.EncodeRune(r); r1 != unicode.ReplacementChar {
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2) // beyond the BMP: a surrogate pair
 			continue
 		}
 		out = fmt.Appendf(out, `\u%04x`, r)
 	}
 	return out
-}
-
-// utf16Pair is the surrogate pair of a rune beyond the BMP.
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }
 
 // Cut returns s cut to at most n bytes, at a rune boundary, ending with
@@ -296,13 +291,14 @@ func Cut(s string, n int) string {
 	return s[:i] + more
 }
 
-// oneLine replaces the control characters of s with spaces.
+// oneLine replaces the control characters of s (C0, DEL, C1:
+// unicode.IsControl) with spaces.
 func oneLine(s string) string {
-	if !strings.ContainsFunc(s, control) {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if control(r) {
+		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
@@ -351,9 +347,9 @@ func (c Call) check() error {
 	switch {
 	case c.Method == "" || len(c.Method) > MaxMethod || strings.ContainsFunc(c.Method, notTokenChar):
 		return fmt.Errorf("method %q", Cut(c.Method, MaxMethod))
-	case c.URL == "" || len(c.URL) > MaxURL || strings.ContainsFunc(c.URL, control):
+	case c.URL == "" || len(c.URL) > MaxURL || strings.ContainsFunc(c.URL, unicode.IsControl):
 		return errors.New("url")
-	case len(c.Error) > MaxError || strings.ContainsFunc(c.Error, control):
+	case len(c.Error) > MaxError || strings.ContainsFunc(c.Error, unicode.IsControl):
 		return errors.New("error")
 	case len(c.Request) > MaxBody || len(c.Response) > MaxBody:
 		return errors.New("body")
@@ -373,9 +369,4 @@ func notTokenChar(r rune) bool {
 		return false
 	}
 	return !strings.ContainsRune("!#$%&'*+-.^_`|~", r)
-}
-
-// control reports a control character (C0, DEL, C1).
-func control(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r < 0xa0
 }

@@ -211,6 +211,30 @@ func TestHeaderIsPrintableASCII(t *testing.T) {
 	}
 }
 
+// The control characters are C0, DEL and C1, no more; a rune beyond the
+// BMP is written as its surrogate pair.
+func TestEscapes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a\x00\x1fb\x7f\u0080\u009f": "a  b   ",
+		"\u00a0é\u2028":              "\u00a0é\u2028",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		`"🙂"`:            `"\ud83d\ude42"`,
+		"\"\U0010ffff\"": `"\udbff\udfff"`,
+		"\"é\u2028\"":    `"\u00e9\u2028"`,
+		"\"\x7f\"":       `"\u007f"`,
+	} {
+		if got := string(asciiJSON([]byte(in))); got != want {
+			t.Errorf("asciiJSON(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	t.Parallel()
 	call := func(mod func(*Call)) string {
