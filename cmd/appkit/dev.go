@@ -85,7 +85,9 @@ Keys, each followed by Enter, read from stdin when it is a terminal or a
 pipe: f runs a full refresh now (as --full, for one run), s (or Enter
 alone) a sync now, h or ? lists the keys (their one-line hint is printed
 at the start). A run asked for while another is in progress starts after
-it; runs never overlap. The end of stdin stops the reading, not dev.
+it; runs never overlap. The end of stdin stops the reading, not dev. A
+terminal is read only while dev is in its foreground: "appkit dev &" runs
+without being stopped, and takes keys again after "fg".
 
 The store is by default a file under the user's cache directory named
 after the app (never inside DIR); --store, --token, --account, --type and
@@ -290,10 +292,14 @@ func (d *devSession) run(ctx context.Context) error {
 	defer stopLoop()
 	if d.input != nil {
 		d.say("%s", devKeysHint)
+		in := d.input
+		if f, ok := in.(*os.File); ok {
+			in = devloop.KeyInput(loopCtx, f) // a terminal: read in the foreground only
+		}
 		keysDone := make(chan struct{})
 		go func() {
 			defer close(keysDone)
-			d.keys(loopCtx, d.input)
+			d.keys(loopCtx, in)
 		}()
 		// A run asked for with a key ends before the store is closed.
 		defer func() {

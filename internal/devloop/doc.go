@@ -20,6 +20,8 @@
 //   - [Check] runs the conformance suite's descriptor, account, config and
 //     schema checks (a fast subset: no data pages);
 //   - [AppLog] keeps the app's output in a file, appended to and rotated;
+//   - [KeyInput] reads the developer's keys from a terminal only while the
+//     process is in its foreground ("appkit dev &" is not stopped);
 //   - [Loop] ties them together, and prints the last lines of an app that
 //     exits unasked (Config.Tail), whose output the developer does not see.
 //
