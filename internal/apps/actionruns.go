@@ -49,15 +49,16 @@ type ActionUpstream struct {
 	UpstreamDropped int            `json:"upstreamDropped,omitempty"`
 }
 
-// actionExchange is the action call's exchange among what rec kept.
-func actionExchange(rec *recorder) (Exchange, bool) {
+// actionExchange is the action call's exchange among what rec kept (nil:
+// the action was not called).
+func actionExchange(rec *recorder) *Exchange {
 	list, _ := rec.exchanges()
-	for _, ex := range list {
-		if ex.Path == protocol.PathActionExecute {
-			return ex, true
+	for i := range list {
+		if list[i].Path == protocol.PathActionExecute {
+			return &list[i]
 		}
 	}
-	return Exchange{}, false
+	return nil
 }
 
 // upstreamOf is what an exchange says of the app's upstream calls.
@@ -65,18 +66,19 @@ func upstreamOf(ex Exchange) ActionUpstream {
 	return ActionUpstream{RequestID: ex.RequestID, Upstream: ex.Upstream, UpstreamDropped: ex.UpstreamDropped}
 }
 
-// record adds a run of an action to the app's history (a failure to record
-// is logged: the action ran).
+// record adds a run of an action to the app's history, with ex, the action
+// call's exchange (nil: none); a failure to record is logged: the action
+// ran.
 func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Account, act *protocol.Action, args map[string]string, m *masker,
-	rec *recorder, started time.Time, runErr error) {
+	ex *Exchange, started time.Time, runErr error) {
 	run := ActionRun{ID: newID(), Args: map[string]string{}, Status: StatusSucceeded, RanBy: req.By}
 	for k, v := range args {
 		run.Args[k] = m.mask(v)
 	}
 	upstream := ""
-	if ex, ok := actionExchange(rec); ok {
+	if ex != nil {
 		run.AnswerStatus, run.Answer = ex.Status, ex.Response
-		run.ActionUpstream = upstreamOf(ex)
+		run.ActionUpstream = upstreamOf(*ex)
 		upstream = mustJSON(run.ActionUpstream)
 	}
 	if runErr != nil {

@@ -141,13 +141,14 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 			err = maskedError{msg: m.mask(err.Error()), err: err}
 		}
 	}
-	s.record(ctx, req, a, acc, act, args, m, rec, started, err)
+	ex := actionExchange(rec)
+	s.record(ctx, req, a, acc, act, args, m, ex, started, err)
 	if err != nil {
 		return nil, err
 	}
 	res := &ActionResult{Action: act.Action, Args: args}
-	if ex, ok := actionExchange(rec); ok {
-		res.ActionUpstream = upstreamOf(ex)
+	if ex != nil {
+		res.ActionUpstream = upstreamOf(*ex)
 	}
 	return res, nil
 }
