@@ -147,11 +147,18 @@ func decodeValue(v reflect.Value, w any) error {
 // wireInteger reads the wire value of an integer field: a number without
 // a fraction, or a string holding a base-10 integer (an integer id), that
 // fits the field (overflows, the field's Overflow method, says when not).
-// parse is strconv.ParseInt or strconv.ParseUint.
+// parse is strconv.ParseInt or strconv.ParseUint. A json.Number written
+// as an integer is parsed as one, exactly (beyond 2^53 a float64 is not);
+// in another form (1e3, 12.0) it is read as a float64.
 func wireInteger[T int64 | uint64](w any, parse func(string, int, int) (T, error), overflows func(T) bool) (T, bool) {
-	if s, ok := w.(string); ok {
+	switch s := w.(type) {
+	case string:
 		i, err := parse(s, 10, 64)
 		return i, err == nil && !overflows(i)
+	case json.Number:
+		if i, err := parse(string(s), 10, 64); err == nil {
+			return i, !overflows(i)
+		}
 	}
 	n, err := wireNumber(w)
 	// T(n) is defined only for n within T's range: [-2^63, 2^63) or

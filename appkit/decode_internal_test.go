@@ -38,6 +38,14 @@ func TestWireInteger(t *testing.T) {
 		{"beyond int64", 1e30, int64Field, 0, false},
 		{"below int64", -1e30, int64Field, 0, false},
 		{"infinity", json.Number("Inf"), int64Field, 0, false},
+		{"json.Number beyond float precision", json.Number("9007199254740993"), int64Field, 9007199254740993, true},
+		{"json.Number, highest int64", json.Number("9223372036854775807"), int64Field, 9223372036854775807, true},
+		{"json.Number, lowest int64", json.Number("-9223372036854775808"), int64Field, -1 << 63, true},
+		{"json.Number beyond int64", json.Number("9223372036854775808"), int64Field, 0, false},
+		{"json.Number too big for the field", json.Number("128"), int8Field, 0, false},
+		{"json.Number with an exponent", json.Number("1e3"), int64Field, 1000, true},
+		{"json.Number with a zero fraction", json.Number("-12.0"), int8Field, -12, true},
+		{"json.Number with a fraction", json.Number("1.5"), int64Field, 0, false},
 	} {
 		got, ok := wireInteger(c.w, strconv.ParseInt, c.field.OverflowInt)
 		if ok != c.ok || ok && got != c.want {
@@ -65,6 +73,10 @@ func TestWireInteger(t *testing.T) {
 		{"2^64", 0x1p64, uint64Field, 0, false},
 		{"beyond uint64", 1e30, uint64Field, 0, false},
 		{"infinity", json.Number("Inf"), uint64Field, 0, false},
+		{"json.Number beyond float precision", json.Number("18446744073709551615"), uint64Field, 18446744073709551615, true},
+		{"json.Number beyond uint64", json.Number("18446744073709551616"), uint64Field, 0, false},
+		{"negative json.Number", json.Number("-1"), uint64Field, 0, false},
+		{"json.Number with an exponent", json.Number("2e2"), uint8Field, 200, true},
 	} {
 		got, ok := wireInteger(c.w, strconv.ParseUint, c.field.OverflowUint)
 		if ok != c.ok || ok && got != c.want {
