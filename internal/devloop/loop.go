@@ -102,7 +102,6 @@ type loop struct {
 	url    string
 	proc   *Process
 	tail   *tail  // the running app's last output
-	failed *tail  // the last output of the app that did not start
 	good   string // the binary of the app running (or last running)
 	prev   string // the good binary before it, started again if good exits
 	builds int
@@ -142,7 +141,7 @@ func (l *loop) crashed(ctx context.Context) {
 // starts).
 func (l *loop) fallBack(ctx context.Context, which, bin string) bool {
 	if bin != "" && ctx.Err() == nil {
-		err := l.start(ctx, bin)
+		failed, err := l.start(ctx, bin)
 		if err == nil {
 			l.say("the %s good app serves again at %s", which, l.url)
 			return true
@@ -151,7 +150,7 @@ func (l *loop) fallBack(ctx context.Context, which, bin string) bool {
 			return false
 		}
 		l.say("the %s good app did not start again: %v", which, err)
-		l.showTail(l.failed)
+		l.showTail(failed)
 	}
 	l.say("nothing serves at %s until a change builds an app that starts", l.url)
 	return false
@@ -200,12 +199,12 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 		l.proc.Stop(l.cfg.Grace)
 		l.proc = nil
 	}
-	if err := l.start(ctx, bin); err != nil {
+	if failed, err := l.start(ctx, bin); err != nil {
 		if ctx.Err() != nil {
 			return
 		}
 		l.say("the new app did not start: %v", err)
-		l.showTail(l.failed)
+		l.showTail(failed)
 		l.fallBack(ctx, "last", l.good)
 		return
 	}
@@ -220,8 +219,10 @@ func (l *loop) rebuild(ctx context.Context, files []string) {
 	}
 }
 
-// start runs bin and waits until it answers.
-func (l *loop) start(ctx context.Context, bin string) error {
+// start runs bin and waits until it answers. When it does not, the error
+// comes with the last output of the app that ran and did not answer (nil
+// when it could not be run).
+func (l *loop) start(ctx context.Context, bin string) (*tail, error) {
 	out := l.cfg.AppOutput
 	if out == nil {
 		out = io.Discard
@@ -235,18 +236,17 @@ func (l *loop) start(ctx context.Context, bin string) error {
 	}
 	p, err := Start(bin, l.cfg.Dir, l.cfg.Port, l.cfg.Env, out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := WaitReady(wctx, p, l.url); err != nil {
 		p.Stop(l.cfg.Grace)
-		l.failed = t
-		return err
+		return t, err
 	}
 	l.proc, l.tail = p, t
 	l.say("app running at %s", l.url)
-	return nil
+	return nil, nil
 }
 
 // showTail prints the last lines of an app's output, when asked for

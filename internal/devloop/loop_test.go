@@ -3,6 +3,7 @@ package devloop_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -309,5 +310,54 @@ func TestLoop_stopBeforeTheBuild(t *testing.T) {
 		if got := answer("http://127.0.0.1:" + itoa(port)); !strings.HasPrefix(got, "no answer") {
 			t.Errorf("during the build %v: something serves after the stop: %q", during, got)
 		}
+	}
+}
+
+// An app that cannot even be run (its binary gone) shows no output: not
+// the last lines of an earlier app that did not start. Here the previous
+// good build is removed, then the app serving exits: starting the previous
+// one fails, and the crash at start before it is not printed again.
+func TestLoop_startFailureShowsNoEarlierOutput(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	dir := module(t, server)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port, err := devloop.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:" + itoa(port)
+	bins := t.TempDir()
+	out := &testkit.Buffer{}
+	ended := make(chan error, 1)
+	go func() {
+		ended <- devloop.Loop(ctx, devloop.Config{Dir: dir, BinDir: bins, Port: port, Out: out, AppOutput: io.Discard, Tail: 5,
+			Quiet: 50 * time.Millisecond, Grace: time.Minute})
+	}()
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, out, "app running at "+url, 1) // app-1
+	write(crashAtStart)                        // app-2
+	waitFor(t, out, "the configuration is wrong", 1)
+	outcome(t, out, 1, "the last good app serves again at "+url)
+	write(exitOnRequest) // app-3; app-1 the previous good build
+	waitFor(t, out, "app running at "+url, 3)
+	if err := os.Remove(filepath.Join(bins, "app-1")); err != nil {
+		t.Fatal(err)
+	}
+	answer(url + "/exit")
+	waitFor(t, out, "the previous good app did not start again: start the app: ", 1)
+	waitFor(t, out, "nothing serves at "+url, 1)
+	cancel()
+	if err := waitEnded(t, ended, out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Count(got, "the configuration is wrong") != 1 {
+		t.Errorf("the output of the app that did not start is shown again for one that could not be run:\n%s", got)
 	}
 }
