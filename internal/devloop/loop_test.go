@@ -342,7 +342,7 @@ func TestLoop_startFailureShowsNoEarlierOutput(t *testing.T) {
 		}
 	}
 	waitFor(t, out, "app running at "+url, 1) // app-1
-	write(crashAtStart)                        // app-2
+	write(crashAtStart)                       // app-2
 	waitFor(t, out, "the configuration is wrong", 1)
 	outcome(t, out, 1, "the last good app serves again at "+url)
 	write(exitOnRequest) // app-3; app-1 the previous good build
