@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // ActionRun is one run of an action in an app's action history.
@@ -121,31 +122,36 @@ func (s *Actions) ActionRuns(ctx context.Context, appID string, limit int) ([]*A
 	if err != nil {
 		return nil, fmt.Errorf("list action runs: %w", err)
 	}
-	defer rows.Close()
-	out := []*ActionRun{}
-	for rows.Next() {
-		var r ActionRun
-		var args, entity, upstream string
-		var started int64
-		if err := rows.Scan(&r.ID, &r.App, &r.Account, &r.Action, &args, &entity, &r.Status, &r.AnswerStatus, &r.Answer, &r.Error, &r.RanBy, &started, &r.DurationMS, &upstream); err != nil {
-			return nil, err
-		}
-		if upstream != "" {
-			if err := json.Unmarshal([]byte(upstream), &r.ActionUpstream); err != nil {
-				return nil, fmt.Errorf("decode an action run's upstream calls: %w", err)
-			}
-		}
-		if err := json.Unmarshal([]byte(args), &r.Args); err != nil {
-			return nil, fmt.Errorf("decode an action run's arguments: %w", err)
-		}
-		if entity != "" {
-			r.Entity = &EntityRef{}
-			if err := json.Unmarshal([]byte(entity), r.Entity); err != nil {
-				return nil, fmt.Errorf("decode an action run's entity: %w", err)
-			}
-		}
-		r.StartedAt = time.UnixMilli(started).UTC()
-		out = append(out, &r)
+	out, err := store.ScanAll(rows, scanActionRun)
+	if err != nil {
+		return nil, fmt.Errorf("list action runs: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// scanActionRun reads a row of apps_actions, columns as ActionRuns selects
+// them.
+func scanActionRun(row store.RowScanner) (*ActionRun, error) {
+	var r ActionRun
+	var args, entity, upstream string
+	var started int64
+	if err := row.Scan(&r.ID, &r.App, &r.Account, &r.Action, &args, &entity, &r.Status, &r.AnswerStatus, &r.Answer, &r.Error, &r.RanBy, &started, &r.DurationMS, &upstream); err != nil {
+		return nil, err
+	}
+	if upstream != "" {
+		if err := json.Unmarshal([]byte(upstream), &r.ActionUpstream); err != nil {
+			return nil, fmt.Errorf("decode an action run's upstream calls: %w", err)
+		}
+	}
+	if err := json.Unmarshal([]byte(args), &r.Args); err != nil {
+		return nil, fmt.Errorf("decode an action run's arguments: %w", err)
+	}
+	if entity != "" {
+		r.Entity = &EntityRef{}
+		if err := json.Unmarshal([]byte(entity), r.Entity); err != nil {
+			return nil, fmt.Errorf("decode an action run's entity: %w", err)
+		}
+	}
+	r.StartedAt = time.UnixMilli(started).UTC()
+	return &r, nil
 }

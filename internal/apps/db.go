@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/appkitgo/appkit/internal/store"
 )
 
 // Errors callers match with errors.Is.
@@ -63,6 +61,3 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
-
-// rowScanner is the store's: a row, or the current row of rows.
-type rowScanner = store.RowScanner

@@ -195,7 +195,7 @@ func (s *Registry) appSpaceOwned(ctx context.Context, tx *sql.Tx, appID string, 
 
 const appCols = "id, url, name, space, descriptor, created_at"
 
-func scanApp(r rowScanner) (*App, error) {
+func scanApp(r store.RowScanner) (*App, error) {
 	var a App
 	var desc string
 	var created int64

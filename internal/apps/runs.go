@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -101,7 +102,7 @@ type RunReport struct {
 
 const runCols = "id, sync_id, seq, trigger_kind, status, owner, attempts, queued_at, started_at, ended_at, report, error, exchanges"
 
-func scanRun(r rowScanner, withExchanges bool) (*Run, error) {
+func scanRun(r store.RowScanner, withExchanges bool) (*Run, error) {
 	var run Run
 	var queued, started, ended int64
 	var report, exchanges string

@@ -205,7 +205,7 @@ VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJ
 
 const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space, filter_sent"
 
-func scanSync(r rowScanner) (*Sync, error) {
+func scanSync(r store.RowScanner) (*Sync, error) {
 	var sy Sync
 	var sel, webhook, wtypes, sent string
 	var every, next, until, created int64
@@ -524,7 +524,7 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	return store.ScanAll(rows, func(r rowScanner) (*Run, error) { return scanRun(r, false) })
+	return store.ScanAll(rows, func(r store.RowScanner) (*Run, error) { return scanRun(r, false) })
 }
 
 // RunNow queues a run of the sync (or answers the one queued, in progress
