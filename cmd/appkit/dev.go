@@ -280,12 +280,12 @@ func (d *devSession) run(ctx context.Context) error {
 				return err
 			}
 		}
-		applog, err := devloop.OpenAppLog(path, devAppLogMax)
+		applog, err := devloop.OpenAppLog(path, 0)
 		if err != nil {
 			return fmt.Errorf("%w (--app-log - shows the app's output on stderr)", err)
 		}
 		defer applog.Close()
-		cfg.AppOutput, cfg.AppLog, cfg.Tail, cfg.Marks = applog, path, devCrashLines, true
+		cfg.AppOutput, cfg.AppLog, cfg.Tail = applog, path, devCrashLines
 		d.say("the app's output goes to %s (--app-log - shows it here)", path)
 	}
 	loopCtx, stopLoop := context.WithCancel(ctx)
@@ -705,10 +705,6 @@ func devToken(file string) (string, error) {
 	}
 	return t, nil
 }
-
-// devAppLogMax is the size at which the app's log is rotated (the file
-// and the one before it: at most twice that on disk).
-const devAppLogMax = 8 << 20
 
 // devCrashLines is how many of the app's last output lines dev prints when
 // it exits before it answers or while serving.

@@ -133,7 +133,7 @@ func main() {
 	ended := make(chan error, 1)
 	go func() {
 		ended <- Loop(ctx, Config{Dir: dir, BinDir: t.TempDir(), Port: port, Out: out, AppOutput: applog,
-			Tail: 5, AppLog: logPath, Marks: true, Quiet: 50 * time.Millisecond, Grace: time.Minute})
+			Tail: 5, AppLog: logPath, Quiet: 50 * time.Millisecond, Grace: time.Minute})
 	}()
 	want := "nothing serves at "
 	timeout := time.NewTimer(5 * time.Minute)

@@ -35,13 +35,13 @@ type Config struct {
 	// Out, after the message) when the app exits before it answers or
 	// while serving; 0: none, for an AppOutput the developer already
 	// sees. Set it when AppOutput is a file: a crash must not be hidden
-	// there. AppLog names that file in the message (may be empty).
-	Tail   int
+	// there.
+	Tail int
+	// AppLog names the file AppOutput writes to ("": AppOutput is no
+	// file). When set, the message of a crash names it, and a line is
+	// written to AppOutput before each start of the app, naming the build
+	// and the time: the file says where each run of the app begins.
 	AppLog string
-	// Marks writes a line to AppOutput before each start of the app,
-	// naming the build and the time: a log file says where each run of
-	// the app begins.
-	Marks bool
 	// Out receives the loop's messages, one line each, starting with
 	// "appkit dev: ".
 	Out io.Writer
@@ -227,7 +227,7 @@ func (l *loop) start(ctx context.Context, bin string) (*tail, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	if l.cfg.Marks {
+	if l.cfg.AppLog != "" {
 		fmt.Fprintf(out, "==== appkit dev: %s started at %s ====\n", filepath.Base(bin), time.Now().Format(time.RFC3339))
 	}
 	t := &tail{}

@@ -3,7 +3,6 @@ package devloop_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -329,10 +328,10 @@ func TestLoop_startFailureShowsNoEarlierOutput(t *testing.T) {
 	}
 	url := "http://127.0.0.1:" + itoa(port)
 	bins := t.TempDir()
-	out := &testkit.Buffer{}
+	out, appOut := &testkit.Buffer{}, &testkit.Buffer{}
 	ended := make(chan error, 1)
 	go func() {
-		ended <- devloop.Loop(ctx, devloop.Config{Dir: dir, BinDir: bins, Port: port, Out: out, AppOutput: io.Discard, Tail: 5,
+		ended <- devloop.Loop(ctx, devloop.Config{Dir: dir, BinDir: bins, Port: port, Out: out, AppOutput: appOut, Tail: 5,
 			Quiet: 50 * time.Millisecond, Grace: time.Minute})
 	}()
 	write := func(src string) {
@@ -359,5 +358,8 @@ func TestLoop_startFailureShowsNoEarlierOutput(t *testing.T) {
 	}
 	if got := out.String(); strings.Count(got, "the configuration is wrong") != 1 {
 		t.Errorf("the output of the app that did not start is shown again for one that could not be run:\n%s", got)
+	}
+	if got := appOut.String(); strings.Contains(got, "==== appkit dev:") {
+		t.Errorf("an output that is no log file (no AppLog) got marks of the app's starts:\n%s", got)
 	}
 }
