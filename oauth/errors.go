@@ -143,6 +143,9 @@ const maxDescription = 300
 // collapse, and the text is cut to maxDescription runes (the spaces between
 // words count) followed by "…": at most maxDescription+1 runes in all.
 func scrub(s string, secrets []string) string {
+	if s == "" { // most providers' errors have no code or no description
+		return ""
+	}
 	s = secretmask.NewWith(secretmask.Options{Mask: "[redacted]"}, secrets...).Mask(s)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "?")

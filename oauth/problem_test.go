@@ -51,6 +51,8 @@ func TestScrubCutsAtTheCap(t *testing.T) {
 	t.Parallel()
 	x := func(n int) string { return strings.Repeat("x", n) }
 	cases := []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"spaces only", " \t\n", ""},
 		{"exactly the cap", x(maxDescription), x(maxDescription)},
 		{"one over", x(maxDescription + 1), x(maxDescription) + "…"},
 		{"word ending at the cap", x(maxDescription-2) + " y", x(maxDescription-2) + " y"},
