@@ -500,7 +500,7 @@ func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 // ending with the start of a secret. b holds up to maxExchangeBody+1
 // bytes: one more says that the body was longer.
 func (r *recorder) body(b []byte) string {
-	m := secretmask.New()
+	m := noSecrets
 	if r.m != nil {
 		m = r.m.m
 	}
@@ -543,8 +543,9 @@ func sortStrings(s []string) { sort.Strings(s) }
 // reported masks a body an app reported (already masked by the app) again
 // with the run's masker, remembering nothing new from it.
 func (m *masker) reported(body string) string {
+	fields := string(noSecrets.Fields([]byte(body)))
 	if m == nil {
-		return string(secretmask.New().Fields([]byte(body)))
+		return fields
 	}
-	return m.m.Mask(string(secretmask.New().Fields([]byte(body))))
+	return m.m.Mask(fields)
 }

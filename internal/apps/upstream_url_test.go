@@ -94,3 +94,22 @@ func FuzzMaskerURL(f *testing.F) {
 		}
 	})
 }
+
+// Without the account's secrets (a nil masker), the recorder still masks
+// the secret-named fields of the bodies it keeps and of the bodies an app
+// reported, and remembers nothing from a reported body.
+func TestMaskingWithoutSecrets(t *testing.T) {
+	t.Parallel()
+	r := &recorder{}
+	if got := r.body([]byte(`{"password":"pw-1","q":1}`)); got != `{"password":"***","q":1}` {
+		t.Errorf("body: %s", got)
+	}
+	for _, m := range []*masker{nil, newMasker(nil, nil)} {
+		if got := m.reported(`{"access_token":"tok-12345","page":2}`); got != `{"access_token":"***","page":2}` {
+			t.Errorf("reported: %s", got)
+		}
+		if got := m.mask("tok-12345"); got != "tok-12345" {
+			t.Errorf("a reported body's token was remembered: %s", got)
+		}
+	}
+}
