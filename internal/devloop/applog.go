@@ -95,11 +95,16 @@ func (l *AppLog) Close() error {
 const tailBytes = 16 << 10
 
 // tail keeps the last tailBytes of a process's output, for the lines shown
-// when it exits unasked. It is safe for concurrent use.
+// when it exits unasked. Once full it is a ring: a write costs what it
+// writes, not a shift of the buffer (a chatty app writes a line at a
+// time). It is safe for concurrent use.
 type tail struct {
 	mu  sync.Mutex
-	buf []byte
-	cut bool // the start of the output was dropped
+	buf []byte // at most tailBytes; once full, the oldest byte at start
+	// start is where the output begins in buf, and the next write goes
+	// (0 until buf is full).
+	start int
+	cut   bool // the start of the output was dropped
 }
 
 func (t *tail) Write(p []byte) (int, error) {
@@ -109,10 +114,17 @@ func (t *tail) Write(p []byte) (int, error) {
 	if len(p) > tailBytes {
 		p, t.cut = p[len(p)-tailBytes:], true
 	}
-	if over := len(t.buf) + len(p) - tailBytes; over > 0 {
-		t.buf, t.cut = append(t.buf[:0], t.buf[over:]...), true
+	if room := tailBytes - len(t.buf); room > 0 {
+		k := min(room, len(p))
+		t.buf, p = append(t.buf, p[:k]...), p[k:]
 	}
-	t.buf = append(t.buf, p...)
+	if len(p) > 0 {
+		t.cut = true
+	}
+	for len(p) > 0 {
+		k := copy(t.buf[t.start:], p)
+		p, t.start = p[k:], (t.start+k)%len(t.buf)
+	}
 	return n, nil
 }
 
@@ -120,9 +132,11 @@ func (t *tail) Write(p []byte) (int, error) {
 // left out), without their line ends.
 func (t *tail) lines(n int) []string {
 	t.mu.Lock()
-	b := string(bytes.TrimRight(t.buf, "\r\n"))
+	out := make([]byte, 0, len(t.buf))
+	out = append(append(out, t.buf[t.start:]...), t.buf[:t.start]...)
 	cut := t.cut
 	t.mu.Unlock()
+	b := string(bytes.TrimRight(out, "\r\n"))
 	if len(b) == 0 || n <= 0 {
 		return nil
 	}

@@ -1,7 +1,10 @@
 package devloop
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,5 +162,45 @@ func main() {
 	b, _ := os.ReadFile(logPath)
 	if !strings.HasPrefix(string(b), "==== appkit dev: app-1 started at ") || !strings.Contains(string(b), "line 1\n") {
 		t.Errorf("the app log holds:\n%s", b)
+	}
+}
+
+// The tail, a ring once full, shows what the last tailBytes of the whole
+// output show, whatever the sizes of the writes: many small ones that wrap
+// around it several times, large ones, one past its size.
+func TestTailRing(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		var tl tail
+		var all bytes.Buffer
+		for i := 0; all.Len() < 5*tailBytes; i++ {
+			var w []byte
+			switch rng.IntN(20) {
+			case 0:
+				w = bytes.Repeat([]byte("z"), rng.IntN(2*tailBytes))
+			default:
+				w = fmt.Appendf(nil, "round %d line %d %s\n", round, i, strings.Repeat("x", rng.IntN(300)))
+			}
+			if round%2 == 1 && len(w) > 1 {
+				w = w[:1+rng.IntN(len(w)-1)] // lines written in pieces
+			}
+			all.Write(w)
+			tl.Write(w)
+			if len(tl.buf) > tailBytes {
+				t.Fatalf("round %d: the tail keeps %d bytes, more than %d", round, len(tl.buf), tailBytes)
+			}
+			if rng.IntN(10) == 0 {
+				var ref tail // the last tailBytes, written at once
+				b := all.Bytes()
+				if len(b) > tailBytes {
+					b, ref.cut = b[len(b)-tailBytes:], true
+				}
+				ref.buf = b
+				if got, want := tl.lines(20), ref.lines(20); strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("round %d after %d bytes: lines\n%q\nwant\n%q", round, all.Len(), got, want)
+				}
+			}
+		}
 	}
 }
