@@ -100,7 +100,7 @@ func Record(t testing.TB, opts ...RecordOption) *http.Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := scrubber{secrets: cfg.secrets}
+	s := newScrubber(cfg.secrets)
 	name := filepath.Join("testdata", filepath.FromSlash(strings.NewReplacer(" ", "_", ":", "_").Replace(cfg.name)))
 	mode := recorder.ModeReplayOnly
 	if Recording() {
@@ -124,7 +124,7 @@ func Record(t testing.TB, opts ...RecordOption) *http.Client {
 			t.Errorf("appkittest: writing the recording %s.yaml: %v", name, err)
 		}
 	})
-	return &http.Client{Transport: &replayer{t: t, rec: rec, file: name + ".yaml", s: &s}}
+	return &http.Client{Transport: &replayer{t: t, rec: rec, file: name + ".yaml", s: s}}
 }
 
 // replayer turns a request without a recording into a test failure that
@@ -233,23 +233,15 @@ var secretName = regexp.MustCompile(`(?i)token|secret|passw|api[-_]?key|^key$|[-
 var jsonSecretName = regexp.MustCompile(`(?i)^[a-z_\-]*(?:token|secret|password|api_?key|signature|verifier)[a-z_\-]*$`)
 
 // scrubber masks the secrets of a recording with internal/secretmask.
-type scrubber struct {
-	secrets []string
+type scrubber struct{ m *secretmask.Masker }
 
-	once sync.Once
-	m    *secretmask.Masker
-}
-
-// masker is the Masker of the secrets, made once.
-func (s *scrubber) masker() *secretmask.Masker {
-	s.once.Do(func() {
-		s.m = secretmask.NewWith(secretmask.Options{Mask: Masked, Names: jsonSecretName.MatchString}, s.secrets...)
-	})
-	return s.m
+// newScrubber is the scrubber of secrets.
+func newScrubber(secrets []string) *scrubber {
+	return &scrubber{m: secretmask.NewWith(secretmask.Options{Mask: Masked, Names: jsonSecretName.MatchString}, secrets...)}
 }
 
 // scrub masks the known secrets in text, in every spelling.
-func (s *scrubber) scrub(text string) string { return s.masker().Mask(text) }
+func (s *scrubber) scrub(text string) string { return s.m.Mask(text) }
 
 // scrubURL masks secret query parameters and known secrets.
 func (s *scrubber) scrubURL(raw string) string {
@@ -288,7 +280,7 @@ func (s *scrubber) scrubBody(body string, contentType string) string {
 	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
 		body = s.scrubQuery(body)
 	} else {
-		body = string(s.masker().Fields([]byte(body)))
+		body = string(s.m.Fields([]byte(body)))
 	}
 	return s.scrub(body)
 }

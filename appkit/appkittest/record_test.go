@@ -171,7 +171,7 @@ func TestRecordAndReplay(t *testing.T) {
 
 func TestScrubber(t *testing.T) {
 	t.Parallel()
-	s := scrubber{secrets: []string{"s3cr3t!x"}}
+	s := newScrubber([]string{"s3cr3t!x"})
 	for _, tc := range []struct{ in, ct, want string }{
 		{`{"access_token":"abc","name":"n","nested":{"client_secret":"x\"y"}}`, "application/json", `{"access_token":"***","name":"n","nested":{"client_secret":"***"}}`},
 		{`grant_type=refresh_token&refresh_token=r1&client_id=c`, "application/x-www-form-urlencoded", `client_id=c&grant_type=refresh_token&refresh_token=%2A%2A%2A`},

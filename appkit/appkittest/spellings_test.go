@@ -10,7 +10,7 @@ import (
 // it takes (a text holding one spelling at a time).
 func TestMaskedSpellings(t *testing.T) {
 	t.Parallel()
-	mask := func(text string) string { return (&scrubber{secrets: []string{spellings.Secret}}).scrub(text) }
+	mask := func(text string) string { return newScrubber([]string{spellings.Secret}).scrub(text) }
 	want := map[string]bool{
 		"plain": true, "query-escaped": true, "path-escaped": true, "url-path": true,
 		"json": true, "json-no-html": true,
