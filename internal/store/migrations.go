@@ -196,7 +196,10 @@ func graphqlTables(blob string) []string {
 	}
 }
 
-// The apps service's tables, in their current shapes.
+// The apps service's tables as migration 6 makes them: their current
+// shapes, but for apps_actions, which lacks the upstream column that
+// migration 9 adds (a released migration is never edited, so
+// createAppsActions stays as 6 made it).
 const (
 	createAppsApps = `CREATE TABLE IF NOT EXISTS apps_apps (
 	id TEXT PRIMARY KEY,
@@ -290,8 +293,15 @@ const (
 // release, and a column whose UNIQUE was dropped since.
 type earlierTable struct {
 	table string
-	// create is the table's current CREATE (an engine that cannot drop a
-	// column's UNIQUE in place copies the rows into a table made by it).
+	// create is the table's CREATE (an engine that cannot drop a column's
+	// UNIQUE in place copies the rows into a table made by it). It is the
+	// current shape for apps_syncs and apps_events, not for apps_actions:
+	// createAppsActions lacks the upstream column of migration 9. The trap:
+	// a copy of apps_actions through adoptTable (SQLite, were apps_actions
+	// ever given a notUnique) would make the new table without upstream,
+	// and the copy of the rows, which names it, would fail (or, given a
+	// column list without it, drop the column and its data); such a change
+	// needs a CREATE with every column.
 	create string
 	// added are the columns added since the table's first release, with
 	// their declarations.
