@@ -735,7 +735,9 @@ const (
 // calls or failed, in the order they were made, each with its upstream
 // calls indented below (method, URL, status, duration, size, error);
 // bounded to devExchanges exchanges and devUpstreamCalls calls each, then
-// how many more there are and the run's page in the console, runPage. What
+// how many more there are (the exchanges the run did not keep among them,
+// even when none of those kept is shown) and the run's page in the
+// console, runPage. What
 // the app reported is shown cleaned: no control characters, cut long,
 // the URL's user info and secret-looking query values masked.
 func printDevExchanges(w io.Writer, run *apps.Run, runPage string) {
@@ -749,7 +751,7 @@ func printDevExchanges(w io.Writer, run *apps.Run, runPage string) {
 	if run.Report != nil {
 		more = run.Report.DroppedExchanges // not kept: maybe some of those
 	}
-	if len(shown) == 0 {
+	if len(shown) == 0 && more == 0 {
 		return
 	}
 	fmt.Fprintln(w, "  calls to the app with upstream calls or failures:")

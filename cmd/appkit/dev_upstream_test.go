@@ -38,6 +38,11 @@ func TestPrintDevExchanges(t *testing.T) {
 			{Method: "GET", Path: "/", Status: 200, DurationMS: 3},
 			{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, DurationMS: 5},
 		}}, "", true},
+		{"only calls not kept", apps.Run{Report: &apps.RunReport{DroppedExchanges: 3}, Exchanges: []apps.Exchange{
+			{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, DurationMS: 5},
+		}}, `  calls to the app with upstream calls or failures:
+  … 3 more (console: ` + page + `)
+`, true},
 		{"upstream calls", apps.Run{Exchanges: []apps.Exchange{
 			{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, DurationMS: 4},
 			data("task",
