@@ -827,8 +827,6 @@ func requestedType(body string) string {
 	return ""
 }
 
-// devSecretParam matches the names of query parameters whose values are
-// masked.
 // devMaskURL is an upstream URL as dev prints it: user info and the values
 // of secret-named query parameters masked (secretmask's names, as the
 // host's), cleaned and cut.
