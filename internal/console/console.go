@@ -48,9 +48,10 @@
 // sync, run, testread, action, data_list, table, value; datalist, filters
 // and highlight for the fragments). A handler returns an error; routes
 // wraps each one once with serve, which shows it: a *pageError (a
-// screen's own refusal) with its status, an error of the apps service
-// with the status and message of apps.HTTPStatus (the JSON API's
-// mapping), anything else as the internal error page, logged. A
+// screen's own refusal) with its status; any other error with the status
+// and message apps.HTTPStatus gives it (the JSON API's mapping: the apps
+// service's not found, invalid and conflict, an app's answer, a request
+// gone), and one it maps to 500 as the internal error page, logged. A
 // screen[V] pairs a template with the type V of its view. Each POST form
 // is read into a struct by its parse function (forms.go), which reports
 // every problem at once.

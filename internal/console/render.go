@@ -29,10 +29,10 @@ func (c *Console) serve(h handler) http.HandlerFunc {
 }
 
 // respond shows a handler's error: a *pageError on the error page with its
-// status and words; an error of the apps service with the status and the
-// message of apps.HTTPStatus (the JSON API's mapping too); anything else
-// (an internal error) is logged and answered 500 without its cause. A nil
-// error was answered by the handler.
+// status and words; any other error with the status and the message
+// apps.HTTPStatus gives it (the JSON API's mapping too), except one it
+// maps to 500 (an internal error), which is logged and answered 500
+// without its cause. A nil error was answered by the handler.
 func (c *Console) respond(w http.ResponseWriter, r *http.Request, err error) {
 	if err == nil {
 		return
