@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,30 +37,6 @@ func domID(id string) string {
 	}
 	sum := sha256.Sum256([]byte(id))
 	return "x" + hex.EncodeToString(sum[:8])
-}
-
-// filterProblem checks a filter value by the filter's type as the sync
-// engine will read it: "" when it is fine.
-func filterProblem(typ, v string) string {
-	now := time.Now()
-	switch typ {
-	case "number":
-		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
-			return "Enter a number."
-		}
-	case "date":
-		if len(v) > maxStatement {
-			return "The statement is too long."
-		}
-		if _, err := daterange.Parse(v, now); err != nil {
-			return "Not a date statement: " + err.Error()
-		}
-	case "datebox":
-		if _, err := daterange.ParseDay(v, now); err != nil {
-			return "Not a day: " + err.Error()
-		}
-	}
-	return ""
 }
 
 // rangeView is the date preview fragment's content.
@@ -109,29 +85,38 @@ func (c *Console) dateRange(w http.ResponseWriter, r *http.Request) error {
 // wireValue is a filter value in the wire form the app receives (what the
 // sync engine sends for the same input): numbers, booleans, {_min, _max}
 // for a date statement, a day for a datebox, a string for a list, an
-// array for a multidropdown, text otherwise.
-func wireValue(typ string, vals []string) (json.RawMessage, error) {
+// array for a multidropdown, text otherwise. Else it says what is wrong
+// with the value, as the form shows it: not a number (Inf and NaN
+// neither, which JSON cannot hold), a date statement longer than
+// maxStatement or not one, not a day.
+func wireValue(typ string, vals []string) (raw json.RawMessage, problem string) {
 	one := vals[len(vals)-1]
 	var v any = one
 	switch typ {
 	case "number":
 		n, err := strconv.ParseFloat(strings.TrimSpace(one), 64)
-		if err != nil {
-			return nil, errors.New("enter a number")
+		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
+			return nil, "Enter a number."
 		}
 		v = n
 	case "bool":
 		v = one == "true"
 	case "date":
-		r, err := daterange.Parse(one, time.Now())
-		if err != nil {
-			return nil, err
+		if len(one) > maxStatement {
+			return nil, "The statement is too long."
 		}
-		return r.WireJSON()
+		r, err := daterange.Parse(one, time.Now())
+		if err == nil {
+			raw, err = r.WireJSON()
+		}
+		if err != nil {
+			return nil, "Not a date statement: " + err.Error()
+		}
+		return raw, ""
 	case "datebox":
 		d, err := daterange.ParseDay(one, time.Now())
 		if err != nil {
-			return nil, err
+			return nil, "Not a day: " + err.Error()
 		}
 		v = d.Format(time.DateOnly)
 	case "multidropdown":
@@ -145,7 +130,11 @@ func wireValue(typ string, vals []string) (json.RawMessage, error) {
 		}
 		v = items
 	}
-	return json.Marshal(v)
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, "Not a value the app can receive: " + err.Error()
+	}
+	return raw, ""
 }
 
 // wireFilter turns the form's filter inputs into wire values; fe gets a
@@ -162,10 +151,10 @@ func wireFilter(filters []protocol.Filter, form url.Values, fe map[string]string
 		if len(vals) == 0 {
 			continue
 		}
-		raw, err := wireValue(f.Type, vals)
-		if err != nil {
+		raw, problem := wireValue(f.Type, vals)
+		if problem != "" {
 			if fe != nil {
-				fe["filter."+f.ID] = err.Error()
+				fe["filter."+f.ID] = problem
 			}
 			continue
 		}

@@ -205,8 +205,11 @@ func parseSyncForm(form url.Values, cfg *protocol.ConfigResponse) (syncForm, err
 }
 
 // syncFilter reads the filter inputs ("filter.ID") of the form; values are
-// checked by type (the date grammar with package daterange).
+// checked by type as wireFilter makes what the app receives of them (the
+// date grammar with package daterange).
 func syncFilter(cfg *protocol.ConfigResponse, form url.Values, fe formErrors) map[string][]string {
+	refused := formErrors{}
+	wireFilter(cfg.Filters, form, refused)
 	out := map[string][]string{}
 	for _, f := range cfg.Filters {
 		var vals []string
@@ -228,7 +231,7 @@ func syncFilter(cfg *protocol.ConfigResponse, form url.Values, fe formErrors) ma
 			}
 			continue
 		}
-		if msg := filterProblem(f.Type, vals[len(vals)-1]); msg != "" {
+		if msg := refused["filter."+f.ID]; msg != "" {
 			fe["filter."+f.ID] = msg
 			continue
 		}
