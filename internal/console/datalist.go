@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -30,17 +31,23 @@ type datalistOption struct {
 // the values of the filters each one requires taken from the form.
 func (c *Console) datalists(r *http.Request, accountID string, cfg *protocol.ConfigResponse, types []string, form url.Values) map[string]*datalistView {
 	out := map[string]*datalistView{}
+	var wire map[string]json.RawMessage
 	for _, f := range cfg.Filters {
 		if f.Datalist && (f.Type == "list" || f.Type == "multidropdown") {
-			out[f.ID] = c.datalist(r, accountID, cfg, f, types, form)
+			if wire == nil {
+				wire = wireFilter(cfg.Filters, form, nil)
+			}
+			out[f.ID] = c.datalist(r, accountID, f, types, form, wire)
 		}
 	}
 	return out
 }
 
-func (c *Console) datalist(r *http.Request, accountID string, cfg *protocol.ConfigResponse, f protocol.Filter, types []string, form url.Values) *datalistView {
+// datalist reads the options of the datalist filter f with the account;
+// wire holds the form's filter values as the app receives them (wireFilter),
+// those f requires among them.
+func (c *Console) datalist(r *http.Request, accountID string, f protocol.Filter, types []string, form url.Values, wire map[string]json.RawMessage) *datalistView {
 	v := &datalistView{Filter: f}
-	wire := wireFilter(cfg.Filters, form, nil)
 	deps := map[string]any{}
 	for _, id := range f.DatalistRequires {
 		raw, ok := wire[id]
@@ -88,5 +95,5 @@ func (c *Console) datalistFragment(w http.ResponseWriter, r *http.Request) error
 	if i < 0 {
 		return &pageError{Status: http.StatusNotFound, Title: "No such filter", Message: "The app has no datalist filter " + q.Get("field") + "."}
 	}
-	return datalistFrag.show(c, w, r, http.StatusOK, layout{}, c.datalist(r, r.PathValue("id"), cfg, cfg.Filters[i], q["types"], q))
+	return datalistFrag.show(c, w, r, http.StatusOK, layout{}, c.datalist(r, r.PathValue("id"), cfg.Filters[i], q["types"], q, wireFilter(cfg.Filters, q, nil)))
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,7 +186,7 @@ func FuzzParseForms(f *testing.F) {
 				return
 			}
 			for k := range fe {
-				if !strings.HasPrefix(k, "filter.") && !strings.HasPrefix(k, "f.") && !has(inputs, k) {
+				if !strings.HasPrefix(k, "filter.") && !strings.HasPrefix(k, "f.") && !slices.Contains(inputs, k) {
 					t.Fatalf("%s: a problem of no input: %q", name, k)
 				}
 			}
@@ -222,14 +223,4 @@ func FuzzParseForms(f *testing.F) {
 		_, err = parseScheduleForm(form)
 		check("schedule", err, "every")
 	})
-}
-
-// has reports whether list holds s.
-func has(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

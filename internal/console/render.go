@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -240,15 +241,7 @@ var funcs = template.FuncMap{
 	"join":        strings.Join,
 	"pathEscape":  url.PathEscape,
 	"queryEscape": url.QueryEscape,
-	"has": func(list []string, s string) bool {
-		for _, v := range list {
-			if v == s {
-				return true
-			}
-		}
-		return false
-	},
-	"add": func(a, b int) int { return a + b },
+	"has":         slices.Contains[[]string],
 	// userFields is an account's field keys without the host's own
 	// ("auth", the authentication id it stores with them).
 	"userFields": func(keys []string) []string {
