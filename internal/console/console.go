@@ -45,7 +45,7 @@
 // # Code
 //
 // One file per screen (signin, tokens, apps_list, app, account, sync_form,
-// sync, run, testread, action, data_list, table, value; datalist, filters
+// sync, run, testread, action, data, table, value; datalist, filters
 // and highlight for the fragments). A handler returns an error; routes
 // wraps each one once with serve, which shows it: a *pageError (a
 // screen's own refusal) with its status; any other error with the status

@@ -27,6 +27,11 @@ func sessionFrom(ctx context.Context) *session {
 	return s
 }
 
+// withSession is r with the signed-in user s, for sessionFrom.
+func withSession(r *http.Request, s *session) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
+}
+
 // csrfOf derives a session's CSRF token from its (secret, HttpOnly) id.
 func csrfOf(sid string) string {
 	sum := sha256.Sum256([]byte("appkit console csrf\x00" + sid))
@@ -67,7 +72,7 @@ func (c *Console) user(h handler) handler {
 			}
 			return c.signinPage(w, r, http.StatusUnauthorized, layout{Title: "Sign in", Error: "Your session has ended: sign in again (what you sent was not saved)."})
 		}
-		r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
+		r = withSession(r, s)
 		if r.Method == http.MethodPost {
 			if err := readForm(w, r); err != nil {
 				return err

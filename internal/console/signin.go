@@ -24,7 +24,7 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
 	if s == nil {
 		return c.signinPage(w, r, http.StatusOK, layout{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
 	}
-	return c.user(c.appsPage)(w, r)
+	return c.appsPage(w, withSession(r, s))
 }
 
 // signinPage renders the sign-in form with a fresh login CSRF value, set in

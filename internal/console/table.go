@@ -63,18 +63,16 @@ type column struct {
 	Sortable bool
 }
 
+// tableView is the table page's content: the query of its address
+// (Type, Page, Sort, Desc, Filter) and what it shows.
 type tableView struct {
-	Type     string
+	tableQuery
 	Space    string
 	GraphQL  string
 	Columns  []column
 	Rows     [][]cell
-	Page     int
 	Prev     string
 	Next     string
-	Sort     string
-	Desc     bool
-	Filter   tableFilter
 	Filtered bool
 	// MoreColumns counts the fields not shown (beyond maxColumns).
 	MoreColumns int
@@ -362,12 +360,9 @@ func (s dataSource) execQuery(ctx context.Context, qu *query.Query) ([]map[strin
 // sort links, the rows' cells (within the page's bounds, see tableRows)
 // and the links to the pages before and after.
 func (c *Console) newTableView(ctx context.Context, tq tableQuery, plan tablePlan, rows []map[string]any, more bool) *tableView {
-	d := &tableView{Type: tq.Type, Columns: plan.columns, MoreColumns: plan.moreColumns, Page: tq.Page,
-		Sort: tq.Sort, Desc: tq.Desc, Filter: tq.Filter, Filtered: tq.filtered()}
+	d := &tableView{tableQuery: tq, Columns: plan.columns, MoreColumns: plan.moreColumns, Filtered: tq.filtered()}
 	d.Space, _ = spaceOf(tq.Type)
-	if c.cfg.GraphQLPath != "" {
-		d.GraphQL = c.cfg.GraphQLPath + url.PathEscape(d.Space)
-	}
+	d.GraphQL = c.graphQLLink(d.Space)
 	if d.Page > 1 {
 		d.Prev = tq.link(d.Page-1, d.Sort, d.Desc)
 	}

@@ -36,6 +36,15 @@ func spaceOf(name string) (string, string) {
 	return name[:i], name[i+1:]
 }
 
+// graphQLLink is the address of the GraphQL IDE of a space ("" when the
+// host serves none).
+func (c *Console) graphQLLink(space string) string {
+	if c.cfg.GraphQLPath == "" {
+		return ""
+	}
+	return c.cfg.GraphQLPath + url.PathEscape(space)
+}
+
 func (c *Console) dataPage(w http.ResponseWriter, r *http.Request) error {
 	cat, err := c.cfg.Store.Catalog(r.Context())
 	if err != nil {
@@ -50,10 +59,7 @@ func (c *Console) dataPage(w http.ResponseWriter, r *http.Request) error {
 		sp, label := spaceOf(t.Name)
 		s := bySpace[sp]
 		if s == nil {
-			s = &space{Name: sp}
-			if c.cfg.GraphQLPath != "" {
-				s.GraphQL = c.cfg.GraphQLPath + url.PathEscape(sp)
-			}
+			s = &space{Name: sp, GraphQL: c.graphQLLink(sp)}
 			bySpace[sp] = s
 			names = append(names, sp)
 		}
