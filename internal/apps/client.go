@@ -234,6 +234,32 @@ func (m *masker) url(raw string) string {
 	return m.mask(s)
 }
 
+// urlsIn masks a text an app reported (an upstream call's error, which
+// Go's client writes as `Get "https://…": …`): every URL in it (from
+// "http://" or "https://" to the next space or quote) is masked as url
+// masks it, then every known secret.
+func (m *masker) urlsIn(text string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "http://")
+		if j := strings.Index(text, "https://"); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			break
+		}
+		end := strings.IndexAny(text[i:], " \t\r\n\"'`<>")
+		if end < 0 {
+			end = len(text) - i
+		}
+		b.WriteString(text[:i])
+		b.WriteString((*masker)(nil).url(text[i : i+end]))
+		text = text[i+end:]
+	}
+	b.WriteString(text)
+	return m.mask(b.String())
+}
+
 // maskURLText masks the user information and the secret-named query
 // parameters of a URL that does not parse (or has no host), over its
 // text.
@@ -469,7 +495,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // recorded as it would be without it. What is kept is masked again with
 // the run's masker (the account's secrets, every secret an answer brought,
 // secret-named JSON fields; a URL's credentials and secret-named query
-// parameters, see masker.url), without remembering anything new from it,
+// parameters, in the URL and in the error, see masker.url and urlsIn), without remembering anything new from it,
 // and the bodies are kept only when they were asked.
 func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 	vs := h.Values(calllog.AnswerHeader)
@@ -483,7 +509,7 @@ func (r *recorder) upstream(h http.Header) ([]UpstreamCall, int) {
 	out := make([]UpstreamCall, 0, len(calls))
 	for _, c := range calls {
 		u := UpstreamCall{Method: c.Method, URL: r.m.url(c.URL), Status: c.Status, DurationMS: c.DurationMS,
-			Bytes: c.Bytes, Error: r.m.mask(c.Error)}
+			Bytes: c.Bytes, Error: r.m.urlsIn(c.Error)}
 		if r.bodies {
 			u.Request, u.Response = r.m.reported(c.Request), r.m.reported(c.Response)
 		}

@@ -44,12 +44,34 @@ func TestMaskerURL(t *testing.T) {
 	}
 }
 
-// A report whose URL the app left unmasked (a hostile or careless app)
-// is kept masked in the exchange.
+// The URLs in a reported text (an upstream call's error) are masked as
+// masker.url masks them; the rest of the text keeps its bytes.
+func TestMaskerURLsIn(t *testing.T) {
+	t.Parallel()
+	m := newMasker(map[string]any{"token": "account-token-42"}, nil)
+	for _, tc := range []struct{ name, in, want string }{
+		{"no URL", "connection refused", "connection refused"},
+		{"Go's client error", `Get "https://user:pw@api.example/x?access_token=x&page=2": dial tcp: i/o timeout`,
+			`Get "https://***@api.example/x?access_token=***&page=2": dial tcp: i/o timeout`},
+		{"two URLs", "from http://a.example/?key=k1 to https://b.example/?secret=s2 failed",
+			"from http://a.example/?key=*** to https://b.example/?secret=*** failed"},
+		{"at the end", "redirect to https://u:p@h/", "redirect to https://***@h/"},
+		{"known secret", "token account-token-42 refused", "token *** refused"},
+		{"scheme alone", "https://", "https://"},
+	} {
+		if got := m.urlsIn(tc.in); got != tc.want {
+			t.Errorf("%s: urlsIn(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// A report whose URL and error the app left unmasked (a hostile or
+// careless app) is kept masked in the exchange.
 func TestUnmaskedReportedURL(t *testing.T) {
 	t.Parallel()
 	c := calllog.New(false)
-	c.Add(calllog.Call{Method: "GET", URL: "https://user:pw-secret@api.example/x?access_token=tok-secret&page=2", Status: 200})
+	c.Add(calllog.Call{Method: "GET", URL: "https://user:pw-secret@api.example/x?access_token=tok-secret&page=2", Status: 200,
+		Error: `Get "https://user:pw-secret@api.example/x?access_token=tok-secret&page=2": EOF`})
 	report := c.Header()
 	if !strings.Contains(report, "tok-secret") || !strings.Contains(report, "pw-secret") {
 		t.Fatalf("the report is masked by calllog already: %s", report)
@@ -68,6 +90,9 @@ func TestUnmaskedReportedURL(t *testing.T) {
 	}
 	if u := ex[0].Upstream[0].URL; u != "https://***@api.example/x?access_token=***&page=2" {
 		t.Errorf("kept %q", u)
+	}
+	if e := ex[0].Upstream[0].Error; e != `Get "https://***@api.example/x?access_token=***&page=2": EOF` {
+		t.Errorf("kept the error %q", e)
 	}
 	b, _ := json.Marshal(ex[0])
 	if strings.Contains(string(b), "tok-secret") || strings.Contains(string(b), "pw-secret") {
@@ -112,4 +137,22 @@ func TestMaskingWithoutSecrets(t *testing.T) {
 			t.Errorf("a reported body's token was remembered: %s", got)
 		}
 	}
+}
+
+// FuzzMaskerURLsIn: urlsIn never panics, leaves a text without a URL as
+// it is, and masks a URL between quotes or spaces whatever surrounds it.
+func FuzzMaskerURLsIn(f *testing.F) {
+	f.Add("Get ", `": EOF`)
+	f.Add("", "")
+	f.Add("http://x ", " https://")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		m := newMasker(nil, nil)
+		if !strings.Contains(before+after, "http") && m.urlsIn(before+after) != before+after {
+			t.Fatalf("urlsIn(%q) changed a text without a URL", before+after)
+		}
+		got := m.urlsIn(before + ` "https://u:Pw-Fuzz-Secret@api.example/x?token=Tok-Fuzz-Secret" ` + after)
+		if strings.Contains(got, "Pw-Fuzz-Secret") || strings.Contains(got, "Tok-Fuzz-Secret") {
+			t.Fatalf("a secret shows: %q", got)
+		}
+	})
 }
