@@ -48,16 +48,54 @@ type cellLink struct {
 	Text, Link string
 }
 
-// size is what the cell adds to its page.
+// size is what the cell adds to its page: its texts as the page writes
+// them (escaped, see shownLen), its rendered rich text.
 func (c cell) size() int {
-	n := len(c.Text) + len(c.HTML) + len(c.Link)
+	n := shownLen(c.Text) + len(c.HTML) + shownLen(c.Link) + shownLen(c.Raw) + len(c.When)
 	if c.Many != nil {
-		n += len(c.Many.MoreLink)
+		n += shownLen(c.Many.MoreLink)
 		for _, l := range c.Many.Links {
-			n += len(l.Text) + len(l.Link)
+			n += shownLen(l.Text) + shownLen(l.Link)
 		}
 	}
 	return n
+}
+
+// escapedSize is what one byte of a cell's text takes on the page, as
+// html/template escapes it in a text node or an attribute: "&#34;" for a
+// quote, "&lt;" for <, U+FFFD for NUL.
+func escapedSize(b byte) int {
+	switch b {
+	case '"', '\'', '+', '&':
+		return 5
+	case '<', '>':
+		return 4
+	case 0:
+		return 3
+	}
+	return 1
+}
+
+// shownLen is the bytes s takes on the page, escaped.
+func shownLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n += escapedSize(s[i])
+	}
+	return n
+}
+
+// cutShown returns the start of s that takes at most n bytes on the page,
+// escaped (see shownLen), ending on a character boundary, and whether
+// anything was left out.
+func cutShown(s string, n int) (string, bool) {
+	used := 0
+	for i := 0; i < len(s); i++ {
+		if used += escapedSize(s[i]); used > n {
+			return cutText(s, i)
+		}
+	}
+	return s, false
 }
 
 // cutText returns the first n bytes of s at most, ending on a character
@@ -109,7 +147,7 @@ func relationCell(col column, v any, room int) cell {
 	if obj["title"] == nil {
 		title = fmt.Sprint(obj["platform/id"])
 	}
-	title, cut := cutText(title, room)
+	title, cut := cutShown(title, room)
 	if cut {
 		title += "…"
 	}
@@ -144,22 +182,25 @@ func docSecret(v any) string {
 	return secret
 }
 
-// textCell is the cell of a primitive value: a date-time made readable,
-// anything else as text cut to room bytes.
+// textCell is the cell of a primitive value: a date-time made readable
+// (when it fits), anything else as text cut to room bytes on the page.
 func textCell(col column, v any, room int) cell {
 	text, ok := valueText(v)
 	if !ok {
 		return cell{}
 	}
 	if col.Field != nil && col.Field.Prim == store.TDateTime && room > 0 {
-		if ce, ok := dateTimeCell(v, text); ok {
+		if ce, ok := dateTimeCell(v, text); ok && ce.size() <= room {
 			return ce
 		}
 	}
 	if room <= 0 && text != "" {
 		return cell{Omitted: true}
 	}
-	text, cut := cutText(text, room)
+	text, cut := cutShown(text, room)
+	if cut && text == "" {
+		return cell{Omitted: true}
+	}
 	return cell{Text: text, Cut: cut}
 }
 
@@ -188,10 +229,11 @@ func manyCellOf(col column, id string, mv manyValue, room int) cell {
 			title = t + "…"
 		}
 		l := cellLink{Text: title, Link: filterLink(col.Target, "platform/id", eid)}
-		if len(l.Text)+len(l.Link) > room {
+		n := shownLen(l.Text) + shownLen(l.Link)
+		if n > room {
 			break
 		}
-		room -= len(l.Text) + len(l.Link)
+		room -= n
 		m.Links = append(m.Links, l)
 	}
 	m.More = total - len(m.Links)
@@ -257,7 +299,7 @@ func richCell(ctx context.Context, md string, room int) cell {
 			return cell{HTML: template.HTML(h), Cut: cut} //nolint:gosec // rendered without raw HTML by package documents
 		}
 	}
-	part, cut := cutText(md, room)
+	part, cut := cutShown(md, room)
 	return cell{Text: part, Cut: cut}
 }
 

@@ -74,10 +74,11 @@
 // # Limits
 //
 // Form bodies are limited to MaxForm bytes. A table page shows 25 rows, of
-// each value at most 16 KiB (rich text: its first 16 KiB of Markdown,
-// rendered with the request's context, the page's conversions together
-// within the documents' conversion timeout), all cells together about
-// 1 MiB; a cell cut, or left out once that is spent, links to its whole
+// each value at most 16 KiB as the page writes it, escaped (rich text: its
+// first 16 KiB of Markdown, rendered with the request's context, the
+// page's conversions together within the documents' conversion timeout),
+// all cells together about 1 MiB; a cell cut, or left out once that is
+// spent, links to its whole
 // value on a page of its own (rich text up to 1 MiB rendered, larger as
 // Markdown). A date statement previewed has at most 200 bytes; a run's
 // exchange bodies are those the apps service kept (16 KiB each, 200 per run; the complete

@@ -18,8 +18,9 @@ import (
 // Bounds of a table page: whatever the store holds, a page shows at most
 // pageSize rows of maxColumns columns, each cell at most maxCell bytes of
 // its value and each row at most maxRowCells bytes (so the cells of a page
-// stay within 1 MiB); a cell cut or left out links to its whole value,
-// shown on a page of its own.
+// stay within 1 MiB), counted as the page writes them, escaped (a quote
+// is five bytes; see cell.size); a cell cut or left out links to its whole
+// value, shown on a page of its own.
 const (
 	// pageSize is the rows of a table page.
 	pageSize = 25

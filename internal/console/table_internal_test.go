@@ -3,9 +3,11 @@ package console
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/appkitgo/appkit/internal/store"
 )
@@ -152,5 +154,47 @@ func TestTableRowsBounded(t *testing.T) {
 				t.Errorf("the row's cells hold %d bytes (bound %d)", total, maxRowCells)
 			}
 		})
+	}
+}
+
+// A cell's bounds hold for the page as written: a value of characters
+// that HTML escapes (a quote is five bytes on the page) is cut so that its
+// escaped text fits, and a row's cells together stay within maxRowCells.
+func TestTableRowsBoundedEscaped(t *testing.T) {
+	t.Parallel()
+	page := template.Must(template.New("cell").Parse(`{{.}}`))
+	written := func(s string) int {
+		var b strings.Builder
+		if err := page.Execute(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		return b.Len()
+	}
+	for _, v := range []string{strings.Repeat(`"`, 2*maxCell), strings.Repeat(`<&+'`, maxCell), strings.Repeat("é\x00>", maxCell), strings.Repeat("a", 2*maxCell)} {
+		var cols []column
+		row := map[string]any{"platform/id": "e1"}
+		for i := range 5 {
+			f := &store.Field{Name: fmt.Sprintf("s/t/f%d", i), Role: store.RolePrimitive, Prim: store.TText}
+			cols = append(cols, column{Field: f, Kind: "text"})
+			row[f.Name] = v
+		}
+		rows := dataSource{}.tableRows(context.Background(), "s/t", cols, []map[string]any{row})
+		total := 0
+		for i, ce := range rows[0] {
+			n := written(ce.Text)
+			total += n
+			if n > maxCell || !strings.HasPrefix(v, ce.Text) || !utf8.ValidString(ce.Text) {
+				t.Errorf("%.8q: cell %d writes %d bytes (bound %d)", v, i, n, maxCell)
+			}
+			if !ce.Cut && !ce.Omitted || ce.Whole == "" {
+				t.Errorf("%.8q: cell %d shows its value whole, or links to none", v, i)
+			}
+		}
+		if total > maxRowCells || total < maxRowCells-5 {
+			t.Errorf("%.8q: the row's cells write %d bytes (bound %d, all of it used)", v, total, maxRowCells)
+		}
+		if !rows[0][0].Cut || rows[0][0].Text == "" || !rows[0][4].Omitted {
+			t.Errorf("%.8q: the first cell shows nothing, or the last is not left out", v)
+		}
 	}
 }
