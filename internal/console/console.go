@@ -78,14 +78,14 @@
 // first 16 KiB of Markdown, rendered with the request's context, the
 // page's conversions together within the documents' conversion timeout),
 // all cells together about 1 MiB; a cell cut, or left out once that is
-// spent, links to its whole
-// value on a page of its own (rich text up to 1 MiB rendered, larger as
-// Markdown). A date statement (previewed, or a filter of the sync form or the test
-// read) has at most 200 bytes; a run's
-// exchange bodies are those the apps service kept (16 KiB each, 200 per run; the complete
-// items at the start of a cut data answer are still checked). Live progress
-// per type comes from the apps service of the process running the sync
-// (another host process's run shows its status until it ends).
+// spent, links to its whole value on a page of its own (rich text up to
+// 1 MiB rendered, larger as Markdown). A date statement (previewed, or a
+// filter of the sync form or the test read) has at most 200 bytes; a run's
+// exchange bodies are those the apps service kept (16 KiB each, 200 per
+// run; the complete items at the start of a cut data answer are still
+// checked). Live progress per type comes from the apps service of the
+// process running the sync (another host process's run shows its status
+// until it ends).
 package console
 
 import (
