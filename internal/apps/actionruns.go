@@ -3,12 +3,10 @@ package apps
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/store"
 )
 
 // ActionRun is one run of an action in an app's action history.
@@ -72,7 +70,8 @@ func upstreamOf(ex Exchange) ActionUpstream {
 // ran.
 func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Account, act *protocol.Action, args map[string]string, m *masker,
 	ex *Exchange, started time.Time, runErr error) {
-	run := ActionRun{ID: newID(), Args: map[string]string{}, Status: StatusSucceeded, RanBy: req.By}
+	run := &ActionRun{ID: newID(), App: a.ID, Account: acc.ID, Action: act.Action, Args: map[string]string{}, Entity: req.Entity,
+		Status: StatusSucceeded, RanBy: req.By, StartedAt: started}
 	for k, v := range args {
 		run.Args[k] = m.mask(v)
 	}
@@ -85,23 +84,16 @@ func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Ac
 	if runErr != nil {
 		run.Status, run.Error = StatusFailed, runErr.Error()
 	}
-	entity := ""
-	if req.Entity != nil {
-		entity = mustJSON(req.Entity)
-	}
-	dur := s.now().Sub(started).Milliseconds()
+	run.DurationMS = max(s.now().Sub(started).Milliseconds(), 0)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO apps_actions (id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms, upstream)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), run.ID, a.ID, acc.ID, act.Action, mustJSON(run.Args), entity, run.Status, run.AnswerStatus, run.Answer,
-			run.Error, run.RanBy, ms(started), max(dur, 0), upstream); err != nil {
+		q := s.on(tx)
+		if err := q.insertActionRun(ctx, run, upstream); err != nil {
 			return err
 		}
 		// Beyond the latest Config.KeepActionRuns of the app, the oldest go.
-		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM apps_actions WHERE app_id = ? AND id NOT IN
- (SELECT id FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`), a.ID, a.ID, s.cfg.KeepActionRuns)
-		return err
+		return q.trimActionRuns(ctx, a.ID, s.cfg.KeepActionRuns)
 	})
 	if err != nil {
 		s.log.Error().Err(err).Str("app", a.ID).Str("action", act.Action).Msg("apps: recording an action run")
@@ -117,41 +109,9 @@ func (s *Actions) ActionRuns(ctx context.Context, appID string, limit int) ([]*A
 	if limit <= 0 || limit > 1000 {
 		limit = 50
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms, upstream
- FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`), appID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list action runs: %w", err)
-	}
-	out, err := store.ScanAll(rows, scanActionRun)
+	out, err := s.on(s.db).actionRunsOfApp(ctx, appID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list action runs: %w", err)
 	}
 	return out, nil
-}
-
-// scanActionRun reads a row of apps_actions, columns as ActionRuns selects
-// them.
-func scanActionRun(row store.RowScanner) (*ActionRun, error) {
-	var r ActionRun
-	var args, entity, upstream string
-	var started int64
-	if err := row.Scan(&r.ID, &r.App, &r.Account, &r.Action, &args, &entity, &r.Status, &r.AnswerStatus, &r.Answer, &r.Error, &r.RanBy, &started, &r.DurationMS, &upstream); err != nil {
-		return nil, err
-	}
-	if upstream != "" {
-		if err := json.Unmarshal([]byte(upstream), &r.ActionUpstream); err != nil {
-			return nil, fmt.Errorf("decode an action run's upstream calls: %w", err)
-		}
-	}
-	if err := json.Unmarshal([]byte(args), &r.Args); err != nil {
-		return nil, fmt.Errorf("decode an action run's arguments: %w", err)
-	}
-	if entity != "" {
-		r.Entity = &EntityRef{}
-		if err := json.Unmarshal([]byte(entity), r.Entity); err != nil {
-			return nil, fmt.Errorf("decode an action run's entity: %w", err)
-		}
-	}
-	r.StartedAt = time.UnixMilli(started).UTC()
-	return &r, nil
 }

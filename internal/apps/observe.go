@@ -45,22 +45,19 @@ func (s *core) runEnded(ctx context.Context, runID, status string, report *RunRe
 	if o == nil {
 		return
 	}
-	var trigger, space, prev string
-	var started int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT r.trigger_kind, r.started_at, r.report, a.space FROM apps_runs r
- JOIN apps_syncs y ON y.id = r.sync_id JOIN apps_apps a ON a.id = y.app_id WHERE r.id = ?`), runID).Scan(&trigger, &started, &prev, &space)
+	run, err := s.on(s.db).endedRunOf(ctx, runID)
 	if err != nil {
 		s.log.Debug().Err(err).Str("run", runID).Msg("apps: reading an ended run for its metrics")
 		return
 	}
-	end := RunEnd{App: space, Trigger: trigger, Status: status}
-	if started > 0 {
-		end.Duration = max(s.now().Sub(time.UnixMilli(started)), 0)
+	end := RunEnd{App: run.space, Trigger: run.trigger, Status: status}
+	if !run.started.IsZero() {
+		end.Duration = max(s.now().Sub(run.started), 0)
 	}
 	if report != nil {
 		end.Types, end.Events = report.Types, report.Events
 		var before RunReport
-		if prev != "" && json.Unmarshal([]byte(prev), &before) == nil && len(before.Types) > 0 {
+		if run.report != "" && json.Unmarshal([]byte(run.report), &before) == nil && len(before.Types) > 0 {
 			end.Types = subtractTypes(report.Types, before.Types)
 		}
 	}
@@ -135,12 +132,5 @@ type SchedulerState struct {
 
 // State reads the SchedulerState.
 func (s *Scheduler) State(ctx context.Context) (SchedulerState, error) {
-	var st SchedulerState
-	now := ms(s.now())
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT
- (SELECT COUNT(*) FROM apps_runs WHERE status = ?), (SELECT COUNT(*) FROM apps_runs WHERE status = ?),
- (SELECT COUNT(*) FROM apps_runs WHERE status = ?),
- (SELECT COUNT(*) FROM apps_syncs WHERE next_at > 0 AND next_at <= ? AND lease_until < ?)`),
-		StatusQueued, StatusRunning, StatusPaused, now, now).Scan(&st.Queued, &st.Running, &st.Paused, &st.Due)
-	return st, err
+	return s.on(s.db).schedulerState(ctx, s.now())
 }

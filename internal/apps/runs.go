@@ -3,12 +3,9 @@ package apps
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -100,47 +97,18 @@ type RunReport struct {
 	DroppedExchanges int `json:"droppedExchanges,omitempty"`
 }
 
-const runCols = "id, sync_id, seq, trigger_kind, status, owner, attempts, queued_at, started_at, ended_at, report, error, exchanges"
-
-func scanRun(r store.RowScanner, withExchanges bool) (*Run, error) {
-	var run Run
-	var queued, started, ended int64
-	var report, exchanges string
-	if err := r.Scan(&run.ID, &run.SyncID, &run.Seq, &run.Trigger, &run.Status, &run.Owner, &run.Attempts, &queued, &started, &ended, &report, &run.Error, &exchanges); err != nil {
-		return nil, err
-	}
-	run.QueuedAt, run.StartedAt, run.EndedAt = fromMS(queued), fromMS(started), fromMS(ended)
-	if started > 0 && ended >= started {
-		run.DurationMS = ended - started
-	}
-	if report != "" {
-		run.Report = &RunReport{}
-		if err := json.Unmarshal([]byte(report), run.Report); err != nil {
-			return nil, fmt.Errorf("decode the run report: %w", err)
-		}
-	}
-	if withExchanges && exchanges != "" {
-		if err := json.Unmarshal([]byte(exchanges), &run.Exchanges); err != nil {
-			return nil, fmt.Errorf("decode the exchanges: %w", err)
-		}
-	}
-	return &run, nil
-}
-
 // insertRun adds a run row to a sync's history (in tx).
 func (s *history) insertRun(ctx context.Context, tx *sql.Tx, syncID, trigger, status string, now time.Time) (string, error) {
-	id := newID()
-	var seq int64
-	if err := tx.QueryRowContext(ctx, s.q("SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?"), syncID).Scan(&seq); err != nil {
+	q := s.on(tx)
+	seq, err := q.nextRunSeq(ctx, syncID)
+	if err != nil {
 		return "", err
 	}
-	started, owner, attempts := int64(0), "", 0
+	run := &Run{ID: newID(), SyncID: syncID, Seq: seq, Trigger: trigger, Status: status, QueuedAt: &now}
 	if status == StatusRunning {
-		started, owner, attempts = ms(now), s.cfg.HostID, 1
+		run.StartedAt, run.Owner, run.Attempts = &now, s.cfg.HostID, 1
 	}
-	_, err := tx.ExecContext(ctx, s.q("INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')"),
-		id, syncID, seq, trigger, status, owner, attempts, ms(now), started)
-	return id, err
+	return run.ID, q.insertRun(ctx, run)
 }
 
 // unfinished is the status of the sync's run (in tx) when it is queued,
@@ -150,8 +118,7 @@ func (s *history) unfinished(ctx context.Context, tx *sql.Tx, sy *Sync) (string,
 	if sy.RunID == "" {
 		return "", nil
 	}
-	var status string
-	err := tx.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
+	status, err := s.on(tx).runStatus(ctx, sy.RunID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", nil
@@ -176,14 +143,12 @@ const (
 // latest runs, runs beyond KeepRuns, handled events older than
 // ReplayWindow.
 func (s *history) prune(ctx context.Context, tx *sql.Tx, syncID string) error {
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
- AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`), syncID, syncID, s.cfg.KeepExchanges); err != nil {
+	q := s.on(tx)
+	if err := q.dropOldExchanges(ctx, syncID, s.cfg.KeepExchanges); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM apps_runs WHERE sync_id = ? AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`),
-		syncID, syncID, KeepRuns); err != nil {
+	if err := q.deleteOldRuns(ctx, syncID, KeepRuns); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, s.q("DELETE FROM apps_events WHERE sync_id = ? AND status <> 'pending' AND received_at < ?"), syncID, ms(s.now().Add(-ReplayWindow)))
-	return err
+	return q.deleteHandledEvents(ctx, syncID, s.now().Add(-ReplayWindow))
 }
