@@ -53,13 +53,12 @@ func (s *SyncService) CancelSync(ctx context.Context, syncID string) (*Run, erro
 }
 
 // activeRun is the sync's run that is queued, running or paused ("" when
-// none).
-func (s *SyncService) activeRun(ctx context.Context, q queryRower, sy *Sync) (string, error) {
+// none), read on db (the store's database or a transaction).
+func (s *SyncService) activeRun(ctx context.Context, db execer, sy *Sync) (string, error) {
 	if sy.RunID == "" {
 		return "", nil
 	}
-	var status string
-	err := q.QueryRowContext(ctx, s.q("SELECT status FROM apps_runs WHERE id = ?"), sy.RunID).Scan(&status)
+	status, err := s.on(db).runStatus(ctx, sy.RunID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -100,8 +99,7 @@ func (s *SyncService) cancelRun(ctx context.Context, syncID, reason string) (str
 			// it still works, reads the flag at its next renewal, else the
 			// next holder does when it takes the sync (the run's sync stays
 			// due until then).
-			_, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET cancel_run = ?, cancel_reason = ? WHERE id = ?"), runID, reason, syncID)
-			return err
+			return s.on(tx).setCancelFlag(ctx, syncID, runID, reason)
 		}
 		return s.endCancelled(ctx, tx, syncID, runID, reason)
 	})
@@ -116,12 +114,12 @@ func (s *SyncService) cancelRun(ctx context.Context, syncID, reason string) (str
 // next scheduled time.
 func (s *SyncService) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, reason string) error {
 	now := s.now()
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`),
-		StatusCancelled, ms(now), cancelMessage(reason), runID, StatusQueued, StatusRunning, StatusPaused); err != nil {
+	q := s.on(tx)
+	if err := q.setRunCancelled(ctx, runID, cancelMessage(reason), ms(now)); err != nil {
 		return err
 	}
-	var every int64
-	if err := tx.QueryRowContext(ctx, s.q("SELECT every_ms FROM apps_syncs WHERE id = ?"), syncID).Scan(&every); err != nil {
+	every, err := q.syncEvery(ctx, syncID)
+	if err != nil {
 		return err
 	}
 	next := int64(0)
@@ -131,8 +129,7 @@ func (s *SyncService) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runI
 	case every > 0:
 		next = ms(now.Add(time.Duration(every) * time.Millisecond))
 	}
-	_, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = '', next_at = ?, cancel_run = '', cancel_reason = '' WHERE id = ? AND run_id = ?"), next, syncID, runID)
-	return err
+	return q.endSyncRun(ctx, syncID, runID, next)
 }
 
 // finishCancel is run by the holder of a sync before it releases the
@@ -140,9 +137,7 @@ func (s *SyncService) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runI
 // cancelled, and the flag is cleared.
 func (s *SyncService) finishCancel(ctx context.Context, syncID, localReason string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		var runID, flag, reason string
-		err := tx.QueryRowContext(ctx, s.q("SELECT run_id, cancel_run, cancel_reason FROM apps_syncs WHERE id = ? AND lease_owner = ?"+s.forUpdate()), syncID, s.cfg.HostID).
-			Scan(&runID, &flag, &reason)
+		runID, flag, reason, err := s.on(tx).lockHeldCancelFlag(ctx, syncID, s.cfg.HostID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // removed, or taken over
 		}
@@ -158,8 +153,7 @@ func (s *SyncService) finishCancel(ctx context.Context, syncID, localReason stri
 		if runID != "" && (flag == runID || localReason != "") {
 			return s.endCancelled(ctx, tx, syncID, runID, reason)
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET cancel_run = '', cancel_reason = '' WHERE id = ?"), syncID)
-		return err
+		return s.on(tx).clearCancelFlag(ctx, syncID)
 	})
 }
 
@@ -180,8 +174,7 @@ func (s *SyncService) stopHolder(ctx context.Context, syncID, reason string) (bo
 	}
 	if done == nil {
 		// Another host: it reads the flag at its next renewal.
-		if _, err := s.exec(ctx, "UPDATE apps_syncs SET cancel_run = CASE WHEN cancel_run = '' THEN ? ELSE cancel_run END, cancel_reason = ? WHERE id = ?",
-			cancelNoRun, reason, syncID); err != nil {
+		if err := s.on(s.db).setStopFlag(ctx, syncID, reason); err != nil {
 			return false, fmt.Errorf("stop the sync's holder: %w", err)
 		}
 	}

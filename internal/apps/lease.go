@@ -14,25 +14,24 @@ type queryRower interface {
 // leaseClock is the time leases are measured with, in Unix milliseconds:
 // the database's clock on PostgreSQL (hosts whose clocks disagree still
 // agree on when a lease ends), this process's clock on SQLite (one process
-// per file).
-func (s *core) leaseClock(ctx context.Context, q queryRower) (int64, error) {
-	clock := s.d.SharedClockSQL()
-	if clock == "" {
-		return ms(s.now()), nil
-	}
-	var now int64
-	if err := q.QueryRowContext(ctx, clock).Scan(&now); err != nil {
+// per file). db is the store's database or a transaction.
+func (s *core) leaseClock(ctx context.Context, db execer) (int64, error) {
+	now, ok, err := s.on(db).sharedClock(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("read the database clock: %w", err)
+	}
+	if !ok {
+		return ms(s.now()), nil
 	}
 	return now, nil
 }
 
 // leaseLive reports whether a host holds the sync now.
-func (s *core) leaseLive(ctx context.Context, q queryRower, sy *Sync) (bool, error) {
+func (s *core) leaseLive(ctx context.Context, db execer, sy *Sync) (bool, error) {
 	if sy.LeaseOwner == "" || sy.LeaseUntil == nil {
 		return false, nil
 	}
-	now, err := s.leaseClock(ctx, q)
+	now, err := s.leaseClock(ctx, db)
 	if err != nil {
 		return false, err
 	}
@@ -44,7 +43,6 @@ func (s *core) forUpdate() string { return s.d.LockRows() }
 
 // cancelAsked reports whether the sync's cancel flag is set.
 func (s *core) cancelAsked(ctx context.Context, id string) bool {
-	var flag string
-	err := s.db.QueryRowContext(ctx, s.q("SELECT cancel_run FROM apps_syncs WHERE id = ?"), id).Scan(&flag)
+	flag, err := s.on(s.db).cancelFlag(ctx, id)
 	return err == nil && flag != ""
 }

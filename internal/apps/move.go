@@ -35,15 +35,14 @@ func (s *Registry) RegisterMoving(ctx context.Context, spec RegisterSpec) (*App,
 // address u, unless an app is registered at u already.
 func (s *Registry) moveApp(ctx context.Context, u, space string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM apps_apps WHERE url = ?"), u).Scan(&n); err != nil || n > 0 {
+		if n, err := s.on(tx).countAppsAtURL(ctx, u); err != nil || n > 0 {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, s.q("UPDATE apps_apps SET url = ? WHERE space = ?"), u, space)
+		moved, err := s.on(tx).setAppURLOfSpace(ctx, u, space)
 		if err != nil {
 			return err
 		}
-		if moved, _ := res.RowsAffected(); moved > 0 {
+		if moved > 0 {
 			s.log.Info().Str("url", u).Str("space", space).Msg("apps: an app's registration moved to a new address")
 		}
 		return nil

@@ -111,11 +111,11 @@ func (s *OAuthSetup) StartOAuth(ctx context.Context, appID, authID, accountID, b
 	}
 	h := hashState(state)
 	sealed := s.seal.seal([]byte(mustJSON(secret)), "oauth:"+h)
-	if _, err := s.exec(ctx, "DELETE FROM apps_oauth WHERE expires_at < ?", ms(s.now())); err != nil {
+	if err := s.on(s.db).deleteExpiredOAuth(ctx, s.now()); err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	if _, err := s.exec(ctx, "INSERT INTO apps_oauth (state_hash, app_id, auth, callback, sealed, account_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		h, a.ID, authID, callback, sealed, accountID, ms(s.now().Add(oauthTTL))); err != nil {
+	setup := oauthSetup{appID: a.ID, auth: authID, callback: callback, sealed: sealed, accountID: accountID, expires: ms(s.now().Add(oauthTTL))}
+	if err := s.on(s.db).insertOAuth(ctx, h, setup); err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	return &OAuthStart{RedirectURI: redirect, CallbackURI: callback}, nil
@@ -131,24 +131,23 @@ func (s *OAuthSetup) FinishOAuth(ctx context.Context, q url.Values) (*Account, e
 		return nil, fmt.Errorf("%w: the callback carries no state", ErrInvalid)
 	}
 	h := hashState(state)
-	var appID, authID, callback, sealed, accountID string
-	var expires int64
+	var setup oauthSetup
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, s.q("SELECT app_id, auth, callback, sealed, account_id, expires_at FROM apps_oauth WHERE state_hash = ?"+s.forUpdate()), h).
-			Scan(&appID, &authID, &callback, &sealed, &accountID, &expires)
+		var err error
+		setup, err = s.on(tx).lockOAuth(ctx, h)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: unknown or already used state; start again", ErrInvalid)
 		}
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q("DELETE FROM apps_oauth WHERE state_hash = ?"), h)
-		return err
+		return s.on(tx).deleteOAuth(ctx, h)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if expires < ms(s.now()) {
+	appID, authID, callback, sealed, accountID := setup.appID, setup.auth, setup.callback, setup.sealed, setup.accountID
+	if setup.expires < ms(s.now()) {
 		return nil, fmt.Errorf("%w: the set-up expired; start again", ErrInvalid)
 	}
 	if e := q.Get("error"); e != "" {

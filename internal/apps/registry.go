@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/appkit/protocol"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -111,18 +110,14 @@ func (s *Registry) Register(ctx context.Context, spec RegisterSpec) (*App, error
 		return nil, fmt.Errorf("register the app: %w", err)
 	}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var id, space string
-		var created int64
-		err := tx.QueryRowContext(ctx, s.q("SELECT id, space, created_at FROM apps_apps WHERE url = ?"), u).Scan(&id, &space, &created)
+		id, space, created, err := s.on(tx).appAtURL(ctx, u)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			if err := s.appSpaceOwned(ctx, tx, "", desc); err != nil {
 				return err
 			}
 			a.ID, a.CreatedAt = newID(), s.now().UTC()
-			_, err = tx.ExecContext(ctx, s.q("INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
-				a.ID, u, name, a.Space, mustJSON(desc.Descriptor), ms(a.CreatedAt))
-			return err
+			return s.on(tx).insertApp(ctx, a)
 		case err != nil:
 			return err
 		}
@@ -131,9 +126,8 @@ func (s *Registry) Register(ctx context.Context, spec RegisterSpec) (*App, error
 				return err
 			}
 		}
-		a.ID, a.CreatedAt = id, time.UnixMilli(created).UTC()
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?"), name, a.Space, mustJSON(desc.Descriptor), id)
-		return err
+		a.ID, a.CreatedAt = id, created
+		return s.on(tx).updateApp(ctx, a)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("register the app: %w", err)
@@ -145,8 +139,7 @@ func (s *Registry) Register(ctx context.Context, spec RegisterSpec) (*App, error
 // space changes) that another app or sync owns, or that holds data no sync
 // owns unless adopt.
 func (s *Registry) checkAppSpace(ctx context.Context, u, space string, adopt bool) error {
-	var id, current string
-	err := s.db.QueryRowContext(ctx, s.q("SELECT id, space FROM apps_apps WHERE url = ?"), u).Scan(&id, &current)
+	id, current, err := s.on(s.db).appSpaceAtURL(ctx, u)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -155,9 +148,7 @@ func (s *Registry) checkAppSpace(ctx context.Context, u, space string, adopt boo
 	}
 	// Owned by a sync (of this app: the app's data; of another: refused
 	// by the write) or another app (refused by the write)?
-	var owners int
-	err = s.db.QueryRowContext(ctx, s.q("SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)"),
-		space, space, id).Scan(&owners)
+	owners, err := s.on(s.db).countSpaceOwners(ctx, space, id)
 	if err != nil || owners > 0 || adopt {
 		return err
 	}
@@ -175,15 +166,14 @@ func (s *Registry) checkAppSpace(ctx context.Context, u, space string, adopt boo
 // one) when another app has it as its own or a sync of another app owns
 // it.
 func (s *Registry) appSpaceOwned(ctx context.Context, tx *sql.Tx, appID string, desc *syncer.Description) error {
-	var other string
-	err := tx.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ? AND id <> ?"), desc.Space, appID).Scan(&other)
+	other, err := s.on(tx).otherAppOfSpace(ctx, desc.Space, appID)
 	if err == nil {
 		return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	err = tx.QueryRowContext(ctx, s.q("SELECT id FROM apps_syncs WHERE space = ? AND app_id <> ?"), desc.Space, appID).Scan(&other)
+	other, err = s.on(tx).otherAppSyncOfSpace(ctx, desc.Space, appID)
 	if err == nil {
 		return fmt.Errorf("%w: sync %s of another app owns the space %q of this app's types", ErrConflict, other, desc.Space)
 	}
@@ -193,35 +183,14 @@ func (s *Registry) appSpaceOwned(ctx context.Context, tx *sql.Tx, appID string, 
 	return nil
 }
 
-const appCols = "id, url, name, space, descriptor, created_at"
-
-func scanApp(r store.RowScanner) (*App, error) {
-	var a App
-	var desc string
-	var created int64
-	if err := r.Scan(&a.ID, &a.URL, &a.Name, &a.Space, &desc, &created); err != nil {
-		return nil, err
-	}
-	a.CreatedAt = time.UnixMilli(created).UTC()
-	a.Descriptor = &protocol.Descriptor{}
-	if err := json.Unmarshal([]byte(desc), a.Descriptor); err != nil {
-		return nil, fmt.Errorf("decode the stored descriptor: %w", err)
-	}
-	return &a, nil
-}
-
 // Apps lists the registered apps, oldest first.
 func (s *Registry) Apps(ctx context.Context) ([]*App, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+appCols+" FROM apps_apps ORDER BY created_at, id")
-	if err != nil {
-		return nil, fmt.Errorf("list apps: %w", err)
-	}
-	return store.ScanAll(rows, scanApp)
+	return s.on(s.db).apps(ctx)
 }
 
 // App returns one app (ErrNotFound when there is none).
 func (s *Registry) App(ctx context.Context, id string) (*App, error) {
-	a, err := scanApp(s.db.QueryRowContext(ctx, s.q("SELECT "+appCols+" FROM apps_apps WHERE id = ?"), id))
+	a, err := s.on(s.db).app(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no app %q", ErrNotFound, id)
 	}
@@ -386,8 +355,7 @@ func (s *Registry) insertAccount(ctx context.Context, appID, authID, name string
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.exec(ctx, "INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		acc.ID, appID, authID, name, sealed, ms(now), ms(now)); err != nil {
+	if err := s.on(s.db).insertAccount(ctx, acc, sealed); err != nil {
 		return nil, fmt.Errorf("store the account: %w", err)
 	}
 	return acc, nil
@@ -435,34 +403,21 @@ func (s *Registry) saveAccount(ctx context.Context, id, name string, fields map[
 	if err != nil {
 		return err
 	}
-	q := "UPDATE apps_accounts SET sealed = ?, updated_at = ?"
-	args := []any{sealed, ms(s.now())}
-	if name != "" {
-		q += ", name = ?"
-		args = append(args, name)
-	}
-	if _, err := s.exec(ctx, q+" WHERE id = ?", append(args, id)...); err != nil {
+	if err := s.on(s.db).setAccount(ctx, id, sealed, s.now(), name); err != nil {
 		return fmt.Errorf("store the account: %w", err)
 	}
 	return nil
 }
 
-const accountCols = "id, app_id, auth, name, sealed, created_at, updated_at"
-
 // account returns an account and its opened fields.
 func (s *Registry) account(ctx context.Context, id string) (*Account, map[string]any, error) {
-	var acc Account
-	var sealed string
-	var created, updated int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT "+accountCols+" FROM apps_accounts WHERE id = ?"), id).
-		Scan(&acc.ID, &acc.AppID, &acc.Auth, &acc.Name, &sealed, &created, &updated)
+	acc, sealed, err := s.on(s.db).account(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, fmt.Errorf("%w: no account %q", ErrNotFound, id)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the account: %w", err)
 	}
-	acc.CreatedAt, acc.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 	plain, err := s.seal.open(sealed, "account:"+acc.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("account %s: %w", acc.ID, err)
@@ -512,13 +467,7 @@ func (s *Registry) Account(ctx context.Context, id string) (*Account, error) {
 
 // Accounts lists the accounts, of one app when appID is not empty.
 func (s *Registry) Accounts(ctx context.Context, appID string) ([]*Account, error) {
-	q := "SELECT id FROM apps_accounts"
-	var args []any
-	if appID != "" {
-		q += " WHERE app_id = ?"
-		args = append(args, appID)
-	}
-	ids, err := s.ids(ctx, q+" ORDER BY created_at, id", args...)
+	ids, err := s.on(s.db).accountIDs(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -533,36 +482,19 @@ func (s *Registry) Accounts(ctx context.Context, appID string) ([]*Account, erro
 	return out, nil
 }
 
-func (s *core) ids(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
 // DeleteAccount removes an account no sync uses.
 func (s *Registry) DeleteAccount(ctx context.Context, id string) error {
 	if _, _, err := s.account(ctx, id); err != nil {
 		return err
 	}
-	used, err := s.ids(ctx, "SELECT id FROM apps_syncs WHERE account_id = ?", id)
+	used, err := s.on(s.db).syncsOfAccount(ctx, id)
 	if err != nil {
 		return err
 	}
 	if len(used) > 0 {
 		return fmt.Errorf("%w: sync %s uses the account; remove it first", ErrConflict, used[0])
 	}
-	if _, err := s.exec(ctx, "DELETE FROM apps_accounts WHERE id = ?", id); err != nil {
+	if err := s.on(s.db).deleteAccount(ctx, id); err != nil {
 		return fmt.Errorf("delete the account: %w", err)
 	}
 	return nil

@@ -157,22 +157,6 @@ func (s *Scheduler) claimFailed(ctx context.Context, err error) {
 	}
 }
 
-// inList is " AND col NOT IN (?, ...)" (or IN) for ids, its values added
-// to args; "" when there are none.
-func inList(col string, not bool, ids []string, args *[]any) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	for _, id := range ids {
-		*args = append(*args, id)
-	}
-	op := " IN "
-	if not {
-		op = " NOT IN "
-	}
-	return " AND " + col + op + "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
-}
-
 // claim leases one sync for this process ("" when none is waiting), none
 // of those in except, and returns it with its app. claimDue takes a sync
 // whose run is due or whose webhook events wait, of no app in full, those
@@ -190,8 +174,8 @@ func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, run
 	if err != nil {
 		return "", "", fmt.Errorf("claim a sync: %w", err)
 	}
-	q, args := s.claimQuery(kind, ms(s.now()), leaseNow, except, full, running)
-	err = s.db.QueryRowContext(ctx, s.q(q), args...).Scan(&id, &app)
+	f := claimFilter{kind: kind, except: except, full: full, running: running}
+	id, app, err = s.on(s.db).syncToClaim(ctx, f, ms(s.now()), leaseNow)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", nil
 	}
@@ -203,8 +187,8 @@ func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, run
 		if err != nil {
 			return err
 		}
-		q, args := s.claimQuery(kind, ms(s.now()), leaseNow, except, full, running)
-		err = tx.QueryRowContext(ctx, s.q(q+s.d.ClaimRows()), args...).Scan(&id, &app)
+		q := s.on(tx)
+		id, app, err = q.lockSyncToClaim(ctx, f, ms(s.now()), leaseNow)
 		if errors.Is(err, sql.ErrNoRows) {
 			id, app = "", ""
 			return nil
@@ -212,37 +196,12 @@ func (s *Scheduler) claim(ctx context.Context, kind claimKind, except, full, run
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET lease_owner = ?, lease_until = ? WHERE id = ?"), s.cfg.HostID, leaseNow+s.cfg.LeaseTTL.Milliseconds(), id)
-		return err
+		return q.setLease(ctx, id, s.cfg.HostID, leaseNow+s.cfg.LeaseTTL.Milliseconds())
 	})
 	if err != nil {
 		return "", "", fmt.Errorf("claim a sync: %w", err)
 	}
 	return id, app, nil
-}
-
-// claimQuery is claim's query of the sync to claim (without the engine's
-// row locking) and its arguments.
-func (s *Scheduler) claimQuery(kind claimKind, now, leaseNow int64, except, full, running []string) (string, []any) {
-	const waiting = `EXISTS (SELECT 1 FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending' AND e.next_try <= ?)`
-	var q string
-	var args []any
-	switch kind {
-	case claimEvents:
-		args = []any{leaseNow, now}
-		q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ` + waiting + inList("id", true, except, &args) + `
- ORDER BY (SELECT MIN(e.received_at) FROM apps_events e WHERE e.sync_id = apps_syncs.id AND e.status = 'pending'), id LIMIT 1`
-	default:
-		args = []any{leaseNow, now, now}
-		q = `SELECT id, app_id FROM apps_syncs WHERE lease_until < ? AND ((next_at > 0 AND next_at <= ?) OR ` + waiting + `)` +
-			inList("id", true, except, &args) + inList("app_id", true, full, &args)
-		order := ""
-		if len(running) > 0 {
-			order = "CASE WHEN app_id" + strings.TrimPrefix(inList("", false, running, &args), " AND ") + " THEN 1 ELSE 0 END, "
-		}
-		q += "\n ORDER BY " + order + "next_at, id LIMIT 1"
-	}
-	return q, args
 }
 
 // errLeaseLost ends a run whose lease another host took.
@@ -275,7 +234,7 @@ func (s *Scheduler) work(ctx context.Context, id string, eventsOnly bool) {
 				}
 				return
 			}
-			res, err := s.exec(runCtx, "UPDATE apps_syncs SET lease_until = ? WHERE id = ? AND lease_owner = ?", leaseNow+s.cfg.LeaseTTL.Milliseconds(), id, s.cfg.HostID)
+			held, err := s.on(s.db).renewLease(runCtx, id, s.cfg.HostID, leaseNow+s.cfg.LeaseTTL.Milliseconds())
 			if err != nil {
 				if runCtx.Err() == nil {
 					s.log.Warn().Err(err).Str("sync", id).Msg("apps: renewing the lease failed; stopping the run")
@@ -283,7 +242,7 @@ func (s *Scheduler) work(ctx context.Context, id string, eventsOnly bool) {
 				}
 				return
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
+			if !held {
 				s.log.Warn().Str("sync", id).Msg("apps: the lease was taken over; stopping the run")
 				cancel(errLeaseLost)
 				return
@@ -305,7 +264,7 @@ func (s *Scheduler) work(ctx context.Context, id string, eventsOnly bool) {
 		if err := s.syncs.finishCancel(rctx, id, s.held.localReason(h)); err != nil {
 			s.log.Warn().Err(err).Str("sync", id).Msg("apps: ending a cancelled run")
 		}
-		if _, err := s.exec(rctx, "UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?", id, s.cfg.HostID); err != nil {
+		if err := s.on(s.db).releaseLease(rctx, id, s.cfg.HostID); err != nil {
 			s.log.Warn().Err(err).Str("sync", id).Msg("apps: releasing the lease")
 		}
 	}()
@@ -350,25 +309,23 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (runID string, full,
 		if err != nil {
 			return err
 		}
+		q := s.on(tx)
 		if status != "" {
 			runID = sy.RunID
-			var report string
-			if err := tx.QueryRowContext(ctx, s.q("SELECT report FROM apps_runs WHERE id = ?"), runID).Scan(&report); err != nil {
+			report, err := q.runReport(ctx, runID)
+			if err != nil {
 				return err
 			}
 			var rep RunReport
 			if report != "" && json.Unmarshal([]byte(report), &rep) == nil && rep.Full {
 				full, fresh = true, rep.OperationID == ""
 			}
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
- started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`), StatusRunning, s.cfg.HostID, ms(now), runID)
-			return err
+			return q.startRunAttempt(ctx, runID, s.cfg.HostID, ms(now))
 		}
 		if runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerSchedule, StatusRunning, now); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ? WHERE id = ?"), runID, sy.ID)
-		return err
+		return q.setSyncRun(ctx, sy.ID, runID)
 	})
 	if err != nil {
 		return "", false, false, fmt.Errorf("start the run: %w", err)
@@ -413,7 +370,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 			// The engine returns once the call it cut short has ended
 			// (recorded too).
 			ex, _ := rec.exchanges()
-			if _, err := s.exec(kctx, "UPDATE apps_runs SET exchanges = ? WHERE id = ?", mustJSON(ex), runID); err != nil {
+			if err := s.on(s.db).setRunExchanges(kctx, runID, mustJSON(ex)); err != nil {
 				s.log.Warn().Err(err).Str("run", runID).Msg("apps: keeping a cancelled run's exchanges")
 			}
 		}
@@ -447,7 +404,7 @@ func (s *Scheduler) runSync(ctx context.Context, sy *Sync) error {
 	}
 	switch {
 	case err == nil || partial:
-		if _, err := s.exec(ctx, "UPDATE apps_syncs SET filter_sent = ? WHERE id = ?", mustJSON(rep.Filter), sy.ID); err != nil {
+		if err := s.on(s.db).setSyncFilterSent(ctx, sy.ID, mustJSON(rep.Filter)); err != nil {
 			report.Warnings = append(report.Warnings, "the filter sent could not be kept for webhook calls: "+err.Error())
 		} else {
 			sy.sent = rep.Filter
@@ -519,11 +476,11 @@ func (s *Scheduler) endRun(ctx context.Context, sy *Sync, runID, status string, 
 		exs = mustJSON(ex)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ?, owner = ? WHERE id = ?"),
-			status, ms(now), rep, msg, exs, s.cfg.HostID, runID); err != nil {
+		q := s.on(tx)
+		if err := q.setRunEnded(ctx, runID, s.cfg.HostID, status, ms(now), rep, msg, exs); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ?, run_id = ? WHERE id = ? AND lease_owner = ?"), next, keepRun, sy.ID, s.cfg.HostID); err != nil {
+		if err := q.setHeldSyncNext(ctx, sy.ID, s.cfg.HostID, next, keepRun); err != nil {
 			return err
 		}
 		return s.hist.prune(ctx, tx, sy.ID)

@@ -105,12 +105,7 @@ func (s *Service) DeleteApp(ctx context.Context, id string) ([]string, error) {
 		warns = append(warns, w...)
 	}
 	err = s.core.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{"DELETE FROM apps_accounts WHERE app_id = ?", "DELETE FROM apps_oauth WHERE app_id = ?", "DELETE FROM apps_actions WHERE app_id = ?", "DELETE FROM apps_apps WHERE id = ?"} {
-			if _, err := tx.ExecContext(ctx, s.core.q(q), id); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.core.on(tx).deleteApp(ctx, id)
 	})
 	if err != nil {
 		return warns, fmt.Errorf("delete the app: %w", err)

@@ -78,8 +78,9 @@ const (
 // app appID ("" when none): a sync (of any app, appID's included) or
 // another app, whose own space it is.
 func (s *core) spaceOwner(ctx context.Context, q queryRower, space, appID string) (string, error) {
-	var syncID, syncApp string
-	err := q.QueryRowContext(ctx, s.q("SELECT id, app_id FROM apps_syncs WHERE space = ? ORDER BY created_at, id LIMIT 1"), space).Scan(&syncID, &syncApp)
+	// q is the database or a transaction, which run every statement.
+	on := s.on(q.(execer))
+	syncID, syncApp, err := on.firstSyncOfSpace(ctx, space)
 	switch {
 	case err == nil && syncApp == appID:
 		return fmt.Sprintf("sync %s of this app", syncID), nil
@@ -88,8 +89,7 @@ func (s *core) spaceOwner(ctx context.Context, q queryRower, space, appID string
 	case !errors.Is(err, sql.ErrNoRows):
 		return "", err
 	}
-	var url string
-	err = q.QueryRowContext(ctx, s.q("SELECT url FROM apps_apps WHERE space = ? AND id <> ? ORDER BY created_at, id LIMIT 1"), space, appID).Scan(&url)
+	url, err := on.firstOtherAppOfSpace(ctx, space, appID)
 	switch {
 	case err == nil:
 		return "the app registered at " + url + ", whose own space it is", nil

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/appkitgo/appkit/daterange"
-	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/syncer"
 )
 
@@ -183,7 +182,7 @@ func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, err
 		return nil, fmt.Errorf("create the sync: %w", err)
 	}
 	now := s.now()
-	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
+	sy := &Sync{ID: newID(), AppID: a.ID, AccountID: acc.ID, Space: space, Types: spec.Types, Filter: spec.Filter, Every: every, CreatedAt: now.UTC()}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		// Taken meanwhile by another sync or app?
 		if owner, err := s.spaceOwner(ctx, tx, space, a.ID); err != nil || owner != "" {
@@ -192,9 +191,7 @@ func (s *SyncService) CreateSync(ctx context.Context, spec SyncSpec) (*Sync, err
 			}
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
-VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJSON(selectionDoc{spec.Types, spec.Filter}), d.Milliseconds(), ms(now), ms(now), space)
-		return err
+		return s.on(tx).insertSync(ctx, sy, d, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create the sync: %w", err)
@@ -203,49 +200,12 @@ VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`), sy.ID, a.ID, acc.ID, mustJ
 	return s.Sync(ctx, sy.ID)
 }
 
-const syncCols = "id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space, filter_sent"
-
-func scanSync(r store.RowScanner) (*Sync, error) {
-	var sy Sync
-	var sel, webhook, wtypes, sent string
-	var every, next, until, created int64
-	if err := r.Scan(&sy.ID, &sy.AppID, &sy.AccountID, &sel, &every, &next, &webhook, &wtypes, &sy.RunID, &sy.LeaseOwner, &until, &created, &sy.Space, &sent); err != nil {
-		return nil, err
-	}
-	if sent != "" {
-		_ = json.Unmarshal([]byte(sent), &sy.sent)
-	}
-	sy.selection = sel
-	var doc selectionDoc
-	if err := json.Unmarshal([]byte(sel), &doc); err != nil {
-		return nil, fmt.Errorf("decode the selection: %w", err)
-	}
-	sy.Types, sy.Filter = doc.Types, doc.Filter
-	if sy.Types == nil {
-		sy.Types = []string{}
-	}
-	if every > 0 {
-		sy.Every = FormatEvery(time.Duration(every) * time.Millisecond)
-	}
-	sy.NextAt, sy.CreatedAt = fromMS(next), time.UnixMilli(created).UTC()
-	if webhook != "" {
-		sy.Webhook = json.RawMessage(webhook)
-	}
-	if wtypes != "" {
-		_ = json.Unmarshal([]byte(wtypes), &sy.WebhookTypes)
-	}
-	if sy.LeaseOwner != "" {
-		sy.LeaseUntil = fromMS(until)
-	}
-	return &sy, nil
-}
-
 // Sync returns one sync.
 func (s *SyncService) Sync(ctx context.Context, id string) (*Sync, error) { return s.readSync(ctx, id) }
 
 // readSync reads one sync (ErrNotFound when there is none).
 func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
-	sy, err := scanSync(s.db.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"), id))
+	sy, err := s.on(s.db).syncByID(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
 	}
@@ -259,7 +219,7 @@ func (s *core) readSync(ctx context.Context, id string) (*Sync, error) {
 // on PostgreSQL; SQLite serializes write transactions); ErrNotFound when
 // there is none.
 func (s *core) lockSync(ctx context.Context, tx *sql.Tx, id string) (*Sync, error) {
-	sy, err := scanSync(tx.QueryRowContext(ctx, s.q("SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+s.forUpdate()), id))
+	sy, err := s.on(tx).syncForUpdate(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no sync %q", ErrNotFound, id)
 	}
@@ -268,17 +228,11 @@ func (s *core) lockSync(ctx context.Context, tx *sql.Tx, id string) (*Sync, erro
 
 // Syncs lists the syncs, of one app when appID is not empty.
 func (s *SyncService) Syncs(ctx context.Context, appID string) ([]*Sync, error) {
-	q := "SELECT " + syncCols + " FROM apps_syncs"
-	var args []any
-	if appID != "" {
-		q += " WHERE app_id = ?"
-		args = append(args, appID)
-	}
-	rows, err := s.db.QueryContext(ctx, s.q(q+" ORDER BY created_at, id"), args...)
+	syncs, err := s.on(s.db).listSyncs(ctx, appID)
 	if err != nil {
 		return nil, fmt.Errorf("list syncs: %w", err)
 	}
-	return store.ScanAll(rows, scanSync)
+	return syncs, nil
 }
 
 // UpdateSync changes a sync's account, types, filter or schedule. Changed
@@ -370,36 +324,25 @@ func (s *SyncService) writeChange(ctx context.Context, id string, spec SyncSpec)
 	// Only what the change names is written: a run ending meanwhile (here
 	// or on another host process) sets the sync's next time and the filter
 	// it sent, which the values read above would otherwise put back.
-	set, args := "account_id = ?, selection = ?", []any{sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter})}
-	switch {
-	case spec.Every == nil:
-	case every == 0:
-		set += ", every_ms = 0, next_at = 0" // runs on demand only
-	default:
+	change := syncChange{accountID: sy.AccountID, selection: mustJSON(selectionDoc{sy.Types, sy.Filter}),
+		setEvery: spec.Every != nil, every: every} // every 0: runs on demand only
+	if spec.Every != nil && every != 0 {
 		// Due within the new interval: an unscheduled sync or one due later
 		// than that moves to it; one due sooner keeps its time.
-		next := ms(s.now().Add(every))
-		set += ", every_ms = ?, next_at = CASE WHEN next_at = 0 OR next_at > ? THEN ? ELSE next_at END"
-		args = append(args, every.Milliseconds(), next, next)
+		change.dueBy = s.now().Add(every)
 	}
-	if spec.Filter != nil {
-		// The filter sent stays until a run sends the new one.
-		set += ", filter_sent = ''"
-	}
+	// The filter sent stays until a run sends the new one.
+	change.clearSent = spec.Filter != nil
 	if s.beforeUpdateWrite != nil {
 		s.beforeUpdateWrite()
 	}
 	// Written over the account and selection read: a change made meanwhile
 	// by another call leaves this one nothing to update, and it reads again.
-	res, err := s.exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ? AND account_id = ? AND selection = ?", append(args, id, readAccount, sy.selection)...)
+	written, err = s.on(s.db).updateSyncChange(ctx, id, readAccount, sy.selection, change)
 	if err != nil {
 		return false, false, fmt.Errorf("update the sync: %w", err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, false, fmt.Errorf("update the sync: %w", err)
-	}
-	return n == 1, selectionChanged, nil
+	return written, selectionChanged, nil
 }
 
 // DeleteSync removes a sync, its webhook at the app (a failure is
@@ -430,14 +373,7 @@ func (s *SyncService) DeleteSync(ctx context.Context, id string) ([]string, erro
 			warns = append(warns, "the webhook could not be deleted at the app: "+err.Error())
 		}
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{"DELETE FROM apps_events WHERE sync_id = ?", "DELETE FROM apps_runs WHERE sync_id = ?", "DELETE FROM apps_syncs WHERE id = ?"} {
-			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err = s.tx(ctx, func(tx *sql.Tx) error { return s.on(tx).deleteSyncWithHistory(ctx, id) })
 	if err != nil {
 		return warns, fmt.Errorf("delete the sync: %w", err)
 	}
@@ -505,7 +441,7 @@ func sameStrings(a, b []string) bool {
 
 // Run returns one run with its exchanges.
 func (s *SyncService) Run(ctx context.Context, id string) (*Run, error) {
-	run, err := scanRun(s.db.QueryRowContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE id = ?"), id), true)
+	run, err := s.on(s.db).runByID(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %q", ErrNotFound, id)
 	}
@@ -520,11 +456,11 @@ func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Ru
 	if limit <= 0 || limit > 1000 {
 		limit = 50
 	}
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+runCols+" FROM apps_runs WHERE sync_id = ? ORDER BY seq DESC LIMIT ?"), syncID, limit)
+	runs, err := s.on(s.db).runsOfSync(ctx, syncID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	return store.ScanAll(rows, func(r store.RowScanner) (*Run, error) { return scanRun(r, false) })
+	return runs, nil
 }
 
 // RunNow queues a run of the sync (or answers the one queued, in progress
@@ -573,23 +509,21 @@ func (s *SyncService) RunWith(ctx context.Context, syncID string, spec RunSpec) 
 			}
 			if spec.Full {
 				// The run starts over: an earlier attempt's counts go.
-				if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET report = ? WHERE id = ?"), fullAsked, runID); err != nil {
+				if err := s.on(tx).setRunReport(ctx, runID, fullAsked); err != nil {
 					return err
 				}
 			}
-			_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET next_at = ? WHERE id = ?"), ms(now), syncID)
-			return err
+			return s.on(tx).setSyncNextAt(ctx, syncID, now)
 		}
 		if runID, err = s.hist.insertRun(ctx, tx, syncID, TriggerManual, StatusQueued, now); err != nil {
 			return err
 		}
 		if spec.Full {
-			if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET report = ? WHERE id = ?"), fullAsked, runID); err != nil {
+			if err := s.on(tx).setRunReport(ctx, runID, fullAsked); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, s.q("UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?"), runID, ms(now), syncID)
-		return err
+		return s.on(tx).setSyncRunNext(ctx, syncID, runID, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("run now: %w", err)

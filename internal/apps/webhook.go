@@ -75,7 +75,7 @@ func (s *Webhooks) ensureWebhook(ctx context.Context, sy *Sync, a *App, account 
 	if err != nil || len(b) > 64<<10 {
 		return "not installed: the webhook object is not storable"
 	}
-	if _, err := s.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", string(b), mustJSON(types), sy.ID); err != nil {
+	if err := s.on(s.db).setSyncWebhook(ctx, sy.ID, string(b), types); err != nil {
 		return "installed but not stored: " + err.Error()
 	}
 	if len(sy.Webhook) > 0 {
@@ -166,25 +166,23 @@ func (s *Webhooks) ReceiveEvent(ctx context.Context, syncID string, header http.
 	id := s.seal.eventID(syncID, wh.ID, body)
 	// An event received before ids were keyed has its id in the plain
 	// form: received again, it is a replay too.
-	var before int
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM apps_events WHERE id = ? AND sync_id = ?"),
-		legacyEventID(syncID, wh.ID, body), syncID).Scan(&before); err != nil {
+	before, err := s.on(s.db).eventReceived(ctx, legacyEventID(syncID, wh.ID, body), syncID)
+	if err != nil {
 		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: looking for an event received before")
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
 	}
-	if before > 0 {
+	if before {
 		return EventOutcome{Status: http.StatusOK, Message: "the event was already received", Replay: true}
 	}
 	// Sealed like account secrets: an event may carry personal data or
 	// the external system's tokens.
-	res, err := s.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
-VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(s.now()),
+	inserted, err := s.on(s.db).insertEvent(ctx, id, syncID, s.now(),
 		s.seal.seal([]byte(mustJSON(params)), eventAD(id, "params")), s.seal.seal(payload, eventAD(id, "payload")))
 	if err != nil {
 		s.log.Error().Err(err).Str("sync", syncID).Msg("apps: recording an event")
 		return EventOutcome{Status: http.StatusInternalServerError, Message: "internal error"}
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !inserted {
 		return EventOutcome{Status: http.StatusOK, Message: "the event was already received", Replay: true}
 	}
 	s.Wake()
@@ -195,25 +193,8 @@ VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, sy
 // the order received; each is marked applied in the transaction that
 // applies it. A batch is recorded as one webhook run.
 func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
-	type event struct {
-		id, params, payload string
-		sealed              int64
-	}
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, params, payload, sealed FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?"), sy.ID, ms(s.now()), eventBatch)
-	if err != nil {
-		return err
-	}
-	var evs []event
-	for rows.Next() {
-		var e event
-		if err := rows.Scan(&e.id, &e.params, &e.payload, &e.sealed); err != nil {
-			rows.Close()
-			return err
-		}
-		evs = append(evs, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(evs) == 0 {
+	evs, err := s.on(s.db).pendingEvents(ctx, sy.ID, s.now(), eventBatch)
+	if err != nil || len(evs) == 0 {
 		return err
 	}
 	// Opened here; an event that cannot be opened (another key) is refused.
@@ -225,7 +206,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 			payload, err := s.seal.open(e.payload, eventAD(e.id, "payload"))
 			if err = errors.Join(perr, err); err != nil {
 				unopened++
-				if _, err := s.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", errSealed.Error(), e.id); err != nil {
+				if err := s.on(s.db).refuseEvent(ctx, e.id, errSealed.Error()); err != nil {
 					return err
 				}
 				continue
@@ -270,7 +251,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 {
 			report.Refused++
 			report.Warnings = append(report.Warnings, "an event was refused by transform: "+m.mask(ae.Message))
-			if _, err := s.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", m.mask(ae.Message), e.id); err != nil {
+			if err := s.on(s.db).refuseEvent(ctx, e.id, m.mask(ae.Message)); err != nil {
 				return err
 			}
 			continue
@@ -281,11 +262,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 		}
 		eventID := e.id
 		rep, err := syncer.ApplyChanges(ctx, s.st, sy.spaceOf(a), out.Data, func(tx *store.Tx) error {
-			rows, err := tx.Querier().QueryContext(tx.Context(), s.q("UPDATE apps_events SET status = 'applied' WHERE id = ? AND status = 'pending'"), eventID)
-			if err != nil {
-				return err
-			}
-			return rows.Close()
+			return markEventApplied(tx, eventID)
 		})
 		if err != nil {
 			status, msg = StatusPaused, m.mask(err.Error())
@@ -307,7 +284,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	if status == StatusPaused {
 		// The events stay pending, tried again (in order) after PauseDelay.
 		status = StatusFailed
-		if _, err := s.exec(ctx, "UPDATE apps_events SET next_try = ? WHERE sync_id = ? AND status = 'pending'", ms(now.Add(s.cfg.PauseDelay)), sy.ID); err != nil {
+		if err := s.on(s.db).delayPendingEvents(ctx, sy.ID, now.Add(s.cfg.PauseDelay)); err != nil {
 			return err
 		}
 	}
@@ -315,8 +292,7 @@ func (s *Webhooks) applyEvents(ctx context.Context, sy *Sync) error {
 	report.DroppedExchanges = dropped
 	s.runEnded(ctx, runID, status, report)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?"),
-			status, ms(now), mustJSON(report), msg, mustJSON(ex), runID); err != nil {
+		if err := s.on(tx).endWebhookRun(ctx, runID, status, now, report, msg, ex); err != nil {
 			return err
 		}
 		return s.hist.prune(ctx, tx, sy.ID)
