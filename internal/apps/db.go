@@ -22,12 +22,6 @@ var (
 	ErrUnreachable = errors.New("the app did not answer")
 )
 
-func (s *core) q(query string) string { return s.d.Rebind(query) }
-
-func (s *core) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return s.db.ExecContext(ctx, s.q(query), args...)
-}
-
 // tx runs fn in one transaction.
 func (s *core) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -2,14 +2,8 @@ package apps
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
-
-// queryRower is a *sql.DB or *sql.Tx.
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 // leaseClock is the time leases are measured with, in Unix milliseconds:
 // the database's clock on PostgreSQL (hosts whose clocks disagree still
@@ -37,9 +31,6 @@ func (s *core) leaseLive(ctx context.Context, db execer, sy *Sync) (bool, error)
 	}
 	return ms(*sy.LeaseUntil) > now, nil
 }
-
-// forUpdate locks the selected rows where the engine locks rows.
-func (s *core) forUpdate() string { return s.d.LockRows() }
 
 // cancelAsked reports whether the sync's cancel flag is set.
 func (s *core) cancelAsked(ctx context.Context, id string) bool {

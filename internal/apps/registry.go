@@ -166,7 +166,7 @@ func (s *Registry) checkAppSpace(ctx context.Context, u, space string, adopt boo
 // one) when another app has it as its own or a sync of another app owns
 // it.
 func (s *Registry) appSpaceOwned(ctx context.Context, tx *sql.Tx, appID string, desc *syncer.Description) error {
-	other, err := s.on(tx).otherAppOfSpace(ctx, desc.Space, appID)
+	other, err := s.on(tx).firstOtherAppOfSpace(ctx, desc.Space, appID)
 	if err == nil {
 		return fmt.Errorf("%w: an app with the id %q is already registered at %s (its types share the space %q)", ErrConflict, desc.Descriptor.ID, other, desc.Space)
 	}

@@ -77,9 +77,8 @@ const (
 // spaceOwner says who in the service's tables owns space, other than the
 // app appID ("" when none): a sync (of any app, appID's included) or
 // another app, whose own space it is.
-func (s *core) spaceOwner(ctx context.Context, q queryRower, space, appID string) (string, error) {
-	// q is the database or a transaction, which run every statement.
-	on := s.on(q.(execer))
+func (s *core) spaceOwner(ctx context.Context, db execer, space, appID string) (string, error) {
+	on := s.on(db)
 	syncID, syncApp, err := on.firstSyncOfSpace(ctx, space)
 	switch {
 	case err == nil && syncApp == appID:
