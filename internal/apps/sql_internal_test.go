@@ -21,4 +21,3 @@ func (s *core) exec(ctx context.Context, query string, args ...any) (sql.Result,
 func (s *core) ids(ctx context.Context, query string, args ...any) ([]string, error) {
 	return idList(s.on(s.db).rows(ctx, query, args...))
 }
-
