@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // errCancelled is the cause of a run's context when its run was cancelled
@@ -54,7 +56,7 @@ func (s *SyncService) CancelSync(ctx context.Context, syncID string) (*Run, erro
 
 // activeRun is the sync's run that is queued, running or paused ("" when
 // none), read on db (the store's database or a transaction).
-func (s *SyncService) activeRun(ctx context.Context, db execer, sy *Sync) (string, error) {
+func (s *SyncService) activeRun(ctx context.Context, db store.DB, sy *Sync) (string, error) {
 	if sy.RunID == "" {
 		return "", nil
 	}

@@ -3,13 +3,15 @@ package apps
 import (
 	"context"
 	"fmt"
+
+	"github.com/appkitgo/appkit/internal/store"
 )
 
 // leaseClock is the time leases are measured with, in Unix milliseconds:
 // the database's clock on PostgreSQL (hosts whose clocks disagree still
 // agree on when a lease ends), this process's clock on SQLite (one process
 // per file). db is the store's database or a transaction.
-func (s *core) leaseClock(ctx context.Context, db execer) (int64, error) {
+func (s *core) leaseClock(ctx context.Context, db store.DB) (int64, error) {
 	now, ok, err := s.on(db).sharedClock(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("read the database clock: %w", err)
@@ -21,7 +23,7 @@ func (s *core) leaseClock(ctx context.Context, db execer) (int64, error) {
 }
 
 // leaseLive reports whether a host holds the sync now.
-func (s *core) leaseLive(ctx context.Context, db execer, sy *Sync) (bool, error) {
+func (s *core) leaseLive(ctx context.Context, db store.DB, sy *Sync) (bool, error) {
 	if sy.LeaseOwner == "" || sy.LeaseUntil == nil {
 		return false, nil
 	}

@@ -20,33 +20,13 @@ import (
 // database's errors as they are (sql.ErrNoRows where a row is missing)
 // unless they say otherwise, and their callers say what failed.
 
-// execer is what the statements run on: the store's database or one of
-// its transactions.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// queries runs the service's statements on db, rebound for d.
-type queries struct {
-	db execer
-	d  store.Dialect
-}
+// queries are the service's statements, run on the store's database or
+// one of its transactions.
+type queries struct{ store.Statements }
 
 // on returns the service's statements run on db (s.db or a transaction).
-func (s *core) on(db execer) queries { return queries{db: db, d: s.d} }
-
-func (q queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return q.db.ExecContext(ctx, q.d.Rebind(query), args...)
-}
-
-func (q queries) row(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.db.QueryRowContext(ctx, q.d.Rebind(query), args...)
-}
-
-func (q queries) rows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.db.QueryContext(ctx, q.d.Rebind(query), args...)
+func (s *core) on(db store.DB) queries {
+	return queries{store.Statements{DB: db, Dialect: s.d}}
 }
 
 // ---- The registry's statements: apps_apps, apps_accounts, apps_oauth,
@@ -74,13 +54,13 @@ func scanApp(r store.RowScanner) (*App, error) {
 
 // app returns an app; sql.ErrNoRows when there is none.
 func (q queries) app(ctx context.Context, id string) (*App, error) {
-	return scanApp(q.row(ctx, `SELECT `+appCols+` FROM apps_apps WHERE id = ?`, id))
+	return scanApp(q.Row(ctx, `SELECT `+appCols+` FROM apps_apps WHERE id = ?`, id))
 }
 
 // apps returns every app, oldest first. A failed query is wrapped "list
 // apps"; a row that does not decode fails as scanApp says.
 func (q queries) apps(ctx context.Context) ([]*App, error) {
-	rows, err := q.rows(ctx, `SELECT `+appCols+` FROM apps_apps ORDER BY created_at, id`)
+	rows, err := q.Rows(ctx, `SELECT `+appCols+` FROM apps_apps ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list apps: %w", err)
 	}
@@ -91,33 +71,33 @@ func (q queries) apps(ctx context.Context) ([]*App, error) {
 // at u; sql.ErrNoRows when there is none.
 func (q queries) appAtURL(ctx context.Context, u string) (id, space string, created time.Time, err error) {
 	var createdMS int64
-	err = q.row(ctx, `SELECT id, space, created_at FROM apps_apps WHERE url = ?`, u).Scan(&id, &space, &createdMS)
+	err = q.Row(ctx, `SELECT id, space, created_at FROM apps_apps WHERE url = ?`, u).Scan(&id, &space, &createdMS)
 	return id, space, time.UnixMilli(createdMS).UTC(), err
 }
 
 // appSpaceAtURL returns the id and space of the app registered at u;
 // sql.ErrNoRows when there is none.
 func (q queries) appSpaceAtURL(ctx context.Context, u string) (id, space string, err error) {
-	err = q.row(ctx, `SELECT id, space FROM apps_apps WHERE url = ?`, u).Scan(&id, &space)
+	err = q.Row(ctx, `SELECT id, space FROM apps_apps WHERE url = ?`, u).Scan(&id, &space)
 	return id, space, err
 }
 
 // countAppsAtURL counts the apps registered at u.
 func (q queries) countAppsAtURL(ctx context.Context, u string) (n int, err error) {
-	err = q.row(ctx, `SELECT COUNT(*) FROM apps_apps WHERE url = ?`, u).Scan(&n)
+	err = q.Row(ctx, `SELECT COUNT(*) FROM apps_apps WHERE url = ?`, u).Scan(&n)
 	return n, err
 }
 
 // insertApp adds a (its ID, URL, Name, Space, Descriptor and CreatedAt).
 func (q queries) insertApp(ctx context.Context, a *App) error {
-	_, err := q.exec(ctx, `INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO apps_apps (id, url, name, space, descriptor, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		a.ID, a.URL, a.Name, a.Space, mustJSON(a.Descriptor), ms(a.CreatedAt))
 	return err
 }
 
 // updateApp rewrites the name, space and descriptor of the app a.ID.
 func (q queries) updateApp(ctx context.Context, a *App) error {
-	_, err := q.exec(ctx, `UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?`,
+	_, err := q.Exec(ctx, `UPDATE apps_apps SET name = ?, space = ?, descriptor = ? WHERE id = ?`,
 		a.Name, a.Space, mustJSON(a.Descriptor), a.ID)
 	return err
 }
@@ -125,7 +105,7 @@ func (q queries) updateApp(ctx context.Context, a *App) error {
 // setAppURLOfSpace moves the app whose space is space to the address u;
 // moved counts the apps moved (0 when the driver cannot say).
 func (q queries) setAppURLOfSpace(ctx context.Context, u, space string) (moved int64, err error) {
-	res, err := q.exec(ctx, `UPDATE apps_apps SET url = ? WHERE space = ?`, u, space)
+	res, err := q.Exec(ctx, `UPDATE apps_apps SET url = ? WHERE space = ?`, u, space)
 	if err != nil {
 		return 0, err
 	}
@@ -142,7 +122,7 @@ func (q queries) deleteApp(ctx context.Context, id string) error {
 		`DELETE FROM apps_actions WHERE app_id = ?`,
 		`DELETE FROM apps_apps WHERE id = ?`,
 	} {
-		if _, err := q.exec(ctx, query, id); err != nil {
+		if _, err := q.Exec(ctx, query, id); err != nil {
 			return err
 		}
 	}
@@ -154,7 +134,7 @@ func (q queries) deleteApp(ctx context.Context, id string) error {
 // countSpaceOwners counts the syncs whose space is space and the apps
 // other than appID whose own space it is.
 func (q queries) countSpaceOwners(ctx context.Context, space, appID string) (n int, err error) {
-	err = q.row(ctx, `SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)`,
+	err = q.Row(ctx, `SELECT (SELECT COUNT(*) FROM apps_syncs WHERE space = ?) + (SELECT COUNT(*) FROM apps_apps WHERE space = ? AND id <> ?)`,
 		space, space, appID).Scan(&n)
 	return n, err
 }
@@ -162,21 +142,21 @@ func (q queries) countSpaceOwners(ctx context.Context, space, appID string) (n i
 // firstOtherAppOfSpace returns the address of the oldest app other than
 // appID whose own space is space; sql.ErrNoRows when there is none.
 func (q queries) firstOtherAppOfSpace(ctx context.Context, space, appID string) (url string, err error) {
-	err = q.row(ctx, `SELECT url FROM apps_apps WHERE space = ? AND id <> ? ORDER BY created_at, id LIMIT 1`, space, appID).Scan(&url)
+	err = q.Row(ctx, `SELECT url FROM apps_apps WHERE space = ? AND id <> ? ORDER BY created_at, id LIMIT 1`, space, appID).Scan(&url)
 	return url, err
 }
 
 // otherAppSyncOfSpace returns the id of a sync of an app other than appID
 // that owns space; sql.ErrNoRows when there is none.
 func (q queries) otherAppSyncOfSpace(ctx context.Context, space, appID string) (syncID string, err error) {
-	err = q.row(ctx, `SELECT id FROM apps_syncs WHERE space = ? AND app_id <> ?`, space, appID).Scan(&syncID)
+	err = q.Row(ctx, `SELECT id FROM apps_syncs WHERE space = ? AND app_id <> ?`, space, appID).Scan(&syncID)
 	return syncID, err
 }
 
 // firstSyncOfSpace returns the oldest sync that owns space and its app;
 // sql.ErrNoRows when there is none.
 func (q queries) firstSyncOfSpace(ctx context.Context, space string) (syncID, appID string, err error) {
-	err = q.row(ctx, `SELECT id, app_id FROM apps_syncs WHERE space = ? ORDER BY created_at, id LIMIT 1`, space).Scan(&syncID, &appID)
+	err = q.Row(ctx, `SELECT id, app_id FROM apps_syncs WHERE space = ? ORDER BY created_at, id LIMIT 1`, space).Scan(&syncID, &appID)
 	return syncID, appID, err
 }
 
@@ -188,7 +168,7 @@ const accountCols = "id, app_id, auth, name, sealed, created_at, updated_at"
 // sql.ErrNoRows when there is none.
 func (q queries) account(ctx context.Context, id string) (acc Account, sealed string, err error) {
 	var created, updated int64
-	err = q.row(ctx, `SELECT `+accountCols+` FROM apps_accounts WHERE id = ?`, id).
+	err = q.Row(ctx, `SELECT `+accountCols+` FROM apps_accounts WHERE id = ?`, id).
 		Scan(&acc.ID, &acc.AppID, &acc.Auth, &acc.Name, &sealed, &created, &updated)
 	if err != nil {
 		return Account{}, "", err
@@ -206,13 +186,13 @@ func (q queries) accountIDs(ctx context.Context, appID string) ([]string, error)
 		query += ` WHERE app_id = ?`
 		args = append(args, appID)
 	}
-	return idList(q.rows(ctx, query+` ORDER BY created_at, id`, args...))
+	return idList(q.Rows(ctx, query+` ORDER BY created_at, id`, args...))
 }
 
 // insertAccount adds acc (its ID, AppID, Auth, Name, CreatedAt and
 // UpdatedAt) with its sealed fields.
 func (q queries) insertAccount(ctx context.Context, acc *Account, sealed string) error {
-	_, err := q.exec(ctx, `INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO apps_accounts (id, app_id, auth, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		acc.ID, acc.AppID, acc.Auth, acc.Name, sealed, ms(acc.CreatedAt), ms(acc.UpdatedAt))
 	return err
 }
@@ -226,20 +206,20 @@ func (q queries) setAccount(ctx context.Context, id, sealed string, updated time
 		query += `, name = ?`
 		args = append(args, name)
 	}
-	_, err := q.exec(ctx, query+` WHERE id = ?`, append(args, id)...)
+	_, err := q.Exec(ctx, query+` WHERE id = ?`, append(args, id)...)
 	return err
 }
 
 // deleteAccount removes an account.
 func (q queries) deleteAccount(ctx context.Context, id string) error {
-	_, err := q.exec(ctx, `DELETE FROM apps_accounts WHERE id = ?`, id)
+	_, err := q.Exec(ctx, `DELETE FROM apps_accounts WHERE id = ?`, id)
 	return err
 }
 
 // syncsOfAccount returns the ids of the syncs that use an account; a
 // failed query is wrapped as idList says.
 func (q queries) syncsOfAccount(ctx context.Context, accountID string) ([]string, error) {
-	return idList(q.rows(ctx, `SELECT id FROM apps_syncs WHERE account_id = ?`, accountID))
+	return idList(q.Rows(ctx, `SELECT id FROM apps_syncs WHERE account_id = ?`, accountID))
 }
 
 // idList reads the ids a query of one column answered: a failed query is
@@ -275,13 +255,13 @@ type oauthSetup struct {
 
 // deleteExpiredOAuth removes the set-ups expired at now.
 func (q queries) deleteExpiredOAuth(ctx context.Context, now time.Time) error {
-	_, err := q.exec(ctx, `DELETE FROM apps_oauth WHERE expires_at < ?`, ms(now))
+	_, err := q.Exec(ctx, `DELETE FROM apps_oauth WHERE expires_at < ?`, ms(now))
 	return err
 }
 
 // insertOAuth adds a set-up under the hash of its state.
 func (q queries) insertOAuth(ctx context.Context, stateHash string, o oauthSetup) error {
-	_, err := q.exec(ctx, `INSERT INTO apps_oauth (state_hash, app_id, auth, callback, sealed, account_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO apps_oauth (state_hash, app_id, auth, callback, sealed, account_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		stateHash, o.appID, o.auth, o.callback, o.sealed, o.accountID, o.expires)
 	return err
 }
@@ -289,14 +269,14 @@ func (q queries) insertOAuth(ctx context.Context, stateHash string, o oauthSetup
 // lockOAuth returns the set-up under the hash of a state, its row locked
 // where the engine locks rows; sql.ErrNoRows when there is none.
 func (q queries) lockOAuth(ctx context.Context, stateHash string) (o oauthSetup, err error) {
-	err = q.row(ctx, `SELECT app_id, auth, callback, sealed, account_id, expires_at FROM apps_oauth WHERE state_hash = ?`+q.d.LockRows(), stateHash).
+	err = q.Row(ctx, `SELECT app_id, auth, callback, sealed, account_id, expires_at FROM apps_oauth WHERE state_hash = ?`+q.Dialect.LockRows(), stateHash).
 		Scan(&o.appID, &o.auth, &o.callback, &o.sealed, &o.accountID, &o.expires)
 	return o, err
 }
 
 // deleteOAuth removes the set-up under the hash of a state.
 func (q queries) deleteOAuth(ctx context.Context, stateHash string) error {
-	_, err := q.exec(ctx, `DELETE FROM apps_oauth WHERE state_hash = ?`, stateHash)
+	_, err := q.Exec(ctx, `DELETE FROM apps_oauth WHERE state_hash = ?`, stateHash)
 	return err
 }
 
@@ -347,20 +327,20 @@ func scanSync(r store.RowScanner) (*Sync, error) {
 // the schedule every (0: on demand only), created and due at now, with
 // no webhook, run or lease.
 func (q queries) insertSync(ctx context.Context, sy *Sync, every time.Duration, now time.Time) error {
-	_, err := q.exec(ctx, `INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
+	_, err := q.Exec(ctx, `INSERT INTO apps_syncs (id, app_id, account_id, selection, every_ms, next_at, webhook, webhook_types, run_id, lease_owner, lease_until, created_at, space)
 VALUES (?, ?, ?, ?, ?, ?, '', '', '', '', 0, ?, ?)`, sy.ID, sy.AppID, sy.AccountID, mustJSON(selectionDoc{sy.Types, sy.Filter}), every.Milliseconds(), ms(now), ms(now), sy.Space)
 	return err
 }
 
 // syncByID returns a sync.
 func (q queries) syncByID(ctx context.Context, id string) (*Sync, error) {
-	return scanSync(q.row(ctx, "SELECT "+syncCols+" FROM apps_syncs WHERE id = ?", id))
+	return scanSync(q.Row(ctx, "SELECT "+syncCols+" FROM apps_syncs WHERE id = ?", id))
 }
 
 // syncForUpdate returns a sync, its row locked until the transaction q
 // runs on ends (the dialect's LockRows).
 func (q queries) syncForUpdate(ctx context.Context, id string) (*Sync, error) {
-	return scanSync(q.row(ctx, "SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+q.d.LockRows(), id))
+	return scanSync(q.Row(ctx, "SELECT "+syncCols+" FROM apps_syncs WHERE id = ?"+q.Dialect.LockRows(), id))
 }
 
 // listSyncs returns the syncs of an app (every sync when appID is empty),
@@ -372,7 +352,7 @@ func (q queries) listSyncs(ctx context.Context, appID string) ([]*Sync, error) {
 		query += " WHERE app_id = ?"
 		args = append(args, appID)
 	}
-	rows, err := q.rows(ctx, query+" ORDER BY created_at, id", args...)
+	rows, err := q.Rows(ctx, query+" ORDER BY created_at, id", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +391,7 @@ func (q queries) updateSyncChange(ctx context.Context, id, readAccount, readSele
 	if c.clearSent {
 		set += ", filter_sent = ''"
 	}
-	res, err := q.exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ? AND account_id = ? AND selection = ?", append(args, id, readAccount, readSelection)...)
+	res, err := q.Exec(ctx, "UPDATE apps_syncs SET "+set+" WHERE id = ? AND account_id = ? AND selection = ?", append(args, id, readAccount, readSelection)...)
 	if err != nil {
 		return false, err
 	}
@@ -424,20 +404,20 @@ func (q queries) updateSyncChange(ctx context.Context, id, readAccount, readSele
 
 // setSyncNextAt makes a sync due at next.
 func (q queries) setSyncNextAt(ctx context.Context, syncID string, next time.Time) error {
-	_, err := q.exec(ctx, "UPDATE apps_syncs SET next_at = ? WHERE id = ?", ms(next), syncID)
+	_, err := q.Exec(ctx, "UPDATE apps_syncs SET next_at = ? WHERE id = ?", ms(next), syncID)
 	return err
 }
 
 // setSyncRunNext sets a sync's run (queued) and makes it due at next.
 func (q queries) setSyncRunNext(ctx context.Context, syncID, runID string, next time.Time) error {
-	_, err := q.exec(ctx, "UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?", runID, ms(next), syncID)
+	_, err := q.Exec(ctx, "UPDATE apps_syncs SET run_id = ?, next_at = ? WHERE id = ?", runID, ms(next), syncID)
 	return err
 }
 
 // setSyncWebhook stores the webhook object (JSON) installed for a sync
 // and the types it was installed for.
 func (q queries) setSyncWebhook(ctx context.Context, syncID, webhook string, types []string) error {
-	_, err := q.exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", webhook, mustJSON(types), syncID)
+	_, err := q.Exec(ctx, "UPDATE apps_syncs SET webhook = ?, webhook_types = ? WHERE id = ?", webhook, mustJSON(types), syncID)
 	return err
 }
 
@@ -449,7 +429,7 @@ func (q queries) deleteSyncWithHistory(ctx context.Context, syncID string) error
 		"DELETE FROM apps_runs WHERE sync_id = ?",
 		"DELETE FROM apps_syncs WHERE id = ?",
 	} {
-		if _, err := q.exec(ctx, query, syncID); err != nil {
+		if _, err := q.Exec(ctx, query, syncID); err != nil {
 			return err
 		}
 	}
@@ -460,13 +440,13 @@ func (q queries) deleteSyncWithHistory(ctx context.Context, syncID string) error
 
 // runByID returns a run with its exchanges.
 func (q queries) runByID(ctx context.Context, id string) (*Run, error) {
-	return scanRun(q.row(ctx, "SELECT "+runCols+" FROM apps_runs WHERE id = ?", id), true)
+	return scanRun(q.Row(ctx, "SELECT "+runCols+" FROM apps_runs WHERE id = ?", id), true)
 }
 
 // runsOfSync returns a sync's latest limit runs, newest first, without
 // their exchanges.
 func (q queries) runsOfSync(ctx context.Context, syncID string, limit int) ([]*Run, error) {
-	rows, err := q.rows(ctx, "SELECT "+runCols+" FROM apps_runs WHERE sync_id = ? ORDER BY seq DESC LIMIT ?", syncID, limit)
+	rows, err := q.Rows(ctx, "SELECT "+runCols+" FROM apps_runs WHERE sync_id = ? ORDER BY seq DESC LIMIT ?", syncID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -475,14 +455,14 @@ func (q queries) runsOfSync(ctx context.Context, syncID string, limit int) ([]*R
 
 // setRunReport replaces a run's report (JSON).
 func (q queries) setRunReport(ctx context.Context, runID, report string) error {
-	_, err := q.exec(ctx, "UPDATE apps_runs SET report = ? WHERE id = ?", report, runID)
+	_, err := q.Exec(ctx, "UPDATE apps_runs SET report = ? WHERE id = ?", report, runID)
 	return err
 }
 
 // endWebhookRun records how a webhook run ended: its status, end time,
 // report, error message and exchanges.
 func (q queries) endWebhookRun(ctx context.Context, runID, status string, ended time.Time, report *RunReport, errMsg string, exchanges []Exchange) error {
-	_, err := q.exec(ctx, "UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?",
+	_, err := q.Exec(ctx, "UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ? WHERE id = ?",
 		status, ms(ended), mustJSON(report), errMsg, mustJSON(exchanges), runID)
 	return err
 }
@@ -499,7 +479,7 @@ type pendingEvent struct {
 // eventReceived reports whether a sync has an event of this id.
 func (q queries) eventReceived(ctx context.Context, id, syncID string) (bool, error) {
 	var n int
-	err := q.row(ctx, "SELECT COUNT(*) FROM apps_events WHERE id = ? AND sync_id = ?", id, syncID).Scan(&n)
+	err := q.Row(ctx, "SELECT COUNT(*) FROM apps_events WHERE id = ? AND sync_id = ?", id, syncID).Scan(&n)
 	return n > 0, err
 }
 
@@ -507,7 +487,7 @@ func (q queries) eventReceived(ctx context.Context, id, syncID string) (bool, er
 // its params and payload sealed; inserted is false when an event of this
 // id was recorded before (nothing changes then).
 func (q queries) insertEvent(ctx context.Context, id, syncID string, received time.Time, sealedParams, sealedPayload string) (inserted bool, err error) {
-	res, err := q.exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
+	res, err := q.Exec(ctx, `INSERT INTO apps_events (id, sync_id, received_at, params, payload, status, result, next_try, sealed)
 VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, syncID, ms(received), sealedParams, sealedPayload)
 	if err != nil {
 		return false, err
@@ -519,7 +499,7 @@ VALUES (?, ?, ?, ?, ?, 'pending', '', 0, 1) ON CONFLICT (id) DO NOTHING`, id, sy
 // pendingEvents returns a sync's first limit pending events due at now, in
 // the order received.
 func (q queries) pendingEvents(ctx context.Context, syncID string, now time.Time, limit int) ([]pendingEvent, error) {
-	rows, err := q.rows(ctx, "SELECT id, params, payload, sealed FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?", syncID, ms(now), limit)
+	rows, err := q.Rows(ctx, "SELECT id, params, payload, sealed FROM apps_events WHERE sync_id = ? AND status = 'pending' AND next_try <= ? ORDER BY received_at, id LIMIT ?", syncID, ms(now), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -537,13 +517,13 @@ func (q queries) pendingEvents(ctx context.Context, syncID string, now time.Time
 
 // refuseEvent marks an event refused, result saying why.
 func (q queries) refuseEvent(ctx context.Context, id, result string) error {
-	_, err := q.exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", result, id)
+	_, err := q.Exec(ctx, "UPDATE apps_events SET status = 'refused', result = ? WHERE id = ?", result, id)
 	return err
 }
 
 // delayPendingEvents makes a sync's pending events due again at next.
 func (q queries) delayPendingEvents(ctx context.Context, syncID string, next time.Time) error {
-	_, err := q.exec(ctx, "UPDATE apps_events SET next_try = ? WHERE sync_id = ? AND status = 'pending'", ms(next), syncID)
+	_, err := q.Exec(ctx, "UPDATE apps_events SET next_try = ? WHERE sync_id = ? AND status = 'pending'", ms(next), syncID)
 	return err
 }
 
@@ -566,11 +546,11 @@ func markEventApplied(tx *store.Tx, id string) error {
 // sharedClock reads the database's clock in Unix milliseconds; ok is false
 // (and nothing is read) where the engine has no shared clock (SQLite).
 func (q queries) sharedClock(ctx context.Context) (now int64, ok bool, err error) {
-	clock := q.d.SharedClockSQL()
+	clock := q.Dialect.SharedClockSQL()
 	if clock == "" {
 		return 0, false, nil
 	}
-	if err := q.db.QueryRowContext(ctx, clock).Scan(&now); err != nil {
+	if err := q.DB.QueryRowContext(ctx, clock).Scan(&now); err != nil {
 		return 0, false, err
 	}
 	return now, true, nil
@@ -629,7 +609,7 @@ func claimQuery(f claimFilter, now, leaseNow int64) (string, []any) {
 // sql.ErrNoRows when none is waiting.
 func (q queries) syncToClaim(ctx context.Context, f claimFilter, now, leaseNow int64) (id, app string, err error) {
 	query, args := claimQuery(f, now, leaseNow)
-	err = q.row(ctx, query, args...).Scan(&id, &app)
+	err = q.Row(ctx, query, args...).Scan(&id, &app)
 	return id, app, err
 }
 
@@ -638,20 +618,20 @@ func (q queries) syncToClaim(ctx context.Context, f claimFilter, now, leaseNow i
 // transaction.
 func (q queries) lockSyncToClaim(ctx context.Context, f claimFilter, now, leaseNow int64) (id, app string, err error) {
 	query, args := claimQuery(f, now, leaseNow)
-	err = q.row(ctx, query+q.d.ClaimRows(), args...).Scan(&id, &app)
+	err = q.Row(ctx, query+q.Dialect.ClaimRows(), args...).Scan(&id, &app)
 	return id, app, err
 }
 
 // setLease gives the sync's lease to owner until until.
 func (q queries) setLease(ctx context.Context, syncID, owner string, until int64) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET lease_owner = ?, lease_until = ? WHERE id = ?`, owner, until, syncID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET lease_owner = ?, lease_until = ? WHERE id = ?`, owner, until, syncID)
 	return err
 }
 
 // renewLease extends owner's lease of the sync until until; held is false
 // when owner no longer holds it (or the count of rows is unknown).
 func (q queries) renewLease(ctx context.Context, syncID, owner string, until int64) (held bool, err error) {
-	res, err := q.exec(ctx, `UPDATE apps_syncs SET lease_until = ? WHERE id = ? AND lease_owner = ?`, until, syncID, owner)
+	res, err := q.Exec(ctx, `UPDATE apps_syncs SET lease_until = ? WHERE id = ? AND lease_owner = ?`, until, syncID, owner)
 	if err != nil {
 		return false, err
 	}
@@ -662,7 +642,7 @@ func (q queries) renewLease(ctx context.Context, syncID, owner string, until int
 // releaseLease ends owner's lease of the sync (nothing when another holds
 // it).
 func (q queries) releaseLease(ctx context.Context, syncID, owner string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?`, syncID, owner)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?`, syncID, owner)
 	return err
 }
 
@@ -670,28 +650,28 @@ func (q queries) releaseLease(ctx context.Context, syncID, owner string) error {
 
 // runReport returns a run's report as stored (JSON, "" when none).
 func (q queries) runReport(ctx context.Context, runID string) (report string, err error) {
-	err = q.row(ctx, `SELECT report FROM apps_runs WHERE id = ?`, runID).Scan(&report)
+	err = q.Row(ctx, `SELECT report FROM apps_runs WHERE id = ?`, runID).Scan(&report)
 	return report, err
 }
 
 // startRunAttempt marks a run as running on owner for one more attempt,
 // started at now unless it had started.
 func (q queries) startRunAttempt(ctx context.Context, runID, owner string, now int64) error {
-	_, err := q.exec(ctx, `UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
+	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
  started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`, StatusRunning, owner, now, runID)
 	return err
 }
 
 // setRunExchanges replaces a run's exchanges (JSON).
 func (q queries) setRunExchanges(ctx context.Context, runID, exchanges string) error {
-	_, err := q.exec(ctx, `UPDATE apps_runs SET exchanges = ? WHERE id = ?`, exchanges, runID)
+	_, err := q.Exec(ctx, `UPDATE apps_runs SET exchanges = ? WHERE id = ?`, exchanges, runID)
 	return err
 }
 
 // setRunEnded records a run's outcome, ended at ended on owner: its status,
 // report, error message and exchanges (JSON, "" when none).
 func (q queries) setRunEnded(ctx context.Context, runID, owner, status string, ended int64, report, msg, exchanges string) error {
-	_, err := q.exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ?, owner = ? WHERE id = ?`,
+	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ?, owner = ? WHERE id = ?`,
 		status, ended, report, msg, exchanges, owner, runID)
 	return err
 }
@@ -699,7 +679,7 @@ func (q queries) setRunEnded(ctx context.Context, runID, owner, status string, e
 // setRunCancelled ends a run as cancelled at ended with msg, when it is
 // still queued, running or paused.
 func (q queries) setRunCancelled(ctx context.Context, runID, msg string, ended int64) error {
-	_, err := q.exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`,
+	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`,
 		StatusCancelled, ended, msg, runID, StatusQueued, StatusRunning, StatusPaused)
 	return err
 }
@@ -708,26 +688,26 @@ func (q queries) setRunCancelled(ctx context.Context, runID, msg string, ended i
 
 // setSyncRun makes runID the sync's run.
 func (q queries) setSyncRun(ctx context.Context, syncID, runID string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET run_id = ? WHERE id = ?`, runID, syncID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET run_id = ? WHERE id = ?`, runID, syncID)
 	return err
 }
 
 // setSyncFilterSent keeps the filter (JSON) the sync's last run sent.
 func (q queries) setSyncFilterSent(ctx context.Context, syncID, filter string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET filter_sent = ? WHERE id = ?`, filter, syncID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET filter_sent = ? WHERE id = ?`, filter, syncID)
 	return err
 }
 
 // setHeldSyncNext sets the sync's next time and run (runID, "" for none)
 // when owner holds its lease.
 func (q queries) setHeldSyncNext(ctx context.Context, syncID, owner string, next int64, runID string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET next_at = ?, run_id = ? WHERE id = ? AND lease_owner = ?`, next, runID, syncID, owner)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET next_at = ?, run_id = ? WHERE id = ? AND lease_owner = ?`, next, runID, syncID, owner)
 	return err
 }
 
 // syncEvery returns the sync's period in milliseconds (0: not scheduled).
 func (q queries) syncEvery(ctx context.Context, syncID string) (every int64, err error) {
-	err = q.row(ctx, `SELECT every_ms FROM apps_syncs WHERE id = ?`, syncID).Scan(&every)
+	err = q.Row(ctx, `SELECT every_ms FROM apps_syncs WHERE id = ?`, syncID).Scan(&every)
 	return every, err
 }
 
@@ -736,7 +716,7 @@ func (q queries) syncEvery(ctx context.Context, syncID string) (every int64, err
 // cancelFlag returns the sync's cancel flag (the run to cancel, "" when
 // none).
 func (q queries) cancelFlag(ctx context.Context, syncID string) (flag string, err error) {
-	err = q.row(ctx, `SELECT cancel_run FROM apps_syncs WHERE id = ?`, syncID).Scan(&flag)
+	err = q.Row(ctx, `SELECT cancel_run FROM apps_syncs WHERE id = ?`, syncID).Scan(&flag)
 	return flag, err
 }
 
@@ -744,35 +724,35 @@ func (q queries) cancelFlag(ctx context.Context, syncID string) (flag string, er
 // row locked where the engine locks rows, when owner holds its lease;
 // sql.ErrNoRows when the sync is gone or another holds it.
 func (q queries) lockHeldCancelFlag(ctx context.Context, syncID, owner string) (runID, flag, reason string, err error) {
-	err = q.row(ctx, `SELECT run_id, cancel_run, cancel_reason FROM apps_syncs WHERE id = ? AND lease_owner = ?`+q.d.LockRows(), syncID, owner).
+	err = q.Row(ctx, `SELECT run_id, cancel_run, cancel_reason FROM apps_syncs WHERE id = ? AND lease_owner = ?`+q.Dialect.LockRows(), syncID, owner).
 		Scan(&runID, &flag, &reason)
 	return runID, flag, reason, err
 }
 
 // setCancelFlag asks the sync's holder to cancel runID for reason.
 func (q queries) setCancelFlag(ctx context.Context, syncID, runID, reason string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET cancel_run = ?, cancel_reason = ? WHERE id = ?`, runID, reason, syncID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET cancel_run = ?, cancel_reason = ? WHERE id = ?`, runID, reason, syncID)
 	return err
 }
 
 // setStopFlag asks the sync's holder to stop for reason: the flag is
 // cancelNoRun unless a run's cancel was asked already (kept).
 func (q queries) setStopFlag(ctx context.Context, syncID, reason string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET cancel_run = CASE WHEN cancel_run = '' THEN ? ELSE cancel_run END, cancel_reason = ? WHERE id = ?`,
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET cancel_run = CASE WHEN cancel_run = '' THEN ? ELSE cancel_run END, cancel_reason = ? WHERE id = ?`,
 		cancelNoRun, reason, syncID)
 	return err
 }
 
 // clearCancelFlag clears the sync's cancel flag and reason.
 func (q queries) clearCancelFlag(ctx context.Context, syncID string) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET cancel_run = '', cancel_reason = '' WHERE id = ?`, syncID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET cancel_run = '', cancel_reason = '' WHERE id = ?`, syncID)
 	return err
 }
 
 // endSyncRun clears the sync's run (when it is still runID) and its cancel
 // flag, and sets its next time.
 func (q queries) endSyncRun(ctx context.Context, syncID, runID string, next int64) error {
-	_, err := q.exec(ctx, `UPDATE apps_syncs SET run_id = '', next_at = ?, cancel_run = '', cancel_reason = '' WHERE id = ? AND run_id = ?`, next, syncID, runID)
+	_, err := q.Exec(ctx, `UPDATE apps_syncs SET run_id = '', next_at = ?, cancel_run = '', cancel_reason = '' WHERE id = ? AND run_id = ?`, next, syncID, runID)
 	return err
 }
 
@@ -813,7 +793,7 @@ func scanRun(r store.RowScanner, withExchanges bool) (*Run, error) {
 // nextRunSeq is the seq of a sync's next run: one past its latest, 1 for
 // its first.
 func (q queries) nextRunSeq(ctx context.Context, syncID string) (seq int64, err error) {
-	err = q.row(ctx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?", syncID).Scan(&seq)
+	err = q.Row(ctx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM apps_runs WHERE sync_id = ?", syncID).Scan(&seq)
 	return seq, err
 }
 
@@ -821,7 +801,7 @@ func (q queries) nextRunSeq(ctx context.Context, syncID string) (seq int64, err 
 // Attempts, QueuedAt and StartedAt, nil: 0) to the history, not ended and
 // with no report, error or exchanges.
 func (q queries) insertRun(ctx context.Context, r *Run) error {
-	_, err := q.exec(ctx, "INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')",
+	_, err := q.Exec(ctx, "INSERT INTO apps_runs ("+runCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', '')",
 		r.ID, r.SyncID, r.Seq, r.Trigger, r.Status, r.Owner, r.Attempts, msOrZero(r.QueuedAt), msOrZero(r.StartedAt))
 	return err
 }
@@ -837,21 +817,21 @@ func msOrZero(t *time.Time) int64 {
 // runStatus returns a run's status; sql.ErrNoRows when there is no such
 // run.
 func (q queries) runStatus(ctx context.Context, runID string) (status string, err error) {
-	err = q.row(ctx, "SELECT status FROM apps_runs WHERE id = ?", runID).Scan(&status)
+	err = q.Row(ctx, "SELECT status FROM apps_runs WHERE id = ?", runID).Scan(&status)
 	return status, err
 }
 
 // dropOldExchanges empties the exchanges of a sync's runs but its latest
 // keep.
 func (q queries) dropOldExchanges(ctx context.Context, syncID string, keep int) error {
-	_, err := q.exec(ctx, `UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
+	_, err := q.Exec(ctx, `UPDATE apps_runs SET exchanges = '' WHERE sync_id = ? AND exchanges <> ''
  AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`, syncID, syncID, keep)
 	return err
 }
 
 // deleteOldRuns removes a sync's runs but its latest keep.
 func (q queries) deleteOldRuns(ctx context.Context, syncID string, keep int) error {
-	_, err := q.exec(ctx, `DELETE FROM apps_runs WHERE sync_id = ? AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`,
+	_, err := q.Exec(ctx, `DELETE FROM apps_runs WHERE sync_id = ? AND seq <= (SELECT MAX(seq) FROM apps_runs WHERE sync_id = ?) - ?`,
 		syncID, syncID, keep)
 	return err
 }
@@ -859,7 +839,7 @@ func (q queries) deleteOldRuns(ctx context.Context, syncID string, keep int) err
 // deleteHandledEvents removes a sync's events no longer pending received
 // before before.
 func (q queries) deleteHandledEvents(ctx context.Context, syncID string, before time.Time) error {
-	_, err := q.exec(ctx, "DELETE FROM apps_events WHERE sync_id = ? AND status <> 'pending' AND received_at < ?", syncID, ms(before))
+	_, err := q.Exec(ctx, "DELETE FROM apps_events WHERE sync_id = ? AND status <> 'pending' AND received_at < ?", syncID, ms(before))
 	return err
 }
 
@@ -878,7 +858,7 @@ type endedRun struct {
 func (q queries) endedRunOf(ctx context.Context, runID string) (endedRun, error) {
 	var r endedRun
 	var started int64
-	err := q.row(ctx, `SELECT r.trigger_kind, r.started_at, r.report, a.space FROM apps_runs r
+	err := q.Row(ctx, `SELECT r.trigger_kind, r.started_at, r.report, a.space FROM apps_runs r
  JOIN apps_syncs y ON y.id = r.sync_id JOIN apps_apps a ON a.id = y.app_id WHERE r.id = ?`, runID).Scan(&r.trigger, &started, &r.report, &r.space)
 	if err != nil {
 		return endedRun{}, err
@@ -894,7 +874,7 @@ func (q queries) endedRunOf(ctx context.Context, runID string) (endedRun, error)
 func (q queries) schedulerState(ctx context.Context, now time.Time) (SchedulerState, error) {
 	var st SchedulerState
 	at := ms(now)
-	err := q.row(ctx, `SELECT
+	err := q.Row(ctx, `SELECT
  (SELECT COUNT(*) FROM apps_runs WHERE status = ?), (SELECT COUNT(*) FROM apps_runs WHERE status = ?),
  (SELECT COUNT(*) FROM apps_runs WHERE status = ?),
  (SELECT COUNT(*) FROM apps_syncs WHERE next_at > 0 AND next_at <= ? AND lease_until < ?)`,
@@ -914,7 +894,7 @@ func (q queries) insertActionRun(ctx context.Context, r *ActionRun, upstream str
 	if r.Entity != nil {
 		entity = mustJSON(r.Entity)
 	}
-	_, err := q.exec(ctx, `INSERT INTO apps_actions (`+actionRunCols+`)
+	_, err := q.Exec(ctx, `INSERT INTO apps_actions (`+actionRunCols+`)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.App, r.Account, r.Action, mustJSON(r.Args), entity, r.Status, r.AnswerStatus, r.Answer,
 		r.Error, r.RanBy, ms(r.StartedAt), r.DurationMS, upstream)
 	return err
@@ -922,14 +902,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.App, r.Account, r.Ac
 
 // trimActionRuns removes an app's action runs but its latest keep.
 func (q queries) trimActionRuns(ctx context.Context, appID string, keep int) error {
-	_, err := q.exec(ctx, `DELETE FROM apps_actions WHERE app_id = ? AND id NOT IN
+	_, err := q.Exec(ctx, `DELETE FROM apps_actions WHERE app_id = ? AND id NOT IN
  (SELECT id FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`, appID, appID, keep)
 	return err
 }
 
 // actionRunsOfApp returns an app's latest limit action runs, newest first.
 func (q queries) actionRunsOfApp(ctx context.Context, appID string, limit int) ([]*ActionRun, error) {
-	rows, err := q.rows(ctx, `SELECT `+actionRunCols+`
+	rows, err := q.Rows(ctx, `SELECT `+actionRunCols+`
  FROM apps_actions WHERE app_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, appID, limit)
 	if err != nil {
 		return nil, err

@@ -77,7 +77,7 @@ const (
 // spaceOwner says who in the service's tables owns space, other than the
 // app appID ("" when none): a sync (of any app, appID's included) or
 // another app, whose own space it is.
-func (s *core) spaceOwner(ctx context.Context, db execer, space, appID string) (string, error) {
+func (s *core) spaceOwner(ctx context.Context, db store.DB, space, appID string) (string, error) {
 	on := s.on(db)
 	syncID, syncApp, err := on.firstSyncOfSpace(ctx, space)
 	switch {

@@ -14,10 +14,10 @@ func (s *core) q(query string) string { return s.d.Rebind(query) }
 
 // exec runs a test's statement on the service's database.
 func (s *core) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return s.on(s.db).exec(ctx, query, args...)
+	return s.on(s.db).Exec(ctx, query, args...)
 }
 
 // ids runs a test's query, whose one column is an id, and returns the ids.
 func (s *core) ids(ctx context.Context, query string, args ...any) ([]string, error) {
-	return idList(s.on(s.db).rows(ctx, query, args...))
+	return idList(s.on(s.db).Rows(ctx, query, args...))
 }

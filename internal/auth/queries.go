@@ -16,29 +16,13 @@ import (
 // database's errors as they are (sql.ErrNoRows where a row is missing)
 // unless they say otherwise, and their callers say what failed.
 
-// execer is what the statements run on: the store's database or one of
-// its transactions.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// queries runs the service's statements on db, rebound for d.
-type queries struct {
-	db execer
-	d  store.Dialect
-}
+// queries are the service's statements, run on the store's database or
+// one of its transactions.
+type queries struct{ store.Statements }
 
 // on returns the service's statements run on db (s.db or a transaction).
-func (s *Service) on(db execer) queries { return queries{db: db, d: s.d} }
-
-func (q queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return q.db.ExecContext(ctx, q.d.Rebind(query), args...)
-}
-
-func (q queries) row(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.db.QueryRowContext(ctx, q.d.Rebind(query), args...)
+func (s *Service) on(db store.DB) queries {
+	return queries{store.Statements{DB: db, Dialect: s.d}}
 }
 
 // Users.
@@ -47,7 +31,7 @@ const userColumns = `id, email, created_at`
 
 // insertUser adds u with its password hash.
 func (q queries) insertUser(ctx context.Context, u User, hash string) error {
-	_, err := q.exec(ctx, `INSERT INTO host_users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO host_users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
 		u.ID, u.Email, hash, u.Created.UnixMilli())
 	return err
 }
@@ -70,25 +54,25 @@ func scanUser(row *sql.Row) (User, error) {
 // userByEmail returns the user of a (normalized) e-mail; ErrNotFound
 // when there is none.
 func (q queries) userByEmail(ctx context.Context, email string) (User, error) {
-	return scanUser(q.row(ctx, `SELECT `+userColumns+` FROM host_users WHERE email = ?`, email))
+	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE email = ?`, email))
 }
 
 // userByID returns a user; ErrNotFound when there is none.
 func (q queries) userByID(ctx context.Context, id string) (User, error) {
-	return scanUser(q.row(ctx, `SELECT `+userColumns+` FROM host_users WHERE id = ?`, id))
+	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE id = ?`, id))
 }
 
 // oldestUser returns the first user created; ErrNotFound when there is
 // none.
 func (q queries) oldestUser(ctx context.Context) (User, error) {
-	return scanUser(q.row(ctx, `SELECT `+userColumns+` FROM host_users ORDER BY created_at, id LIMIT 1`))
+	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users ORDER BY created_at, id LIMIT 1`))
 }
 
 // userWithHash returns the user of a (normalized) e-mail and its password
 // hash; sql.ErrNoRows when there is none.
 func (q queries) userWithHash(ctx context.Context, email string) (u User, hash string, err error) {
 	var created int64
-	err = q.row(ctx, `SELECT `+userColumns+`, password_hash FROM host_users WHERE email = ?`, email).
+	err = q.Row(ctx, `SELECT `+userColumns+`, password_hash FROM host_users WHERE email = ?`, email).
 		Scan(&u.ID, &u.Email, &created, &hash)
 	if err != nil {
 		return User{}, "", err
@@ -100,19 +84,19 @@ func (q queries) userWithHash(ctx context.Context, email string) (u User, hash s
 // passwordHash returns a user's password hash; sql.ErrNoRows when there
 // is no such user.
 func (q queries) passwordHash(ctx context.Context, userID string) (hash string, err error) {
-	err = q.row(ctx, `SELECT password_hash FROM host_users WHERE id = ?`, userID).Scan(&hash)
+	err = q.Row(ctx, `SELECT password_hash FROM host_users WHERE id = ?`, userID).Scan(&hash)
 	return hash, err
 }
 
 // setPasswordHash replaces a user's password hash.
 func (q queries) setPasswordHash(ctx context.Context, userID, hash string) error {
-	_, err := q.exec(ctx, `UPDATE host_users SET password_hash = ? WHERE id = ?`, hash, userID)
+	_, err := q.Exec(ctx, `UPDATE host_users SET password_hash = ? WHERE id = ?`, hash, userID)
 	return err
 }
 
 // usersBut returns every user but keep, oldest first.
 func (q queries) usersBut(ctx context.Context, keep string) ([]User, error) {
-	rows, err := q.db.QueryContext(ctx, q.d.Rebind(`SELECT `+userColumns+` FROM host_users WHERE id <> ? ORDER BY created_at, id`), keep)
+	rows, err := q.Rows(ctx, `SELECT `+userColumns+` FROM host_users WHERE id <> ? ORDER BY created_at, id`, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +122,7 @@ func (q queries) deleteUsersBut(ctx context.Context, keep string) error {
 		`DELETE FROM host_tokens WHERE user_id <> ?`,
 		`DELETE FROM host_users WHERE id <> ?`,
 	} {
-		if _, err := q.exec(ctx, query, keep); err != nil {
+		if _, err := q.Exec(ctx, query, keep); err != nil {
 			return err
 		}
 	}
@@ -149,13 +133,13 @@ func (q queries) deleteUsersBut(ctx context.Context, keep string) error {
 
 // deleteExpiredSessions removes the sessions expired at now.
 func (q queries) deleteExpiredSessions(ctx context.Context, now int64) error {
-	_, err := q.exec(ctx, `DELETE FROM host_sessions WHERE expires_at <= ?`, now)
+	_, err := q.Exec(ctx, `DELETE FROM host_sessions WHERE expires_at <= ?`, now)
 	return err
 }
 
 // insertSession adds a session by the hash of its id.
 func (q queries) insertSession(ctx context.Context, idHash, userID string, created, expires int64) error {
-	_, err := q.exec(ctx, `INSERT INTO host_sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO host_sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
 		idHash, userID, created, expires)
 	return err
 }
@@ -163,13 +147,13 @@ func (q queries) insertSession(ctx context.Context, idHash, userID string, creat
 // sessionUser returns the user of the session whose id hashes to idHash
 // and that is live at now; ErrNotFound when there is none.
 func (q queries) sessionUser(ctx context.Context, idHash string, now int64) (User, error) {
-	return scanUser(q.row(ctx, `SELECT u.id, u.email, u.created_at FROM host_sessions s
+	return scanUser(q.Row(ctx, `SELECT u.id, u.email, u.created_at FROM host_sessions s
 		JOIN host_users u ON u.id = s.user_id WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now))
 }
 
 // deleteSession removes the session whose id hashes to idHash.
 func (q queries) deleteSession(ctx context.Context, idHash string) error {
-	_, err := q.exec(ctx, `DELETE FROM host_sessions WHERE id_hash = ?`, idHash)
+	_, err := q.Exec(ctx, `DELETE FROM host_sessions WHERE id_hash = ?`, idHash)
 	return err
 }
 
@@ -180,7 +164,7 @@ func (q queries) deleteSessionsOf(ctx context.Context, userID, keepHash string) 
 	if keepHash != "" {
 		query, args = query+` AND id_hash <> ?`, append(args, keepHash)
 	}
-	res, err := q.exec(ctx, query, args...)
+	res, err := q.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -194,7 +178,7 @@ const tokenColumns = `id, user_id, name, created_at, last_used_at`
 
 // insertToken adds t by the hash of its value.
 func (q queries) insertToken(ctx context.Context, t Token, hash string) error {
-	_, err := q.exec(ctx, `INSERT INTO host_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := q.Exec(ctx, `INSERT INTO host_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?)`,
 		t.ID, t.UserID, t.Name, hash, t.Created.UnixMilli())
 	return err
 }
@@ -226,12 +210,12 @@ func lastUsed(last sql.NullInt64) *time.Time {
 // tokenByHash returns the token whose value hashes to hash; sql.ErrNoRows
 // when there is none.
 func (q queries) tokenByHash(ctx context.Context, hash string) (Token, error) {
-	return scanToken(q.row(ctx, `SELECT `+tokenColumns+` FROM host_tokens WHERE token_hash = ?`, hash))
+	return scanToken(q.Row(ctx, `SELECT `+tokenColumns+` FROM host_tokens WHERE token_hash = ?`, hash))
 }
 
 // tokensOf returns a user's tokens, oldest first.
 func (q queries) tokensOf(ctx context.Context, userID string) ([]Token, error) {
-	rows, err := q.db.QueryContext(ctx, q.d.Rebind(`SELECT `+tokenColumns+` FROM host_tokens WHERE user_id = ? ORDER BY created_at, id`), userID)
+	rows, err := q.Rows(ctx, `SELECT `+tokenColumns+` FROM host_tokens WHERE user_id = ? ORDER BY created_at, id`, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +225,7 @@ func (q queries) tokensOf(ctx context.Context, userID string) ([]Token, error) {
 // deleteToken removes a user's token and returns how many rows went (0
 // or 1).
 func (q queries) deleteToken(ctx context.Context, userID, tokenID string) (int64, error) {
-	res, err := q.exec(ctx, `DELETE FROM host_tokens WHERE id = ? AND user_id = ?`, tokenID, userID)
+	res, err := q.Exec(ctx, `DELETE FROM host_tokens WHERE id = ? AND user_id = ?`, tokenID, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -259,7 +243,7 @@ func (q queries) tokenWithUser(ctx context.Context, hash string) (User, Token, e
 	var t Token
 	var uCreated, tCreated int64
 	var last sql.NullInt64
-	err := q.row(ctx, `SELECT t.id, t.user_id, t.name, t.created_at, t.last_used_at, u.email, u.created_at
+	err := q.Row(ctx, `SELECT t.id, t.user_id, t.name, t.created_at, t.last_used_at, u.email, u.created_at
 		FROM host_tokens t JOIN host_users u ON u.id = t.user_id WHERE t.token_hash = ?`, hash).
 		Scan(&t.ID, &t.UserID, &t.Name, &tCreated, &last, &u.Email, &uCreated)
 	if err != nil {
@@ -274,6 +258,6 @@ func (q queries) tokenWithUser(ctx context.Context, hash string) (User, Token, e
 
 // touchToken records when a token was last used.
 func (q queries) touchToken(ctx context.Context, tokenID string, at int64) error {
-	_, err := q.exec(ctx, `UPDATE host_tokens SET last_used_at = ? WHERE id = ?`, at, tokenID)
+	_, err := q.Exec(ctx, `UPDATE host_tokens SET last_used_at = ? WHERE id = ?`, at, tokenID)
 	return err
 }
