@@ -106,10 +106,7 @@ func (s *Actions) ActionRuns(ctx context.Context, appID string, limit int) ([]*A
 	if _, err := s.reg.App(ctx, appID); err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > 1000 {
-		limit = 50
-	}
-	out, err := s.on(s.db).actionRunsOfApp(ctx, appID, limit)
+	out, err := s.on(s.db).actionRunsOfApp(ctx, appID, listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("list action runs: %w", err)
 	}

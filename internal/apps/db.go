@@ -55,3 +55,18 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// The bounds of a history's list (Runs, ActionRuns): at most maxListed
+// entries, defaultListed when the limit asked for is none or too large.
+const (
+	defaultListed = 50
+	maxListed     = 1000
+)
+
+// listLimit is the number of entries a list asked for with limit shows.
+func listLimit(limit int) int {
+	if limit <= 0 || limit > maxListed {
+		return defaultListed
+	}
+	return limit
+}

@@ -228,16 +228,11 @@ func idList(rows *sql.Rows, err error) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apps: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return store.ScanAll(rows, func(r store.RowScanner) (string, error) {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+		err := r.Scan(&id)
+		return id, err
+	})
 }
 
 // OAuth set-ups.
@@ -503,16 +498,11 @@ func (q queries) pendingEvents(ctx context.Context, syncID string, now time.Time
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var evs []pendingEvent
-	for rows.Next() {
+	return store.ScanAll(rows, func(r store.RowScanner) (pendingEvent, error) {
 		var e pendingEvent
-		if err := rows.Scan(&e.id, &e.params, &e.payload, &e.sealed); err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	return evs, rows.Err()
+		err := r.Scan(&e.id, &e.params, &e.payload, &e.sealed)
+		return e, err
+	})
 }
 
 // refuseEvent marks an event refused, result saying why.

@@ -451,12 +451,10 @@ func (s *SyncService) Run(ctx context.Context, id string) (*Run, error) {
 	return run, nil
 }
 
-// Runs lists a sync's latest runs, newest first, without exchanges.
+// Runs lists a sync's latest runs, newest first, without exchanges
+// (limit: 1 to 1000, else 50).
 func (s *SyncService) Runs(ctx context.Context, syncID string, limit int) ([]*Run, error) {
-	if limit <= 0 || limit > 1000 {
-		limit = 50
-	}
-	runs, err := s.on(s.db).runsOfSync(ctx, syncID, limit)
+	runs, err := s.on(s.db).runsOfSync(ctx, syncID, listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

@@ -36,36 +36,45 @@ func (q queries) insertUser(ctx context.Context, u User, hash string) error {
 	return err
 }
 
-// scanUser reads a user row (userColumns); ErrNotFound when there is none.
-func scanUser(row *sql.Row) (User, error) {
+// scanUser reads a user row (userColumns).
+func scanUser(r store.RowScanner) (User, error) {
 	var u User
 	var created int64
-	err := row.Scan(&u.ID, &u.Email, &created)
+	if err := r.Scan(&u.ID, &u.Email, &created); err != nil {
+		return User{}, err
+	}
+	u.Created = time.UnixMilli(created).UTC()
+	return u, nil
+}
+
+// oneUser reads the user a query of one row answered; ErrNotFound when
+// there is none.
+func oneUser(row *sql.Row) (User, error) {
+	u, err := scanUser(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, ErrNotFound
 	}
 	if err != nil {
 		return User{}, fmt.Errorf("auth: read user: %w", err)
 	}
-	u.Created = time.UnixMilli(created).UTC()
 	return u, nil
 }
 
 // userByEmail returns the user of a (normalized) e-mail; ErrNotFound
 // when there is none.
 func (q queries) userByEmail(ctx context.Context, email string) (User, error) {
-	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE email = ?`, email))
+	return oneUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE email = ?`, email))
 }
 
 // userByID returns a user; ErrNotFound when there is none.
 func (q queries) userByID(ctx context.Context, id string) (User, error) {
-	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE id = ?`, id))
+	return oneUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users WHERE id = ?`, id))
 }
 
 // oldestUser returns the first user created; ErrNotFound when there is
 // none.
 func (q queries) oldestUser(ctx context.Context) (User, error) {
-	return scanUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users ORDER BY created_at, id LIMIT 1`))
+	return oneUser(q.Row(ctx, `SELECT `+userColumns+` FROM host_users ORDER BY created_at, id LIMIT 1`))
 }
 
 // userWithHash returns the user of a (normalized) e-mail and its password
@@ -100,18 +109,7 @@ func (q queries) usersBut(ctx context.Context, keep string) ([]User, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var users []User
-	for rows.Next() {
-		var u User
-		var created int64
-		if err := rows.Scan(&u.ID, &u.Email, &created); err != nil {
-			return nil, err
-		}
-		u.Created = time.UnixMilli(created).UTC()
-		users = append(users, u)
-	}
-	return users, rows.Err()
+	return store.ScanAll(rows, scanUser)
 }
 
 // deleteUsersBut removes every user but keep, with their sessions and
@@ -147,7 +145,7 @@ func (q queries) insertSession(ctx context.Context, idHash, userID string, creat
 // sessionUser returns the user of the session whose id hashes to idHash
 // and that is live at now; ErrNotFound when there is none.
 func (q queries) sessionUser(ctx context.Context, idHash string, now int64) (User, error) {
-	return scanUser(q.Row(ctx, `SELECT u.id, u.email, u.created_at FROM host_sessions s
+	return oneUser(q.Row(ctx, `SELECT u.id, u.email, u.created_at FROM host_sessions s
 		JOIN host_users u ON u.id = s.user_id WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now))
 }
 
@@ -183,11 +181,8 @@ func (q queries) insertToken(ctx context.Context, t Token, hash string) error {
 	return err
 }
 
-// rowScanner is the store's: a row, or the current row of rows.
-type rowScanner = store.RowScanner
-
 // scanToken reads a token row (tokenColumns).
-func scanToken(row rowScanner) (Token, error) {
+func scanToken(row store.RowScanner) (Token, error) {
 	var t Token
 	var created int64
 	var last sql.NullInt64

@@ -38,7 +38,8 @@ func TestStatements(t *testing.T) {
 		}
 		names, err := ScanAll(rows, func(r RowScanner) (string, error) {
 			var n string
-			return n, r.Scan(&n)
+			err := r.Scan(&n)
+			return n, err
 		})
 		if err != nil || len(names) != 2 || names[0] != "two" || names[1] != "three" {
 			t.Fatalf("Rows: %v, %v", names, err)
