@@ -178,16 +178,6 @@ func (l *Limiter) sweep(now time.Time) {
 	}
 }
 
-// Len is the number of buckets held (for tests and metrics).
-func (l *Limiter) Len() int {
-	if l == nil {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.buckets)
-}
-
 // Burst is the size of each key's bucket.
 func (l *Limiter) Burst() int {
 	if l == nil {

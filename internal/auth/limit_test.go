@@ -84,12 +84,12 @@ func TestLimiterEvictsIdleBuckets(t *testing.T) {
 		}
 		l.Allow(fmt.Sprint("k", i))
 	}
-	if n := l.Len(); n > 1025 {
+	if n := l.held(); n > 1025 {
 		t.Fatalf("%d buckets held; idle ones should have been swept", n)
 	}
 	c.Advance(2 * time.Minute)
 	l.Allow("new")
-	if n := l.Len(); n != 1 {
+	if n := l.held(); n != 1 {
 		t.Fatalf("%d buckets after every other key idled for two minutes, want 1", n)
 	}
 }

@@ -203,16 +203,6 @@ func (t *AccountThrottle) sweep(now time.Time) {
 	}
 }
 
-// Len is the number of accounts followed (tests).
-func (t *AccountThrottle) Len() int {
-	if t == nil {
-		return 0
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.accounts)
-}
-
 // passwordSlots bounds the bcrypt work of the host: at most cap(run)
 // password checks or hashes run at once, and at most waitPerSlot times as
 // many more wait for one; beyond, ErrBusy at once.

@@ -66,8 +66,8 @@ func TestAccountThrottle(t *testing.T) {
 	for range DefaultFreeFailures {
 		fail("ann@example.com")
 	}
-	if th.Len() != 2 {
-		t.Errorf("%d accounts followed", th.Len())
+	if th.held() != 2 {
+		t.Errorf("%d accounts followed", th.held())
 	}
 }
 
@@ -89,8 +89,8 @@ func TestAccountThrottleBounded(t *testing.T) {
 		}
 		done(attemptFailed)
 	}
-	if th.Len() > 10 {
-		t.Fatalf("%d accounts followed", th.Len())
+	if th.held() > 10 {
+		t.Fatalf("%d accounts followed", th.held())
 	}
 	if d, retry := th.begin("target@example.com"); d != nil || retry <= 0 {
 		t.Fatal("the account under attack was forgotten by a spray of others")
