@@ -216,7 +216,7 @@ func (s *Actions) render(ctx context.Context, text string, ref EntityRef) (strin
 
 func findField(ty *store.Type, name string) *store.Field {
 	match := func(f *store.Field, fold bool) bool {
-		label, _ := f.Meta["ui/label"].(string)
+		label := f.Label()
 		id := f.Name
 		if i := strings.LastIndex(id, "/"); i >= 0 {
 			id = id[i+1:]
@@ -255,10 +255,8 @@ func (s *Actions) show(tx *store.Tx, f *store.Field, v any) string {
 		if err != nil {
 			return id
 		}
-		for _, tf := range target.Fields {
-			if t, _ := tf.Meta["ui/title?"].(bool); t {
-				return fmt.Sprint(vals[tf.Name])
-			}
+		if tf := target.TitleField(); tf != nil {
+			return fmt.Sprint(vals[tf.Name])
 		}
 		if n, ok := vals["enum/name"]; ok {
 			return fmt.Sprint(n)

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,27 +88,18 @@ type tableFilter struct {
 
 // uiOrder reads a field's ui/order.
 func uiOrder(f *store.Field) float64 {
-	if b, _ := f.Meta["ui/title?"].(bool); b {
+	if f.IsTitle() {
 		return -1
 	}
-	switch n := f.Meta["ui/order"].(type) {
-	case float64:
+	if n, ok := f.Order(); ok {
 		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	case json.Number:
-		if v, err := n.Float64(); err == nil {
-			return v
-		}
 	}
 	return 1e9
 }
 
 func label(f *store.Field) string {
-	s, ok := f.Meta["ui/label"].(string)
-	if !ok || s == "" {
+	s := f.Label()
+	if s == "" {
 		_, s = spaceOf(f.Name)
 	}
 	if s, cut := cutText(s, maxLabel); cut {
@@ -120,10 +110,8 @@ func label(f *store.Field) string {
 
 // titleField is the field of t marked ui/title?, else its first text field.
 func titleField(t *store.Type) string {
-	for _, f := range t.Fields {
-		if b, _ := f.Meta["ui/title?"].(bool); b {
-			return f.Name
-		}
+	if f := t.TitleField(); f != nil {
+		return f.Name
 	}
 	for _, f := range t.Fields {
 		if f.Role == store.RolePrimitive && f.Prim == store.TText {
@@ -313,7 +301,7 @@ func tableColumns(cat *store.Catalog, t *store.Type) (cols []column, sel []query
 	sort.SliceStable(fields, func(i, j int) bool { return uiOrder(fields[i]) < uiOrder(fields[j]) })
 	sel = []query.Select{{Kind: query.SelectField, Key: "platform/id", Field: "platform/id"}}
 	for _, f := range fields {
-		if hidden, _ := f.Meta["ui/hidden?"].(bool); hidden || f.Role == store.RoleID || f.Role == store.RolePublicID || f.Role == store.RoleCreated || f.Role == store.RoleModified {
+		if f.Hidden() || f.Role == store.RoleID || f.Role == store.RolePublicID || f.Role == store.RoleCreated || f.Role == store.RoleModified {
 			continue
 		}
 		col, s, ok := columnOf(cat, f)

@@ -151,11 +151,6 @@ func localName(name string) string {
 	return name
 }
 
-func label(meta map[string]any) string {
-	s, _ := meta["ui/label"].(string)
-	return strings.TrimSpace(s)
-}
-
 // buildSchema generates the schema of one space from the catalog; ok is
 // false when the space has no database.
 func buildSchema(cat *store.Catalog, space string) (*spaceSchema, bool, error) {
@@ -166,7 +161,7 @@ func buildSchema(cat *store.Catalog, space string) (*spaceSchema, bool, error) {
 			continue
 		}
 		name := types.claim(pascalName(localName(t.Name)), "Database", dbSuffixes...)
-		lbl := label(t.Meta)
+		lbl := t.Label()
 		// A label is the database's display name, usually plural already;
 		// English plural rules apply to ASCII names only (a transliterated
 		// "Задачи" stays Zadachi).
@@ -249,13 +244,13 @@ func (s *spaceSchema) fields(o *object, byType map[string]*object) {
 		case store.RoleModified:
 			fd.name, fd.kind, fd.scalar, fd.desc = "modifiedAt", kScalar, "String", "When the entity was last changed (ISO 8601, UTC)."
 		default:
-			if hidden, _ := f.Meta["ui/hidden?"].(bool); hidden {
+			if f.Hidden() {
 				continue
 			}
 			if !s.fieldKind(fd, f, byType) {
 				continue
 			}
-			base := label(f.Meta)
+			base := f.Label()
 			if camelName(base) == "" {
 				base = localName(f.Name)
 			}
@@ -268,8 +263,8 @@ func (s *spaceSchema) fields(o *object, byType map[string]*object) {
 }
 
 func fieldDesc(f *store.Field, cat *store.Catalog) string {
-	d := label(f.Meta)
-	if x, _ := f.Meta["ui/description"].(string); x != "" {
+	d := f.Label()
+	if x := f.Description(); x != "" {
 		if d != "" {
 			d += ": "
 		}

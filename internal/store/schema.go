@@ -38,7 +38,7 @@ func builtinFields(typeName string, dates bool) []*Field {
 		if !dates && i >= 2 {
 			break
 		}
-		meta := map[string]any{r.flag: true, "platform/readonly?": true, "platform/secured?": false}
+		meta := map[string]any{r.flag: true, MetaReadonly: true, "platform/secured?": false}
 		if r.role == RoleCreated || r.role == RoleModified {
 			meta["platform/default-value"] = "$now"
 		}
@@ -199,7 +199,7 @@ func (t *Tx) CreateEnum(name string) error {
 	ty := &Type{ID: uuid.NewString(), Name: name, Kind: KindEnum, Meta: map[string]any{"platform/enum?": true}}
 	ty.Fields = builtinFields(name, false)
 	ty.Fields = append(ty.Fields,
-		&Field{ID: uuid.NewString(), Name: "enum/name", Role: RolePrimitive, Prim: TText, Meta: map[string]any{"ui/title?": true}},
+		&Field{ID: uuid.NewString(), Name: "enum/name", Role: RolePrimitive, Prim: TText, Meta: map[string]any{MetaTitle: true}},
 		&Field{ID: uuid.NewString(), Name: "platform/rank", Role: RolePrimitive, Prim: TRank, Meta: map[string]any{}},
 	)
 	return t.addType(ty)

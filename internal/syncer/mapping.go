@@ -347,7 +347,7 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 			// entities were found by their app ids, the app id's index
 			// (not changes worth reporting: they are hidden).
 			if ty.Field(hiddenFieldName(p.space, t, hiddenHash)) == nil {
-				if err := tx.CreateField(store.FieldSpec{Holder: name, Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}}); err != nil {
+				if err := tx.CreateField(store.FieldSpec{Holder: name, Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{store.MetaHidden: true, store.MetaReadonly: true}}); err != nil {
 					return fmt.Errorf("add the hash field to %s: %w", name, err)
 				}
 			}
@@ -356,10 +356,10 @@ func (p *schemaPlan) createType(t string, changes *[]string) schemaOp {
 			}
 			return nil
 		}
-		spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, "ui/label": p.names[t]}, Fields: []store.FieldSpec{
-			{Name: hiddenFieldName(p.space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
-			{Name: hiddenFieldName(p.space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
-			{Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{"ui/hidden?": true, "platform/readonly?": true}},
+		spec := store.TypeSpec{Name: name, Meta: map[string]any{"platform/domain?": true, "app/type-id": t, store.MetaLabel: p.names[t]}, Fields: []store.FieldSpec{
+			{Name: hiddenFieldName(p.space, t, hiddenAppID), Type: store.TText, Meta: map[string]any{store.MetaHidden: true, store.MetaReadonly: true}},
+			{Name: hiddenFieldName(p.space, t, hiddenRun), Type: store.TInt, Meta: map[string]any{store.MetaHidden: true, store.MetaReadonly: true}},
+			{Name: hiddenFieldName(p.space, t, hiddenHash), Type: store.TText, Meta: map[string]any{store.MetaHidden: true, store.MetaReadonly: true}},
 		}}
 		if err := tx.CreateType(spec); err != nil {
 			return fmt.Errorf("create type %s: %w", name, err)
@@ -448,7 +448,7 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 					}
 					// GraphQL and the console name a field after its
 					// label: a relabel renames it there.
-					if old, ok := existing.Meta[k].(string); ok && k == "ui/label" && old != "" {
+					if old, ok := existing.Meta[k].(string); ok && k == store.MetaLabel && old != "" {
 						*changes = append(*changes, fmt.Sprintf("relabelled field %s: %q → %q (GraphQL and the console name the field after its label)", fm.Store, old, meta[k]))
 					}
 				}
@@ -514,7 +514,7 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 		for i := 2; tt.Field(pname) != nil; i++ {
 			pname = fmt.Sprintf("%s-%d", storeFieldName(space, fm.Target, tm.AppType+"-"+fm.AppID), i)
 		}
-		pmeta := map[string]any{"ui/label": label, "platform/relation": rel, "platform/collection?": true, "platform/readonly?": true}
+		pmeta := map[string]any{store.MetaLabel: label, "platform/relation": rel, "platform/collection?": true, store.MetaReadonly: true}
 		if err := tx.CreateField(store.FieldSpec{Holder: target, Name: pname, Type: tm.Store, Meta: pmeta}); err != nil {
 			return fmt.Errorf("create field %s: %w", pname, err)
 		}
@@ -529,23 +529,23 @@ func ensureField(tx *store.Tx, space string, tm *typeMap, fm *fieldMap, sf proto
 
 // presentationKeys are the field meta keys that carry what the app says
 // about a field for display.
-var presentationKeys = []string{"ui/label", "ui/description", "ui/title?", "ui/hidden?", "ui/order", "ui/format", "platform/readonly?"}
+var presentationKeys = []string{store.MetaLabel, store.MetaDescription, store.MetaTitle, store.MetaHidden, store.MetaOrder, store.MetaFormat, store.MetaReadonly}
 
 // presentation is the display meta of an app field (nil values for what the
 // app does not say).
 func presentation(fm *fieldMap, sf protocol.SchemaField) map[string]any {
-	meta := map[string]any{"ui/label": sf.Name}
+	meta := map[string]any{store.MetaLabel: sf.Name}
 	if sf.Description != "" {
-		meta["ui/description"] = sf.Description
+		meta[store.MetaDescription] = sf.Description
 	}
 	if fm.AppID == "name" {
-		meta["ui/title?"] = true
+		meta[store.MetaTitle] = true
 	}
 	if sf.Ignore {
-		meta["ui/hidden?"] = true
+		meta[store.MetaHidden] = true
 	}
 	if sf.Order != 0 {
-		meta["ui/order"] = int64(sf.Order)
+		meta[store.MetaOrder] = int64(sf.Order)
 	}
 	if sf.Format != nil {
 		f := map[string]any{"type": sf.Format.Type}
@@ -555,10 +555,10 @@ func presentation(fm *fieldMap, sf protocol.SchemaField) map[string]any {
 		if sf.Format.Unit != "" {
 			f["unit"] = sf.Format.Unit
 		}
-		meta["ui/format"] = f
+		meta[store.MetaFormat] = f
 	}
 	if sf.Readonly {
-		meta["platform/readonly?"] = true
+		meta[store.MetaReadonly] = true
 	}
 	return meta
 }
