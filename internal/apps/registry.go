@@ -545,7 +545,26 @@ func (s *Registry) appConfig(ctx context.Context, a *App, account map[string]any
 // webhook support) with the account, for choosing a sync's types and
 // filter.
 func (s *Registry) Config(ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
-	_, fields, a, err := s.accountApp(ctx, accountID)
+	set, err := s.Setting(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return set.Config, nil
+}
+
+// AccountSetting is an account with its app and the config the app
+// answers for it: what a sync of the account is chosen from.
+type AccountSetting struct {
+	App     *App
+	Account *Account
+	Config  *protocol.ConfigResponse
+}
+
+// Setting reads an account, its app and the app's config for it (the app
+// is asked, as Config does: an app's refusal is an *AppError, the
+// account's secrets masked).
+func (s *Registry) Setting(ctx context.Context, accountID string) (*AccountSetting, error) {
+	acc, fields, a, err := s.accountApp(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -558,5 +577,5 @@ func (s *Registry) Config(ctx context.Context, accountID string) (*protocol.Conf
 		}
 		return nil, err
 	}
-	return cfg, nil
+	return &AccountSetting{App: a, Account: acc, Config: cfg}, nil
 }

@@ -23,7 +23,7 @@ func (c *Console) service() (*apps.Service, error) {
 }
 
 // byPath returns the apps service and what find gives for the request's
-// {id} (appOf, accountOf, configOf, syncOf, runOf).
+// {id} (appOf, accountOf, configOf, settingOf, syncOf, runOf).
 func byPath[T any](c *Console, r *http.Request, find func(*apps.Service, context.Context, string) (T, error)) (*apps.Service, T, error) {
 	var none T
 	svc, err := c.service()
@@ -48,6 +48,10 @@ func accountOf(s *apps.Service, ctx context.Context, id string) (*apps.Account, 
 
 func configOf(s *apps.Service, ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
 	return s.Registry.Config(ctx, accountID)
+}
+
+func settingOf(s *apps.Service, ctx context.Context, accountID string) (*apps.AccountSetting, error) {
+	return s.Registry.Setting(ctx, accountID)
 }
 
 func syncOf(s *apps.Service, ctx context.Context, id string) (*apps.Sync, error) {

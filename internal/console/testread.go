@@ -9,11 +9,11 @@ import (
 	"github.com/appkitgo/appkit/internal/apps"
 )
 
-// testReadView is the test read page's content.
+// testReadView is the test read page's content: the account's setting
+// (its app and the config the app answers for it), the filters' options
+// and the page read.
 type testReadView struct {
-	App       *apps.App
-	Account   *apps.Account
-	Config    *protocol.ConfigResponse
+	*apps.AccountSetting
 	Datalists map[string]*datalistView
 	// Type is the type read ("" before the first read).
 	Type      string
@@ -24,21 +24,13 @@ type testReadView struct {
 // testRead shows the form, and with ?type= fetches one page of the type
 // with the filter through the apps service, writing nothing to the store.
 func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
-	svc, acc, err := byPath(c, r, accountOf)
+	svc, set, err := byPath(c, r, settingOf)
 	if err != nil {
 		return err
 	}
-	a, err := svc.Registry.App(r.Context(), acc.AppID)
-	if err != nil {
-		return err
-	}
-	cfg, err := svc.Registry.Config(r.Context(), acc.ID)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	d := &testReadView{App: a, Account: acc, Config: cfg, Type: q.Get("type")}
-	l := layout{Title: "Test read of " + a.Name, Nav: "apps", Form: q, FieldErrors: map[string]string{}}
+	cfg, q := set.Config, r.URL.Query()
+	d := &testReadView{AccountSetting: set, Type: q.Get("type")}
+	l := layout{Title: "Test read of " + set.App.Name, Nav: "apps", Form: q, FieldErrors: map[string]string{}}
 	status := http.StatusOK
 	if d.Type != "" {
 		if !slices.ContainsFunc(cfg.Types, func(t protocol.TypeDescriptor) bool { return t.ID == d.Type }) {
@@ -46,7 +38,7 @@ func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
 		}
 		filter := wireFilter(cfg.Filters, q, l.FieldErrors)
 		if len(l.FieldErrors) == 0 {
-			res, err := svc.TestRead(r.Context(), acc.ID, d.Type, filter)
+			res, err := svc.TestRead(r.Context(), set.Account.ID, d.Type, filter)
 			if err != nil {
 				msg, st, ok := serviceMessage(r.Context(), err)
 				if !ok {
@@ -65,6 +57,6 @@ func (c *Console) testRead(w http.ResponseWriter, r *http.Request) error {
 	if d.Type != "" {
 		types = []string{d.Type}
 	}
-	d.Datalists = c.datalists(r, acc.ID, cfg, types, q)
+	d.Datalists = c.datalists(r, set.Account.ID, cfg, types, q)
 	return testReadScreen.show(c, w, r, status, l, d)
 }

@@ -52,8 +52,8 @@ func TestExchangesShowUpstreamCalls(t *testing.T) {
 	acc := &apps.Account{ID: "acc", Name: "Me"}
 	pages := map[string]string{
 		"run": renderPage(t, runScreen, layout{Title: "Run"}, &runView{Run: run, Sync: &apps.Sync{ID: "s"}, App: app, Exchanges: exs}),
-		"testread": renderPage(t, testReadScreen, layout{Title: "Test read", Form: url.Values{}}, &testReadView{App: app, Account: acc,
-			Config: &protocol.ConfigResponse{}, Type: "task", Exchanges: exs}),
+		"testread": renderPage(t, testReadScreen, layout{Title: "Test read", Form: url.Values{}}, &testReadView{AccountSetting: &apps.AccountSetting{App: app, Account: acc,
+			Config: &protocol.ConfigResponse{}}, Type: "task", Exchanges: exs}),
 	}
 	for name, body := range pages {
 		t.Run(name, func(t *testing.T) {
