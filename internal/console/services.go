@@ -22,15 +22,19 @@ func (c *Console) service() (*apps.Service, error) {
 	return c.cfg.Apps, nil
 }
 
-// byPath returns the apps service and what find gives for the request's
-// {id} (appOf, accountOf, configOf, settingOf, syncOf, runOf).
-func byPath[T any](c *Console, r *http.Request, find func(*apps.Service, context.Context, string) (T, error)) (*apps.Service, T, error) {
+// lookup finds an object of the apps service by its id.
+type lookup[T any] func(ctx context.Context, id string) (T, error)
+
+// byPath returns the apps service and what the lookup find picks from it
+// gives for the request's {id} (appOf, accountOf, configOf, settingOf,
+// syncOf, runOf).
+func byPath[T any](c *Console, r *http.Request, find func(*apps.Service) lookup[T]) (*apps.Service, T, error) {
 	var none T
 	svc, err := c.service()
 	if err != nil {
 		return nil, none, err
 	}
-	v, err := find(svc, r.Context(), r.PathValue("id"))
+	v, err := find(svc)(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return nil, none, err
 	}
@@ -38,29 +42,12 @@ func byPath[T any](c *Console, r *http.Request, find func(*apps.Service, context
 }
 
 // The lookups by id of byPath.
-func appOf(s *apps.Service, ctx context.Context, id string) (*apps.App, error) {
-	return s.Registry.App(ctx, id)
-}
-
-func accountOf(s *apps.Service, ctx context.Context, id string) (*apps.Account, error) {
-	return s.Registry.Account(ctx, id)
-}
-
-func configOf(s *apps.Service, ctx context.Context, accountID string) (*protocol.ConfigResponse, error) {
-	return s.Registry.Config(ctx, accountID)
-}
-
-func settingOf(s *apps.Service, ctx context.Context, accountID string) (*apps.AccountSetting, error) {
-	return s.Registry.Setting(ctx, accountID)
-}
-
-func syncOf(s *apps.Service, ctx context.Context, id string) (*apps.Sync, error) {
-	return s.SyncService.Sync(ctx, id)
-}
-
-func runOf(s *apps.Service, ctx context.Context, id string) (*apps.Run, error) {
-	return s.SyncService.Run(ctx, id)
-}
+func appOf(s *apps.Service) lookup[*apps.App]                   { return s.Registry.App }
+func accountOf(s *apps.Service) lookup[*apps.Account]           { return s.Registry.Account }
+func configOf(s *apps.Service) lookup[*protocol.ConfigResponse] { return s.Registry.Config }
+func settingOf(s *apps.Service) lookup[*apps.AccountSetting]    { return s.Registry.Setting }
+func syncOf(s *apps.Service) lookup[*apps.Sync]                 { return s.SyncService.Sync }
+func runOf(s *apps.Service) lookup[*apps.Run]                   { return s.SyncService.Run }
 
 // syncApp returns the sync id names and its app.
 func syncApp(ctx context.Context, svc *apps.Service, id string) (*apps.Sync, *apps.App, error) {
