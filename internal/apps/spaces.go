@@ -71,7 +71,7 @@ func unownedSpace(space, held, adopt string) error {
 // Adopting hints of the refusals.
 const (
 	adoptSync = `create the sync with "adopt": true`
-	adoptApp  = `register the app with "adopt": true`
+	adoptApp  = `register the app with "adopt": true (in the console, "Take over data left in its space")`
 )
 
 // spaceOwner says who in the service's tables owns space, other than the

@@ -37,7 +37,7 @@ func (c *Console) registerApp(w http.ResponseWriter, r *http.Request) error {
 	if fe, ok := formProblems(err); ok {
 		return c.appsList(w, r, http.StatusBadRequest, layout{FieldErrors: fe, Form: r.PostForm})
 	}
-	a, err := svc.Registry.RegisterApp(r.Context(), f.URL)
+	a, err := svc.Registry.Register(r.Context(), apps.RegisterSpec{URL: f.URL, Adopt: f.Adopt})
 	if err != nil {
 		return onForm(r.Context(), err, func(status int, msg string) error {
 			return c.appsList(w, r, status, layout{FieldErrors: map[string]string{"url": msg}, Form: r.PostForm})

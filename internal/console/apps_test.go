@@ -10,6 +10,7 @@ import (
 
 	"github.com/appkitgo/appkit/examples/tracker/tracker"
 	"github.com/appkitgo/appkit/internal/apps"
+	"github.com/appkitgo/appkit/internal/store"
 	"github.com/appkitgo/appkit/internal/testkit"
 )
 
@@ -344,5 +345,49 @@ func TestDateRangePreview(t *testing.T) {
 	r = b.get("/daterange?value=" + strings.Repeat("x", 500))
 	if !strings.Contains(r.body, "too long") {
 		t.Errorf("long statement: %s", r.body)
+	}
+}
+
+// An app whose space holds data that no sync owns is refused with the way
+// to take it over, beside the address; the form's "Take over" box
+// registers it into that space, the data kept.
+func TestRegisterAdoptsUnownedSpace(t *testing.T) {
+	for name, dsn := range testkit.StoreDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, dsn)
+			b := e.browser()
+			tok := b.signIn()
+			appURL := trackerURL(t, 6)
+			if err := e.st.WriteSchema(ctx, func(tx *store.Tx) error {
+				return tx.CreateType(store.TypeSpec{Name: "tracker/left"})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if page := b.get("/apps"); !strings.Contains(page.body, `name="adopt"`) {
+				t.Fatalf("the register form has no adopt box:\n%s", page.body)
+			}
+
+			r := b.post("/apps", url.Values{"url": {appURL}, "csrf": {tok}})
+			fieldError := regexp.MustCompile(`id="app-url-error">([^<]*)<`).FindStringSubmatch(r.body)
+			if r.code != http.StatusConflict || fieldError == nil || !strings.Contains(fieldError[1], "tracker/left") || !strings.Contains(fieldError[1], "Take over data left in its space") {
+				t.Fatalf("an unowned space: %d %q\n%.3000s", r.code, fieldError, r.body)
+			}
+			if list, _ := e.svc.Registry.Apps(ctx); len(list) != 0 {
+				t.Fatalf("refused, yet registered: %+v", list)
+			}
+
+			r = b.post("/apps", url.Values{"url": {appURL}, "adopt": {"1"}, "csrf": {tok}})
+			if r.code != http.StatusSeeOther || !strings.HasPrefix(r.location, "/apps/") {
+				t.Fatalf("adopting: %d %s\n%.3000s", r.code, r.location, r.body)
+			}
+			list, err := e.svc.Registry.Apps(ctx)
+			if err != nil || len(list) != 1 || list[0].Space != "tracker" {
+				t.Fatalf("registered: %+v %v", list, err)
+			}
+			if cat, err := e.st.Catalog(ctx); err != nil || cat.Type("tracker/left") == nil {
+				t.Errorf("adopting removed the data left in the space (%v)", err)
+			}
+		})
 	}
 }

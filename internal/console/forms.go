@@ -83,10 +83,13 @@ func parseTokenForm(form url.Values) tokenForm {
 // appForm registers an app.
 type appForm struct {
 	URL string
+	// Adopt takes over the app's space when it holds data no sync owns
+	// (apps.RegisterSpec.Adopt).
+	Adopt bool
 }
 
 func parseAppForm(form url.Values) (appForm, error) {
-	f := appForm{URL: strings.TrimSpace(form.Get("url"))}
+	f := appForm{URL: strings.TrimSpace(form.Get("url")), Adopt: form.Get("adopt") != ""}
 	if _, err := apps.NormalizeURL(f.URL); f.URL == "" || err != nil {
 		return f, formErrors{"url": "Enter the app's address: http:// or https:// with a host, no query."}
 	}
