@@ -117,7 +117,7 @@ func (s *SyncService) cancelRun(ctx context.Context, syncID, reason string) (str
 func (s *SyncService) endCancelled(ctx context.Context, tx *sql.Tx, syncID, runID, reason string) error {
 	now := s.now()
 	q := s.on(tx)
-	if err := q.setRunCancelled(ctx, runID, cancelMessage(reason), ms(now)); err != nil {
+	if err := q.setRunCancelled(ctx, runID, cancelMessage(reason), now); err != nil {
 		return err
 	}
 	every, err := q.syncEvery(ctx, syncID)

@@ -16,9 +16,12 @@ import (
 // over the tables the store's migrations make (apps_apps, apps_accounts,
 // apps_oauth, apps_actions, apps_syncs, apps_runs, apps_events). Service
 // files hold the logic and call these; no other file of the package writes
-// SQL. Times are Unix milliseconds (ms); the functions return the
-// database's errors as they are (sql.ErrNoRows where a row is missing)
-// unless they say otherwise, and their callers say what failed.
+// SQL. Times are stored as Unix milliseconds: a function takes a
+// time.Time, or an int64 of milliseconds where its caller works in them
+// (lease times read from the database's clock, times computed from a
+// sync's schedule). The functions return the database's errors as they
+// are (sql.ErrNoRows where a row is missing) unless they say otherwise,
+// and their callers say what failed.
 
 // queries are the service's statements, run on the store's database or
 // one of its transactions.
@@ -646,9 +649,9 @@ func (q queries) runReport(ctx context.Context, runID string) (report string, er
 
 // startRunAttempt marks a run as running on owner for one more attempt,
 // started at now unless it had started.
-func (q queries) startRunAttempt(ctx context.Context, runID, owner string, now int64) error {
+func (q queries) startRunAttempt(ctx context.Context, runID, owner string, now time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, owner = ?, attempts = attempts + 1,
- started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`, StatusRunning, owner, now, runID)
+ started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE id = ?`, StatusRunning, owner, ms(now), runID)
 	return err
 }
 
@@ -660,17 +663,17 @@ func (q queries) setRunExchanges(ctx context.Context, runID, exchanges string) e
 
 // setRunEnded records a run's outcome, ended at ended on owner: its status,
 // report, error message and exchanges (JSON, "" when none).
-func (q queries) setRunEnded(ctx context.Context, runID, owner, status string, ended int64, report, msg, exchanges string) error {
+func (q queries) setRunEnded(ctx context.Context, runID, owner, status string, ended time.Time, report, msg, exchanges string) error {
 	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, report = ?, error = ?, exchanges = ?, owner = ? WHERE id = ?`,
-		status, ended, report, msg, exchanges, owner, runID)
+		status, ms(ended), report, msg, exchanges, owner, runID)
 	return err
 }
 
 // setRunCancelled ends a run as cancelled at ended with msg, when it is
 // still queued, running or paused.
-func (q queries) setRunCancelled(ctx context.Context, runID, msg string, ended int64) error {
+func (q queries) setRunCancelled(ctx context.Context, runID, msg string, ended time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE apps_runs SET status = ?, ended_at = ?, error = ? WHERE id = ? AND status IN (?, ?, ?)`,
-		StatusCancelled, ended, msg, runID, StatusQueued, StatusRunning, StatusPaused)
+		StatusCancelled, ms(ended), msg, runID, StatusQueued, StatusRunning, StatusPaused)
 	return err
 }
 

@@ -320,7 +320,7 @@ func (s *Scheduler) startRun(ctx context.Context, sy *Sync) (runID string, full,
 			if report != "" && json.Unmarshal([]byte(report), &rep) == nil && rep.Full {
 				full, fresh = true, rep.OperationID == ""
 			}
-			return q.startRunAttempt(ctx, runID, s.cfg.HostID, ms(now))
+			return q.startRunAttempt(ctx, runID, s.cfg.HostID, now)
 		}
 		if runID, err = s.hist.insertRun(ctx, tx, sy.ID, TriggerSchedule, StatusRunning, now); err != nil {
 			return err
@@ -477,7 +477,7 @@ func (s *Scheduler) endRun(ctx context.Context, sy *Sync, runID, status string, 
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		q := s.on(tx)
-		if err := q.setRunEnded(ctx, runID, s.cfg.HostID, status, ms(now), rep, msg, exs); err != nil {
+		if err := q.setRunEnded(ctx, runID, s.cfg.HostID, status, now, rep, msg, exs); err != nil {
 			return err
 		}
 		if err := q.setHeldSyncNext(ctx, sy.ID, s.cfg.HostID, next, keepRun); err != nil {
