@@ -421,6 +421,14 @@ type Page struct {
 // Every page and item is checked against the protocol and the schema.
 func (c *Client) Sync(run Run) []Page {
 	c.t.Helper()
+	return c.sync(run, false)
+}
+
+// sync is Sync; exact gives the pages' numbers as json.Number (the
+// integers beyond 2^53 that float64 rounds kept whole), as the host reads
+// them. The checks always read them so.
+func (c *Client) sync(run Run, exact bool) []Page {
+	c.t.Helper()
 	types := run.Types
 	if types == nil {
 		types = []string{run.Type}
@@ -442,7 +450,14 @@ func (c *Client) Sync(run Run) []Page {
 			Pagination          *protocol.Pagination `json:"pagination"`
 			SynchronizationType string               `json:"synchronizationType"`
 		}
-		c.post(http.MethodPost, protocol.PathData, req, &p)
+		// The page is checked with its numbers exact, as the host reads
+		// them (a float64 makes 2^63-1 out of range).
+		r := c.post(http.MethodPost, protocol.PathData, req, nil)
+		dec := json.NewDecoder(bytes.NewReader(r.Body))
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
+			c.t.Fatalf("appkittest: the answer is not the expected JSON: %v\n%s", err, r.Body)
+		}
 		if p.Items == nil {
 			c.t.Fatalf("appkittest: %s page %d: items is missing or null", run.Type, n)
 		}
@@ -461,8 +476,17 @@ func (c *Client) Sync(run Run) []Page {
 		}
 		_, vs := rules.Page(p.Items, p.SynchronizationType, hasNext, next)
 		c.report(vs)
-		page := Page{SynchronizationType: p.SynchronizationType, Items: make([]map[string]any, 0, len(p.Items))}
-		for _, it := range p.Items {
+		items := p.Items
+		if !exact {
+			// Sync's pages hold numbers as float64, as encoding/json gives them.
+			var plain struct {
+				Items []any `json:"items"`
+			}
+			r.decode(c.t, &plain)
+			items = plain.Items
+		}
+		page := Page{SynchronizationType: p.SynchronizationType, Items: make([]map[string]any, 0, len(items))}
+		for _, it := range items {
 			if m, ok := it.(map[string]any); ok {
 				page.Items = append(page.Items, m)
 			}

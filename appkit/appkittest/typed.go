@@ -56,18 +56,20 @@ func Values(vs ...Value) map[string]any {
 
 // Items walks every page of run.Type like [Client.SyncAll], with every
 // check, and returns the items decoded into T, the type's item struct
-// (see appkit.DecodeItem): typed values out. An item that does not decode
+// (see appkit.DecodeItem): typed values out, integers read exactly (the
+// pages' numbers are decoded as json.Number). An item that does not decode
 // fails the test.
 func Items[T any](c *Client, run Run) []T {
 	c.t.Helper()
-	raw := c.SyncAll(run)
-	out := make([]T, 0, len(raw))
-	for i, m := range raw {
-		it, err := appkit.DecodeItem[T](m)
-		if err != nil {
-			c.t.Fatalf("appkittest: %s item %d: %v", run.Type, i, err)
+	out := []T{}
+	for _, p := range c.sync(run, true) {
+		for _, m := range p.Items {
+			it, err := appkit.DecodeItem[T](m)
+			if err != nil {
+				c.t.Fatalf("appkittest: %s item %d: %v", run.Type, len(out), err)
+			}
+			out = append(out, it)
 		}
-		out = append(out, it)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package appkittest_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -220,5 +221,32 @@ func TestItems_decodesTheTracker(t *testing.T) {
 		if task.ID != raw[i]["id"] || task.Name != raw[i]["name"] {
 			t.Fatalf("task %d: %+v, wire %v", i, task, raw[i])
 		}
+	}
+}
+
+// Items reads integers exactly: 2^53+1 and the highest int64, which a
+// float64 rounds (the highest int64 then out of range).
+func TestItemsReadIntegersExactly(t *testing.T) {
+	t.Parallel()
+	type counter struct {
+		ID   string `appkit:"id"`
+		Name string `appkit:"name"`
+		N    int64  `appkit:"n"`
+		U    uint64 `appkit:"u"`
+	}
+	want := []counter{{ID: "a", Name: "a", N: 1<<53 + 1, U: 1<<53 + 1}, {ID: "b", Name: "b", N: math.MaxInt64, U: math.MaxInt64}}
+	nop := zerolog.Nop()
+	app := &appkit.App{ID: "counters", Name: "Counters", Version: "1", Logger: &nop, Auth: []appkit.Auth{appkit.NoAuth()},
+		Sync: &appkit.Sync{Types: []appkit.Type{{ID: "counter", Name: "Counters",
+			Data: appkit.All(func(ctx context.Context, r *appkit.DataRequest) ([]counter, error) { return want, nil })}}}}
+	c := appkittest.New(t, app)
+	got := appkittest.Items[counter](c, appkittest.Run{Type: "counter"})
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("items = %+v, want %+v", got, want)
+	}
+	// SyncAll's items keep encoding/json's float64, and its checks read the
+	// page exactly: the highest int64 is no violation there either.
+	if raw := c.SyncAll(appkittest.Run{Type: "counter"}); len(raw) != 2 || raw[1]["n"] != float64(math.MaxInt64) {
+		t.Fatalf("SyncAll = %v", raw)
 	}
 }

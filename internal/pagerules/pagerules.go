@@ -291,7 +291,10 @@ func Fit(f Field, v any) (c Coercion, problem string) {
 		if !ok {
 			return "", "want a number, got " + got
 		}
-		if f.SubType == "integer" {
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil && f.SubType == "integer" {
+			// Not an int64 written plainly: a whole number in another form
+			// (1e3, 3.0) within int64's range passes (read exactly when
+			// plain: 2^63-1 is a float64's 2^63).
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.Trunc(x) != x {
 				return "", "want an integer, got " + got
