@@ -123,50 +123,40 @@ func parseAccountForm(form url.Values, d *protocol.Descriptor) (accountForm, err
 		if fd.Type != "password" {
 			f.Back[name] = form[name]
 		}
-		v, ok := accountValue(fd, form.Get(name), fe)
-		if !ok {
-			continue
+		if v, ok := accountValue(fd, form.Get(name), fe); ok {
+			f.Fields[fd.ID] = v
 		}
-		typed, err := apps.TypedFields(d, au.ID, map[string]string{fd.ID: v})
-		if err != nil {
-			fe[name] = "Enter a number."
-			continue
-		}
-		f.Fields[fd.ID] = typed[fd.ID]
 	}
 	return f, fe.err()
 }
 
-// accountValue is the value of an account field as typed in the form
-// (false for none; a number without the spaces around it); fe gets its
+// accountValue is the value of an account field as the form gives it,
+// typed as the account is saved (as apps.TypedFields types it): a number a
+// float64, a yes/no a bool, else the text; false for none, fe getting its
 // problem.
-func accountValue(fd protocol.Field, v string, fe formErrors) (string, bool) {
+func accountValue(fd protocol.Field, v string, fe formErrors) (any, bool) {
 	name := "f." + fd.ID
 	switch fd.Type {
 	case "link", "oauth":
-		return "", false
+		return nil, false
 	case "bool":
-		if v == "" {
-			v = "false"
-		} else {
-			v = "true"
-		}
+		return v != "", true
 	}
 	if strings.TrimSpace(v) == "" {
 		if !fd.Optional {
 			fe[name] = "Required."
 		}
-		return "", false
+		return nil, false
 	}
 	if fd.Type == "number" {
-		v = strings.TrimSpace(v)
 		// A JSON number in float64's range (not Inf or NaN, which
-		// apps.TypedFields would read).
+		// strconv.ParseFloat would read), without the spaces around it.
 		var n float64
-		if err := json.Unmarshal([]byte(v), &n); err != nil {
+		if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &n); err != nil {
 			fe[name] = "Enter a number."
-			return "", false
+			return nil, false
 		}
+		return n, true
 	}
 	return v, true
 }
@@ -208,11 +198,9 @@ func parseSyncForm(form url.Values, cfg *protocol.ConfigResponse) (syncForm, err
 }
 
 // syncFilter reads the filter inputs ("filter.ID") of the form; values are
-// checked by type as wireFilter makes what the app receives of them (the
-// date grammar with package daterange).
+// checked by type by wireValue, which makes what the app receives of them
+// (the date grammar with package daterange).
 func syncFilter(cfg *protocol.ConfigResponse, form url.Values, fe formErrors) map[string][]string {
-	refused := formErrors{}
-	wireFilter(cfg.Filters, form, refused)
 	out := map[string][]string{}
 	for _, f := range cfg.Filters {
 		var vals []string
@@ -234,7 +222,7 @@ func syncFilter(cfg *protocol.ConfigResponse, form url.Values, fe formErrors) ma
 			}
 			continue
 		}
-		if msg := refused["filter."+f.ID]; msg != "" {
+		if _, msg := wireValue(f.Type, vals); msg != "" {
 			fe["filter."+f.ID] = msg
 			continue
 		}
