@@ -293,15 +293,9 @@ const (
 // release, and a column whose UNIQUE was dropped since.
 type earlierTable struct {
 	table string
-	// create is the table's CREATE (an engine that cannot drop a column's
-	// UNIQUE in place copies the rows into a table made by it). It is the
-	// current shape for apps_syncs and apps_events, not for apps_actions:
-	// createAppsActions lacks the upstream column of migration 9. The trap:
-	// a copy of apps_actions through adoptTable (SQLite, were apps_actions
-	// ever given a notUnique) would make the new table without upstream,
-	// and the copy of the rows, which names it, would fail (or, given a
-	// column list without it, drop the column and its data); such a change
-	// needs a CREATE with every column.
+	// create is the table's CREATE in its current shape, with every
+	// column, needed with notUnique only: an engine that cannot drop a
+	// column's UNIQUE in place copies the rows into a table made by it.
 	create string
 	// added are the columns added since the table's first release, with
 	// their declarations.
@@ -340,8 +334,7 @@ func adoptAppsTables(m *migrator) error {
 // none yet (a step that may run again on a table that has it: a store whose
 // apps migrations are run again, as for a store made before them).
 func addActionUpstream(m *migrator) error {
-	return m.s.drv.adoptTable(m, earlierTable{table: "apps_actions", create: createAppsActions,
-		added: []column{{"upstream", "TEXT NOT NULL DEFAULT ''"}}})
+	return m.s.drv.adoptTable(m, earlierTable{table: "apps_actions", added: []column{{"upstream", "TEXT NOT NULL DEFAULT ''"}}})
 }
 
 // migrator runs migrations in the migrating transaction.
