@@ -19,7 +19,7 @@ func TestPrintDevExchanges(t *testing.T) {
 	const page = "http://127.0.0.1:8080/runs/r1"
 	data := func(typ string, calls ...apps.UpstreamCall) apps.Exchange {
 		return apps.Exchange{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, DurationMS: 120,
-			Request: `{"requestedType":"` + typ + `","types":["task"]}`, Upstream: calls}
+			Request: `{"requestedType":"` + typ + `","types":["task"]}`, UpstreamReport: apps.UpstreamReport{Upstream: calls}}
 	}
 	get := func(u string) apps.UpstreamCall {
 		return apps.UpstreamCall{Method: "GET", URL: u, Status: 200, DurationMS: 80, Bytes: 2048}

@@ -32,20 +32,12 @@ type ActionRun struct {
 	// RequestID, Upstream and UpstreamDropped are the action call's
 	// request id and the calls the app reported making to its upstream
 	// API while running it, as an [Exchange] holds them.
-	ActionUpstream
+	UpstreamReport
 	// RanBy names who ran it.
 	RanBy string `json:"ranBy"`
 	// StartedAt is when it ran; DurationMS how long it took.
 	StartedAt  time.Time `json:"startedAt"`
 	DurationMS int64     `json:"durationMs"`
-}
-
-// ActionUpstream is what an action call's exchange says of the app's own
-// calls: its request id and the upstream calls the app reported.
-type ActionUpstream struct {
-	RequestID       string         `json:"requestId,omitempty"`
-	Upstream        []UpstreamCall `json:"upstream,omitempty"`
-	UpstreamDropped int            `json:"upstreamDropped,omitempty"`
 }
 
 // actionExchange is the action call's exchange among what rec kept (nil:
@@ -58,11 +50,6 @@ func actionExchange(rec *recorder) *Exchange {
 		}
 	}
 	return nil
-}
-
-// upstreamOf is what an exchange says of the app's upstream calls.
-func upstreamOf(ex Exchange) ActionUpstream {
-	return ActionUpstream{RequestID: ex.RequestID, Upstream: ex.Upstream, UpstreamDropped: ex.UpstreamDropped}
 }
 
 // record adds a run of an action to the app's history, with ex, the action
@@ -78,8 +65,8 @@ func (s *Actions) record(ctx context.Context, req ActionRequest, a *App, acc *Ac
 	upstream := ""
 	if ex != nil {
 		run.AnswerStatus, run.Answer = ex.Status, ex.Response
-		run.ActionUpstream = upstreamOf(*ex)
-		upstream = mustJSON(run.ActionUpstream)
+		run.UpstreamReport = ex.UpstreamReport
+		upstream = mustJSON(run.UpstreamReport)
 	}
 	if runErr != nil {
 		run.Status, run.Error = StatusFailed, runErr.Error()

@@ -157,7 +157,7 @@ func TestActionRunsKeepUpstreamCalls(t *testing.T) {
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%d runs: %v", len(runs), err)
 		}
-		for name, got := range map[string]ActionUpstream{"result": res.ActionUpstream, "history": runs[0].ActionUpstream} {
+		for name, got := range map[string]UpstreamReport{"result": res.UpstreamReport, "history": runs[0].UpstreamReport} {
 			if got.RequestID != requestID || got.UpstreamDropped != 2 || len(got.Upstream) != 1 {
 				t.Fatalf("%s: %+v, want request id %s, one call and two dropped", name, got, requestID)
 			}

@@ -44,10 +44,10 @@ type ActionResult struct {
 	Action string `json:"action"`
 	// Args are the arguments as sent (templates rendered).
 	Args map[string]string `json:"args"`
-	// ActionUpstream holds the calls the app reported making to its
+	// UpstreamReport holds the calls the app reported making to its
 	// upstream API while running the action (with the console's bodies
 	// when Config.UpstreamBodies is set).
-	ActionUpstream
+	UpstreamReport
 }
 
 // Limits of an action call.
@@ -148,7 +148,7 @@ func (s *Actions) RunAction(ctx context.Context, req ActionRequest) (*ActionResu
 	}
 	res := &ActionResult{Action: act.Action, Args: args}
 	if ex != nil {
-		res.ActionUpstream = upstreamOf(*ex)
+		res.UpstreamReport = ex.UpstreamReport
 	}
 	return res, nil
 }

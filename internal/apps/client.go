@@ -372,6 +372,14 @@ type Exchange struct {
 	Response string `json:"response,omitempty"`
 	// Error says why no answer came.
 	Error string `json:"error,omitempty"`
+	// UpstreamReport is the call's request id and the app's own calls.
+	UpstreamReport
+}
+
+// UpstreamReport is what an exchange says of the app's own work: the id
+// the host sent with the call and the calls the app reported making to its
+// upstream API while answering it.
+type UpstreamReport struct {
 	// RequestID is the id the host sent with the call (X-Request-Id); the
 	// app's log lines for it carry the same id.
 	RequestID string `json:"requestId,omitempty"`
@@ -458,7 +466,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		ask = "calls, bodies"
 	}
 	req.Header.Set(calllog.RequestHeader, ask)
-	ex := Exchange{Method: req.Method, Path: req.URL.Path, RequestID: id}
+	ex := Exchange{Method: req.Method, Path: req.URL.Path, UpstreamReport: UpstreamReport{RequestID: id}}
 	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			b, _ := io.ReadAll(io.LimitReader(rc, maxExchangeBody+1))

@@ -880,7 +880,7 @@ func (q queries) schedulerState(ctx context.Context, now time.Time) (SchedulerSt
 const actionRunCols = "id, app_id, account_id, action, args, entity, status, answer_status, answer, error, ran_by, started_at, duration_ms, upstream"
 
 // insertActionRun adds r to its app's action history, its arguments and
-// entity (nil: "") encoded; upstream is its ActionUpstream encoded, ""
+// entity (nil: "") encoded; upstream is its UpstreamReport encoded, ""
 // when the action was not called.
 func (q queries) insertActionRun(ctx context.Context, r *ActionRun, upstream string) error {
 	entity := ""
@@ -919,7 +919,7 @@ func scanActionRun(row store.RowScanner) (*ActionRun, error) {
 		return nil, err
 	}
 	if upstream != "" {
-		if err := json.Unmarshal([]byte(upstream), &r.ActionUpstream); err != nil {
+		if err := json.Unmarshal([]byte(upstream), &r.UpstreamReport); err != nil {
 			return nil, fmt.Errorf("decode an action run's upstream calls: %w", err)
 		}
 	}

@@ -89,6 +89,6 @@ func (c *Console) runAction(w http.ResponseWriter, r *http.Request) error {
 
 // actionCalls shows an action's upstream calls as an exchange's.
 func actionCalls(res *apps.ActionResult) *exchangeView {
-	return &exchangeView{Exchange: apps.Exchange{RequestID: res.RequestID, Upstream: res.Upstream, UpstreamDropped: res.UpstreamDropped},
+	return &exchangeView{Exchange: apps.Exchange{UpstreamReport: res.UpstreamReport},
 		Upstream: upstreamViews(res.Upstream)}
 }

@@ -18,14 +18,14 @@ import (
 // more it did not keep, the second with none.
 func upstreamExchanges() []apps.Exchange {
 	return []apps.Exchange{
-		{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, DurationMS: 40, RequestID: "req-7f3a<x>",
+		{Method: "POST", Path: "/api/v1/synchronizer/data", Status: 200, DurationMS: 40,
 			Request: `{"requestedType":"task"}`, Response: `{"items":[]}`,
-			Upstream: []apps.UpstreamCall{
+			UpstreamReport: apps.UpstreamReport{RequestID: "req-7f3a<x>", Upstream: []apps.UpstreamCall{
 				{Method: "GET", URL: "https://api.example.com/tasks?page=2&token=***", Status: 200, DurationMS: 12, Bytes: 1536,
 					Request: `{"q":"open"}`, Response: `{"tasks":[1,2]}`},
 				{Method: "GET", URL: "https://api.example.com/users/<me>", DurationMS: 3000, Error: "dial tcp: i/o timeout <b>"},
 			},
-			UpstreamDropped: 3},
+				UpstreamDropped: 3}},
 		{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, DurationMS: 5, Request: `{}`, Response: `{}`},
 	}
 }
@@ -92,7 +92,7 @@ func TestExchangesShowUpstreamCalls(t *testing.T) {
 
 func TestExchangesWithoutUpstream(t *testing.T) {
 	t.Parallel()
-	exs := checkExchanges([]apps.Exchange{{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, UpstreamDropped: 1}})
+	exs := checkExchanges([]apps.Exchange{{Method: "POST", Path: "/api/v1/synchronizer/schema", Status: 200, UpstreamReport: apps.UpstreamReport{UpstreamDropped: 1}}})
 	body := renderPage(t, runScreen, layout{Title: "Run"}, &runView{Run: &apps.Run{ID: "r"}, Sync: &apps.Sync{ID: "s"}, App: &apps.App{}, Exchanges: exs})
 	if strings.Contains(body, `class="upstream"`) || strings.Contains(body, "request id") {
 		t.Error("an exchange without upstream calls or request id shows them")
@@ -118,7 +118,7 @@ func TestActionShowsUpstreamCalls(t *testing.T) {
 	t.Parallel()
 	ex := upstreamExchanges()[0]
 	res := &apps.ActionResult{Action: "post", Args: map[string]string{},
-		ActionUpstream: apps.ActionUpstream{RequestID: ex.RequestID, Upstream: ex.Upstream, UpstreamDropped: ex.UpstreamDropped}}
+		UpstreamReport: ex.UpstreamReport}
 	view := &actionView{App: &apps.App{ID: "a"}, Action: &protocol.Action{Action: "post", Name: "Post"}, Result: res, Calls: actionCalls(res)}
 	body := renderPage(t, actionScreen, layout{Title: "Post", Form: url.Values{}}, view)
 	for _, want := range []string{
