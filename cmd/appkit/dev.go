@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -827,21 +826,12 @@ func requestedType(body string) string {
 	return ""
 }
 
-// devMaskURL is an upstream URL as dev prints it: user info and the values
-// of secret-named query parameters masked (secretmask's names, as the
-// host's), cleaned and cut.
+// devMaskURL is an upstream URL as dev prints it: without its fragment
+// (never sent), masked again as the host masks it (secretmask.Masker.URL:
+// user info, secret-named query parameters), cleaned and cut.
 func devMaskURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(an unreadable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("***")
-	}
-	u.RawQuery = secretmask.New().Query(u.RawQuery)
-	u.Fragment, u.RawFragment = "", ""
-	// url.User escapes the mask's stars; the query keeps its own bytes.
-	return devClean(strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1), devTextMax)
+	raw, _, _ = strings.Cut(raw, "#")
+	return devClean((*secretmask.Masker)(nil).URL(raw), devTextMax)
 }
 
 // devClean is text from the network made safe for a terminal: control

@@ -119,7 +119,7 @@ func TestDevClean(t *testing.T) {
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"https://api.example.com/x?api_key=k&q=1", "https://api.example.com/x?api_key=***&q=1"},
-		{"http://%zz", "(an unreadable URL)"},
+		{"http://u:p@%zz/?token=x#access_token=y", "http://***@%zz/?token=***"},
 		{"/relative?sig=abc", "/relative?sig=***"},
 	} {
 		if got := devMaskURL(tc.in); got != tc.want {

@@ -207,32 +207,10 @@ func (m *masker) mask(s string) string {
 	return m.m.Mask(s)
 }
 
-// url masks a URL an app reported, whether or not the app masked it: the
-// user information (user:password@) becomes the mask, the values of the
-// secret-named parameters of its query and of its fragment (an OAuth
-// implicit grant's #access_token=…) become the mask, then every known
-// secret is masked. The URL keeps its other bytes. One that does not parse
-// as a URL with a host is masked the same way over its text: the user
-// information is what comes before the last '@' after the first "//" (up
-// to the next '/' or '?'), the query what follows the first '?'.
-func (m *masker) url(raw string) string {
-	rest, frag, hasFrag := strings.Cut(raw, "#")
-	var s string
-	if u, err := url.Parse(rest); err == nil && u.Host != "" {
-		if u.User != nil {
-			u.User = url.User(secretmask.Mask)
-		}
-		u.RawQuery = noSecrets.Query(u.RawQuery)
-		// url.User escapes the mask's stars; the query keeps its bytes.
-		s = strings.Replace(u.String(), url.PathEscape(secretmask.Mask)+"@", secretmask.Mask+"@", 1)
-	} else {
-		s = maskURLText(rest)
-	}
-	if hasFrag {
-		s += "#" + noSecrets.Query(frag)
-	}
-	return m.mask(s)
-}
+// url masks a URL an app reported, whether or not the app masked it: its
+// user information and secret-named query and fragment parameters
+// (secretmask.Masker.URL), then every known secret.
+func (m *masker) url(raw string) string { return m.mask(noSecrets.URL(raw)) }
 
 // urlsIn masks a text an app reported (an upstream call's error, which
 // Go's client writes as `Get "https://…": …`): every URL in it (from
@@ -253,35 +231,16 @@ func (m *masker) urlsIn(text string) string {
 			end = len(text) - i
 		}
 		b.WriteString(text[:i])
-		b.WriteString((*masker)(nil).url(text[i : i+end]))
+		b.WriteString(noSecrets.URL(text[i : i+end]))
 		text = text[i+end:]
 	}
 	b.WriteString(text)
 	return m.mask(b.String())
 }
 
-// maskURLText masks the user information and the secret-named query
-// parameters of a URL that does not parse (or has no host), over its
-// text.
-func maskURLText(s string) string {
-	pre, query, hasQuery := strings.Cut(s, "?")
-	if i := strings.Index(pre, "//"); i >= 0 {
-		auth := pre[i+2:]
-		if j := strings.IndexByte(auth, '/'); j >= 0 {
-			auth = auth[:j]
-		}
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			pre = pre[:i+2] + secretmask.Mask + pre[i+2+at:]
-		}
-	}
-	if hasQuery {
-		return pre + "?" + noSecrets.Query(query)
-	}
-	return pre
-}
-
-// noSecrets masks no value, only the secret-named fields and query
-// parameters (secretmask.Masker.Fields and Query): a nil *Masker does.
+// noSecrets masks no value, only the secret-named fields, query parameters
+// and a URL's user information (secretmask.Masker.Fields, Query and URL): a
+// nil *Masker does.
 var noSecrets *secretmask.Masker
 
 // maskJSON masks a body: the string values of secret-named keys are

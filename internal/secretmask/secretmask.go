@@ -380,6 +380,52 @@ func (m *Masker) Query(raw string) string {
 	return strings.Join(parts, "&")
 }
 
+// URL masks a URL's user information (user:password@ becomes the mask)
+// and the values of the secret-named parameters of its query and of its
+// fragment (an OAuth implicit grant's #access_token=…); the rest keeps its
+// bytes. A text that does not parse as a URL with a host is masked the
+// same way over its text: the user information is what comes before the
+// last '@' after the first "//" (up to the next '/' or '?'), the query
+// what follows the first '?'. As with Query, the secrets are not masked.
+func (m *Masker) URL(raw string) string {
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	mask := m.mask()
+	var s string
+	if u, err := url.Parse(rest); err == nil && u.Host != "" {
+		if u.User != nil {
+			u.User = url.User(mask)
+		}
+		u.RawQuery = m.Query(u.RawQuery)
+		// url.User escapes the mask; the query keeps its bytes.
+		s = strings.Replace(u.String(), url.PathEscape(mask)+"@", mask+"@", 1)
+	} else {
+		s = m.urlText(rest, mask)
+	}
+	if hasFrag {
+		s += "#" + m.Query(frag)
+	}
+	return s
+}
+
+// urlText is URL over the text of a URL that does not parse (or has no
+// host).
+func (m *Masker) urlText(s, mask string) string {
+	pre, query, hasQuery := strings.Cut(s, "?")
+	if i := strings.Index(pre, "//"); i >= 0 {
+		auth := pre[i+2:]
+		if j := strings.IndexByte(auth, '/'); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			pre = pre[:i+2] + mask + pre[i+2+at:]
+		}
+	}
+	if hasQuery {
+		return pre + "?" + m.Query(query)
+	}
+	return pre
+}
+
 // JSON masks a body: its secret-named fields ([Masker.Fields]), then its
 // secrets ([Masker.Mask]).
 func (m *Masker) JSON(b []byte) string { return m.Mask(string(m.Fields(b))) }

@@ -284,3 +284,31 @@ func BenchmarkMask(b *testing.B) {
 		_ = m.Mask(text)
 	}
 }
+
+// URL masks the user information and the secret-named query and fragment
+// parameters, parsed or over the text, and leaves the secrets it was given
+// to Mask.
+func TestURL(t *testing.T) {
+	t.Parallel()
+	var names *Masker
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "https://api.example/x?page=2", "https://api.example/x?page=2"},
+		{"user and password", "https://user:pw@api.example/x?access_token=x&page=2", "https://***@api.example/x?access_token=***&page=2"},
+		{"fragment", "https://api.example/cb#access_token=x&state=s", "https://api.example/cb#access_token=***&state=s"},
+		{"escaped name", "https://api.example/x?access%5Ftoken=x", "https://api.example/x?access%5Ftoken=***"},
+		{"@ in the path", "https://api.example/users/@me?page=2", "https://api.example/users/@me?page=2"},
+		{"unparsable", "https://user:p%zz@api.example/%zz?access_token=x&page=2", "https://***@api.example/%zz?access_token=***&page=2"},
+		{"no host", "/relative?sig=abc", "/relative?sig=***"},
+		{"not a URL", "u", "u"},
+		{"empty", "", ""},
+	} {
+		if got := names.URL(tc.in); got != tc.want {
+			t.Errorf("%s: URL(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+	m := NewWith(Options{Mask: "[hidden]"})
+	m.Add("api-secret-value")
+	if got := m.URL("https://u:p@h/api-secret-value?key=k"); got != "https://[hidden]@h/api-secret-value?key=[hidden]" {
+		t.Errorf("with a mask of its own: %q (the secrets are Mask's to mask)", got)
+	}
+}
