@@ -18,22 +18,13 @@ func TestMaskerURL(t *testing.T) {
 	t.Parallel()
 	m := newMasker(map[string]any{"token": "account-token-42"}, nil)
 	for _, tc := range []struct{ name, in, want string }{
+		// The URL's own parts (secretmask.Masker.URL, see its TestURL)...
 		{"plain", "https://api.example/x?page=2", "https://api.example/x?page=2"},
-		{"secret-named parameter", "https://api.example/x?access_token=x&page=2", "https://api.example/x?access_token=***&page=2"},
-		{"user and password", "https://user:pw@api.example/x", "https://***@api.example/x"},
-		{"user alone", "https://user@api.example/x", "https://***@api.example/x"},
 		{"both", "https://user:pw@api.example/x?access_token=x&page=2", "https://***@api.example/x?access_token=***&page=2"},
-		{"already masked", "https://api.example/x?access_token=***&page=2", "https://api.example/x?access_token=***&page=2"},
-		{"escaped name", "https://api.example/x?access%5Ftoken=x", "https://api.example/x?access%5Ftoken=***"},
-		{"fragment", "https://api.example/cb#access_token=x&state=s", "https://api.example/cb#access_token=***&state=s"},
-		{"known secret", "https://api.example/x/account-token-42?q=account-token-42", "https://api.example/x/***?q=***"},
-		{"@ in the path", "https://api.example/users/@me?page=2", "https://api.example/users/@me?page=2"},
 		{"unparsable", "https://user:p%zz@api.example/%zz?access_token=x&page=2", "https://***@api.example/%zz?access_token=***&page=2"},
-		{"unparsable without credentials", "https://api.example/%zz/a@b?key=x", "https://api.example/%zz/a@b?key=***"},
-		{"no scheme", "//user:pw@api.example/x?token=x", "//***@api.example/x?token=***"},
-		{"not a URL", "u", "u"},
-		{"a path with credentials", "0//user:pw@api.example", "0//***@api.example"},
-		{"empty", "", ""},
+		// ...then the account's secrets.
+		{"known secret", "https://api.example/x/account-token-42?q=account-token-42", "https://api.example/x/***?q=***"},
+		{"known secret in a fragment", "https://api.example/cb#state=account-token-42", "https://api.example/cb#state=***"},
 	} {
 		if got := m.url(tc.in); got != tc.want {
 			t.Errorf("%s: url(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
