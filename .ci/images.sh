@@ -66,8 +66,15 @@ settings() {
   esac
 }
 
+# free_port picks a port no one listens on, below the kernel's ephemeral
+# range: a port in that range can be taken by an outgoing connection (the
+# tests', PostgreSQL's) between the check and the listen, which no check
+# sees (a CI run failed so: bind: address already in use).
 free_port() {
-  local p=$((20000 + RANDOM % 20000))
+  local low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 12000 ] 2>/dev/null || low=32768
+  local p=$((10000 + RANDOM % (low - 11000)))
   while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
   echo "$p"
 }
